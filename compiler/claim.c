@@ -1,0 +1,247 @@
+/* claim.c — decides every site: a native scalar operation of the core, a
+ * plugin claim (lowered to a native tensor op), a plugin rejection, or not
+ * covered (Python fallback). Claims are pure functions of the site
+ * metadata built here; lowering re-validates them. */
+#include "kiln.h"
+
+#include <string.h>
+
+const char *const kl_site_kind_text[] = {"call", "method", "binop", "compare", "unaryop"};
+const char *const kl_binop_text[KL_NUM_BINOPS] = {
+#define X(name, text, capi, capi_inplace) text,
+    KL_BINOPS(X)
+#undef X
+};
+const char *const kl_cmpop_text[] = {"<", "<=", ">", ">=", "==", "!=", "is", "is not", "in", "not in"};
+const char *const kl_tensor_op_text[] = {
+#define X(name, text) text,
+    KL_TENSOR_OPS(X)
+#undef X
+};
+
+static void literal_of(KlNode *n, KlLitKind *kind, int64_t *ival, double *fval, const char **sval) {
+  *ival = 0;
+  if (fval) *fval = 0;
+  if (sval) *sval = NULL;
+  switch (n->kind) {
+  case KL_N_INT:
+    if (n->big) { *kind = KL_LIT_DYNAMIC; return; }
+    *kind = KL_LIT_INT; *ival = n->ival; return;
+  case KL_N_UNARY:
+    /* -1 is a literal too */
+    if (n->op == KL_UOP_NEG && n->a->kind == KL_N_INT && !n->a->big && n->a->ival > INT64_MIN) {
+      *kind = KL_LIT_INT; *ival = -n->a->ival; return;
+    }
+    *kind = KL_LIT_DYNAMIC; return;
+  case KL_N_TRUE: *kind = KL_LIT_BOOL; *ival = 1; return;
+  case KL_N_FALSE: *kind = KL_LIT_BOOL; *ival = 0; return;
+  case KL_N_NONE: *kind = KL_LIT_NONE; return;
+  case KL_N_FLOAT: *kind = KL_LIT_FLOAT; if (fval) *fval = n->fval; return;
+  case KL_N_STR: *kind = KL_LIT_STR; if (sval) *sval = n->str; return;
+  default: *kind = KL_LIT_DYNAMIC; return;
+  }
+}
+
+static void add_arg(KlSite *s, KlNode *n) {
+  if (s->nargs >= KL_SITE_MAX_ARGS) {
+    s->has_star_args = true; /* too many to describe: never claimable */
+    return;
+  }
+  s->args[s->nargs] = n->type;
+  literal_of(n, &s->arg_lit[s->nargs], &s->arg_ival[s->nargs], NULL, NULL);
+  s->nargs++;
+}
+
+/* Builds the metadata a plugin sees. Returns false for nodes that are not sites. */
+static bool build_site(KlNode *n, KlSite *s) {
+  memset(s, 0, sizeof *s);
+  switch (n->kind) {
+  case KL_N_BINOP:
+  case KL_N_AUGASSIGN:
+    s->kind = KL_SK_BINOP;
+    s->target = kl_binop_text[n->op];
+    add_arg(s, n->a);
+    add_arg(s, n->b);
+    return true;
+  case KL_N_UNARY:
+    s->kind = KL_SK_UNARYOP;
+    s->target = n->op == KL_UOP_NEG ? "-" : n->op == KL_UOP_POS ? "+" : "~";
+    add_arg(s, n->a);
+    return true;
+  case KL_N_COMPARE:
+    s->kind = KL_SK_COMPARE;
+    s->target = kl_cmpop_text[n->cmpops[0]];
+    for (int i = 0; i < n->list.len; i++) add_arg(s, n->list.items[i]);
+    return true;
+  case KL_N_CALL: {
+    KlNode *fn = n->a;
+    if (fn->kind == KL_N_ATTR && !fn->dotted) {
+      s->kind = KL_SK_METHOD;
+      s->target = fn->name;
+      s->has_receiver = true;
+      s->receiver = fn->a->type;
+    } else {
+      s->kind = KL_SK_CALL;
+      s->target = fn->dotted;
+    }
+    for (int i = 0; i < n->list.len; i++) add_arg(s, n->list.items[i]);
+    for (int i = 0; i < n->kw.len; i++) {
+      if (s->nkw >= KL_SITE_MAX_KW) {
+        s->has_star_args = true;
+        break;
+      }
+      KlSiteKeyword *k = &s->kw[s->nkw++];
+      KlNode *v = n->kw.items[i]->a;
+      k->name = n->kw.items[i]->name;
+      k->type = v->type;
+      literal_of(v, &k->lit, &k->ival, &k->fval, &k->sval);
+    }
+    return true;
+  }
+  default: return false;
+  }
+}
+
+static bool is_intlike(KlType t) { return t == KL_T_INT || t == KL_T_BOOL; }
+
+/* The core's native scalar rules. Returns KL_T_NONE_YET when not native. */
+static KlType scalar_rule(const KlSite *s) {
+  switch (s->kind) {
+  case KL_SK_BINOP: {
+    KlType a = s->args[0], b = s->args[1];
+    if (!kl_is_scalar(a) || !kl_is_scalar(b)) return KL_T_NONE_YET;
+    bool isf = a == KL_T_FLOAT || b == KL_T_FLOAT;
+    const char *op = s->target;
+    if (!strcmp(op, "+") || !strcmp(op, "-") || !strcmp(op, "*") || !strcmp(op, "//") || !strcmp(op, "%"))
+      return isf ? KL_T_FLOAT : KL_T_INT;
+    if (!strcmp(op, "/")) return KL_T_FLOAT;
+    if (!strcmp(op, "**")) {
+      if (a == KL_T_FLOAT && is_intlike(b)) return KL_T_FLOAT; /* integral exponent: always real */
+      if (is_intlike(a) && is_intlike(b) && s->arg_lit[1] == KL_LIT_INT && s->arg_ival[1] >= 0) return KL_T_INT;
+      if (is_intlike(a) && s->arg_lit[1] == KL_LIT_BOOL) return KL_T_INT;
+      return KL_T_NONE_YET;
+    }
+    if (isf) return KL_T_NONE_YET;
+    if (!strcmp(op, "<<") || !strcmp(op, ">>")) return KL_T_INT;
+    if (!strcmp(op, "&") || !strcmp(op, "|") || !strcmp(op, "^"))
+      return a == KL_T_BOOL && b == KL_T_BOOL ? KL_T_BOOL : KL_T_INT;
+    return KL_T_NONE_YET;
+  }
+  case KL_SK_UNARYOP: {
+    KlType a = s->args[0];
+    if (!kl_is_scalar(a)) return KL_T_NONE_YET;
+    if (!strcmp(s->target, "~")) return is_intlike(a) ? KL_T_INT : KL_T_NONE_YET;
+    return a == KL_T_FLOAT ? KL_T_FLOAT : KL_T_INT;
+  }
+  case KL_SK_COMPARE: {
+    for (int i = 0; i < s->nargs; i++)
+      if (!kl_is_scalar(s->args[i])) return KL_T_NONE_YET;
+    return KL_T_BOOL;
+  }
+  case KL_SK_CALL: {
+    if (!s->target || strncmp(s->target, "builtins.", 9) || s->nkw || s->has_star_args) return KL_T_NONE_YET;
+    const char *name = s->target + 9;
+    if (!strcmp(name, "len") && s->nargs == 1) return KL_T_INT;
+    if (!strcmp(name, "range") && s->nargs >= 1 && s->nargs <= 3) {
+      for (int i = 0; i < s->nargs; i++)
+        if (!is_intlike(s->args[i])) return KL_T_NONE_YET;
+      return KL_T_OBJECT; /* native in `for`; elsewhere the range object itself */
+    }
+    for (int i = 0; i < s->nargs; i++)
+      if (!kl_is_scalar(s->args[i])) return KL_T_NONE_YET;
+    if (s->nargs == 1) {
+      KlType a = s->args[0];
+      if (!strcmp(name, "abs")) return a == KL_T_FLOAT ? KL_T_FLOAT : KL_T_INT;
+      if (!strcmp(name, "int")) return KL_T_INT;
+      if (!strcmp(name, "float")) return KL_T_FLOAT;
+      if (!strcmp(name, "bool")) return KL_T_BOOL;
+    }
+    if ((!strcmp(name, "min") || !strcmp(name, "max")) && s->nargs >= 2) {
+      for (int i = 1; i < s->nargs; i++)
+        if (s->args[i] != s->args[0]) return KL_T_NONE_YET;
+      return s->args[0];
+    }
+    return KL_T_NONE_YET;
+  }
+  default: return KL_T_NONE_YET;
+  }
+}
+
+/* Result type of a fallback site when Python guarantees it (is, in, not in). */
+static KlType fallback_type(KlNode *n) {
+  if (n->kind == KL_N_COMPARE && n->list.len == 2 && n->cmpops[0] >= KL_CMP_IS) return KL_T_BOOL;
+  return KL_T_OBJECT;
+}
+
+KlSiteInfo *kl_decide_site(KlCtx *ctx, KlFunc *f, KlNode *n) {
+  (void)f;
+  KlSiteInfo *si = kl_alloc(ctx, sizeof *si);
+  si->plugin = -1;
+  si->claim.result = KL_T_OBJECT;
+  if (!build_site(n, &si->meta)) {
+    si->outcome = KL_SITE_NONE;
+    return si;
+  }
+  KlType scalar = scalar_rule(&si->meta);
+  if (scalar != KL_T_NONE_YET) {
+    si->outcome = KL_SITE_SCALAR;
+    si->claim.kind = KL_CLAIM_CLAIMED;
+    si->claim.result = scalar;
+    return si;
+  }
+  si->outcome = KL_SITE_NOT_COVERED;
+  si->claim.result = fallback_type(n);
+  if (si->meta.has_star_args) return si;
+  for (int p = 0; p < ctx->nplugins; p++) {
+    KlClaim c = ctx->plugins[p]->claim(&si->meta, ctx->plugin_tids[p]);
+    if (c.kind == KL_CLAIM_NOT_COVERED) continue;
+    if (si->plugin >= 0) {
+      si->conflict = p; /* reported by kl_claim_sites */
+      continue;
+    }
+    si->plugin = p;
+    si->claim = c;
+    if (c.kind == KL_CLAIM_CLAIMED) {
+      si->outcome = KL_SITE_CLAIMED;
+      if (!ctx->plugins[p]->lower(&si->meta, &si->claim, ctx->plugin_tids[p], &si->lowered) ||
+          si->lowered.result != c.result)
+        si->drift = true;
+    } else {
+      si->outcome = KL_SITE_REJECTED;
+      si->claim.result = KL_T_OBJECT;
+    }
+  }
+  return si;
+}
+
+static void check_node(KlCtx *ctx, KlNode *n);
+
+static void check_list(KlCtx *ctx, KlNodeList l) {
+  for (int i = 0; i < l.len; i++) check_node(ctx, l.items[i]);
+}
+
+static void check_node(KlCtx *ctx, KlNode *n) {
+  if (!n) return;
+  KlSiteInfo *s = n->site;
+  if (s && s->conflict > 0)
+    kl_diag(ctx, KL_SEV_ERROR, KL_KILN040, n->loc, "plugins '%s' and '%s' both claim this site",
+            ctx->plugins[s->plugin]->name, ctx->plugins[s->conflict]->name);
+  if (s && s->drift)
+    kl_diag(ctx, KL_SEV_ERROR, KL_KILN041, n->loc, "plugin '%s' lowering does not match its claim '%s'",
+            ctx->plugins[s->plugin]->name, s->claim.rule ? s->claim.rule : "?");
+  if (s && s->outcome == KL_SITE_REJECTED)
+    kl_diag(ctx, KL_SEV_WARNING, s->claim.code, n->loc, "%s; runs on the Python fallback",
+            s->claim.message ? s->claim.message : kl_code_title(s->claim.code));
+  check_node(ctx, n->a);
+  check_node(ctx, n->b);
+  check_node(ctx, n->c);
+  check_list(ctx, n->list);
+  check_list(ctx, n->kw);
+  check_list(ctx, n->body);
+  check_list(ctx, n->orelse);
+}
+
+void kl_claim_sites(KlCtx *ctx, KlModule *m) {
+  for (int i = 0; i < m->nfuncs; i++)
+    if (!m->funcs[i]->unsupported) check_list(ctx, m->funcs[i]->body);
+}

@@ -1,0 +1,1268 @@
+/* emit.c — C source for one CPython extension module.
+ *
+ * Shape of the output (Cython-like):
+ *   - every emitted name has a reserved prefix: kf_ functions, lv_/lb_ locals
+ *     and their bound flags, t/i/d/b temporaries, ks interned strings, kc
+ *     constants, kg_ globals;
+ *   - the .py line is quoted in a comment above the C it became;
+ *   - every fallible call is followed by KL_FAIL(line), which jumps to the one
+ *     error label; it adds a traceback entry for the .py line, and the exit
+ *     path releases every local and temporary (all start as NULL);
+ *   - no source text reaches the output except through kl_buf_c_string
+ *     (octal escapes) or sanitised comments, so it cannot inject C. */
+#include "kiln.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct Val {
+  KlType t;
+  char s[40]; /* C expression: a temporary, a local, a literal */
+  bool owned; /* an object temporary this code must release */
+} Val;
+
+typedef struct Loop {
+  struct Loop *outer;
+  int id;
+  bool used_break, used_continue;
+} Loop;
+
+typedef struct Str {
+  const char *s;
+  size_t len;
+} Str;
+
+typedef struct Module {
+  KlCtx *ctx;
+  KlModule *m;
+  Str *strs;
+  int nstrs, capstrs;
+  KlBuf consts; /* statements creating kc[] constants at init */
+  int nconsts;
+} Module;
+
+typedef struct E {
+  Module *mod;
+  KlCtx *ctx;
+  KlFunc *f;
+  KlBuf *out;
+  char *temps; /* kind of each temporary: 'o' object, 'i' int64, 'd' double, 'b' int */
+  int ntemps, captemps;
+  Loop *loop;
+  int nloops;
+  int indent;
+} E;
+
+/* ---- small helpers ---- */
+
+static void line(E *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void line(E *e, const char *fmt, ...) {
+  kl_buf_printf(e->out, "%*s", e->indent * 2, "");
+  va_list ap;
+  va_start(ap, fmt);
+  kl_buf_vprintf(e->out, fmt, ap);
+  va_end(ap);
+  kl_buf_puts(e->out, "\n");
+}
+
+static Val val(KlType t, bool owned, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static Val val(KlType t, bool owned, const char *fmt, ...) {
+  Val v = {.t = t, .owned = owned};
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(v.s, sizeof v.s, fmt, ap);
+  va_end(ap);
+  return v;
+}
+
+static bool is_obj(E *e, KlType t) { return t == KL_T_OBJECT || kl_is_tensor(e->ctx, t); }
+
+static char kind_of(E *e, KlType t) {
+  if (is_obj(e, t)) return 'o';
+  return t == KL_T_INT ? 'i' : t == KL_T_FLOAT ? 'd' : 'b';
+}
+
+static Val temp(E *e, KlType t) {
+  if (e->ntemps == e->captemps) {
+    int cap = e->captemps ? e->captemps * 2 : 64;
+    char *ts = kl_alloc(e->ctx, (size_t)cap);
+    if (e->ntemps) memcpy(ts, e->temps, (size_t)e->ntemps);
+    e->temps = ts;
+    e->captemps = cap;
+  }
+  char k = kind_of(e, t);
+  e->temps[e->ntemps] = k;
+  return val(t, k == 'o', "%c%d", k == 'o' ? 't' : k, e->ntemps++);
+}
+
+static void release(E *e, Val v) {
+  if (v.owned) line(e, "Py_CLEAR(%s);", v.s);
+}
+
+static int intern(Module *mod, const char *s, size_t len) {
+  for (int i = 0; i < mod->nstrs; i++)
+    if (mod->strs[i].len == len && !memcmp(mod->strs[i].s, s, len)) return i;
+  if (mod->nstrs == mod->capstrs) {
+    int cap = mod->capstrs ? mod->capstrs * 2 : 64;
+    Str *ss = kl_alloc(mod->ctx, sizeof(Str) * (size_t)cap);
+    if (mod->nstrs) memcpy(ss, mod->strs, sizeof(Str) * (size_t)mod->nstrs);
+    mod->strs = ss;
+    mod->capstrs = cap;
+  }
+  mod->strs[mod->nstrs] = (Str){s, len};
+  return mod->nstrs++;
+}
+
+static int str_index(E *e, const char *s) { return intern(e->mod, s, strlen(s)); }
+
+/* A C string literal for arbitrary text (the caller adds the quotes). */
+static char *c_str(KlCtx *ctx, const char *s) {
+  KlBuf b = {0};
+  kl_buf_c_string(&b, s, strlen(s));
+  char *r = kl_strndup(ctx, b.data ? b.data : "", b.len);
+  kl_buf_free(&b);
+  return r;
+}
+
+/* Source text of a line, safe inside a C comment. */
+static void comment_line(E *e, int lineno) {
+  const char *p = e->ctx->src, *end = p + e->ctx->srclen;
+  for (int l = 1; l < lineno && p < end; p++)
+    if (*p == '\n') l++;
+  while (p < end && (*p == ' ' || *p == '\t')) p++;
+  KlBuf b = {0};
+  for (; p < end && *p != '\n' && *p != '\r' && b.len < 100; p++) {
+    char c = *p;
+    if ((unsigned char)c < 0x20 || (unsigned char)c >= 0x7f || c == '\\' || c == '?') c = '.';
+    if (c == '/' && b.len && b.data[b.len - 1] == '*') c = '.';
+    if (c == '*' && b.len && b.data[b.len - 1] == '/') c = '.';
+    kl_buf_put(&b, &c, 1);
+  }
+  line(e, "/* %d: %s */", lineno, b.data ? b.data : "");
+  kl_buf_free(&b);
+}
+
+static void fail_if(E *e, int lineno, const char *cond_fmt, const char *arg) {
+  kl_buf_printf(e->out, "%*sif (", e->indent * 2, "");
+  kl_buf_printf(e->out, cond_fmt, arg);
+  kl_buf_printf(e->out, ") KL_FAIL(%d);\n", lineno);
+}
+
+static int framework_id(E *e, KlType t) {
+  const char *fw = e->ctx->plugins[e->ctx->types[t].plugin]->framework;
+  return !strcmp(fw, "torch") ? 1 : !strcmp(fw, "tensorflow") ? 2 : 3;
+}
+
+/* ---- conversions ---- */
+
+/* Any value as a Python object (owned when newly created). */
+static Val to_object(E *e, Val v, int lineno) {
+  if (v.t == KL_T_OBJECT) return v;
+  Val t = temp(e, KL_T_OBJECT);
+  if (kl_is_tensor(e->ctx, v.t)) {
+    line(e, "%s = kr->tensor_box((KrTensor *)%s);", t.s, v.s);
+    release(e, v);
+  } else if (v.t == KL_T_INT) {
+    line(e, "%s = PyLong_FromLongLong(%s);", t.s, v.s);
+  } else if (v.t == KL_T_FLOAT) {
+    line(e, "%s = PyFloat_FromDouble(%s);", t.s, v.s);
+  } else {
+    line(e, "%s = PyBool_FromLong(%s);", t.s, v.s);
+  }
+  fail_if(e, lineno, "!%s", t.s);
+  return t;
+}
+
+/* An owned copy that later code cannot change (for parallel assignment). */
+static Val own(E *e, Val v) {
+  if (v.owned) return v;
+  Val t = temp(e, v.t);
+  line(e, "%s = %s;", t.s, v.s);
+  if (is_obj(e, v.t)) line(e, "Py_INCREF(%s);", t.s);
+  return t;
+}
+
+/* Converts v to type want (same type, or boxing into object). */
+static Val coerce(E *e, Val v, KlType want, int lineno) {
+  if (v.t == want) return v;
+  if (want == KL_T_OBJECT) return to_object(e, v, lineno);
+  /* joins never produce another combination */
+  kl_fatal(e->ctx, KL_KILN050, (KlLoc){lineno, 1}, "cannot convert %s to %s", kl_type_name(e->ctx, v.t),
+           kl_type_name(e->ctx, want));
+}
+
+static const char *as_double(E *e, Val v) {
+  return v.t == KL_T_FLOAT ? kl_strdup(e->ctx, v.s) : kl_fmt(e->ctx, "((double)%s)", v.s);
+}
+
+/* A C int holding Python truthiness of v. */
+static const char *truth(E *e, Val v, int lineno) {
+  switch (v.t) {
+  case KL_T_BOOL: return kl_strdup(e->ctx, v.s);
+  case KL_T_INT: return kl_fmt(e->ctx, "(%s != 0)", v.s);
+  case KL_T_FLOAT: return kl_fmt(e->ctx, "(%s != 0.0)", v.s);
+  default: {
+    /* v itself is not consumed; a box made here is */
+    Val borrowed = v;
+    borrowed.owned = false;
+    Val o = to_object(e, borrowed, lineno);
+    Val b = temp(e, KL_T_BOOL);
+    line(e, "%s = PyObject_IsTrue(%s);", b.s, o.s);
+    release(e, o);
+    fail_if(e, lineno, "%s < 0", b.s);
+    return kl_strdup(e->ctx, b.s);
+  }
+  }
+}
+
+/* Evaluates a condition and releases its value. */
+static Val ev(E *e, KlNode *n);
+static const char *cond(E *e, KlNode *n) {
+  Val v = ev(e, n);
+  const char *t = truth(e, v, n->loc.line);
+  release(e, v);
+  return t;
+}
+
+static void overflow_check(E *e, const char *cond, int lineno) {
+  line(e, "if (%s) { kr->raise_overflow(kl_file, %d); KL_FAIL(%d); }", cond, lineno, lineno);
+}
+
+/* ---- expressions ---- */
+
+static Val ev(E *e, KlNode *n);
+
+static Val constant(E *e, const char *create_fmt, ...) __attribute__((format(printf, 2, 3)));
+static Val constant(E *e, const char *create_fmt, ...) {
+  Module *mod = e->mod;
+  int k = mod->nconsts++;
+  kl_buf_printf(&mod->consts, "  kc[%d] = ", k);
+  va_list ap;
+  va_start(ap, create_fmt);
+  kl_buf_vprintf(&mod->consts, create_fmt, ap);
+  va_end(ap);
+  kl_buf_printf(&mod->consts, ";\n  if (!kc[%d]) return -1;\n", k);
+  return val(KL_T_OBJECT, false, "kc[%d]", k);
+}
+
+static const char *double_literal(E *e, double d) {
+  if (isinf(d)) return d > 0 ? "HUGE_VAL" : "(-HUGE_VAL)";
+  if (isnan(d)) return "NAN";
+  return kl_fmt(e->ctx, "%a", d);
+}
+
+static Val load_local(E *e, KlNode *n) {
+  KlLocal *l = &e->f->locals[n->slot];
+  int s = n->slot;
+  if (is_obj(e, l->type)) {
+    if (!l->is_param) line(e, "if (!lv_%d) { kr->unbound_local(\"%s\"); KL_FAIL(%d); }", s, c_str(e->ctx, l->name), n->loc.line);
+    return val(l->type, false, "lv_%d", s);
+  }
+  if (!l->is_param) line(e, "if (!lb_%d) { kr->unbound_local(\"%s\"); KL_FAIL(%d); }", s, c_str(e->ctx, l->name), n->loc.line);
+  return val(l->type, false, "lv_%d", s);
+}
+
+static Val scalar_binop(E *e, int op, KlType rt, Val a, Val b, int L) {
+  Val r = temp(e, rt);
+  if (rt == KL_T_FLOAT) {
+    const char *x = as_double(e, a), *y = as_double(e, b);
+    switch (op) {
+    case KL_OP_ADD: line(e, "%s = %s + %s;", r.s, x, y); break;
+    case KL_OP_SUB: line(e, "%s = %s - %s;", r.s, x, y); break;
+    case KL_OP_MUL: line(e, "%s = %s * %s;", r.s, x, y); break;
+    case KL_OP_DIV:
+      if (a.t != KL_T_FLOAT && b.t != KL_T_FLOAT)
+        line(e, "if (kr->int_truediv(%s, %s, &%s) < 0) KL_FAIL(%d);", a.s, b.s, r.s, L);
+      else
+        line(e, "if (kr->float_div(%s, %s, &%s) < 0) KL_FAIL(%d);", x, y, r.s, L);
+      break;
+    case KL_OP_FLOORDIV: line(e, "if (kr->float_floordiv(%s, %s, &%s) < 0) KL_FAIL(%d);", x, y, r.s, L); break;
+    case KL_OP_MOD: line(e, "if (kr->float_mod(%s, %s, &%s) < 0) KL_FAIL(%d);", x, y, r.s, L); break;
+    case KL_OP_POW: line(e, "if (kr->float_pow(%s, %s, &%s) < 0) KL_FAIL(%d);", x, y, r.s, L); break;
+    default: kl_unreachable();
+    }
+    return r;
+  }
+  if (rt == KL_T_BOOL) {
+    const char *c = op == KL_OP_BITAND ? "&" : op == KL_OP_BITOR ? "|" : "^";
+    line(e, "%s = %s %s %s;", r.s, a.s, c, b.s);
+    return r;
+  }
+  /* int64 */
+  switch (op) {
+  case KL_OP_ADD: overflow_check(e, kl_fmt(e->ctx, "__builtin_add_overflow((int64_t)%s, (int64_t)%s, &%s)", a.s, b.s, r.s), L); break;
+  case KL_OP_SUB: overflow_check(e, kl_fmt(e->ctx, "__builtin_sub_overflow((int64_t)%s, (int64_t)%s, &%s)", a.s, b.s, r.s), L); break;
+  case KL_OP_MUL: overflow_check(e, kl_fmt(e->ctx, "__builtin_mul_overflow((int64_t)%s, (int64_t)%s, &%s)", a.s, b.s, r.s), L); break;
+  case KL_OP_FLOORDIV: line(e, "if (kr->int_floordiv(%s, %s, &%s, kl_file, %d) < 0) KL_FAIL(%d);", a.s, b.s, r.s, L, L); break;
+  case KL_OP_MOD: line(e, "if (kr->int_mod(%s, %s, &%s) < 0) KL_FAIL(%d);", a.s, b.s, r.s, L); break;
+  case KL_OP_POW: line(e, "if (kr->int_pow(%s, %s, &%s, kl_file, %d) < 0) KL_FAIL(%d);", a.s, b.s, r.s, L, L); break;
+  case KL_OP_LSHIFT:
+    line(e, "if (%s < 0) { kr->negative_shift(); KL_FAIL(%d); }", b.s, L);
+    line(e, "if (kr->int_lshift(%s, %s, &%s, kl_file, %d) < 0) KL_FAIL(%d);", a.s, b.s, r.s, L, L);
+    break;
+  case KL_OP_RSHIFT:
+    line(e, "if (%s < 0) { kr->negative_shift(); KL_FAIL(%d); }", b.s, L);
+    line(e, "%s = kr->int_rshift(%s, %s);", r.s, a.s, b.s);
+    break;
+  case KL_OP_BITAND: line(e, "%s = (int64_t)%s & (int64_t)%s;", r.s, a.s, b.s); break;
+  case KL_OP_BITOR: line(e, "%s = (int64_t)%s | (int64_t)%s;", r.s, a.s, b.s); break;
+  case KL_OP_BITXOR: line(e, "%s = (int64_t)%s ^ (int64_t)%s;", r.s, a.s, b.s); break;
+  default: kl_unreachable();
+  }
+  return r;
+}
+
+static const char *const capi_binop[] = {
+#define X(name, text, capi, capi_inplace) capi,
+    KL_BINOPS(X)
+#undef X
+};
+static const char *const capi_inplace[] = {
+#define X(name, text, capi, capi_inplace) capi_inplace,
+    KL_BINOPS(X)
+#undef X
+};
+
+static Val object_binop(E *e, int op, Val a, Val b, bool inplace, int L) {
+  Val oa = to_object(e, a, L), ob = to_object(e, b, L);
+  Val r = temp(e, KL_T_OBJECT);
+  const char *fn = inplace ? capi_inplace[op] : capi_binop[op];
+  if (op == KL_OP_POW) line(e, "%s = kr->%s(%s, %s);", r.s, inplace ? "inplace_power" : "power", oa.s, ob.s);
+  else line(e, "%s = %s(%s, %s);", r.s, fn, oa.s, ob.s);
+  release(e, oa);
+  release(e, ob);
+  fail_if(e, L, "!%s", r.s);
+  return r;
+}
+
+static const char *const tensor_op_enum[] = {
+#define X(name, text) "KR_OP_" #name,
+    KL_TENSOR_OPS(X)
+#undef X
+};
+
+/* A claimed site: operands (receiver first) are native tensors. */
+static Val tensor_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
+  Val r = temp(e, s->lowered.result);
+  const char *args[3] = {"NULL", "NULL", "NULL"};
+  for (int i = 0; i < s->lowered.noperands && i < 3; i++) {
+    int k = s->lowered.operands[i];
+    if (k >= nops || !kl_is_tensor(e->ctx, ops[k].t))
+      kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "lowered operand %d is not a native tensor", k);
+    args[i] = kl_fmt(e->ctx, "(KrTensor *)%s", ops[k].s);
+  }
+  line(e, "%s = (PyObject *)kr->tensor_op(%s, %s, %s, %s, kl_file, %d);", r.s, tensor_op_enum[s->lowered.op],
+       args[0], args[1], args[2], L);
+  for (int i = 0; i < nops; i++) release(e, ops[i]);
+  fail_if(e, L, "!%s", r.s);
+  return r;
+}
+
+static Val binop_vals(E *e, KlSiteInfo *s, int op, KlType rt, Val a, Val b, bool inplace, int L) {
+  if (s->outcome == KL_SITE_SCALAR && kl_is_scalar(rt)) return scalar_binop(e, op, rt, a, b, L);
+  if (s->outcome == KL_SITE_CLAIMED && !inplace) {
+    Val ops[2] = {a, b};
+    return tensor_op(e, s, ops, 2, L);
+  }
+  return object_binop(e, op, a, b, inplace, L);
+}
+
+/* One comparison of two scalars, as a C int expression into r. */
+static void scalar_compare(E *e, const char *r, int op, Val a, Val b) {
+  static const char *const cop[] = {"<", "<=", ">", ">=", "==", "!="};
+  bool fa = a.t == KL_T_FLOAT, fb = b.t == KL_T_FLOAT;
+  if (fa == fb) {
+    line(e, "%s = %s %s %s;", r, a.s, cop[op], b.s);
+    return;
+  }
+  /* int vs float: exact, like Python (never through a rounded double) */
+  if (fb) line(e, "%s = kr->int_float_cmp(%s, %s);", r, a.s, b.s);
+  else line(e, "%s = kr->int_float_cmp(%s, %s), %s = %s == 2 ? 2 : -%s;", r, b.s, a.s, r, r, r);
+  static const char *const test[] = {"%s == -1", "(%s == -1 || %s == 0)", "%s == 1", "(%s == 1 || %s == 0)",
+                                     "%s == 0", "%s != 0"};
+  char buf[96];
+  snprintf(buf, sizeof buf, test[op], r, r);
+  line(e, "%s = %s;", r, buf);
+}
+
+static const char *const richop[] = {"Py_LT", "Py_LE", "Py_GT", "Py_GE", "Py_EQ", "Py_NE"};
+
+/* One comparison of two objects; r is an owned object temp. */
+static void object_compare(E *e, Val r, int op, Val a, Val b, int L) {
+  Val oa = to_object(e, a, L), ob = to_object(e, b, L);
+  if (op <= KL_CMP_NE) {
+    line(e, "%s = PyObject_RichCompare(%s, %s, %s);", r.s, oa.s, ob.s, richop[op]);
+  } else if (op == KL_CMP_IS || op == KL_CMP_ISNOT) {
+    line(e, "%s = PyBool_FromLong((%s == %s) == %d);", r.s, oa.s, ob.s, op == KL_CMP_IS);
+  } else {
+    Val c = temp(e, KL_T_BOOL);
+    line(e, "%s = PySequence_Contains(%s, %s);", c.s, ob.s, oa.s);
+    line(e, "%s = %s < 0 ? NULL : PyBool_FromLong(%s == %d);", r.s, c.s, c.s, op == KL_CMP_IN);
+  }
+  release(e, oa);
+  release(e, ob);
+  fail_if(e, L, "!%s", r.s);
+}
+
+static Val compare(E *e, KlNode *n) {
+  int L = n->loc.line;
+  KlSiteInfo *s = n->site;
+  int nops = n->list.len - 1;
+  if (s->outcome == KL_SITE_SCALAR) {
+    Val r = temp(e, KL_T_BOOL);
+    Val a = ev(e, n->list.items[0]);
+    int depth = 0;
+    for (int i = 0; i < nops; i++) {
+      Val b = ev(e, n->list.items[i + 1]);
+      if (i + 1 < nops) b = own(e, b);
+      scalar_compare(e, r.s, n->cmpops[i], a, b);
+      a = b;
+      if (i + 1 < nops) {
+        line(e, "if (%s) {", r.s);
+        e->indent++;
+        depth++;
+      }
+    }
+    while (depth--) {
+      e->indent--;
+      line(e, "}");
+    }
+    return r;
+  }
+  if (n->type == KL_T_BOOL) { /* single is / is not / in / not in */
+    Val a = ev(e, n->list.items[0]), b = ev(e, n->list.items[1]);
+    Val o = temp(e, KL_T_OBJECT);
+    object_compare(e, o, n->cmpops[0], a, b, L);
+    release(e, a);
+    release(e, b);
+    Val r = temp(e, KL_T_BOOL);
+    line(e, "%s = %s == Py_True;", r.s, o.s);
+    release(e, o);
+    return r;
+  }
+  /* general chain on objects: each link's result decides whether to go on */
+  Val r = temp(e, KL_T_OBJECT);
+  Val a = ev(e, n->list.items[0]);
+  int depth = 0;
+  for (int i = 0; i < nops; i++) {
+    Val b = ev(e, n->list.items[i + 1]);
+    if (i + 1 < nops) b = own(e, b);
+    object_compare(e, r, n->cmpops[i], a, b, L);
+    release(e, a);
+    a = b;
+    if (i + 1 < nops) {
+      const char *t = truth(e, r, L);
+      line(e, "if (%s) {", t);
+      e->indent++;
+      line(e, "Py_CLEAR(%s);", r.s);
+      depth++;
+    }
+  }
+  release(e, a);
+  while (depth--) {
+    e->indent--;
+    line(e, "}");
+  }
+  return r;
+}
+
+static Val scalar_call(E *e, KlNode *n) {
+  int L = n->loc.line;
+  const char *name = n->site->meta.target + 9; /* after "builtins." */
+  KlType rt = n->type;
+  if (!strcmp(name, "len")) {
+    Val a = to_object(e, ev(e, n->list.items[0]), L);
+    Val r = temp(e, KL_T_INT);
+    line(e, "%s = (int64_t)PyObject_Length(%s);", r.s, a.s);
+    release(e, a);
+    fail_if(e, L, "%s < 0", r.s);
+    return r;
+  }
+  if (!strcmp(name, "min") || !strcmp(name, "max")) {
+    Val r = temp(e, rt);
+    Val a = ev(e, n->list.items[0]);
+    line(e, "%s = %s;", r.s, a.s);
+    for (int i = 1; i < n->list.len; i++) {
+      Val b = ev(e, n->list.items[i]);
+      line(e, "if (%s %s %s) %s = %s;", b.s, name[1] == 'i' ? "<" : ">", r.s, r.s, b.s);
+    }
+    return r;
+  }
+  Val a = ev(e, n->list.items[0]);
+  Val r = temp(e, rt);
+  if (!strcmp(name, "abs")) {
+    if (a.t == KL_T_FLOAT) line(e, "%s = fabs(%s);", r.s, a.s);
+    else {
+      overflow_check(e, kl_fmt(e->ctx, "(int64_t)%s == INT64_MIN", a.s), L);
+      line(e, "%s = %s < 0 ? -(int64_t)%s : (int64_t)%s;", r.s, a.s, a.s, a.s);
+    }
+  } else if (!strcmp(name, "int")) {
+    if (a.t == KL_T_FLOAT) line(e, "if (kr->float_to_int(%s, &%s, kl_file, %d) < 0) KL_FAIL(%d);", a.s, r.s, L, L);
+    else line(e, "%s = (int64_t)%s;", r.s, a.s);
+  } else if (!strcmp(name, "float")) {
+    line(e, "%s = (double)%s;", r.s, a.s);
+  } else if (!strcmp(name, "bool")) {
+    line(e, "%s = %s;", r.s, truth(e, a, L));
+  } else {
+    kl_unreachable();
+  }
+  return r;
+}
+
+static int kwnames_constant(E *e, KlNode *call) {
+  KlBuf b = {0};
+  kl_buf_printf(&b, "PyTuple_Pack(%d", call->kw.len);
+  for (int i = 0; i < call->kw.len; i++) kl_buf_printf(&b, ", ks[%d]", str_index(e, call->kw.items[i]->name));
+  kl_buf_puts(&b, ")");
+  Val c = constant(e, "%s", b.data);
+  kl_buf_free(&b);
+  int k;
+  sscanf(c.s, "kc[%d]", &k);
+  return k;
+}
+
+static Val call(E *e, KlNode *n) {
+  int L = n->loc.line;
+  KlSiteInfo *s = n->site;
+  KlNode *fn = n->a;
+  bool method = s->meta.kind == KL_SK_METHOD;
+  if (s->outcome == KL_SITE_SCALAR && kl_is_scalar(n->type)) return scalar_call(e, n);
+  if (s->outcome == KL_SITE_CLAIMED) {
+    Val ops[KL_SITE_MAX_ARGS + 1];
+    int nops = 0;
+    if (method) ops[nops++] = ev(e, fn->a);
+    for (int i = 0; i < n->list.len; i++) ops[nops++] = ev(e, n->list.items[i]);
+    return tensor_op(e, s, ops, nops, L);
+  }
+  /* Python fallback: vectorcall with keywords. */
+  int nargs = n->list.len, nkw = n->kw.len;
+  Val callee = {0};
+  if (method) callee = to_object(e, ev(e, fn->a), L);
+  else callee = to_object(e, ev(e, fn), L);
+  int total = nargs + nkw + (method ? 1 : 0);
+  Val *argv = kl_alloc(e->ctx, sizeof(Val) * (size_t)(total + 1));
+  int k = 0;
+  if (method) argv[k++] = callee;
+  for (int i = 0; i < nargs; i++) argv[k++] = to_object(e, ev(e, n->list.items[i]), L);
+  for (int i = 0; i < nkw; i++) argv[k++] = to_object(e, ev(e, n->kw.items[i]->a), L);
+  const char *kwnames = nkw ? kl_fmt(e->ctx, "kc[%d]", kwnames_constant(e, n)) : "NULL";
+  Val r = temp(e, KL_T_OBJECT);
+  KlBuf b = {0};
+  for (int i = 0; i < total; i++) kl_buf_printf(&b, "%s%s", i ? ", " : "", argv[i].s);
+  line(e, "{ PyObject *kl_av[%d] = {%s};", total ? total : 1, total ? b.data : "NULL");
+  kl_buf_free(&b);
+  int npos = nargs + (method ? 1 : 0); /* keyword values follow the positionals, named by kwnames */
+  if (method)
+    line(e, "  %s = PyObject_VectorcallMethod(ks[%d], kl_av, %d, %s); }", r.s, str_index(e, fn->name), npos, kwnames);
+  else
+    line(e, "  %s = PyObject_Vectorcall(%s, kl_av, %d, %s); }", r.s, callee.s, npos, kwnames);
+  if (!method) release(e, callee);
+  for (int i = 0; i < total; i++) release(e, argv[i]);
+  fail_if(e, L, "!%s", r.s);
+  return r;
+}
+
+static Val boolop(E *e, KlNode *n) {
+  int L = n->loc.line;
+  bool is_or = n->op == 1;
+  Val r = temp(e, n->type);
+  int depth = 0;
+  for (int i = 0; i < n->list.len; i++) {
+    Val v = coerce(e, ev(e, n->list.items[i]), n->type, L);
+    if (is_obj(e, n->type)) {
+      v = own(e, v);
+      line(e, "%s = %s; %s = NULL;", r.s, v.s, v.s);
+    } else {
+      line(e, "%s = %s;", r.s, v.s);
+    }
+    if (i + 1 < n->list.len) {
+      const char *t = truth(e, r, L);
+      line(e, "if (%s%s) {", is_or ? "!" : "", t);
+      e->indent++;
+      if (is_obj(e, n->type)) line(e, "Py_CLEAR(%s);", r.s);
+      depth++;
+    }
+  }
+  while (depth--) {
+    e->indent--;
+    line(e, "}");
+  }
+  return r;
+}
+
+static Val ifexp(E *e, KlNode *n) {
+  int L = n->loc.line;
+  const char *c = cond(e, n->a);
+  Val r = temp(e, n->type);
+  line(e, "if (%s) {", c);
+  e->indent++;
+  Val a = own(e, coerce(e, ev(e, n->b), n->type, L));
+  line(e, "%s = %s;%s", r.s, a.s, a.owned ? kl_fmt(e->ctx, " %s = NULL;", a.s) : "");
+  e->indent--;
+  line(e, "} else {");
+  e->indent++;
+  Val b = own(e, coerce(e, ev(e, n->c), n->type, L));
+  line(e, "%s = %s;%s", r.s, b.s, b.owned ? kl_fmt(e->ctx, " %s = NULL;", b.s) : "");
+  e->indent--;
+  line(e, "}");
+  return r;
+}
+
+static Val display(E *e, KlNode *n) {
+  int L = n->loc.line;
+  Val r = temp(e, KL_T_OBJECT);
+  int len = n->list.len;
+  switch (n->kind) {
+  case KL_N_TUPLE: line(e, "%s = PyTuple_New(%d);", r.s, len); break;
+  case KL_N_LIST: line(e, "%s = PyList_New(%d);", r.s, len); break;
+  case KL_N_SET: line(e, "%s = PySet_New(NULL);", r.s); break;
+  default: line(e, "%s = PyDict_New();", r.s); break;
+  }
+  fail_if(e, L, "!%s", r.s);
+  for (int i = 0; i < len; i++) {
+    if (n->kind == KL_N_DICT) {
+      Val k = to_object(e, ev(e, n->list.items[i]), L);
+      Val v = to_object(e, ev(e, n->list.items[++i]), L);
+      line(e, "if (PyDict_SetItem(%s, %s, %s) < 0) KL_FAIL(%d);", r.s, k.s, v.s, L);
+      release(e, k);
+      release(e, v);
+      continue;
+    }
+    Val v = own(e, to_object(e, ev(e, n->list.items[i]), L));
+    if (n->kind == KL_N_SET) {
+      line(e, "if (PySet_Add(%s, %s) < 0) KL_FAIL(%d);", r.s, v.s, L);
+      release(e, v);
+    } else {
+      line(e, "%s_SET_ITEM(%s, %d, %s); %s = NULL;", n->kind == KL_N_TUPLE ? "PyTuple" : "PyList", r.s, i, v.s, v.s);
+    }
+  }
+  return r;
+}
+
+static Val ev(E *e, KlNode *n) {
+  int L = n->loc.line;
+  switch (n->kind) {
+  case KL_N_INT:
+    if (n->big) return constant(e, "PyLong_FromString(\"%s\", NULL, 0)", c_str(e->ctx, n->str));
+    return n->ival == INT64_MIN ? val(KL_T_INT, false, "INT64_MIN") : val(KL_T_INT, false, "INT64_C(%lld)", (long long)n->ival);
+  case KL_N_FLOAT: return val(KL_T_FLOAT, false, "%s", double_literal(e, n->fval));
+  case KL_N_IMAG: return constant(e, "PyComplex_FromDoubles(0.0, %s)", double_literal(e, n->fval));
+  case KL_N_TRUE: return val(KL_T_BOOL, false, "1");
+  case KL_N_FALSE: return val(KL_T_BOOL, false, "0");
+  case KL_N_NONE: return val(KL_T_OBJECT, false, "Py_None");
+  case KL_N_ELLIPSIS: return val(KL_T_OBJECT, false, "Py_Ellipsis");
+  case KL_N_STR: return val(KL_T_OBJECT, false, "ks[%d]", intern(e->mod, n->str, n->slen));
+  case KL_N_BYTES: {
+    int k = intern(e->mod, n->str, n->slen);
+    return constant(e, "PyBytes_FromStringAndSize(ks_text[%d], ks_len[%d])", k, k);
+  }
+  case KL_N_NAME: {
+    if (n->binding == KL_B_LOCAL) return load_local(e, n);
+    Val r = temp(e, KL_T_OBJECT);
+    line(e, "%s = kr->load_global(kg_globals, ks[%d]);", r.s, str_index(e, n->name));
+    fail_if(e, L, "!%s", r.s);
+    return r;
+  }
+  case KL_N_ATTR: {
+    Val o = to_object(e, ev(e, n->a), L);
+    Val r = temp(e, KL_T_OBJECT);
+    line(e, "%s = PyObject_GetAttr(%s, ks[%d]);", r.s, o.s, str_index(e, n->name));
+    release(e, o);
+    fail_if(e, L, "!%s", r.s);
+    return r;
+  }
+  case KL_N_SUBSCRIPT: {
+    Val o = to_object(e, ev(e, n->a), L);
+    Val i = to_object(e, ev(e, n->b), L);
+    Val r = temp(e, KL_T_OBJECT);
+    line(e, "%s = PyObject_GetItem(%s, %s);", r.s, o.s, i.s);
+    release(e, o);
+    release(e, i);
+    fail_if(e, L, "!%s", r.s);
+    return r;
+  }
+  case KL_N_SLICE: {
+    Val parts[3];
+    KlNode *ns[3] = {n->a, n->b, n->c};
+    for (int i = 0; i < 3; i++) parts[i] = ns[i] ? to_object(e, ev(e, ns[i]), L) : val(KL_T_OBJECT, false, "Py_None");
+    Val r = temp(e, KL_T_OBJECT);
+    line(e, "%s = PySlice_New(%s, %s, %s);", r.s, parts[0].s, parts[1].s, parts[2].s);
+    for (int i = 0; i < 3; i++) release(e, parts[i]);
+    fail_if(e, L, "!%s", r.s);
+    return r;
+  }
+  case KL_N_TUPLE: case KL_N_LIST: case KL_N_SET: case KL_N_DICT: return display(e, n);
+  case KL_N_CALL: return call(e, n);
+  case KL_N_BINOP: {
+    Val a = ev(e, n->a);
+    Val b = ev(e, n->b);
+    return binop_vals(e, n->site, n->op, n->type, a, b, false, L);
+  }
+  case KL_N_UNARY: {
+    Val a = ev(e, n->a);
+    if (n->site->outcome == KL_SITE_SCALAR) {
+      Val r = temp(e, n->type);
+      if (n->op == KL_UOP_NEG && n->type == KL_T_INT) {
+        overflow_check(e, kl_fmt(e->ctx, "(int64_t)%s == INT64_MIN", a.s), L);
+        line(e, "%s = -(int64_t)%s;", r.s, a.s);
+      } else if (n->op == KL_UOP_NEG) {
+        line(e, "%s = -%s;", r.s, a.s);
+      } else if (n->op == KL_UOP_POS) {
+        line(e, "%s = %s;", r.s, a.s);
+      } else {
+        line(e, "%s = ~(int64_t)%s;", r.s, a.s);
+      }
+      return r;
+    }
+    Val o = to_object(e, a, L);
+    Val r = temp(e, KL_T_OBJECT);
+    static const char *const fn[] = {"PyNumber_Negative", "PyNumber_Positive", "PyNumber_Invert"};
+    line(e, "%s = %s(%s);", r.s, fn[n->op], o.s);
+    release(e, o);
+    fail_if(e, L, "!%s", r.s);
+    return r;
+  }
+  case KL_N_NOT: {
+    const char *t = cond(e, n->a);
+    Val r = temp(e, KL_T_BOOL);
+    line(e, "%s = !%s;", r.s, t);
+    return r;
+  }
+  case KL_N_BOOLOP: return boolop(e, n);
+  case KL_N_COMPARE: return compare(e, n);
+  case KL_N_IFEXP: return ifexp(e, n);
+  default:
+    kl_fatal(e->ctx, KL_KILN050, n->loc, "cannot emit expression kind %d", n->kind);
+  }
+}
+
+/* ---- statements ---- */
+
+static void store(E *e, KlNode *target, Val v, int L);
+
+static void store_local(E *e, int slot, Val v, int L) {
+  KlLocal *l = &e->f->locals[slot];
+  v = coerce(e, v, l->type, L);
+  if (is_obj(e, l->type)) {
+    if (v.owned) line(e, "Py_XSETREF(lv_%d, %s); %s = NULL;", slot, v.s, v.s);
+    else line(e, "Py_INCREF(%s); Py_XSETREF(lv_%d, %s);", v.s, slot, v.s);
+  } else {
+    line(e, "lv_%d = %s; lb_%d = 1;", slot, v.s, slot);
+  }
+}
+
+static void store_unpack(E *e, KlNode *target, Val v, int L) {
+  int n = target->list.len;
+  Val o = to_object(e, v, L);
+  Val *parts = kl_alloc(e->ctx, sizeof(Val) * (size_t)n);
+  for (int i = 0; i < n; i++) parts[i] = temp(e, KL_T_OBJECT);
+  line(e, "{ PyObject *kl_u[%d];", n);
+  line(e, "  if (kr->unpack(%s, %d, kl_u) < 0) KL_FAIL(%d);", o.s, n, L);
+  for (int i = 0; i < n; i++) line(e, "  %s = kl_u[%d];", parts[i].s, i);
+  line(e, "}");
+  release(e, o);
+  for (int i = 0; i < n; i++) {
+    store(e, target->list.items[i], parts[i], L);
+    release(e, parts[i]);
+  }
+}
+
+/* Stores v (not consumed unless moved) into a target. */
+static void store(E *e, KlNode *target, Val v, int L) {
+  switch (target->kind) {
+  case KL_N_NAME:
+    if (target->binding != KL_B_LOCAL) kl_fatal(e->ctx, KL_KILN050, target->loc, "store to a non-local");
+    store_local(e, target->slot, v, L);
+    return;
+  case KL_N_ATTR: {
+    Val val_o = to_object(e, v, L);
+    Val o = to_object(e, ev(e, target->a), L);
+    line(e, "if (PyObject_SetAttr(%s, ks[%d], %s) < 0) KL_FAIL(%d);", o.s, str_index(e, target->name), val_o.s, L);
+    release(e, o);
+    if (val_o.owned && !v.owned) release(e, val_o);
+    else if (val_o.owned && strcmp(val_o.s, v.s)) release(e, val_o);
+    return;
+  }
+  case KL_N_SUBSCRIPT: {
+    Val val_o = to_object(e, v, L);
+    Val o = to_object(e, ev(e, target->a), L);
+    Val i = to_object(e, ev(e, target->b), L);
+    line(e, "if (PyObject_SetItem(%s, %s, %s) < 0) KL_FAIL(%d);", o.s, i.s, val_o.s, L);
+    release(e, o);
+    release(e, i);
+    if (val_o.owned && strcmp(val_o.s, v.s)) release(e, val_o);
+    return;
+  }
+  case KL_N_TUPLE:
+  case KL_N_LIST: store_unpack(e, target, v, L); return;
+  default: kl_fatal(e->ctx, KL_KILN050, target->loc, "cannot assign to this target");
+  }
+}
+
+static void stmts(E *e, KlNodeList body);
+
+static void loop_begin(E *e, Loop *lp) {
+  lp->outer = e->loop;
+  lp->id = e->nloops++;
+  lp->used_break = lp->used_continue = false;
+  e->loop = lp;
+}
+
+static void assign_stmt(E *e, KlNode *s) {
+  int L = s->loc.line;
+  if (s->list.len == 1 && kl_is_parallel_assign(s->list.items[0], s->b)) {
+    KlNode *t = s->list.items[0];
+    Val *vals = kl_alloc(e->ctx, sizeof(Val) * (size_t)t->list.len);
+    for (int i = 0; i < t->list.len; i++) vals[i] = own(e, ev(e, s->b->list.items[i]));
+    for (int i = 0; i < t->list.len; i++) {
+      store(e, t->list.items[i], vals[i], L);
+      release(e, vals[i]);
+    }
+    return;
+  }
+  Val v = ev(e, s->b);
+  for (int i = 0; i < s->list.len; i++) {
+    KlNode *t = s->list.items[i];
+    /* an owned value moves into the last local target; otherwise it is shared */
+    if (i + 1 == s->list.len) {
+      store(e, t, v, L);
+    } else {
+      Val copy = v.owned ? val(v.t, false, "%s", v.s) : v;
+      store(e, t, copy, L);
+    }
+  }
+  release(e, v);
+}
+
+static void augassign_stmt(E *e, KlNode *s) {
+  int L = s->loc.line;
+  KlNode *t = s->a;
+  KlSiteInfo *site = s->site;
+  bool native = site->outcome == KL_SITE_SCALAR && kl_is_scalar(s->type);
+  if (t->kind == KL_N_NAME) {
+    Val cur = load_local(e, t);
+    Val rhs = ev(e, s->b);
+    Val r = native ? scalar_binop(e, s->op, s->type, cur, rhs, L) : object_binop(e, s->op, cur, rhs, true, L);
+    release(e, rhs);
+    store(e, t, r, L);
+    release(e, r);
+    return;
+  }
+  Val o = to_object(e, ev(e, t->a), L);
+  Val idx = {0};
+  Val cur = temp(e, KL_T_OBJECT);
+  if (t->kind == KL_N_ATTR) {
+    line(e, "%s = PyObject_GetAttr(%s, ks[%d]);", cur.s, o.s, str_index(e, t->name));
+  } else {
+    idx = to_object(e, ev(e, t->b), L);
+    line(e, "%s = PyObject_GetItem(%s, %s);", cur.s, o.s, idx.s);
+  }
+  fail_if(e, L, "!%s", cur.s);
+  Val rhs = ev(e, s->b);
+  Val r = object_binop(e, s->op, cur, rhs, true, L);
+  release(e, cur);
+  release(e, rhs);
+  if (t->kind == KL_N_ATTR)
+    line(e, "if (PyObject_SetAttr(%s, ks[%d], %s) < 0) KL_FAIL(%d);", o.s, str_index(e, t->name), r.s, L);
+  else
+    line(e, "if (PyObject_SetItem(%s, %s, %s) < 0) KL_FAIL(%d);", o.s, idx.s, r.s, L);
+  release(e, r);
+  release(e, o);
+  release(e, idx);
+}
+
+static void for_range(E *e, KlNode *s, Loop *lp) {
+  int L = s->loc.line;
+  KlNode *call = s->b;
+  Val start = val(KL_T_INT, false, "0"), stop, step = val(KL_T_INT, false, "1");
+  Val a0 = own(e, ev(e, call->list.items[0]));
+  if (call->list.len == 1) {
+    stop = a0;
+  } else {
+    start = a0;
+    stop = own(e, ev(e, call->list.items[1]));
+    if (call->list.len == 3) step = own(e, ev(e, call->list.items[2]));
+  }
+  if (call->list.len == 3)
+    line(e, "if (%s == 0) { PyErr_SetString(PyExc_ValueError, \"range() arg 3 must not be zero\"); KL_FAIL(%d); }",
+         step.s, L);
+  Val it = temp(e, KL_T_INT);
+  line(e, "for (%s = %s; %s > 0 ? %s < %s : %s > %s;) {", it.s, start.s, step.s, it.s, stop.s, it.s, stop.s);
+  e->indent++;
+  store(e, s->a, it, L);
+  stmts(e, s->body);
+  if (lp->used_continue) line(e, "kl_cont_%d:;", lp->id);
+  line(e, "if (__builtin_add_overflow(%s, (int64_t)%s, &%s)) break;", it.s, step.s, it.s);
+  e->indent--;
+  line(e, "}");
+}
+
+static void for_iter(E *e, KlNode *s, Loop *lp, Val *iter_out) {
+  int L = s->loc.line;
+  Val src = to_object(e, ev(e, s->b), L);
+  Val iter = temp(e, KL_T_OBJECT);
+  line(e, "%s = PyObject_GetIter(%s);", iter.s, src.s);
+  release(e, src);
+  fail_if(e, L, "!%s", iter.s);
+  Val item = temp(e, KL_T_OBJECT);
+  line(e, "for (;;) {");
+  e->indent++;
+  line(e, "%s = PyIter_Next(%s);", item.s, iter.s);
+  line(e, "if (!%s) { if (PyErr_Occurred()) KL_FAIL(%d); break; }", item.s, L);
+  store(e, s->a, item, L);
+  release(e, item);
+  stmts(e, s->body);
+  if (lp->used_continue) line(e, "kl_cont_%d:;", lp->id);
+  e->indent--;
+  line(e, "}");
+  line(e, "Py_CLEAR(%s);", iter.s);
+  *iter_out = iter;
+}
+
+static void stmt(E *e, KlNode *s) {
+  int L = s->loc.line;
+  comment_line(e, L);
+  switch (s->kind) {
+  case KL_N_PASS: return;
+  case KL_N_EXPR_STMT: release(e, ev(e, s->a)); return;
+  case KL_N_ASSIGN: assign_stmt(e, s); return;
+  case KL_N_ANNASSIGN:
+    if (s->b) {
+      Val v = ev(e, s->b);
+      store(e, s->a, v, L);
+      release(e, v);
+    }
+    return;
+  case KL_N_AUGASSIGN: augassign_stmt(e, s); return;
+  case KL_N_RETURN: {
+    Val v = s->a ? ev(e, s->a) : val(KL_T_OBJECT, false, "Py_None");
+    Val o = own(e, to_object(e, v, L));
+    line(e, "kl_ret = %s; %s = NULL;", o.s, o.s);
+    line(e, "goto kl_exit;");
+    return;
+  }
+  case KL_N_IF: {
+    const char *c = cond(e, s->a);
+    line(e, "if (%s) {", c);
+    e->indent++;
+    stmts(e, s->body);
+    e->indent--;
+    if (s->orelse.len) {
+      line(e, "} else {");
+      e->indent++;
+      stmts(e, s->orelse);
+      e->indent--;
+    }
+    line(e, "}");
+    return;
+  }
+  case KL_N_WHILE: {
+    Loop lp;
+    loop_begin(e, &lp);
+    line(e, "for (;;) {");
+    e->indent++;
+    const char *c = cond(e, s->a);
+    line(e, "if (!%s) break;", c);
+    stmts(e, s->body);
+    if (lp.used_continue) line(e, "kl_cont_%d:;", lp.id);
+    e->indent--;
+    line(e, "}");
+    e->loop = lp.outer;
+    stmts(e, s->orelse);
+    if (lp.used_break) line(e, "kl_brk_%d:;", lp.id);
+    return;
+  }
+  case KL_N_FOR: {
+    Loop lp;
+    Val iter = {0};
+    bool native = kl_is_native_range(e->ctx, s->b);
+    /* the iterable is evaluated outside the loop's own break/continue scope */
+    if (native) {
+      loop_begin(e, &lp);
+      for_range(e, s, &lp);
+    } else {
+      loop_begin(e, &lp);
+      for_iter(e, s, &lp, &iter);
+    }
+    e->loop = lp.outer;
+    stmts(e, s->orelse);
+    if (lp.used_break) {
+      line(e, "kl_brk_%d:;", lp.id);
+      if (!native) line(e, "Py_CLEAR(%s);", iter.s);
+    }
+    return;
+  }
+  case KL_N_BREAK:
+  case KL_N_CONTINUE:
+    if (!e->loop) kl_fatal(e->ctx, KL_KILN001, s->loc, "'%s' outside loop", s->kind == KL_N_BREAK ? "break" : "continue");
+    if (s->kind == KL_N_BREAK) {
+      e->loop->used_break = true;
+      line(e, "goto kl_brk_%d;", e->loop->id);
+    } else {
+      e->loop->used_continue = true;
+      line(e, "goto kl_cont_%d;", e->loop->id);
+    }
+    return;
+  case KL_N_RAISE: {
+    Val v = to_object(e, ev(e, s->a), L);
+    line(e, "kl_raise(%s);", v.s);
+    release(e, v);
+    line(e, "KL_FAIL(%d);", L);
+    return;
+  }
+  case KL_N_ASSERT: {
+    const char *c = cond(e, s->a);
+    line(e, "if (!%s) {", c);
+    e->indent++;
+    if (s->b) {
+      Val m = to_object(e, ev(e, s->b), L);
+      line(e, "kl_assert_fail(%s);", m.s);
+      release(e, m);
+    } else {
+      line(e, "kl_assert_fail(NULL);");
+    }
+    line(e, "KL_FAIL(%d);", L);
+    e->indent--;
+    line(e, "}");
+    return;
+  }
+  case KL_N_DEL:
+    for (int i = 0; i < s->list.len; i++) {
+      KlNode *t = s->list.items[i];
+      if (t->kind == KL_N_NAME) {
+        Val cur = load_local(e, t); /* raises when unbound */
+        if (is_obj(e, cur.t)) line(e, "Py_CLEAR(lv_%d);", t->slot);
+        else line(e, "lb_%d = 0;", t->slot);
+      } else if (t->kind == KL_N_ATTR) {
+        Val o = to_object(e, ev(e, t->a), L);
+        line(e, "if (PyObject_DelAttr(%s, ks[%d]) < 0) KL_FAIL(%d);", o.s, str_index(e, t->name), L);
+        release(e, o);
+      } else {
+        Val o = to_object(e, ev(e, t->a), L);
+        Val k = to_object(e, ev(e, t->b), L);
+        line(e, "if (PyObject_DelItem(%s, %s) < 0) KL_FAIL(%d);", o.s, k.s, L);
+        release(e, o);
+        release(e, k);
+      }
+    }
+    return;
+  default: kl_fatal(e->ctx, KL_KILN050, s->loc, "cannot emit statement kind %d", s->kind);
+  }
+}
+
+static void stmts(E *e, KlNodeList body) {
+  for (int i = 0; i < body.len; i++) stmt(e, body.items[i]);
+}
+
+/* ---- functions ---- */
+
+static const char *c_type(char kind) {
+  return kind == 'o' ? "PyObject *" : kind == 'i' ? "int64_t " : kind == 'd' ? "double " : "int ";
+}
+
+static void param_entry(E *e, KlParam *p, int i) {
+  int L = p->loc.line;
+  KlLocal *l = &e->f->locals[p->slot];
+  const char *fname = c_str(e->ctx, e->f->name), *pname = c_str(e->ctx, p->name);
+  if (kl_is_tensor(e->ctx, p->type)) {
+    Val t = temp(e, p->type);
+    line(e, "%s = (PyObject *)kr->tensor_unbox(kl_argv[%d], %d, %d, \"%s\");", t.s, i, framework_id(e, p->type),
+         e->ctx->types[p->type].rank, pname);
+    fail_if(e, L, "!%s", t.s);
+    if (l->type == p->type) line(e, "lv_%d = %s; %s = NULL;", p->slot, t.s, t.s);
+    else line(e, "Py_CLEAR(%s); lv_%d = kl_argv[%d]; Py_INCREF(lv_%d);", t.s, p->slot, i, p->slot);
+    return;
+  }
+  if (kl_is_scalar(p->type)) {
+    static const char *const fn[] = {[KL_T_INT] = "unbox_int", [KL_T_FLOAT] = "unbox_float", [KL_T_BOOL] = "unbox_bool"};
+    Val t = temp(e, p->type);
+    line(e, "if (kr->%s(kl_argv[%d], \"%s\", \"%s\", &%s) < 0) KL_FAIL(%d);", fn[p->type], i, fname, pname, t.s, L);
+    if (l->type == p->type) line(e, "lv_%d = %s; lb_%d = 1;", p->slot, t.s, p->slot);
+    else line(e, "lv_%d = kl_argv[%d]; Py_INCREF(lv_%d);", p->slot, i, p->slot);
+    return;
+  }
+  line(e, "lv_%d = kl_argv[%d]; Py_INCREF(lv_%d);", p->slot, i, p->slot);
+}
+
+static void emit_function(Module *mod, KlFunc *f, KlBuf *out) {
+  KlCtx *ctx = mod->ctx;
+  KlBuf body = {0};
+  E e = {.mod = mod, .ctx = ctx, .f = f, .out = &body, .indent = 1};
+  for (int i = 0; i < f->nparams; i++) param_entry(&e, &f->params[i], i);
+  stmts(&e, f->body);
+  line(&e, "kl_ret = Py_None; Py_INCREF(Py_None);");
+
+  kl_buf_printf(out, "\n/* def %s — %s:%d */\n", c_str(ctx, f->name), "line", f->loc.line);
+  kl_buf_printf(out,
+                "static PyObject *kf_%d(PyObject *kl_self, PyObject *const *kl_args, Py_ssize_t kl_nargs, "
+                "PyObject *kl_kwnames) {\n",
+                f->index);
+  kl_buf_printf(out, "  PyObject *kl_argv[%d];\n  PyObject *kl_ret = NULL;\n  int kl_line = %d;\n  (void)kl_self;\n",
+                f->nparams ? f->nparams : 1, f->loc.line);
+  for (int i = 0; i < f->nlocals; i++) {
+    KlLocal *l = &f->locals[i];
+    char k = kind_of(&e, l->type == KL_T_NONE_YET ? KL_T_OBJECT : l->type);
+    if (k == 'o') kl_buf_printf(out, "  PyObject *lv_%d = NULL; /* %s */\n", i, c_str(ctx, l->name));
+    else
+      kl_buf_printf(out, "  %slv_%d = 0; int lb_%d = 0; (void)lv_%d; (void)lb_%d; /* %s */\n", c_type(k), i, i, i, i,
+                    c_str(ctx, l->name));
+  }
+  for (int i = 0; i < e.ntemps; i++)
+    kl_buf_printf(out, "  %s%c%d = %s; (void)%c%d;\n", c_type(e.temps[i]), e.temps[i] == 'o' ? 't' : e.temps[i], i,
+                  e.temps[i] == 'o' ? "NULL" : "0", e.temps[i] == 'o' ? 't' : e.temps[i], i);
+  kl_buf_printf(out, "  if (kr->bind_args(&ksig_%d, kl_args, kl_nargs, kl_kwnames, kl_argv) < 0) KL_FAIL(%d);\n",
+                f->index, f->loc.line);
+  kl_buf_put(out, body.data ? body.data : "", body.len);
+  kl_buf_puts(out, "kl_exit:\n");
+  for (int i = 0; i < f->nlocals; i++)
+    if (kind_of(&e, f->locals[i].type == KL_T_NONE_YET ? KL_T_OBJECT : f->locals[i].type) == 'o')
+      kl_buf_printf(out, "  Py_XDECREF(lv_%d);\n", i);
+  for (int i = 0; i < e.ntemps; i++)
+    if (e.temps[i] == 'o') kl_buf_printf(out, "  Py_XDECREF(t%d);\n", i);
+  kl_buf_printf(out,
+                "  return kl_ret;\n"
+                "kl_error:\n"
+                "  kr->add_traceback(\"%s\", kl_file, kl_line);\n"
+                "  Py_CLEAR(kl_ret);\n"
+                "  goto kl_exit;\n"
+                "}\n",
+                c_str(ctx, f->name));
+  kl_buf_free(&body);
+}
+
+/* ---- the module ---- */
+
+static const char preamble[] =
+    "#include \"kiln_runtime.h\"\n"
+    "#include <math.h>\n"
+    "\n"
+    "static const KrApi *kr;\n"
+    "static PyObject *kg_globals; /* module dict, or the dict given to _kiln_bind */\n"
+    "#define KL_FAIL(l) do { kl_line = (l); goto kl_error; } while (0)\n"
+    "\n"
+    "__attribute__((unused)) static void kl_raise(PyObject *e) {\n"
+    "  PyObject *inst = e;\n"
+    "  if (PyExceptionClass_Check(e)) {\n"
+    "    inst = PyObject_CallNoArgs(e);\n"
+    "    if (!inst) return;\n"
+    "  } else {\n"
+    "    Py_INCREF(inst);\n"
+    "  }\n"
+    "  if (PyExceptionInstance_Check(inst)) PyErr_SetObject((PyObject *)Py_TYPE(inst), inst);\n"
+    "  else PyErr_SetString(PyExc_TypeError, \"exceptions must derive from BaseException\");\n"
+    "  Py_DECREF(inst);\n"
+    "}\n"
+    "\n"
+    "__attribute__((unused)) static void kl_assert_fail(PyObject *msg) {\n"
+    "  if (!msg) { PyErr_SetNone(PyExc_AssertionError); return; }\n"
+    "  PyObject *inst = PyObject_CallOneArg(PyExc_AssertionError, msg);\n"
+    "  if (!inst) return;\n"
+    "  PyErr_SetObject(PyExc_AssertionError, inst);\n"
+    "  Py_DECREF(inst);\n"
+    "}\n";
+
+static bool valid_identifier(const char *s) {
+  if (!s || !*s || (*s >= '0' && *s <= '9')) return false;
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_')) return false;
+  return true;
+}
+
+void kl_emit_module(KlCtx *ctx, KlModule *m, KlBuf *out) {
+  if (!valid_identifier(ctx->modname)) {
+    kl_diag(ctx, KL_SEV_ERROR, KL_KILN050, (KlLoc){0, 0},
+            "module name '%s' is not a Python identifier; rename the file", ctx->modname);
+    return;
+  }
+  Module mod = {.ctx = ctx, .m = m};
+  KlBuf funcs = {0};
+  for (int i = 0; i < m->nfuncs; i++)
+    if (!m->funcs[i]->unsupported) emit_function(&mod, m->funcs[i], &funcs);
+
+  kl_buf_printf(out, "/* Generated by kiln %s from ", KILN_VERSION);
+  kl_buf_puts(out, "the source named in kl_file. Do not edit. */\n");
+  kl_buf_puts(out, preamble);
+  kl_buf_puts(out, "static const char kl_file[] = \"");
+  kl_buf_c_string(out, ctx->filename, strlen(ctx->filename));
+  kl_buf_puts(out, "\";\n");
+  /* interned strings */
+  int nstrs = mod.nstrs ? mod.nstrs : 1;
+  kl_buf_printf(out, "static const char *const ks_text[%d] = {\n", nstrs);
+  for (int i = 0; i < mod.nstrs; i++) {
+    kl_buf_puts(out, "  \"");
+    kl_buf_c_string(out, mod.strs[i].s, mod.strs[i].len);
+    kl_buf_puts(out, "\",\n");
+  }
+  if (!mod.nstrs) kl_buf_puts(out, "  \"\",\n");
+  kl_buf_printf(out, "};\nstatic const Py_ssize_t ks_len[%d] = {", nstrs);
+  for (int i = 0; i < mod.nstrs; i++) kl_buf_printf(out, "%s%zu", i ? ", " : "", mod.strs[i].len);
+  if (!mod.nstrs) kl_buf_puts(out, "0");
+  kl_buf_printf(out, "};\nstatic PyObject *ks[%d];\n", nstrs);
+  kl_buf_printf(out, "static PyObject *kc[%d];\n", mod.nconsts ? mod.nconsts : 1);
+  /* signatures */
+  for (int i = 0; i < m->nfuncs; i++) {
+    KlFunc *f = m->funcs[i];
+    if (f->unsupported) continue;
+    int np = f->nparams ? f->nparams : 1;
+    kl_buf_printf(out, "static const char *const kpn_%d[%d] = {", i, np);
+    for (int j = 0; j < f->nparams; j++) kl_buf_printf(out, "%s\"%s\"", j ? ", " : "", c_str(ctx, f->params[j].name));
+    if (!f->nparams) kl_buf_puts(out, "NULL");
+    kl_buf_printf(out, "};\nstatic PyObject *kpnames_%d[%d], *kpdef_%d[%d];\n", i, np, i, np);
+    kl_buf_printf(out, "static KrSig ksig_%d = {\"%s\", %d, %d, kpn_%d, kpnames_%d, kpdef_%d};\n", i,
+                  c_str(ctx, f->name), f->nparams, f->nposparams, i, i, i);
+  }
+  kl_buf_put(out, funcs.data ? funcs.data : "", funcs.len);
+  kl_buf_free(&funcs);
+  /* constants */
+  kl_buf_puts(out, "\nstatic int kl_init_constants(void) {\n");
+  kl_buf_put(out, mod.consts.data ? mod.consts.data : "", mod.consts.len);
+  kl_buf_free(&mod.consts);
+  kl_buf_puts(out, "  return 0;\n}\n\n");
+  /* function table */
+  kl_buf_printf(out, "static KrFuncDef kl_funcs[%d] = {\n", m->nfuncs ? m->nfuncs : 1);
+  for (int i = 0; i < m->nfuncs; i++) {
+    KlFunc *f = m->funcs[i];
+    if (f->unsupported)
+      kl_buf_printf(out, "  {\"%s\", NULL, NULL, \"python\", \"%s: %s at line %d\"},\n", c_str(ctx, f->name),
+                    kl_code_name(f->why_code), c_str(ctx, f->why), f->why_loc.line);
+    else
+      kl_buf_printf(out, "  {\"%s\", (PyCFunction)(void (*)(void))kf_%d, &ksig_%d, \"native\", NULL},\n",
+                    c_str(ctx, f->name), i, i);
+  }
+  if (!m->nfuncs) kl_buf_puts(out, "  {NULL, NULL, NULL, NULL, NULL},\n");
+  kl_buf_puts(out, "};\n\n");
+  /* the original source, executed at import */
+  kl_buf_puts(out, "static const char kl_source[] =\n");
+  const char *p = ctx->src, *end = ctx->src + ctx->srclen;
+  if (p == end) kl_buf_puts(out, "  \"\"\n");
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *e2 = nl ? nl + 1 : end;
+    kl_buf_puts(out, "  \"");
+    kl_buf_c_string(out, p, (size_t)(e2 - p));
+    kl_buf_puts(out, "\"\n");
+    p = e2;
+  }
+  kl_buf_puts(out, ";\n\n");
+  kl_buf_printf(out,
+                "static KrModuleDef kl_module_def = {\n"
+                "  kl_file, kl_source, (Py_ssize_t)sizeof kl_source - 1, kl_funcs, %d,\n"
+                "  ks_text, ks_len, %d, ks, &kg_globals, %d,\n"
+                "};\n\n",
+                m->nfuncs, mod.nstrs, (ctx->flags & KL_FLAG_BIND_GLOBALS) ? 1 : 0);
+  kl_buf_printf(out,
+                "static struct PyModuleDef kl_pymodule = {PyModuleDef_HEAD_INIT, \"%s\", NULL, -1, NULL, NULL, NULL, NULL, NULL};\n\n"
+                "PyMODINIT_FUNC PyInit_%s(void) {\n"
+                "  kr = kr_import();\n"
+                "  if (!kr) return NULL;\n"
+                "  PyObject *m = PyModule_Create(&kl_pymodule);\n"
+                "  if (!m) return NULL;\n"
+                "  if (kr->module_init(m, &kl_module_def) < 0 || kl_init_constants() < 0) {\n"
+                "    Py_DECREF(m);\n"
+                "    return NULL;\n"
+                "  }\n"
+                "  return m;\n"
+                "}\n",
+                ctx->modname, ctx->modname);
+}

@@ -1,0 +1,553 @@
+/* kiln.h — the one internal header of the kiln compiler.
+ *
+ * Pipeline (one file per stage):
+ *   lex.c      source bytes  -> tokens
+ *   parse.c    tokens        -> AST (module, functions, statements, expressions)
+ *   resolve.c  AST           -> names bound to locals / globals / imports / builtins
+ *   types.c    resolved AST  -> a type for every expression and local
+ *   claim.c    typed AST     -> every site decided (scalar / claimed / rejected / not covered)
+ *   emit.c     decided AST   -> C source of one CPython extension module
+ *   report.c   decided AST   -> JSON report
+ *   diag.c     diagnostics, the code table, explain texts
+ *   util.c     arena, strings, buffers
+ * Sections below are named after the file that defines them. */
+#ifndef KILN_H
+#define KILN_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define KILN_VERSION "0.1.0"
+
+typedef struct KlCtx KlCtx;
+typedef struct KlNode KlNode;
+typedef struct KlFunc KlFunc;
+
+/* ------------------------------------------------------------------ util.c */
+
+typedef struct KlArenaBlock KlArenaBlock;
+typedef struct {
+  KlArenaBlock *head;
+} KlArena;
+
+void *kl_alloc(KlCtx *ctx, size_t size); /* zeroed, freed with the context */
+char *kl_strndup(KlCtx *ctx, const char *s, size_t n);
+char *kl_strdup(KlCtx *ctx, const char *s);
+char *kl_fmt(KlCtx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void kl_arena_free(KlArena *arena);
+
+/* A growable byte buffer (malloc-backed, so it can outlive the arena). */
+typedef struct {
+  char *data;
+  size_t len, cap;
+  bool oom;
+} KlBuf;
+void kl_buf_put(KlBuf *b, const char *s, size_t n);
+void kl_buf_puts(KlBuf *b, const char *s);
+void kl_buf_printf(KlBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void kl_buf_vprintf(KlBuf *b, const char *fmt, va_list ap);
+void kl_buf_free(KlBuf *b);
+/* Appends s as the body of a C string literal: every byte that is not a
+ * plain letter, digit, space or safe punctuation becomes an octal escape,
+ * so no source text can end the literal, a comment or a line. */
+void kl_buf_c_string(KlBuf *b, const char *s, size_t n);
+/* Appends s as the body of a JSON string. */
+void kl_buf_json_string(KlBuf *b, const char *s, size_t n);
+
+#define kl_unreachable() kl_internal_error(__FILE__, __LINE__)
+_Noreturn void kl_internal_error(const char *file, int line);
+
+/* ------------------------------------------------------------------ diag.c */
+
+/* Every diagnostic code, with a one-line title. The explain texts live in
+ * diag.c. Codes are stable: never renumber, only append. */
+#define KL_DIAG_CODES(X)                                                         \
+  X(KILN001, "syntax error")                                                     \
+  X(KILN002, "invalid source encoding or bytes")                                 \
+  X(KILN003, "inconsistent indentation")                                         \
+  X(KILN010, "construct not supported by the compiler; function left as Python") \
+  X(KILN011, "parameter form not supported; function left as Python")            \
+  X(KILN012, "decorator not supported; function left as Python")                 \
+  X(KILN020, "name is not defined")                                              \
+  X(KILN021, "annotation names an unknown type; parameter is a Python object")   \
+  X(KILN030, "integer literal does not fit in int64")                            \
+  X(KILN040, "two plugins claim the same site")                                  \
+  X(KILN041, "plugin lowering does not match its claim")                         \
+  X(KILN042, "plugin API version mismatch")                                      \
+  X(KILN050, "internal compiler error")                                          \
+  X(KILN_TEST_001, "test plugin rejected the site")                              \
+  X(KILN_TORCH_001, "torch: linear needs three positional tensors of ranks 2, 2, 1") \
+  X(KILN_TORCH_002, "torch: activation method takes no arguments, rank 1 or 2")  \
+  X(KILN_TORCH_003, "torch: matmul needs two rank-2 tensors and no keywords")    \
+  X(KILN_TORCH_004, "torch: + needs ranks 1+1, 2+2, 2+1 or 1+2")                 \
+  X(KILN_TORCH_005, "torch: mean/sum needs literal dim=1, keepdim=False on rank 2") \
+  X(KILN_TORCH_010, "torch: tensor operation outside the proven surface")        \
+  X(KILN_TF_001, "tensorflow: matmul needs two rank-2 tensors and no keywords")  \
+  X(KILN_TF_002, "tensorflow: relu needs one rank-1 or rank-2 tensor, no keywords") \
+  X(KILN_TF_003, "tensorflow: add needs ranks 1+1, 2+2, 2+1 or 1+2, no keywords") \
+  X(KILN_TF_004, "tensorflow: reduce_mean needs rank 2 and literal axis=1")      \
+  X(KILN_TF_005, "tensorflow: sigmoid needs one rank-1 or rank-2 tensor, no keywords") \
+  X(KILN_TF_006, "tensorflow: binary + needs ranks 1+1, 2+2, 2+1 or 1+2")        \
+  X(KILN_TF_010, "tensorflow: tensor operation outside the proven surface")
+
+typedef enum {
+#define X(code, title) KL_##code,
+  KL_DIAG_CODES(X)
+#undef X
+  KL_NUM_CODES
+} KlCode;
+
+const char *kl_code_name(KlCode code);  /* "KILN001", "KILN-TORCH-001" */
+const char *kl_code_title(KlCode code);
+const char *kl_code_explain(KlCode code);
+bool kl_code_lookup(const char *name, KlCode *out);
+
+typedef enum { KL_SEV_ERROR, KL_SEV_WARNING, KL_SEV_NOTE } KlSeverity;
+
+typedef struct KlLoc {
+  int line, col; /* 1-based; col counts code points */
+} KlLoc;
+
+typedef struct KlDiag {
+  struct KlDiag *next;
+  KlSeverity sev;
+  KlCode code;
+  KlLoc loc;
+  char *msg;
+} KlDiag;
+
+/* Records a diagnostic. Errors make the compilation fail. */
+void kl_diag(KlCtx *ctx, KlSeverity sev, KlCode code, KlLoc loc, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* Records an error and abandons the compilation (longjmp to kl_compile). */
+_Noreturn void kl_fatal(KlCtx *ctx, KlCode code, KlLoc loc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Renders all diagnostics rustc-style: file:line:col: error[CODE]: msg, line, caret. */
+void kl_render_diags(KlCtx *ctx, KlBuf *out);
+
+/* ------------------------------------------------------------------ lex.c */
+
+#define KL_TOKENS(X)                                                              \
+  X(EOF, "end of file") X(NEWLINE, "newline") X(INDENT, "indent")                 \
+  X(DEDENT, "dedent") X(NAME, "name") X(INT, "integer") X(FLOAT, "float")         \
+  X(IMAG, "imaginary number") X(STRING, "string") X(BYTES, "bytes")               \
+  X(FSTRING, "f-string")                                                          \
+  X(LPAREN, "(") X(RPAREN, ")") X(LBRACKET, "[") X(RBRACKET, "]")                 \
+  X(LBRACE, "{") X(RBRACE, "}") X(COMMA, ",") X(COLON, ":") X(SEMI, ";")          \
+  X(DOT, ".") X(ELLIPSIS, "...") X(AT, "@") X(ASSIGN, "=") X(ARROW, "->")         \
+  X(WALRUS, ":=") X(PLUS, "+") X(MINUS, "-") X(STAR, "*") X(SLASH, "/")           \
+  X(DSLASH, "//") X(PERCENT, "%") X(DSTAR, "**") X(LSHIFT, "<<")                  \
+  X(RSHIFT, ">>") X(AMP, "&") X(PIPE, "|") X(CARET, "^") X(TILDE, "~")            \
+  X(LT, "<") X(GT, ">") X(LE, "<=") X(GE, ">=") X(EQ, "==") X(NE, "!=")           \
+  X(PLUSEQ, "+=") X(MINUSEQ, "-=") X(STAREQ, "*=") X(SLASHEQ, "/=")               \
+  X(DSLASHEQ, "//=") X(PERCENTEQ, "%=") X(ATEQ, "@=") X(AMPEQ, "&=")              \
+  X(PIPEEQ, "|=") X(CARETEQ, "^=") X(LSHIFTEQ, "<<=") X(RSHIFTEQ, ">>=")          \
+  X(DSTAREQ, "**=")                                                               \
+  X(KW_FALSE, "False") X(KW_NONE, "None") X(KW_TRUE, "True") X(KW_AND, "and")     \
+  X(KW_AS, "as") X(KW_ASSERT, "assert") X(KW_ASYNC, "async")                      \
+  X(KW_AWAIT, "await") X(KW_BREAK, "break") X(KW_CLASS, "class")                  \
+  X(KW_CONTINUE, "continue") X(KW_DEF, "def") X(KW_DEL, "del")                    \
+  X(KW_ELIF, "elif") X(KW_ELSE, "else") X(KW_EXCEPT, "except")                    \
+  X(KW_FINALLY, "finally") X(KW_FOR, "for") X(KW_FROM, "from")                    \
+  X(KW_GLOBAL, "global") X(KW_IF, "if") X(KW_IMPORT, "import") X(KW_IN, "in")     \
+  X(KW_IS, "is") X(KW_LAMBDA, "lambda") X(KW_NONLOCAL, "nonlocal")                \
+  X(KW_NOT, "not") X(KW_OR, "or") X(KW_PASS, "pass") X(KW_RAISE, "raise")         \
+  X(KW_RETURN, "return") X(KW_TRY, "try") X(KW_WHILE, "while")                    \
+  X(KW_WITH, "with") X(KW_YIELD, "yield")
+
+typedef enum {
+#define X(name, text) KL_TOK_##name,
+  KL_TOKENS(X)
+#undef X
+  KL_NUM_TOKS
+} KlTokKind;
+
+typedef struct KlToken {
+  KlTokKind kind;
+  KlLoc loc;
+  const char *start; /* raw text in the source buffer */
+  size_t len;
+  /* Decoded payload. */
+  int64_t ival;  /* INT: value when it fits int64 */
+  bool big;      /* INT: does not fit int64 (text in start/len) */
+  double fval;   /* FLOAT, IMAG */
+  char *str;     /* STRING: UTF-8 contents; BYTES: raw bytes; NAME: the name (NFKC not applied) */
+  size_t slen;
+} KlToken;
+
+const char *kl_tok_text(KlTokKind kind); /* "(" or "name" */
+/* Tokenizes the whole source. On a lexical error records the diagnostic and
+ * calls kl_fatal. The array ends with one KL_TOK_EOF. */
+KlToken *kl_lex(KlCtx *ctx, int *ntoks);
+/* One token per line, for golden tests: "LINE:COL KIND payload". */
+void kl_dump_tokens(const KlToken *toks, int ntoks, KlBuf *out);
+
+/* ------------------------------------------------------------------ types.c (type table) */
+
+/* Types are small integers. Tensor types are registered by plugins. */
+typedef int KlType;
+enum {
+  KL_T_NONE_YET = 0, /* bottom: no assignment seen yet */
+  KL_T_INT,          /* int64 */
+  KL_T_FLOAT,        /* double */
+  KL_T_BOOL,
+  KL_T_OBJECT,       /* any Python object, fallback semantics */
+  KL_T_FIRST_TENSOR
+};
+#define KL_MAX_TYPES 32
+
+typedef struct KlTypeInfo {
+  const char *key;       /* "int", "kiln-torch/tensor-f32-cpu-2d" */
+  int plugin;            /* index of the owning plugin, -1 for core types */
+  int rank;              /* tensors only */
+  const char *annotation; /* dotted annotation spelling, e.g. "kiln.torch.TensorF32Cpu2D" */
+} KlTypeInfo;
+
+bool kl_is_tensor(KlCtx *ctx, KlType t);
+bool kl_is_scalar(KlType t); /* int, float, bool */
+const char *kl_type_name(KlCtx *ctx, KlType t);
+KlType kl_join(KlType a, KlType b);
+
+/* ------------------------------------------------------------------ parse.c */
+
+#define KL_NODES(X)                                                               \
+  /* expressions */                                                               \
+  X(NAME) X(INT) X(FLOAT) X(STR) X(BYTES) X(TRUE) X(FALSE) X(NONE) X(ELLIPSIS)    \
+  X(IMAG) X(TUPLE) X(LIST) X(DICT) X(SET) X(ATTR) X(SUBSCRIPT) X(SLICE) X(CALL)   \
+  X(BINOP) X(UNARY) X(NOT) X(BOOLOP) X(COMPARE) X(IFEXP) X(KEYWORD)               \
+  /* statements */                                                                \
+  X(EXPR_STMT) X(ASSIGN) X(AUGASSIGN) X(ANNASSIGN) X(IF) X(WHILE) X(FOR)          \
+  X(BREAK) X(CONTINUE) X(RETURN) X(PASS) X(RAISE) X(ASSERT) X(DEL)
+
+typedef enum {
+#define X(name) KL_N_##name,
+  KL_NODES(X)
+#undef X
+  KL_NUM_NODES
+} KlNodeKind;
+
+/* Binary and unary operators, in one list so the parser, the type rules,
+ * the emitter and the report name them the same way. */
+#define KL_BINOPS(X)                                                              \
+  X(ADD, "+", "PyNumber_Add", "PyNumber_InPlaceAdd")                              \
+  X(SUB, "-", "PyNumber_Subtract", "PyNumber_InPlaceSubtract")                    \
+  X(MUL, "*", "PyNumber_Multiply", "PyNumber_InPlaceMultiply")                    \
+  X(DIV, "/", "PyNumber_TrueDivide", "PyNumber_InPlaceTrueDivide")                \
+  X(FLOORDIV, "//", "PyNumber_FloorDivide", "PyNumber_InPlaceFloorDivide")        \
+  X(MOD, "%", "PyNumber_Remainder", "PyNumber_InPlaceRemainder")                  \
+  X(POW, "**", "kr_power", "kr_inplace_power")                                    \
+  X(MATMUL, "@", "PyNumber_MatrixMultiply", "PyNumber_InPlaceMatrixMultiply")     \
+  X(LSHIFT, "<<", "PyNumber_Lshift", "PyNumber_InPlaceLshift")                    \
+  X(RSHIFT, ">>", "PyNumber_Rshift", "PyNumber_InPlaceRshift")                    \
+  X(BITAND, "&", "PyNumber_And", "PyNumber_InPlaceAnd")                           \
+  X(BITOR, "|", "PyNumber_Or", "PyNumber_InPlaceOr")                              \
+  X(BITXOR, "^", "PyNumber_Xor", "PyNumber_InPlaceXor")
+
+typedef enum {
+#define X(name, text, capi, capi_inplace) KL_OP_##name,
+  KL_BINOPS(X)
+#undef X
+  KL_NUM_BINOPS
+} KlBinOp;
+
+typedef enum { KL_UOP_NEG, KL_UOP_POS, KL_UOP_INVERT } KlUnaryOp;
+typedef enum { KL_CMP_LT, KL_CMP_LE, KL_CMP_GT, KL_CMP_GE, KL_CMP_EQ, KL_CMP_NE,
+               KL_CMP_IS, KL_CMP_ISNOT, KL_CMP_IN, KL_CMP_NOTIN } KlCmpOp;
+
+extern const char *const kl_binop_text[KL_NUM_BINOPS];
+extern const char *const kl_cmpop_text[];
+
+typedef struct KlNodeList {
+  KlNode **items;
+  int len;
+} KlNodeList;
+
+/* How a name is bound (resolve.c). */
+typedef enum { KL_B_UNRESOLVED, KL_B_LOCAL, KL_B_GLOBAL, KL_B_BUILTIN } KlBinding;
+
+/* Outcome of a site (claim.c). */
+typedef enum {
+  KL_SITE_NONE,       /* not a site (e.g. a literal) */
+  KL_SITE_SCALAR,     /* native int/float/bool operation of the core */
+  KL_SITE_CLAIMED,    /* a plugin lowers it natively */
+  KL_SITE_REJECTED,   /* a plugin recognised it but it is outside the proven surface */
+  KL_SITE_NOT_COVERED /* Python fallback */
+} KlSiteOutcome;
+
+typedef struct KlSiteInfo KlSiteInfo;
+
+struct KlNode {
+  KlNodeKind kind;
+  KlLoc loc;
+  KlType type;      /* types.c: the type of this expression's value */
+  /* payload */
+  char *name;       /* NAME, ATTR (attribute), KEYWORD (arg name, NULL for **) */
+  int64_t ival;     /* INT */
+  bool big;         /* INT beyond int64: kept as text in str */
+  double fval;      /* FLOAT, IMAG */
+  char *str;        /* STR, BYTES contents; INT big-literal text */
+  size_t slen;
+  int op;           /* KlBinOp / KlUnaryOp / BOOLOP: 0 and 1 or / AUGASSIGN op */
+  KlNode *a, *b, *c; /* children: BINOP a op b; ATTR a.name; SUBSCRIPT a[b]; IFEXP b if a else c;
+                        UNARY/NOT a; KEYWORD a=value; SLICE a:b:c; ASSIGN value=b; FOR target a, iter b;
+                        RETURN a; IF/WHILE test a; AUGASSIGN target a, value b; RAISE a from b;
+                        ASSERT a, msg b; ANNASSIGN target a, annotation c, value b */
+  KlNodeList list;   /* TUPLE/LIST/SET/DICT items (DICT: k0,v0,k1,v1..); CALL args;
+                        BOOLOP operands; COMPARE operands; ASSIGN targets; DEL targets */
+  KlNodeList kw;     /* CALL keywords (KEYWORD nodes) */
+  int *cmpops;       /* COMPARE: list.len-1 operators */
+  KlNodeList body, orelse; /* IF, WHILE, FOR */
+  /* resolve.c */
+  KlBinding binding;
+  int slot;          /* LOCAL: index into func->locals */
+  const char *dotted; /* expression statically denotes this module path / symbol,
+                         e.g. "torch.nn.functional.linear" (NAME, ATTR) */
+  /* claim.c */
+  KlSiteInfo *site;
+  int id;            /* unique per module, for emitted names */
+};
+
+typedef struct KlParam {
+  char *name;
+  KlLoc loc;
+  KlNode *annotation; /* or NULL */
+  KlNode *dflt;       /* default expression (evaluated by Python at def time) or NULL */
+  bool kwonly;
+  KlType type;        /* from the annotation */
+  int slot;
+} KlParam;
+
+typedef struct KlLocal {
+  char *name;
+  KlType type;        /* types.c: join over every assignment (flow-insensitive) */
+  bool is_param;
+} KlLocal;
+
+struct KlFunc {
+  char *name;
+  KlLoc loc;           /* the 'def' line */
+  KlParam *params;
+  int nparams, nposparams;
+  KlNode *returns;     /* return annotation or NULL */
+  KlNodeList body;
+  bool kiln_decorated;
+  /* Set when the function stays Python: which construct and where. */
+  bool unsupported;
+  KlCode why_code;
+  char *why;
+  KlLoc why_loc;
+  /* resolve.c */
+  KlLocal *locals;
+  int nlocals, caplocals;
+  KlType return_type;
+  int index;
+};
+
+/* A module-level name the compiler can see statically. */
+typedef struct KlGlobal {
+  char *name;
+  const char *dotted; /* for imports: the module or symbol path; NULL otherwise */
+  bool is_func;       /* defined by a top-level def */
+  bool assigned;      /* assigned by ordinary statements too */
+  KlLoc loc;
+} KlGlobal;
+
+typedef struct KlModule {
+  KlFunc **funcs;
+  int nfuncs;
+  KlGlobal *globals;
+  int nglobals, capglobals;
+  bool star_import;   /* `from x import *`: any name may be bound */
+} KlModule;
+
+/* Parses the tokens. Lexical and syntax errors are fatal; unsupported but
+ * valid constructs inside a function mark that function unsupported. */
+KlModule *kl_parse(KlCtx *ctx, KlToken *toks, int ntoks);
+/* Debug dump of the AST (golden tests). */
+void kl_dump_module(KlCtx *ctx, KlModule *m, KlBuf *out);
+
+/* ------------------------------------------------------------------ resolve.c */
+
+void kl_resolve(KlCtx *ctx, KlModule *m);
+KlGlobal *kl_find_global(KlModule *m, const char *name);
+int kl_func_local(KlCtx *ctx, KlFunc *f, const char *name); /* slot, adding it if new */
+bool kl_is_native_builtin(KlModule *m, const char *name);
+
+/* ------------------------------------------------------------------ types.c */
+
+void kl_infer_types(KlCtx *ctx, KlModule *m);
+KlType kl_annotation_type(KlCtx *ctx, KlNode *annotation);
+bool kl_is_native_range(KlCtx *ctx, KlNode *call);      /* range(...) over int args */
+bool kl_is_parallel_assign(KlNode *target, KlNode *value); /* a, b = x, y */
+
+/* ------------------------------------------------------------------ claim.c + plugin interface */
+
+#define KL_PLUGIN_API_VERSION 1
+
+typedef enum { KL_SK_CALL, KL_SK_METHOD, KL_SK_BINOP, KL_SK_COMPARE, KL_SK_UNARYOP } KlSiteKind;
+extern const char *const kl_site_kind_text[];
+
+typedef enum { KL_LIT_NONE_GIVEN, KL_LIT_INT, KL_LIT_BOOL, KL_LIT_FLOAT, KL_LIT_STR,
+               KL_LIT_NONE, KL_LIT_DYNAMIC } KlLitKind;
+
+typedef struct KlSiteKeyword {
+  const char *name;
+  KlLitKind lit;   /* literal value kind, KL_LIT_DYNAMIC when not a literal */
+  int64_t ival;    /* INT, BOOL */
+  double fval;
+  const char *sval;
+  KlType type;
+} KlSiteKeyword;
+
+#define KL_SITE_MAX_ARGS 8
+#define KL_SITE_MAX_KW 8
+
+/* What a plugin sees: pure metadata, no AST. */
+typedef struct KlSite {
+  KlSiteKind kind;
+  const char *target;  /* CALL: dotted path ("torch.matmul") or NULL if unknown;
+                          METHOD: method name; BINOP/COMPARE/UNARYOP: operator text */
+  bool has_receiver;
+  KlType receiver;     /* METHOD: type of the receiver */
+  int nargs;           /* positional operands (BINOP: 2) */
+  KlType args[KL_SITE_MAX_ARGS];
+  KlLitKind arg_lit[KL_SITE_MAX_ARGS];  /* literal kind of each positional */
+  int64_t arg_ival[KL_SITE_MAX_ARGS];
+  int nkw;
+  KlSiteKeyword kw[KL_SITE_MAX_KW];
+  bool has_star_args;  /* *args or **kwargs present: never claimable */
+} KlSite;
+
+/* Native tensor operations a plugin can lower to (the kiln IR vocabulary).
+ * Operands are the site's receiver/positionals by index (receiver = 0 when
+ * there is one). */
+#define KL_TENSOR_OPS(X)                                                   \
+  X(MATMUL, "matmul")       /* r = a @ b (2-D) */                            \
+  X(LINEAR, "linear")       /* r = a @ b.T + c */                           \
+  X(ADD, "add")             /* r = a + b with 1-D row broadcast */          \
+  X(RELU, "relu") X(SIGMOID, "sigmoid") X(TANH, "tanh")                     \
+  X(ROWSUM, "rowsum") X(ROWMEAN, "rowmean")
+
+typedef enum {
+#define X(name, text) KL_TOP_##name,
+  KL_TENSOR_OPS(X)
+#undef X
+  KL_NUM_TOPS
+} KlTensorOp;
+extern const char *const kl_tensor_op_text[];
+
+typedef enum { KL_CLAIM_NOT_COVERED, KL_CLAIM_CLAIMED, KL_CLAIM_REJECTED } KlClaimKind;
+
+typedef struct KlClaim {
+  KlClaimKind kind;
+  const char *rule;    /* CLAIMED: rule id */
+  KlType result;       /* CLAIMED: result type */
+  KlCode code;         /* REJECTED: diagnostic code */
+  const char *message; /* REJECTED: static message */
+} KlClaim;
+
+typedef struct KlLowered {
+  KlTensorOp op;
+  int operands[3];     /* indexes into the site's operand list (receiver first) */
+  int noperands;
+  KlType result;
+} KlLowered;
+
+typedef struct KlTypeDecl {
+  const char *annotation; /* dotted spelling: "kiln.torch.TensorF32Cpu2D" */
+  const char *key;        /* "kiln-torch/tensor-f32-cpu-2d" */
+  int rank;
+} KlTypeDecl;
+
+typedef struct KlRuleRecord {
+  const char *id, *form, *outcome;
+  KlCode code;          /* KL_NUM_CODES when none */
+  bool verified;        /* an end-to-end test compiles and runs it against eager */
+} KlRuleRecord;
+
+typedef struct KlPlugin {
+  int api_version;               /* KL_PLUGIN_API_VERSION */
+  const char *name;              /* "torch" */
+  const char *framework;         /* runtime boundary: "torch", "tensorflow", "test" */
+  const KlTypeDecl *types;       /* terminated by {NULL} */
+  const char *const *coverage;   /* module prefixes: {"torch", NULL} */
+  /* Pure function of the site. The plugin's own type ids are passed in
+   * (types[i] registered as tids[i]) so it can recognise them. */
+  KlClaim (*claim)(const KlSite *site, const KlType *tids);
+  /* Re-validates the claim and describes the native op; false = drift. */
+  bool (*lower)(const KlSite *site, const KlClaim *claim, const KlType *tids, KlLowered *out);
+  const KlRuleRecord *rules;     /* terminated by {NULL} */
+} KlPlugin;
+
+extern const KlPlugin kl_plugin_torch, kl_plugin_tensorflow, kl_plugin_test, kl_plugin_test_twin;
+
+struct KlSiteInfo {
+  KlSiteOutcome outcome;
+  KlSite meta;
+  int plugin;          /* -1 for the core */
+  KlClaim claim;
+  KlLowered lowered;
+  int conflict;        /* > 0: a second plugin (this index) also claimed it */
+  bool drift;          /* lowering disagreed with the claim */
+};
+
+void kl_claim_sites(KlCtx *ctx, KlModule *m);
+/* Site for an expression (claim.c decides; types.c calls it for result types). */
+KlSiteInfo *kl_decide_site(KlCtx *ctx, KlFunc *f, KlNode *n);
+
+/* ------------------------------------------------------------------ emit.c, report.c */
+
+#define KL_FLAG_BIND_GLOBALS 1 /* module init does not exec the source */
+#define KL_FLAG_TEST_PLUGIN 2  /* enable the test plugin */
+
+void kl_emit_module(KlCtx *ctx, KlModule *m, KlBuf *out);
+void kl_emit_report(KlCtx *ctx, KlModule *m, KlBuf *out);
+int kl_count_fallback_sites(KlCtx *ctx, KlModule *m);
+
+/* ------------------------------------------------------------------ compile.c (the entry point) */
+
+#define KL_MAX_PLUGINS 4
+
+struct KlCtx {
+  KlArena arena;
+  jmp_buf *fatal;          /* set by kl_compile */
+  const char *filename;
+  const char *modname;
+  const char *src;
+  size_t srclen;
+  unsigned flags;
+  KlDiag *diags, **diag_tail;
+  int nerrors;
+  /* types */
+  KlTypeInfo types[KL_MAX_TYPES];
+  int ntypes;
+  /* plugins */
+  const KlPlugin *plugins[KL_MAX_PLUGINS];
+  KlType plugin_tids[KL_MAX_PLUGINS][8];
+  int nplugins;
+  int next_node_id;
+  KlModule *module;
+};
+
+typedef struct KlResult {
+  bool ok;
+  KlBuf c_source;   /* empty unless ok and want_c */
+  KlBuf report;     /* JSON */
+  KlBuf diagnostics;
+  int fallback_sites;
+  KlBuf python_functions; /* names separated by '\n' */
+} KlResult;
+
+/* Compiles one source file. Never exits, never leaks: everything is freed
+ * with kl_result_free. */
+void kl_compile(const char *src, size_t len, const char *filename, const char *modname,
+                unsigned flags, bool want_c, KlResult *res);
+void kl_result_free(KlResult *res);
+/* For golden tests: token (what=0) and AST (what=1) dumps. False on error,
+ * with the rendered diagnostics in out. */
+bool kl_dump(const char *src, size_t len, const char *filename, int what, KlBuf *out);
+
+#endif

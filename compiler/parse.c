@@ -1,0 +1,1149 @@
+/* parse.c — recursive descent over the token array, producing the AST.
+ *
+ * Module level: imports, top-level defs and assignments are understood;
+ * every other statement is skipped (it still runs: the generated module
+ * executes the original source). Inside a function, a construct outside the
+ * compiled subset (class, lambda, try, ...) abandons that function only: it
+ * is marked unsupported with the construct and its line, its tokens are
+ * skipped, and it stays ordinary Python. */
+#include "kiln.h"
+
+#include <string.h>
+
+typedef struct Parser {
+  KlCtx *ctx;
+  KlToken *toks;
+  int ntoks, pos;
+  KlModule *mod;
+  KlFunc *fn;          /* function being parsed */
+  jmp_buf *bail;       /* where an unsupported construct jumps */
+} Parser;
+
+static KlNode *test(Parser *p);
+static KlNode *expr(Parser *p);
+static KlNodeList block(Parser *p);
+static KlNode *testlist(Parser *p, bool allow_star);
+
+/* ---- token helpers ---- */
+
+static KlToken *peek(Parser *p) { return &p->toks[p->pos]; }
+static KlToken *peek2(Parser *p) { return &p->toks[p->pos + 1 < p->ntoks ? p->pos + 1 : p->pos]; }
+static bool at(Parser *p, KlTokKind k) { return p->toks[p->pos].kind == k; }
+static KlToken *next(Parser *p) {
+  KlToken *t = &p->toks[p->pos];
+  if (t->kind != KL_TOK_EOF) p->pos++;
+  return t;
+}
+static bool accept(Parser *p, KlTokKind k) {
+  if (!at(p, k)) return false;
+  next(p);
+  return true;
+}
+
+/* Abandons the current function: the construct stays Python. Outside a
+ * function (module level) the caller skips the statement instead. */
+static _Noreturn void unsupported(Parser *p, KlLoc loc, KlCode code, const char *what) {
+  if (p->fn && !p->fn->unsupported) {
+    p->fn->unsupported = true;
+    p->fn->why_code = code;
+    p->fn->why = kl_strdup(p->ctx, what);
+    p->fn->why_loc = loc;
+  }
+  longjmp(*p->bail, 1);
+}
+
+/* A token the subset cannot parse here. Python may still accept it (we
+ * only parse a subset), so this never fails the build: the function stays
+ * Python, and the driver has already checked real syntax with CPython. */
+static _Noreturn void unexpected(Parser *p) {
+  KlToken *t = peek(p);
+  unsupported(p, t->loc, KL_KILN010, kl_fmt(p->ctx, "syntax '%s' in this position", kl_tok_text(t->kind)));
+}
+
+static KlToken *expect(Parser *p, KlTokKind k) {
+  if (!at(p, k)) unexpected(p);
+  return next(p);
+}
+
+static KlNode *new_node(Parser *p, KlNodeKind kind, KlLoc loc) {
+  KlNode *n = kl_alloc(p->ctx, sizeof *n);
+  n->kind = kind;
+  n->loc = loc;
+  n->id = p->ctx->next_node_id++;
+  return n;
+}
+
+typedef struct Vec {
+  KlNode **items;
+  int len, cap;
+} Vec;
+
+static void vec_push(Parser *p, Vec *v, KlNode *n) {
+  if (v->len == v->cap) {
+    int cap = v->cap ? v->cap * 2 : 4;
+    KlNode **items = kl_alloc(p->ctx, sizeof(KlNode *) * (size_t)cap);
+    if (v->len) memcpy(items, v->items, sizeof(KlNode *) * (size_t)v->len);
+    v->items = items;
+    v->cap = cap;
+  }
+  v->items[v->len++] = n;
+}
+
+static KlNodeList to_list(Vec *v) { return (KlNodeList){v->items, v->len}; }
+
+/* ---- expressions ---- */
+
+/* Concatenates adjacent string (or bytes) literals. */
+static KlNode *strings(Parser *p) {
+  KlToken *first = peek(p);
+  bool is_bytes = first->kind == KL_TOK_BYTES;
+  KlBuf b = {0};
+  while (at(p, KL_TOK_STRING) || at(p, KL_TOK_BYTES) || at(p, KL_TOK_FSTRING)) {
+    KlToken *t = peek(p);
+    if (t->kind == KL_TOK_FSTRING) {
+      kl_buf_free(&b);
+      unsupported(p, t->loc, KL_KILN010, "f-string");
+    }
+    if ((t->kind == KL_TOK_BYTES) != is_bytes) {
+      kl_buf_free(&b);
+      unsupported(p, t->loc, KL_KILN010, "mixing bytes and str literals");
+    }
+    kl_buf_put(&b, t->str ? t->str : "", t->slen);
+    next(p);
+  }
+  KlNode *n = new_node(p, is_bytes ? KL_N_BYTES : KL_N_STR, first->loc);
+  n->str = kl_strndup(p->ctx, b.data ? b.data : "", b.len);
+  n->slen = b.len;
+  kl_buf_free(&b);
+  return n;
+}
+
+/* Rejects a comprehension after the first element of a display. */
+static void no_comprehension(Parser *p) {
+  if (at(p, KL_TOK_KW_FOR) || at(p, KL_TOK_KW_ASYNC))
+    unsupported(p, peek(p)->loc, KL_KILN010, "comprehension");
+}
+
+static KlNode *star_or_test(Parser *p) {
+  if (at(p, KL_TOK_STAR)) unsupported(p, peek(p)->loc, KL_KILN010, "starred expression");
+  return test(p);
+}
+
+/* atom = "(" [testlist] ")" | "[" [items] "]" | "{" [dict/set items] "}"
+ *      | NAME | number | string+ | "..." | None | True | False */
+static KlNode *atom(Parser *p) {
+  KlToken *t = peek(p);
+  KlNode *n;
+  switch (t->kind) {
+  case KL_TOK_NAME:
+    next(p);
+    n = new_node(p, KL_N_NAME, t->loc);
+    n->name = t->str;
+    return n;
+  case KL_TOK_INT:
+    next(p);
+    n = new_node(p, KL_N_INT, t->loc);
+    n->ival = t->ival;
+    n->big = t->big;
+    if (t->big) {
+      /* keep the literal text (without underscores) for PyLong_FromString */
+      char *s = kl_alloc(p->ctx, t->len + 1);
+      size_t j = 0;
+      for (size_t i = 0; i < t->len; i++)
+        if (t->start[i] != '_') s[j++] = t->start[i];
+      n->str = s;
+      n->slen = j;
+    }
+    return n;
+  case KL_TOK_FLOAT:
+  case KL_TOK_IMAG:
+    next(p);
+    n = new_node(p, t->kind == KL_TOK_FLOAT ? KL_N_FLOAT : KL_N_IMAG, t->loc);
+    n->fval = t->fval;
+    return n;
+  case KL_TOK_STRING:
+  case KL_TOK_BYTES:
+  case KL_TOK_FSTRING:
+    return strings(p);
+  case KL_TOK_KW_TRUE: next(p); return new_node(p, KL_N_TRUE, t->loc);
+  case KL_TOK_KW_FALSE: next(p); return new_node(p, KL_N_FALSE, t->loc);
+  case KL_TOK_KW_NONE: next(p); return new_node(p, KL_N_NONE, t->loc);
+  case KL_TOK_ELLIPSIS: next(p); return new_node(p, KL_N_ELLIPSIS, t->loc);
+  case KL_TOK_LPAREN: {
+    next(p);
+    if (accept(p, KL_TOK_RPAREN)) return new_node(p, KL_N_TUPLE, t->loc);
+    if (at(p, KL_TOK_KW_YIELD)) unsupported(p, peek(p)->loc, KL_KILN010, "yield expression");
+    KlNode *first = star_or_test(p);
+    if (at(p, KL_TOK_WALRUS)) unsupported(p, peek(p)->loc, KL_KILN010, "assignment expression (:=)");
+    no_comprehension(p);
+    if (accept(p, KL_TOK_RPAREN)) return first; /* parenthesised expression */
+    Vec v = {0};
+    vec_push(p, &v, first);
+    while (accept(p, KL_TOK_COMMA)) {
+      if (at(p, KL_TOK_RPAREN)) break;
+      vec_push(p, &v, star_or_test(p));
+    }
+    expect(p, KL_TOK_RPAREN);
+    n = new_node(p, KL_N_TUPLE, t->loc);
+    n->list = to_list(&v);
+    return n;
+  }
+  case KL_TOK_LBRACKET: {
+    next(p);
+    Vec v = {0};
+    if (!at(p, KL_TOK_RBRACKET)) {
+      vec_push(p, &v, star_or_test(p));
+      no_comprehension(p);
+      while (accept(p, KL_TOK_COMMA)) {
+        if (at(p, KL_TOK_RBRACKET)) break;
+        vec_push(p, &v, star_or_test(p));
+      }
+    }
+    expect(p, KL_TOK_RBRACKET);
+    n = new_node(p, KL_N_LIST, t->loc);
+    n->list = to_list(&v);
+    return n;
+  }
+  case KL_TOK_LBRACE: {
+    next(p);
+    Vec v = {0};
+    KlNodeKind kind = KL_N_DICT;
+    if (!at(p, KL_TOK_RBRACE)) {
+      if (at(p, KL_TOK_DSTAR)) unsupported(p, peek(p)->loc, KL_KILN010, "dict unpacking (**)");
+      KlNode *k = star_or_test(p);
+      if (accept(p, KL_TOK_COLON)) {
+        vec_push(p, &v, k);
+        vec_push(p, &v, test(p));
+        no_comprehension(p);
+        while (accept(p, KL_TOK_COMMA)) {
+          if (at(p, KL_TOK_RBRACE)) break;
+          if (at(p, KL_TOK_DSTAR)) unsupported(p, peek(p)->loc, KL_KILN010, "dict unpacking (**)");
+          vec_push(p, &v, test(p));
+          expect(p, KL_TOK_COLON);
+          vec_push(p, &v, test(p));
+        }
+      } else {
+        kind = KL_N_SET;
+        vec_push(p, &v, k);
+        no_comprehension(p);
+        while (accept(p, KL_TOK_COMMA)) {
+          if (at(p, KL_TOK_RBRACE)) break;
+          vec_push(p, &v, star_or_test(p));
+        }
+      }
+    }
+    expect(p, KL_TOK_RBRACE);
+    n = new_node(p, kind, t->loc);
+    n->list = to_list(&v);
+    return n;
+  }
+  case KL_TOK_KW_LAMBDA: unsupported(p, t->loc, KL_KILN010, "lambda");
+  case KL_TOK_KW_YIELD: unsupported(p, t->loc, KL_KILN010, "yield");
+  case KL_TOK_KW_AWAIT: unsupported(p, t->loc, KL_KILN010, "await");
+  default: unexpected(p);
+  }
+}
+
+/* arguments = (test | NAME "=" test)* with no *args / **kwargs */
+static void call_args(Parser *p, KlNode *call) {
+  Vec args = {0}, kws = {0};
+  while (!at(p, KL_TOK_RPAREN)) {
+    KlToken *t = peek(p);
+    if (t->kind == KL_TOK_STAR || t->kind == KL_TOK_DSTAR)
+      unsupported(p, t->loc, KL_KILN010, t->kind == KL_TOK_STAR ? "*args in a call" : "**kwargs in a call");
+    if (t->kind == KL_TOK_NAME && peek2(p)->kind == KL_TOK_ASSIGN) {
+      next(p);
+      next(p);
+      KlNode *kw = new_node(p, KL_N_KEYWORD, t->loc);
+      kw->name = t->str;
+      kw->a = test(p);
+      for (int i = 0; i < kws.len; i++)
+        if (!strcmp(kws.items[i]->name, kw->name)) unexpected(p); /* repeated keyword: SyntaxError */
+      vec_push(p, &kws, kw);
+    } else {
+      if (kws.len) unexpected(p); /* positional after keyword: SyntaxError */
+      vec_push(p, &args, test(p));
+      no_comprehension(p);
+      if (at(p, KL_TOK_WALRUS)) unsupported(p, peek(p)->loc, KL_KILN010, "assignment expression (:=)");
+    }
+    if (!accept(p, KL_TOK_COMMA)) break;
+  }
+  expect(p, KL_TOK_RPAREN);
+  call->list = to_list(&args);
+  call->kw = to_list(&kws);
+}
+
+/* subscript = slice | test ; slice = [test] ":" [test] [":" [test]] */
+static KlNode *subscript_item(Parser *p) {
+  KlLoc loc = peek(p)->loc;
+  KlNode *lo = NULL;
+  if (!at(p, KL_TOK_COLON)) {
+    lo = star_or_test(p);
+    if (!at(p, KL_TOK_COLON)) return lo;
+  }
+  KlNode *s = new_node(p, KL_N_SLICE, loc);
+  s->a = lo;
+  expect(p, KL_TOK_COLON);
+  if (!at(p, KL_TOK_COLON) && !at(p, KL_TOK_RBRACKET) && !at(p, KL_TOK_COMMA)) s->b = test(p);
+  if (accept(p, KL_TOK_COLON))
+    if (!at(p, KL_TOK_RBRACKET) && !at(p, KL_TOK_COMMA)) s->c = test(p);
+  return s;
+}
+
+/* primary = atom ("(" args ")" | "[" subscripts "]" | "." NAME)* */
+static KlNode *primary(Parser *p) {
+  KlNode *n = atom(p);
+  for (;;) {
+    KlToken *t = peek(p);
+    if (accept(p, KL_TOK_LPAREN)) {
+      KlNode *c = new_node(p, KL_N_CALL, t->loc);
+      c->a = n;
+      call_args(p, c);
+      n = c;
+    } else if (accept(p, KL_TOK_LBRACKET)) {
+      KlNode *s = new_node(p, KL_N_SUBSCRIPT, t->loc);
+      s->a = n;
+      KlNode *first = subscript_item(p);
+      if (at(p, KL_TOK_COMMA)) {
+        Vec v = {0};
+        vec_push(p, &v, first);
+        while (accept(p, KL_TOK_COMMA)) {
+          if (at(p, KL_TOK_RBRACKET)) break;
+          vec_push(p, &v, subscript_item(p));
+        }
+        first = new_node(p, KL_N_TUPLE, first->loc);
+        first->list = to_list(&v);
+      }
+      s->b = first;
+      expect(p, KL_TOK_RBRACKET);
+      n = s;
+    } else if (accept(p, KL_TOK_DOT)) {
+      KlToken *name = expect(p, KL_TOK_NAME);
+      KlNode *a = new_node(p, KL_N_ATTR, name->loc);
+      a->a = n;
+      a->name = name->str;
+      n = a;
+    } else {
+      return n;
+    }
+  }
+}
+
+static KlNode *factor(Parser *p);
+
+/* power = primary ["**" factor] */
+static KlNode *power(Parser *p) {
+  KlNode *base = primary(p);
+  KlToken *t = peek(p);
+  if (!accept(p, KL_TOK_DSTAR)) return base;
+  KlNode *n = new_node(p, KL_N_BINOP, t->loc);
+  n->op = KL_OP_POW;
+  n->a = base;
+  n->b = factor(p);
+  return n;
+}
+
+/* factor = ("+" | "-" | "~") factor | power */
+static KlNode *factor(Parser *p) {
+  KlToken *t = peek(p);
+  int op;
+  switch (t->kind) {
+  case KL_TOK_MINUS: op = KL_UOP_NEG; break;
+  case KL_TOK_PLUS: op = KL_UOP_POS; break;
+  case KL_TOK_TILDE: op = KL_UOP_INVERT; break;
+  default: return power(p);
+  }
+  next(p);
+  KlNode *n = new_node(p, KL_N_UNARY, t->loc);
+  n->op = op;
+  n->a = factor(p);
+  return n;
+}
+
+/* Binary operator levels, loosest first; each level is left-associative. */
+static const struct {
+  KlTokKind tok;
+  KlBinOp op;
+} binop_levels[][5] = {
+    {{KL_TOK_PIPE, KL_OP_BITOR}},
+    {{KL_TOK_CARET, KL_OP_BITXOR}},
+    {{KL_TOK_AMP, KL_OP_BITAND}},
+    {{KL_TOK_LSHIFT, KL_OP_LSHIFT}, {KL_TOK_RSHIFT, KL_OP_RSHIFT}},
+    {{KL_TOK_PLUS, KL_OP_ADD}, {KL_TOK_MINUS, KL_OP_SUB}},
+    {{KL_TOK_STAR, KL_OP_MUL}, {KL_TOK_AT, KL_OP_MATMUL}, {KL_TOK_SLASH, KL_OP_DIV},
+     {KL_TOK_PERCENT, KL_OP_MOD}, {KL_TOK_DSLASH, KL_OP_FLOORDIV}},
+};
+enum { NUM_LEVELS = sizeof binop_levels / sizeof binop_levels[0] };
+
+/* expr = xor ("|" xor)* ; xor = and ("^" and)* ; ... ; term = factor (("*"|"@"|"/"|"%"|"//") factor)* */
+static KlNode *binary(Parser *p, int level) {
+  if (level == NUM_LEVELS) return factor(p);
+  KlNode *n = binary(p, level + 1);
+  for (;;) {
+    KlToken *t = peek(p);
+    int found = -1;
+    for (int i = 0; i < 5 && binop_levels[level][i].tok; i++)
+      if (binop_levels[level][i].tok == t->kind) found = i;
+    if (found < 0) return n;
+    next(p);
+    KlNode *b = new_node(p, KL_N_BINOP, t->loc);
+    b->op = (int)binop_levels[level][found].op;
+    b->a = n;
+    b->b = binary(p, level + 1);
+    n = b;
+  }
+}
+
+static KlNode *expr(Parser *p) { return binary(p, 0); }
+
+/* comp_op = "<"|">"|"=="|">="|"<="|"!="|"in"|"not" "in"|"is"|"is" "not" */
+static int comp_op(Parser *p) {
+  switch (peek(p)->kind) {
+  case KL_TOK_LT: next(p); return KL_CMP_LT;
+  case KL_TOK_LE: next(p); return KL_CMP_LE;
+  case KL_TOK_GT: next(p); return KL_CMP_GT;
+  case KL_TOK_GE: next(p); return KL_CMP_GE;
+  case KL_TOK_EQ: next(p); return KL_CMP_EQ;
+  case KL_TOK_NE: next(p); return KL_CMP_NE;
+  case KL_TOK_KW_IN: next(p); return KL_CMP_IN;
+  case KL_TOK_KW_IS:
+    next(p);
+    return accept(p, KL_TOK_KW_NOT) ? KL_CMP_ISNOT : KL_CMP_IS;
+  case KL_TOK_KW_NOT:
+    if (peek2(p)->kind != KL_TOK_KW_IN) return -1;
+    next(p);
+    next(p);
+    return KL_CMP_NOTIN;
+  default: return -1;
+  }
+}
+
+/* comparison = expr (comp_op expr)* */
+static KlNode *comparison(Parser *p) {
+  KlNode *first = expr(p);
+  KlLoc loc = peek(p)->loc;
+  int op = comp_op(p);
+  if (op < 0) return first;
+  Vec v = {0};
+  int ops[64], nops = 0;
+  vec_push(p, &v, first);
+  while (op >= 0) {
+    if (nops == 64) unsupported(p, loc, KL_KILN010, "comparison chain longer than 64");
+    ops[nops++] = op;
+    vec_push(p, &v, expr(p));
+    op = comp_op(p);
+  }
+  KlNode *n = new_node(p, KL_N_COMPARE, loc);
+  n->list = to_list(&v);
+  n->cmpops = kl_alloc(p->ctx, sizeof(int) * (size_t)nops);
+  memcpy(n->cmpops, ops, sizeof(int) * (size_t)nops);
+  return n;
+}
+
+/* not_test = "not" not_test | comparison */
+static KlNode *not_test(Parser *p) {
+  KlToken *t = peek(p);
+  if (!accept(p, KL_TOK_KW_NOT)) return comparison(p);
+  KlNode *n = new_node(p, KL_N_NOT, t->loc);
+  n->a = not_test(p);
+  return n;
+}
+
+/* and_test = not_test ("and" not_test)* ; or_test = and_test ("or" and_test)* */
+static KlNode *bool_op(Parser *p, bool is_or) {
+  KlNode *first = is_or ? bool_op(p, false) : not_test(p);
+  KlTokKind kw = is_or ? KL_TOK_KW_OR : KL_TOK_KW_AND;
+  if (!at(p, kw)) return first;
+  KlNode *n = new_node(p, KL_N_BOOLOP, peek(p)->loc);
+  n->op = is_or;
+  Vec v = {0};
+  vec_push(p, &v, first);
+  while (accept(p, kw)) vec_push(p, &v, is_or ? bool_op(p, false) : not_test(p));
+  n->list = to_list(&v);
+  return n;
+}
+
+/* test = or_test ["if" or_test "else" test] */
+static KlNode *test(Parser *p) {
+  if (at(p, KL_TOK_KW_LAMBDA)) unsupported(p, peek(p)->loc, KL_KILN010, "lambda");
+  KlNode *body = bool_op(p, true);
+  KlToken *t = peek(p);
+  if (!accept(p, KL_TOK_KW_IF)) return body;
+  KlNode *n = new_node(p, KL_N_IFEXP, t->loc);
+  n->b = body;
+  n->a = bool_op(p, true);
+  expect(p, KL_TOK_KW_ELSE);
+  n->c = test(p);
+  return n;
+}
+
+/* testlist = test ("," test)* [","]  — a tuple when there is a comma */
+static KlNode *testlist(Parser *p, bool allow_star) {
+  KlLoc loc = peek(p)->loc;
+  KlNode *first = allow_star ? star_or_test(p) : test(p);
+  if (!at(p, KL_TOK_COMMA)) return first;
+  Vec v = {0};
+  vec_push(p, &v, first);
+  while (accept(p, KL_TOK_COMMA)) {
+    KlTokKind k = peek(p)->kind;
+    if (k == KL_TOK_NEWLINE || k == KL_TOK_ASSIGN || k == KL_TOK_SEMI || k == KL_TOK_RPAREN ||
+        k == KL_TOK_COLON || k == KL_TOK_KW_IN || (k >= KL_TOK_PLUSEQ && k <= KL_TOK_DSTAREQ))
+      break;
+    vec_push(p, &v, allow_star ? star_or_test(p) : test(p));
+  }
+  KlNode *n = new_node(p, KL_N_TUPLE, loc);
+  n->list = to_list(&v);
+  return n;
+}
+
+/* ---- statements ---- */
+
+static void check_target(Parser *p, KlNode *t) {
+  switch (t->kind) {
+  case KL_N_NAME: case KL_N_ATTR: case KL_N_SUBSCRIPT: return;
+  case KL_N_TUPLE:
+  case KL_N_LIST:
+    for (int i = 0; i < t->list.len; i++) check_target(p, t->list.items[i]);
+    return;
+  default: unsupported(p, t->loc, KL_KILN010, "assignment to this kind of target");
+  }
+}
+
+static const struct {
+  KlTokKind tok;
+  KlBinOp op;
+} aug_ops[] = {
+    {KL_TOK_PLUSEQ, KL_OP_ADD},       {KL_TOK_MINUSEQ, KL_OP_SUB},     {KL_TOK_STAREQ, KL_OP_MUL},
+    {KL_TOK_SLASHEQ, KL_OP_DIV},      {KL_TOK_DSLASHEQ, KL_OP_FLOORDIV}, {KL_TOK_PERCENTEQ, KL_OP_MOD},
+    {KL_TOK_ATEQ, KL_OP_MATMUL},      {KL_TOK_AMPEQ, KL_OP_BITAND},    {KL_TOK_PIPEEQ, KL_OP_BITOR},
+    {KL_TOK_CARETEQ, KL_OP_BITXOR},   {KL_TOK_LSHIFTEQ, KL_OP_LSHIFT}, {KL_TOK_RSHIFTEQ, KL_OP_RSHIFT},
+    {KL_TOK_DSTAREQ, KL_OP_POW},
+};
+
+/* expr_stmt = testlist (augassign testlist | (":" test ["=" testlist]) | ("=" testlist)*) */
+static KlNode *expr_stmt(Parser *p) {
+  KlLoc loc = peek(p)->loc;
+  KlNode *first = testlist(p, true);
+  KlToken *t = peek(p);
+  for (size_t i = 0; i < sizeof aug_ops / sizeof aug_ops[0]; i++) {
+    if (t->kind != aug_ops[i].tok) continue;
+    next(p);
+    if (first->kind != KL_N_NAME && first->kind != KL_N_ATTR && first->kind != KL_N_SUBSCRIPT)
+      unexpected(p);
+    KlNode *n = new_node(p, KL_N_AUGASSIGN, t->loc);
+    n->op = (int)aug_ops[i].op;
+    n->a = first;
+    if (at(p, KL_TOK_KW_YIELD)) unsupported(p, peek(p)->loc, KL_KILN010, "yield");
+    n->b = testlist(p, false);
+    return n;
+  }
+  if (accept(p, KL_TOK_COLON)) {
+    KlNode *n = new_node(p, KL_N_ANNASSIGN, loc);
+    if (first->kind != KL_N_NAME && first->kind != KL_N_ATTR && first->kind != KL_N_SUBSCRIPT)
+      unexpected(p);
+    n->a = first;
+    n->c = test(p);
+    if (accept(p, KL_TOK_ASSIGN)) n->b = testlist(p, false);
+    return n;
+  }
+  if (!at(p, KL_TOK_ASSIGN)) {
+    KlNode *n = new_node(p, KL_N_EXPR_STMT, loc);
+    n->a = first;
+    return n;
+  }
+  Vec targets = {0};
+  KlNode *value = first;
+  while (accept(p, KL_TOK_ASSIGN)) {
+    check_target(p, value);
+    vec_push(p, &targets, value);
+    if (at(p, KL_TOK_KW_YIELD)) unsupported(p, peek(p)->loc, KL_KILN010, "yield");
+    value = testlist(p, true);
+  }
+  KlNode *n = new_node(p, KL_N_ASSIGN, loc);
+  n->list = to_list(&targets);
+  n->b = value;
+  return n;
+}
+
+/* simple_stmt = small_stmt (";" small_stmt)* [";"] NEWLINE */
+static KlNode *small_stmt(Parser *p) {
+  KlToken *t = peek(p);
+  KlNode *n;
+  switch (t->kind) {
+  case KL_TOK_KW_PASS: next(p); return new_node(p, KL_N_PASS, t->loc);
+  case KL_TOK_KW_BREAK: next(p); return new_node(p, KL_N_BREAK, t->loc);
+  case KL_TOK_KW_CONTINUE: next(p); return new_node(p, KL_N_CONTINUE, t->loc);
+  case KL_TOK_KW_RETURN:
+    next(p);
+    n = new_node(p, KL_N_RETURN, t->loc);
+    if (!at(p, KL_TOK_NEWLINE) && !at(p, KL_TOK_SEMI)) n->a = testlist(p, true);
+    return n;
+  case KL_TOK_KW_RAISE:
+    next(p);
+    n = new_node(p, KL_N_RAISE, t->loc);
+    if (at(p, KL_TOK_NEWLINE) || at(p, KL_TOK_SEMI))
+      unsupported(p, t->loc, KL_KILN010, "bare raise");
+    n->a = test(p);
+    if (at(p, KL_TOK_KW_FROM)) unsupported(p, peek(p)->loc, KL_KILN010, "raise ... from");
+    return n;
+  case KL_TOK_KW_ASSERT:
+    next(p);
+    n = new_node(p, KL_N_ASSERT, t->loc);
+    n->a = test(p);
+    if (accept(p, KL_TOK_COMMA)) n->b = test(p);
+    return n;
+  case KL_TOK_KW_DEL: {
+    next(p);
+    n = new_node(p, KL_N_DEL, t->loc);
+    KlNode *targets = testlist(p, false);
+    Vec v = {0};
+    if (targets->kind == KL_N_TUPLE)
+      for (int i = 0; i < targets->list.len; i++) vec_push(p, &v, targets->list.items[i]);
+    else
+      vec_push(p, &v, targets);
+    for (int i = 0; i < v.len; i++)
+      if (v.items[i]->kind != KL_N_NAME && v.items[i]->kind != KL_N_SUBSCRIPT && v.items[i]->kind != KL_N_ATTR)
+        unsupported(p, v.items[i]->loc, KL_KILN010, "del of this kind of target");
+    n->list = to_list(&v);
+    return n;
+  }
+  case KL_TOK_KW_GLOBAL: unsupported(p, t->loc, KL_KILN010, "global statement");
+  case KL_TOK_KW_NONLOCAL: unsupported(p, t->loc, KL_KILN010, "nonlocal statement");
+  case KL_TOK_KW_IMPORT:
+  case KL_TOK_KW_FROM: unsupported(p, t->loc, KL_KILN010, "import inside a function");
+  case KL_TOK_KW_YIELD: unsupported(p, t->loc, KL_KILN010, "yield");
+  default: return expr_stmt(p);
+  }
+}
+
+static void simple_stmt(Parser *p, Vec *out) {
+  for (;;) {
+    vec_push(p, out, small_stmt(p));
+    if (!accept(p, KL_TOK_SEMI)) break;
+    if (at(p, KL_TOK_NEWLINE)) break;
+  }
+  expect(p, KL_TOK_NEWLINE);
+}
+
+static void stmt(Parser *p, Vec *out);
+
+/* if_stmt = "if" test ":" block ("elif" test ":" block)* ["else" ":" block] */
+static KlNode *if_stmt(Parser *p) {
+  KlToken *t = next(p); /* if or elif */
+  KlNode *n = new_node(p, KL_N_IF, t->loc);
+  n->a = test(p);
+  expect(p, KL_TOK_COLON);
+  n->body = block(p);
+  if (at(p, KL_TOK_KW_ELIF)) {
+    Vec v = {0};
+    vec_push(p, &v, if_stmt(p));
+    n->orelse = to_list(&v);
+  } else if (accept(p, KL_TOK_KW_ELSE)) {
+    expect(p, KL_TOK_COLON);
+    n->orelse = block(p);
+  }
+  return n;
+}
+
+/* for_stmt = "for" targets "in" testlist ":" block ["else" ":" block]
+ * while_stmt = "while" test ":" block ["else" ":" block] */
+static KlNode *loop_stmt(Parser *p) {
+  KlToken *t = next(p);
+  KlNode *n;
+  if (t->kind == KL_TOK_KW_WHILE) {
+    n = new_node(p, KL_N_WHILE, t->loc);
+    n->a = test(p);
+  } else {
+    n = new_node(p, KL_N_FOR, t->loc);
+    KlLoc tloc = peek(p)->loc;
+    KlNode *first = expr(p);
+    if (at(p, KL_TOK_COMMA)) {
+      Vec v = {0};
+      vec_push(p, &v, first);
+      while (accept(p, KL_TOK_COMMA)) {
+        if (at(p, KL_TOK_KW_IN)) break;
+        vec_push(p, &v, expr(p));
+      }
+      first = new_node(p, KL_N_TUPLE, tloc);
+      first->list = to_list(&v);
+    }
+    check_target(p, first);
+    n->a = first;
+    expect(p, KL_TOK_KW_IN);
+    n->b = testlist(p, false);
+  }
+  expect(p, KL_TOK_COLON);
+  n->body = block(p);
+  if (accept(p, KL_TOK_KW_ELSE)) {
+    expect(p, KL_TOK_COLON);
+    n->orelse = block(p);
+  }
+  return n;
+}
+
+static void stmt(Parser *p, Vec *out) {
+  KlToken *t = peek(p);
+  switch (t->kind) {
+  case KL_TOK_KW_IF: vec_push(p, out, if_stmt(p)); return;
+  case KL_TOK_KW_WHILE:
+  case KL_TOK_KW_FOR: vec_push(p, out, loop_stmt(p)); return;
+  case KL_TOK_KW_DEF: unsupported(p, t->loc, KL_KILN010, "nested function (closure)");
+  case KL_TOK_KW_CLASS: unsupported(p, t->loc, KL_KILN010, "class definition");
+  case KL_TOK_KW_TRY: unsupported(p, t->loc, KL_KILN010, "try statement");
+  case KL_TOK_KW_WITH: unsupported(p, t->loc, KL_KILN010, "with statement");
+  case KL_TOK_KW_ASYNC: unsupported(p, t->loc, KL_KILN010, "async");
+  case KL_TOK_AT: unsupported(p, t->loc, KL_KILN010, "decorated nested definition");
+  case KL_TOK_NAME:
+    /* soft keyword: `match x:` */
+    if (!strcmp(t->str, "match") && peek2(p)->kind != KL_TOK_ASSIGN && peek2(p)->kind != KL_TOK_LPAREN &&
+        peek2(p)->kind != KL_TOK_DOT && peek2(p)->kind != KL_TOK_LBRACKET && peek2(p)->kind != KL_TOK_NEWLINE &&
+        peek2(p)->kind != KL_TOK_COMMA && peek2(p)->kind < KL_TOK_PLUSEQ)
+      unsupported(p, t->loc, KL_KILN010, "match statement");
+    simple_stmt(p, out);
+    return;
+  default: simple_stmt(p, out); return;
+  }
+}
+
+/* block = simple_stmt | NEWLINE INDENT stmt+ DEDENT */
+static KlNodeList block(Parser *p) {
+  Vec v = {0};
+  if (!accept(p, KL_TOK_NEWLINE)) {
+    simple_stmt(p, &v);
+    return to_list(&v);
+  }
+  expect(p, KL_TOK_INDENT);
+  while (!accept(p, KL_TOK_DEDENT)) {
+    if (at(p, KL_TOK_EOF)) unexpected(p);
+    stmt(p, &v);
+  }
+  return to_list(&v);
+}
+
+/* ---- skipping what is not compiled ---- */
+
+/* Skips the rest of a (possibly compound) statement that starts at p->pos:
+ * up to its NEWLINE, then any indented block and `elif/else/except/finally`
+ * continuation clauses at the same level. */
+static void skip_statement(Parser *p) {
+  for (;;) {
+    while (!at(p, KL_TOK_NEWLINE) && !at(p, KL_TOK_EOF) && !at(p, KL_TOK_INDENT) && !at(p, KL_TOK_DEDENT))
+      next(p);
+    accept(p, KL_TOK_NEWLINE);
+    if (at(p, KL_TOK_INDENT)) {
+      int depth = 0;
+      do {
+        if (at(p, KL_TOK_INDENT)) depth++;
+        else if (at(p, KL_TOK_DEDENT)) depth--;
+        next(p);
+      } while (depth > 0 && !at(p, KL_TOK_EOF));
+    }
+    KlTokKind k = peek(p)->kind;
+    if (k != KL_TOK_KW_ELIF && k != KL_TOK_KW_ELSE && k != KL_TOK_KW_EXCEPT && k != KL_TOK_KW_FINALLY) return;
+  }
+}
+
+/* ---- module level ---- */
+
+static KlGlobal *add_global(Parser *p, const char *name, KlLoc loc) {
+  KlModule *m = p->mod;
+  KlGlobal *g = kl_find_global(m, name);
+  if (g) return g;
+  if (m->nglobals == m->capglobals) {
+    int cap = m->capglobals ? m->capglobals * 2 : 16;
+    KlGlobal *gs = kl_alloc(p->ctx, sizeof(KlGlobal) * (size_t)cap);
+    if (m->nglobals) memcpy(gs, m->globals, sizeof(KlGlobal) * (size_t)m->nglobals);
+    m->globals = gs;
+    m->capglobals = cap;
+  }
+  g = &m->globals[m->nglobals++];
+  g->name = kl_strdup(p->ctx, name);
+  g->loc = loc;
+  return g;
+}
+
+/* A module-level rebinding of a name makes it dynamic: forget any import. */
+static void bind_global(Parser *p, const char *name, KlLoc loc, const char *dotted) {
+  KlGlobal *g = add_global(p, name, loc);
+  if (g->dotted || g->is_func || g->assigned) {
+    if (!g->dotted || !dotted || strcmp(g->dotted, dotted)) g->dotted = NULL;
+    g->assigned = true;
+    g->is_func = false;
+    return;
+  }
+  g->dotted = dotted;
+  g->assigned = dotted == NULL;
+}
+
+/* dotted_name = NAME ("." NAME)* */
+static char *dotted_name(Parser *p) {
+  KlBuf b = {0};
+  KlToken *t = expect(p, KL_TOK_NAME);
+  kl_buf_puts(&b, t->str);
+  while (at(p, KL_TOK_DOT) && peek2(p)->kind == KL_TOK_NAME) {
+    next(p);
+    kl_buf_puts(&b, ".");
+    kl_buf_puts(&b, next(p)->str);
+  }
+  char *s = kl_strndup(p->ctx, b.data, b.len);
+  kl_buf_free(&b);
+  return s;
+}
+
+/* import_stmt = "import" dotted ["as" NAME] ("," ...)*
+ *             | "from" dotted "import" NAME ["as" NAME] ("," ...)* */
+static void import_stmt(Parser *p) {
+  KlToken *t = next(p);
+  if (t->kind == KL_TOK_KW_IMPORT) {
+    do {
+      KlLoc loc = peek(p)->loc;
+      char *path = dotted_name(p);
+      if (accept(p, KL_TOK_KW_AS)) {
+        KlToken *as = expect(p, KL_TOK_NAME);
+        bind_global(p, as->str, as->loc, path);
+      } else {
+        char *dot = strchr(path, '.');
+        char *top = dot ? kl_strndup(p->ctx, path, (size_t)(dot - path)) : path;
+        bind_global(p, top, loc, top);
+      }
+    } while (accept(p, KL_TOK_COMMA));
+  } else {
+    if (at(p, KL_TOK_DOT) || at(p, KL_TOK_ELLIPSIS)) unexpected(p); /* relative import: dynamic */
+    char *path = dotted_name(p);
+    expect(p, KL_TOK_KW_IMPORT);
+    if (at(p, KL_TOK_STAR)) {
+      p->mod->star_import = true;
+      next(p);
+      return;
+    }
+    bool paren = accept(p, KL_TOK_LPAREN);
+    do {
+      if (paren && at(p, KL_TOK_RPAREN)) break;
+      KlToken *name = expect(p, KL_TOK_NAME);
+      KlToken *as = name;
+      if (accept(p, KL_TOK_KW_AS)) as = expect(p, KL_TOK_NAME);
+      bind_global(p, as->str, as->loc, kl_fmt(p->ctx, "%s.%s", path, name->str));
+    } while (accept(p, KL_TOK_COMMA));
+    if (paren) expect(p, KL_TOK_RPAREN);
+  }
+  expect(p, KL_TOK_NEWLINE);
+}
+
+/* Names a skipped module-level statement may bind: assignment targets
+ * (everything left of a top-level `=` on its line), names after def, class,
+ * as, global, import and in for-targets, and walrus targets. Other names
+ * (uses, calls like float("inf")) are not bindings. */
+static void note_names(Parser *p, int from, int to) {
+  int depth = 0, line_start = from;
+  bool in_for = false, in_import = false;
+  for (int i = from; i < to; i++) {
+    KlToken *t = &p->toks[i];
+    KlTokKind prev = i > from ? p->toks[i - 1].kind : KL_TOK_NEWLINE;
+    switch (t->kind) {
+    case KL_TOK_LPAREN: case KL_TOK_LBRACKET: case KL_TOK_LBRACE: depth++; break;
+    case KL_TOK_RPAREN: case KL_TOK_RBRACKET: case KL_TOK_RBRACE: depth--; break;
+    case KL_TOK_NEWLINE: case KL_TOK_INDENT: case KL_TOK_DEDENT: case KL_TOK_SEMI: case KL_TOK_COLON:
+      if (t->kind != KL_TOK_COLON || depth == 0) {
+        line_start = i + 1;
+        in_for = in_import = false;
+      }
+      break;
+    case KL_TOK_KW_FOR: in_for = true; break;
+    case KL_TOK_KW_IN: in_for = false; break;
+    case KL_TOK_KW_IMPORT: in_import = true; break;
+    case KL_TOK_ASSIGN:
+      if (depth == 0)
+        for (int j = line_start; j < i; j++)
+          if (p->toks[j].kind == KL_TOK_NAME && (j == line_start || p->toks[j - 1].kind != KL_TOK_DOT))
+            bind_global(p, p->toks[j].str, p->toks[j].loc, NULL);
+      break;
+    case KL_TOK_NAME: {
+      KlTokKind nk = i + 1 < to ? p->toks[i + 1].kind : KL_TOK_EOF;
+      bool bound = prev == KL_TOK_KW_DEF || prev == KL_TOK_KW_CLASS || prev == KL_TOK_KW_AS ||
+                   prev == KL_TOK_KW_GLOBAL || nk == KL_TOK_WALRUS || (nk >= KL_TOK_PLUSEQ && nk <= KL_TOK_DSTAREQ) ||
+                   (in_for && prev != KL_TOK_DOT) || (in_import && nk != KL_TOK_KW_AS && prev != KL_TOK_DOT);
+      if (prev == KL_TOK_KW_GLOBAL || prev == KL_TOK_COMMA) {
+        /* global a, b */
+        for (int j = i - 1; j >= line_start; j--) {
+          if (p->toks[j].kind == KL_TOK_KW_GLOBAL) bound = true;
+          if (p->toks[j].kind != KL_TOK_COMMA && p->toks[j].kind != KL_TOK_NAME) break;
+        }
+      }
+      if (bound) bind_global(p, t->str, t->loc, NULL);
+      break;
+    }
+    default: break;
+    }
+  }
+}
+
+/* params = param ("," param)* ; param = NAME [":" test] ["=" test] | "*" | "/" | "*" NAME | "**" NAME */
+static void params(Parser *p, KlFunc *f) {
+  KlParam tmp[256];
+  int n = 0;
+  bool kwonly = false;
+  while (!at(p, KL_TOK_RPAREN)) {
+    KlToken *t = peek(p);
+    if (t->kind == KL_TOK_SLASH) unsupported(p, t->loc, KL_KILN011, "positional-only parameters (/)");
+    if (t->kind == KL_TOK_DSTAR) unsupported(p, t->loc, KL_KILN011, "**kwargs parameter");
+    if (t->kind == KL_TOK_STAR) {
+      next(p);
+      if (at(p, KL_TOK_NAME)) unsupported(p, t->loc, KL_KILN011, "*args parameter");
+      kwonly = true;
+    } else {
+      KlToken *name = expect(p, KL_TOK_NAME);
+      if (n == 256) unsupported(p, name->loc, KL_KILN011, "more than 256 parameters");
+      KlParam *prm = &tmp[n++];
+      *prm = (KlParam){.name = name->str, .loc = name->loc, .kwonly = kwonly};
+      if (accept(p, KL_TOK_COLON)) prm->annotation = test(p);
+      if (accept(p, KL_TOK_ASSIGN)) prm->dflt = test(p);
+    }
+    if (!accept(p, KL_TOK_COMMA)) break;
+  }
+  expect(p, KL_TOK_RPAREN);
+  f->params = kl_alloc(p->ctx, sizeof(KlParam) * (size_t)(n ? n : 1));
+  memcpy(f->params, tmp, sizeof(KlParam) * (size_t)n);
+  f->nparams = n;
+  f->nposparams = 0;
+  for (int i = 0; i < n; i++)
+    if (!tmp[i].kwonly) f->nposparams++;
+}
+
+/* Is the decorator expression kiln's own (`kiln.compile`, or `compile` imported from kiln)? */
+static bool is_kiln_decorator(Parser *p, int from, int to) {
+  KlBuf b = {0};
+  for (int i = from; i < to; i++) {
+    KlToken *t = &p->toks[i];
+    if (t->kind == KL_TOK_NAME) kl_buf_puts(&b, t->str);
+    else if (t->kind == KL_TOK_DOT) kl_buf_puts(&b, ".");
+    else { kl_buf_puts(&b, "?"); }
+  }
+  bool ok = false;
+  if (b.data) {
+    const char *s = b.data;
+    const char *dot = strchr(s, '.');
+    if (dot) {
+      KlGlobal *g = kl_find_global(p->mod, kl_strndup(p->ctx, s, (size_t)(dot - s)));
+      ok = g && g->dotted && !strcmp(g->dotted, "kiln") && !strcmp(dot, ".compile");
+    } else {
+      KlGlobal *g = kl_find_global(p->mod, s);
+      ok = g && g->dotted && !strcmp(g->dotted, "kiln.compile");
+    }
+  }
+  kl_buf_free(&b);
+  return ok;
+}
+
+/* funcdef = decorator* "def" NAME "(" params ")" ["->" test] ":" block */
+static void funcdef(Parser *p) {
+  int start = p->pos;
+  KlFunc *f = kl_alloc(p->ctx, sizeof *f);
+  /* volatile: read after the setjmp below */
+  volatile bool other_decorator = false;
+  volatile int deco_line = 0, deco_col = 0;
+  while (at(p, KL_TOK_AT)) {
+    KlToken *at_tok = next(p);
+    int from = p->pos;
+    while (!at(p, KL_TOK_NEWLINE) && !at(p, KL_TOK_EOF)) next(p);
+    if (is_kiln_decorator(p, from, p->pos)) f->kiln_decorated = true;
+    else if (!other_decorator) {
+      other_decorator = true;
+      deco_line = at_tok->loc.line;
+      deco_col = at_tok->loc.col;
+    }
+    accept(p, KL_TOK_NEWLINE);
+  }
+  volatile bool is_async = false;
+  if (at(p, KL_TOK_KW_ASYNC) && peek2(p)->kind == KL_TOK_KW_DEF) {
+    next(p);
+    is_async = true;
+  }
+  if (!at(p, KL_TOK_KW_DEF)) {
+    /* a decorated class or something else: skip it, note its names */
+    int from = p->pos;
+    skip_statement(p);
+    note_names(p, from, p->pos);
+    (void)start;
+    return;
+  }
+  KlToken *def = next(p);
+  KlToken *name = peek(p);
+  if (name->kind != KL_TOK_NAME) {
+    skip_statement(p);
+    return;
+  }
+  next(p);
+  f->name = name->str;
+  f->loc = def->loc;
+  int header = p->pos;
+  jmp_buf bail;
+  jmp_buf *saved = p->bail;
+  p->bail = &bail;
+  p->fn = f;
+  if (setjmp(bail) == 0) {
+    if (is_async) unsupported(p, f->loc, KL_KILN010, "async function (coroutine)");
+    if (other_decorator) unsupported(p, (KlLoc){deco_line, deco_col}, KL_KILN012, "decorator");
+    expect(p, KL_TOK_LPAREN);
+    params(p, f);
+    if (accept(p, KL_TOK_ARROW)) f->returns = test(p);
+    expect(p, KL_TOK_COLON);
+    f->body = block(p);
+  } else {
+    /* Skip the rest of the function: back to the header, then the block. */
+    p->pos = header;
+    int depth = 0;
+    while (!at(p, KL_TOK_EOF)) {
+      KlTokKind k = peek(p)->kind;
+      if (k == KL_TOK_LPAREN || k == KL_TOK_LBRACKET || k == KL_TOK_LBRACE) depth++;
+      else if (k == KL_TOK_RPAREN || k == KL_TOK_RBRACKET || k == KL_TOK_RBRACE) depth--;
+      else if (k == KL_TOK_COLON && depth <= 0) break;
+      else if (k == KL_TOK_NEWLINE) break;
+      next(p);
+    }
+    accept(p, KL_TOK_COLON);
+    int body_start = p->pos;
+    skip_statement(p);
+    /* `global x` in a function left as Python may rebind module names */
+    for (int i = body_start; i < p->pos; i++)
+      if (p->toks[i].kind == KL_TOK_KW_GLOBAL) note_names(p, i, p->pos);
+  }
+  p->bail = saved;
+  p->fn = NULL;
+  /* Register the function (a redefinition replaces the earlier one). */
+  KlGlobal *g = add_global(p, f->name, f->loc);
+  if (g->dotted || g->assigned || g->is_func) {
+    g->dotted = NULL;
+    g->assigned = true;
+  }
+  g->is_func = !g->assigned;
+  KlModule *m = p->mod;
+  KlFunc **fs = kl_alloc(p->ctx, sizeof(KlFunc *) * (size_t)(m->nfuncs + 1));
+  if (m->nfuncs) memcpy(fs, m->funcs, sizeof(KlFunc *) * (size_t)m->nfuncs);
+  f->index = m->nfuncs;
+  fs[m->nfuncs++] = f;
+  m->funcs = fs;
+}
+
+/* Top-level `NAME = ...` statements: note the bound names. */
+static void module_stmt(Parser *p) {
+  KlToken *t = peek(p);
+  if (t->kind == KL_TOK_KW_IMPORT || t->kind == KL_TOK_KW_FROM) {
+    int from = p->pos;
+    jmp_buf bail;
+    jmp_buf *saved = p->bail;
+    p->bail = &bail;
+    if (setjmp(bail) == 0) {
+      import_stmt(p);
+    } else {
+      p->pos = from;
+      skip_statement(p);
+      note_names(p, from, p->pos);
+    }
+    p->bail = saved;
+    return;
+  }
+  if (t->kind == KL_TOK_KW_DEF || t->kind == KL_TOK_AT ||
+      (t->kind == KL_TOK_KW_ASYNC && peek2(p)->kind == KL_TOK_KW_DEF)) {
+    funcdef(p);
+    return;
+  }
+  int from = p->pos;
+  skip_statement(p);
+  note_names(p, from, p->pos);
+}
+
+KlModule *kl_parse(KlCtx *ctx, KlToken *toks, int ntoks) {
+  Parser p = {.ctx = ctx, .toks = toks, .ntoks = ntoks};
+  p.mod = kl_alloc(ctx, sizeof(KlModule));
+  ctx->module = p.mod;
+  while (!at(&p, KL_TOK_EOF)) {
+    if (accept(&p, KL_TOK_NEWLINE)) continue;
+    if (at(&p, KL_TOK_INDENT) || at(&p, KL_TOK_DEDENT)) {
+      next(&p); /* cannot happen with a consistent lexer; be robust */
+      continue;
+    }
+    module_stmt(&p);
+  }
+  return p.mod;
+}
+
+/* ---- AST dump (golden tests) ---- */
+
+static const char *const node_names[] = {
+#define X(name) #name,
+    KL_NODES(X)
+#undef X
+};
+
+static void dump_node(KlBuf *out, KlNode *n, int indent);
+
+static void dump_list(KlBuf *out, const char *label, KlNodeList l, int indent) {
+  if (!l.len) return;
+  kl_buf_printf(out, "%*s%s:\n", indent, "", label);
+  for (int i = 0; i < l.len; i++) dump_node(out, l.items[i], indent + 2);
+}
+
+static void dump_node(KlBuf *out, KlNode *n, int indent) {
+  if (!n) {
+    kl_buf_printf(out, "%*s-\n", indent, "");
+    return;
+  }
+  kl_buf_printf(out, "%*s%s %d:%d", indent, "", node_names[n->kind], n->loc.line, n->loc.col);
+  switch (n->kind) {
+  case KL_N_NAME: case KL_N_ATTR: case KL_N_KEYWORD: kl_buf_printf(out, " %s", n->name); break;
+  case KL_N_INT:
+    if (n->big) kl_buf_printf(out, " big:%s", n->str);
+    else kl_buf_printf(out, " %lld", (long long)n->ival);
+    break;
+  case KL_N_FLOAT: case KL_N_IMAG: kl_buf_printf(out, " %.17g", n->fval); break;
+  case KL_N_STR: case KL_N_BYTES:
+    kl_buf_puts(out, " \"");
+    kl_buf_json_string(out, n->str, n->slen);
+    kl_buf_puts(out, "\"");
+    break;
+  case KL_N_BINOP: case KL_N_AUGASSIGN: kl_buf_printf(out, " %s", kl_binop_text[n->op]); break;
+  case KL_N_UNARY: kl_buf_printf(out, " %s", n->op == KL_UOP_NEG ? "-" : n->op == KL_UOP_POS ? "+" : "~"); break;
+  case KL_N_BOOLOP: kl_buf_printf(out, " %s", n->op ? "or" : "and"); break;
+  case KL_N_COMPARE:
+    for (int i = 0; i < n->list.len - 1; i++) kl_buf_printf(out, " %s", kl_cmpop_text[n->cmpops[i]]);
+    break;
+  default: break;
+  }
+  kl_buf_puts(out, "\n");
+  if (n->a) dump_node(out, n->a, indent + 2);
+  if (n->b) dump_node(out, n->b, indent + 2);
+  if (n->c) dump_node(out, n->c, indent + 2);
+  dump_list(out, "items", n->list, indent + 2);
+  dump_list(out, "keywords", n->kw, indent + 2);
+  dump_list(out, "body", n->body, indent + 2);
+  dump_list(out, "else", n->orelse, indent + 2);
+}
+
+void kl_dump_module(KlCtx *ctx, KlModule *m, KlBuf *out) {
+  (void)ctx;
+  for (int i = 0; i < m->nglobals; i++) {
+    KlGlobal *g = &m->globals[i];
+    kl_buf_printf(out, "global %s%s%s%s\n", g->name, g->dotted ? " = " : "", g->dotted ? g->dotted : "",
+                  g->is_func ? " (def)" : g->assigned ? " (assigned)" : "");
+  }
+  for (int i = 0; i < m->nfuncs; i++) {
+    KlFunc *f = m->funcs[i];
+    kl_buf_printf(out, "def %s %d:%d", f->name, f->loc.line, f->loc.col);
+    if (f->unsupported) {
+      kl_buf_printf(out, " python: %s at %d:%d\n", f->why, f->why_loc.line, f->why_loc.col);
+      continue;
+    }
+    kl_buf_puts(out, "\n");
+    for (int j = 0; j < f->nparams; j++) {
+      KlParam *prm = &f->params[j];
+      kl_buf_printf(out, "  param %s%s\n", prm->name, prm->kwonly ? " kwonly" : "");
+      if (prm->annotation) dump_node(out, prm->annotation, 4);
+      if (prm->dflt) dump_node(out, prm->dflt, 4);
+    }
+    if (f->returns) {
+      kl_buf_puts(out, "  returns\n");
+      dump_node(out, f->returns, 4);
+    }
+    dump_list(out, "body", f->body, 2);
+  }
+}

@@ -1,0 +1,51 @@
+/* plugin_util.h — small helpers shared by the plugins (header-only, static). */
+#ifndef KILN_PLUGIN_UTIL_H
+#define KILN_PLUGIN_UTIL_H
+
+#include "../kiln.h"
+#include <string.h>
+
+/* Rank of t if it is one of this plugin's types (tids[0] = rank 1, tids[1] = rank 2), else 0. */
+static inline int pu_rank(KlType t, const KlType *tids) {
+  if (t == tids[0]) return 1;
+  if (t == tids[1]) return 2;
+  return 0;
+}
+
+static inline bool pu_eq(const char *a, const char *b) { return a && b && !strcmp(a, b); }
+
+static inline KlClaim pu_claimed(const char *rule, KlType result) {
+  return (KlClaim){.kind = KL_CLAIM_CLAIMED, .rule = rule, .result = result};
+}
+
+static inline KlClaim pu_rejected(KlCode code, const char *message) {
+  return (KlClaim){.kind = KL_CLAIM_REJECTED, .code = code, .message = message};
+}
+
+static inline KlClaim pu_not_covered(void) { return (KlClaim){.kind = KL_CLAIM_NOT_COVERED}; }
+
+/* The keyword named `name`, or NULL. */
+static inline const KlSiteKeyword *pu_kw(const KlSite *s, const char *name) {
+  for (int i = 0; i < s->nkw; i++)
+    if (!strcmp(s->kw[i].name, name)) return &s->kw[i];
+  return NULL;
+}
+
+static inline bool pu_lit_int(const KlSiteKeyword *k, int64_t v) { return k && k->lit == KL_LIT_INT && k->ival == v; }
+static inline bool pu_lit_false(const KlSiteKeyword *k) { return k && k->lit == KL_LIT_BOOL && k->ival == 0; }
+
+/* Any operand (receiver or positional) of this plugin's types? */
+static inline bool pu_any_ours(const KlSite *s, const KlType *tids) {
+  if (s->has_receiver && pu_rank(s->receiver, tids)) return true;
+  for (int i = 0; i < s->nargs; i++)
+    if (pu_rank(s->args[i], tids)) return true;
+  return false;
+}
+
+static inline KlLowered pu_op(KlTensorOp op, int n, KlType result) {
+  KlLowered l = {.op = op, .noperands = n, .result = result};
+  for (int i = 0; i < n; i++) l.operands[i] = i;
+  return l;
+}
+
+#endif

@@ -1,0 +1,145 @@
+/* plugins/tensorflow.c — the TensorFlow surface: tf.matmul / tf.linalg.matmul
+ * (and @), tf.nn.relu, tf.nn.sigmoid, tf.add / tf.math.add / +, and
+ * tf.reduce_mean(x, axis=1) on float32 CPU:0 EagerTensors of rank 1 and 2.
+ * Covered symbols with other shapes or keywords are rejected; other
+ * TensorFlow calls are not covered. Both run on eager TensorFlow. */
+#include "plugin_util.h"
+
+enum { T1, T2 };
+
+static const KlTypeDecl tf_types[] = {
+    {"kiln.tensorflow.TensorF32Cpu1D", "kiln-tensorflow/tensor-f32-cpu-1d", 1},
+    {"kiln.tensorflow.TensorF32Cpu2D", "kiln-tensorflow/tensor-f32-cpu-2d", 2},
+    {NULL, NULL, 0},
+};
+
+static const char *const tf_coverage[] = {"tensorflow", NULL};
+
+static bool is_any(const char *target, const char *const *names) {
+  for (int i = 0; names[i]; i++)
+    if (pu_eq(target, names[i])) return true;
+  return false;
+}
+
+static const char *const matmul_names[] = {"tensorflow.matmul", "tensorflow.linalg.matmul", NULL};
+static const char *const relu_names[] = {"tensorflow.nn.relu", NULL};
+static const char *const sigmoid_names[] = {"tensorflow.nn.sigmoid", "tensorflow.sigmoid", "tensorflow.math.sigmoid", NULL};
+static const char *const add_names[] = {"tensorflow.add", "tensorflow.math.add", NULL};
+static const char *const mean_names[] = {"tensorflow.reduce_mean", "tensorflow.math.reduce_mean", NULL};
+
+/* Operands outside the vocabulary: untyped (object) stays not covered,
+ * anything typed otherwise (scalars, other frameworks' tensors) is rejected. */
+static bool untyped_operands(const KlSite *s, const KlType *tids) {
+  for (int i = 0; i < s->nargs; i++)
+    if (!pu_rank(s->args[i], tids) && s->args[i] != KL_T_OBJECT) return false;
+  return !pu_any_ours(s, tids);
+}
+
+static bool add_ranks_ok(int a, int b) { return a && b; }
+
+static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
+  if (s->has_star_args) return pu_not_covered();
+  if (s->kind == KL_SK_BINOP) {
+    int ra = pu_rank(s->args[0], tids), rb = pu_rank(s->args[1], tids);
+    if (!ra || !rb) return pu_not_covered();
+    if (pu_eq(s->target, "+")) return pu_claimed("kiln-tensorflow/add-binop-f32-cpu", ra >= rb ? s->args[0] : s->args[1]);
+    if (pu_eq(s->target, "@")) {
+      if (ra == 2 && rb == 2) return pu_claimed("kiln-tensorflow/matmul-binop-f32-cpu-2d", tids[T2]);
+      return pu_rejected(KL_KILN_TF_001, "@ is native only for two rank-2 tensors");
+    }
+    return pu_not_covered();
+  }
+  if (s->kind != KL_SK_CALL || !s->target) return pu_not_covered();
+  const char *t = s->target;
+  bool known = is_any(t, matmul_names) || is_any(t, relu_names) || is_any(t, sigmoid_names) ||
+               is_any(t, add_names) || is_any(t, mean_names);
+  if (!known) return pu_not_covered();
+  if (untyped_operands(s, tids)) return pu_not_covered();
+  for (int i = 0; i < s->nargs; i++)
+    if (!pu_rank(s->args[i], tids) && !(is_any(t, mean_names) && i == 1))
+      return pu_rejected(KL_KILN_TF_010, "operand types outside the kiln-tensorflow vocabulary");
+  if (is_any(t, matmul_names)) {
+    if (s->nargs == 2 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2 && pu_rank(s->args[1], tids) == 2)
+      return pu_claimed("kiln-tensorflow/matmul-f32-cpu-2d", tids[T2]);
+    return pu_rejected(KL_KILN_TF_001, "tf.matmul is native only for two rank-2 tensors without keywords");
+  }
+  if (is_any(t, relu_names) || is_any(t, sigmoid_names)) {
+    bool relu = is_any(t, relu_names);
+    if (s->nargs == 1 && s->nkw == 0) {
+      int r = pu_rank(s->args[0], tids);
+      static const char *const rules[2][2] = {
+          {"kiln-tensorflow/relu-f32-cpu-1d", "kiln-tensorflow/relu-f32-cpu-2d"},
+          {"kiln-tensorflow/sigmoid-f32-cpu-1d", "kiln-tensorflow/sigmoid-f32-cpu-2d"},
+      };
+      return pu_claimed(rules[relu ? 0 : 1][r - 1], s->args[0]);
+    }
+    return relu ? pu_rejected(KL_KILN_TF_002, "tf.nn.relu takes one tensor and no keywords")
+                : pu_rejected(KL_KILN_TF_005, "tf.nn.sigmoid takes one tensor and no keywords");
+  }
+  if (is_any(t, add_names)) {
+    int ra = s->nargs == 2 ? pu_rank(s->args[0], tids) : 0, rb = s->nargs == 2 ? pu_rank(s->args[1], tids) : 0;
+    if (s->nkw == 0 && add_ranks_ok(ra, rb))
+      return pu_claimed("kiln-tensorflow/add-call-f32-cpu", ra >= rb ? s->args[0] : s->args[1]);
+    return pu_rejected(KL_KILN_TF_003, "tf.add is native only for two tensors of ranks 1/2 without keywords");
+  }
+  /* reduce_mean: rank 2, axis=1 (keyword or literal second positional), keepdims absent or False */
+  {
+    const KlSiteKeyword *axis = pu_kw(s, "axis"), *keep = pu_kw(s, "keepdims");
+    bool axis_ok, ok = true;
+    if (s->nargs == 2) {
+      axis_ok = !axis && s->arg_lit[1] == KL_LIT_INT && (s->arg_ival[1] == 1 || s->arg_ival[1] == -1);
+    } else {
+      axis_ok = s->nargs == 1 && (pu_lit_int(axis, 1) || pu_lit_int(axis, -1));
+    }
+    int expected_kw = (axis ? 1 : 0) + (keep ? 1 : 0);
+    if (s->nkw != expected_kw) ok = false;
+    if (keep && !pu_lit_false(keep)) ok = false;
+    if (ok && axis_ok && pu_rank(s->args[0], tids) == 2)
+      return pu_claimed("kiln-tensorflow/reduce-mean-axis1-f32-cpu-2d", tids[T1]);
+    return pu_rejected(KL_KILN_TF_004, "tf.reduce_mean is native only on rank 2 with literal axis=1 and keepdims=False");
+  }
+}
+
+static bool tf_lower(const KlSite *s, const KlClaim *c, const KlType *tids, KlLowered *out) {
+  KlClaim again = tf_claim(s, tids);
+  if (again.kind != KL_CLAIM_CLAIMED || !pu_eq(again.rule, c->rule) || again.result != c->result) return false;
+  const char *r = c->rule;
+  if (strstr(r, "/matmul-")) *out = pu_op(KL_TOP_MATMUL, 2, c->result);
+  else if (strstr(r, "/add-")) *out = pu_op(KL_TOP_ADD, 2, c->result);
+  else if (strstr(r, "/relu-")) *out = pu_op(KL_TOP_RELU, 1, c->result);
+  else if (strstr(r, "/sigmoid-")) *out = pu_op(KL_TOP_SIGMOID, 1, c->result);
+  else if (strstr(r, "/reduce-mean-")) *out = pu_op(KL_TOP_ROWMEAN, 1, c->result);
+  else return false;
+  return true;
+}
+
+static const KlRuleRecord tf_rules[] = {
+    {"kiln-tensorflow/matmul-f32-cpu-2d", "tf.matmul / tf.linalg.matmul(a, b) ranks 2,2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/matmul-binop-f32-cpu-2d", "a @ b ranks 2,2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/relu-f32-cpu-1d", "tf.nn.relu(x) rank 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/relu-f32-cpu-2d", "tf.nn.relu(x) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/sigmoid-f32-cpu-1d", "tf.nn.sigmoid(x) rank 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/sigmoid-f32-cpu-2d", "tf.nn.sigmoid(x) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/add-call-f32-cpu", "tf.add / tf.math.add(a, b) ranks 1+1, 2+2, 2+1, 1+2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/add-binop-f32-cpu", "a + b ranks 1+1, 2+2, 2+1, 1+2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/reduce-mean-axis1-f32-cpu-2d", "tf.reduce_mean(x, axis=1[, keepdims=False]) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/matmul-other-forms", "matmul with other ranks or keywords", "rejected", KL_KILN_TF_001, true},
+    {"kiln-tensorflow/relu-other-forms", "tf.nn.relu with keywords or extra arguments", "rejected", KL_KILN_TF_002, true},
+    {"kiln-tensorflow/add-other-forms", "tf.add with keywords", "rejected", KL_KILN_TF_003, true},
+    {"kiln-tensorflow/reduce-mean-other-forms", "reduce_mean without literal axis=1 or with keepdims=True", "rejected", KL_KILN_TF_004, true},
+    {"kiln-tensorflow/sigmoid-other-forms", "tf.nn.sigmoid with keywords or extra arguments", "rejected", KL_KILN_TF_005, true},
+    {"kiln-tensorflow/unsupported-tensor-surface", "covered symbols with operand types outside the vocabulary", "rejected", KL_KILN_TF_010, true},
+    {"kiln-tensorflow/other-calls", "any other TensorFlow call", "not-covered", KL_NUM_CODES, true},
+    {NULL, NULL, NULL, KL_NUM_CODES, false},
+};
+
+const KlPlugin kl_plugin_tensorflow = {
+    .api_version = KL_PLUGIN_API_VERSION,
+    .name = "tensorflow",
+    .framework = "tensorflow",
+    .types = tf_types,
+    .coverage = tf_coverage,
+    .claim = tf_claim,
+    .lower = tf_lower,
+    .rules = tf_rules,
+};

@@ -1,0 +1,139 @@
+/* plugins/torch.c — the PyTorch surface: linear, relu/sigmoid/tanh, matmul
+ * (@, torch.matmul, .matmul), +, and .mean/.sum(dim=1, keepdim=False), on
+ * float32 CPU tensors of rank 1 and 2. Everything else with torch operands
+ * is rejected (recognised, wrong shape) or not covered, and runs on eager
+ * PyTorch through the Python fallback. */
+#include "plugin_util.h"
+
+enum { T1, T2 };
+
+static const KlTypeDecl torch_types[] = {
+    {"kiln.torch.TensorF32Cpu1D", "kiln-torch/tensor-f32-cpu-1d", 1},
+    {"kiln.torch.TensorF32Cpu2D", "kiln-torch/tensor-f32-cpu-2d", 2},
+    {NULL, NULL, 0},
+};
+
+static const char *const torch_coverage[] = {"torch", NULL};
+
+static const char *activation_rule(const char *name, int rank) {
+  static const char *const rules[3][2] = {
+      {"kiln-torch/tensor-relu-f32-cpu-1d", "kiln-torch/tensor-relu-f32-cpu-2d"},
+      {"kiln-torch/tensor-sigmoid-f32-cpu-1d", "kiln-torch/tensor-sigmoid-f32-cpu-2d"},
+      {"kiln-torch/tensor-tanh-f32-cpu-1d", "kiln-torch/tensor-tanh-f32-cpu-2d"},
+  };
+  int i = pu_eq(name, "relu") ? 0 : pu_eq(name, "sigmoid") ? 1 : pu_eq(name, "tanh") ? 2 : -1;
+  return i < 0 || rank < 1 ? NULL : rules[i][rank - 1];
+}
+
+/* dim=1 (or -1) and keepdim=False, both literal, nothing else. */
+static bool reduction_keywords_ok(const KlSite *s) {
+  const KlSiteKeyword *dim = pu_kw(s, "dim"), *keep = pu_kw(s, "keepdim");
+  return s->nargs == 0 && s->nkw == 2 && (pu_lit_int(dim, 1) || pu_lit_int(dim, -1)) && pu_lit_false(keep);
+}
+
+static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
+  if (s->has_star_args) return pu_not_covered();
+  switch (s->kind) {
+  case KL_SK_CALL:
+    if (pu_eq(s->target, "torch.nn.functional.linear")) {
+      if (!pu_any_ours(s, tids)) return pu_not_covered();
+      if (s->nargs == 3 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2 && pu_rank(s->args[1], tids) == 2 &&
+          pu_rank(s->args[2], tids) == 1)
+        return pu_claimed("kiln-torch/functional-linear-f32-cpu-2d", tids[T2]);
+      return pu_rejected(KL_KILN_TORCH_001, "linear needs linear(x, w, b): three positional tensors of ranks 2, 2, 1");
+    }
+    if (pu_eq(s->target, "torch.matmul")) {
+      if (!pu_any_ours(s, tids)) return pu_not_covered();
+      if (s->nargs == 2 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2 && pu_rank(s->args[1], tids) == 2)
+        return pu_claimed("kiln-torch/tensor-matmul-call-f32-cpu-2d", tids[T2]);
+      return pu_rejected(KL_KILN_TORCH_003, "torch.matmul is native only for two rank-2 tensors without keywords");
+    }
+    return pu_not_covered();
+  case KL_SK_METHOD: {
+    int rank = pu_rank(s->receiver, tids);
+    if (!rank) return pu_not_covered();
+    const char *rule = activation_rule(s->target, rank);
+    if (rule) {
+      if (s->nargs == 0 && s->nkw == 0) return pu_claimed(rule, s->receiver);
+      return pu_rejected(KL_KILN_TORCH_002, "activation methods take no arguments");
+    }
+    if (pu_eq(s->target, "matmul")) {
+      if (rank == 2 && s->nargs == 1 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2)
+        return pu_claimed("kiln-torch/tensor-matmul-call-f32-cpu-2d", tids[T2]);
+      return pu_rejected(KL_KILN_TORCH_003, ".matmul is native only for two rank-2 tensors without keywords");
+    }
+    if (pu_eq(s->target, "mean") || pu_eq(s->target, "sum")) {
+      if (rank == 2 && reduction_keywords_ok(s))
+        return pu_claimed(pu_eq(s->target, "mean") ? "kiln-torch/tensor-mean-dim1-f32-cpu-2d"
+                                                   : "kiln-torch/tensor-sum-dim1-f32-cpu-2d",
+                          tids[T1]);
+      return pu_rejected(KL_KILN_TORCH_005, "reductions are native only as .mean/.sum(dim=1, keepdim=False) on rank 2");
+    }
+    return pu_not_covered();
+  }
+  case KL_SK_BINOP: {
+    int ra = pu_rank(s->args[0], tids), rb = pu_rank(s->args[1], tids);
+    if (!ra || !rb) return pu_not_covered();
+    if (pu_eq(s->target, "@")) {
+      if (ra == 2 && rb == 2) return pu_claimed("kiln-torch/tensor-matmul-f32-cpu-2d", tids[T2]);
+      return pu_rejected(KL_KILN_TORCH_003, "@ is native only for two rank-2 tensors");
+    }
+    if (pu_eq(s->target, "+")) {
+      if (ra == rb) return pu_claimed("kiln-torch/tensor-add-f32-cpu-same-rank", s->args[0]);
+      return pu_claimed("kiln-torch/tensor-add-f32-cpu-2d-1d-broadcast", tids[T2]);
+    }
+    return pu_not_covered();
+  }
+  default: return pu_not_covered();
+  }
+}
+
+/* Re-derives the native op from the metadata and checks it against the claim. */
+static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, KlLowered *out) {
+  KlClaim again = torch_claim(s, tids);
+  if (again.kind != KL_CLAIM_CLAIMED || !pu_eq(again.rule, c->rule) || again.result != c->result) return false;
+  const char *r = c->rule;
+  if (pu_eq(r, "kiln-torch/functional-linear-f32-cpu-2d")) *out = pu_op(KL_TOP_LINEAR, 3, c->result);
+  else if (strstr(r, "-matmul-")) *out = pu_op(KL_TOP_MATMUL, 2, c->result);
+  else if (strstr(r, "-add-")) *out = pu_op(KL_TOP_ADD, 2, c->result);
+  else if (strstr(r, "-relu-")) *out = pu_op(KL_TOP_RELU, 1, c->result);
+  else if (strstr(r, "-sigmoid-")) *out = pu_op(KL_TOP_SIGMOID, 1, c->result);
+  else if (strstr(r, "-tanh-")) *out = pu_op(KL_TOP_TANH, 1, c->result);
+  else if (strstr(r, "-mean-")) *out = pu_op(KL_TOP_ROWMEAN, 1, c->result);
+  else if (strstr(r, "-sum-")) *out = pu_op(KL_TOP_ROWSUM, 1, c->result);
+  else return false;
+  return true;
+}
+
+static const KlRuleRecord torch_rules[] = {
+    {"kiln-torch/functional-linear-f32-cpu-2d", "torch.nn.functional.linear(x, w, b) ranks 2,2,1", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-relu-f32-cpu-1d", "x.relu() rank 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-relu-f32-cpu-2d", "x.relu() rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-sigmoid-f32-cpu-1d", "x.sigmoid() rank 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-sigmoid-f32-cpu-2d", "x.sigmoid() rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-tanh-f32-cpu-1d", "x.tanh() rank 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-tanh-f32-cpu-2d", "x.tanh() rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-matmul-f32-cpu-2d", "a @ b ranks 2,2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-matmul-call-f32-cpu-2d", "torch.matmul(a, b) / a.matmul(b) ranks 2,2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-add-f32-cpu-same-rank", "a + b ranks 1+1, 2+2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-add-f32-cpu-2d-1d-broadcast", "a + b ranks 2+1, 1+2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-mean-dim1-f32-cpu-2d", "x.mean(dim=1, keepdim=False) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-sum-dim1-f32-cpu-2d", "x.sum(dim=1, keepdim=False) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/linear-other-forms", "linear with other ranks, keywords or no bias", "rejected", KL_KILN_TORCH_001, true},
+    {"kiln-torch/activation-with-arguments", ".relu/.sigmoid/.tanh with arguments", "rejected", KL_KILN_TORCH_002, true},
+    {"kiln-torch/matmul-other-ranks", "matmul forms with ranks other than 2,2 or keywords", "rejected", KL_KILN_TORCH_003, true},
+    {"kiln-torch/reduction-other-forms", ".mean/.sum without literal dim=1, keepdim=False on rank 2", "rejected", KL_KILN_TORCH_005, true},
+    {"kiln-torch/other-torch-calls", "any other torch call or tensor method", "not-covered", KL_NUM_CODES, true},
+    {NULL, NULL, NULL, KL_NUM_CODES, false},
+};
+
+const KlPlugin kl_plugin_torch = {
+    .api_version = KL_PLUGIN_API_VERSION,
+    .name = "torch",
+    .framework = "torch",
+    .types = torch_types,
+    .coverage = torch_coverage,
+    .claim = torch_claim,
+    .lower = torch_lower,
+    .rules = torch_rules,
+};

@@ -1,0 +1,273 @@
+/* types.c — the type of every expression and local.
+ *
+ * Types: int (int64), float (double), bool, plugin tensor types, and object
+ * (anything else: Python fallback). A local has one type for the whole
+ * function: the join of everything assigned to it, iterated to a fixpoint.
+ * Differing types join to object, never to a wrong native type. */
+#include "kiln.h"
+
+#include <string.h>
+
+bool kl_is_tensor(KlCtx *ctx, KlType t) { return t >= KL_T_FIRST_TENSOR && t < ctx->ntypes; }
+bool kl_is_scalar(KlType t) { return t == KL_T_INT || t == KL_T_FLOAT || t == KL_T_BOOL; }
+
+const char *kl_type_name(KlCtx *ctx, KlType t) {
+  if (t >= 0 && t < ctx->ntypes) return ctx->types[t].key;
+  return "?";
+}
+
+KlType kl_join(KlType a, KlType b) {
+  if (a == KL_T_NONE_YET) return b;
+  if (b == KL_T_NONE_YET) return a;
+  return a == b ? a : KL_T_OBJECT;
+}
+
+/* `int`, `float`, `bool`, or a plugin marker (by its dotted spelling). */
+KlType kl_annotation_type(KlCtx *ctx, KlNode *ann) {
+  if (!ann) return KL_T_OBJECT;
+  if (ann->kind == KL_N_NAME && ann->binding == KL_B_GLOBAL && !ann->dotted) {
+    /* a builtin type name, unless the module rebinds it */
+    KlModule *m = ctx->module;
+    if (!kl_find_global(m, ann->name) && !m->star_import) {
+      if (!strcmp(ann->name, "int")) return KL_T_INT;
+      if (!strcmp(ann->name, "float")) return KL_T_FLOAT;
+      if (!strcmp(ann->name, "bool")) return KL_T_BOOL;
+    }
+  }
+  if (ann->kind == KL_N_NAME && ann->binding == KL_B_BUILTIN) {
+    if (!strcmp(ann->name, "int")) return KL_T_INT;
+    if (!strcmp(ann->name, "float")) return KL_T_FLOAT;
+    if (!strcmp(ann->name, "bool")) return KL_T_BOOL;
+  }
+  if (ann->dotted)
+    for (KlType t = KL_T_FIRST_TENSOR; t < ctx->ntypes; t++)
+      if (ctx->types[t].annotation && !strcmp(ctx->types[t].annotation, ann->dotted)) return t;
+  return KL_T_OBJECT;
+}
+
+typedef struct Infer {
+  KlCtx *ctx;
+  KlFunc *f;
+  bool changed;
+} Infer;
+
+static KlType expr_type(Infer *in, KlNode *n);
+
+static void set_local(Infer *in, int slot, KlType t) {
+  KlLocal *l = &in->f->locals[slot];
+  KlType j = kl_join(l->type, t);
+  if (j != l->type) {
+    l->type = j;
+    in->changed = true;
+  }
+}
+
+/* Is this call `range(...)` with 1-3 int arguments and no keywords? */
+bool kl_is_native_range(KlCtx *ctx, KlNode *call) {
+  (void)ctx;
+  if (call->kind != KL_N_CALL || call->kw.len || call->list.len < 1 || call->list.len > 3) return false;
+  KlNode *fn = call->a;
+  if (fn->kind != KL_N_NAME || fn->binding != KL_B_BUILTIN || strcmp(fn->name, "range")) return false;
+  for (int i = 0; i < call->list.len; i++) {
+    KlType t = call->list.items[i]->type;
+    if (t != KL_T_INT && t != KL_T_BOOL) return false;
+  }
+  return true;
+}
+
+static KlType site_type(Infer *in, KlNode *n) {
+  KlSiteInfo *s = kl_decide_site(in->ctx, in->f, n);
+  n->site = s;
+  switch (s->outcome) {
+  case KL_SITE_SCALAR:
+  case KL_SITE_CLAIMED: return s->claim.result;
+  default: return KL_T_OBJECT;
+  }
+}
+
+static KlType expr_type(Infer *in, KlNode *n) {
+  KlType t = KL_T_OBJECT;
+  switch (n->kind) {
+  case KL_N_INT: t = n->big ? KL_T_OBJECT : KL_T_INT; break;
+  case KL_N_FLOAT: t = KL_T_FLOAT; break;
+  case KL_N_TRUE: case KL_N_FALSE: t = KL_T_BOOL; break;
+  case KL_N_NAME:
+    if (n->binding == KL_B_LOCAL) {
+      t = in->f->locals[n->slot].type;
+      if (t == KL_T_NONE_YET) t = KL_T_OBJECT;
+    }
+    break;
+  case KL_N_NOT: expr_type(in, n->a); t = KL_T_BOOL; break;
+  case KL_N_BOOLOP: {
+    t = KL_T_NONE_YET;
+    for (int i = 0; i < n->list.len; i++) t = kl_join(t, expr_type(in, n->list.items[i]));
+    if (!kl_is_scalar(t)) t = KL_T_OBJECT;
+    break;
+  }
+  case KL_N_IFEXP: {
+    expr_type(in, n->a);
+    t = kl_join(expr_type(in, n->b), expr_type(in, n->c));
+    break;
+  }
+  case KL_N_BINOP:
+    expr_type(in, n->a);
+    expr_type(in, n->b);
+    t = site_type(in, n);
+    break;
+  case KL_N_UNARY:
+    expr_type(in, n->a);
+    t = site_type(in, n);
+    break;
+  case KL_N_COMPARE:
+    for (int i = 0; i < n->list.len; i++) expr_type(in, n->list.items[i]);
+    t = site_type(in, n);
+    break;
+  case KL_N_CALL:
+    if (n->a->kind == KL_N_ATTR) expr_type(in, n->a->a);
+    else expr_type(in, n->a);
+    for (int i = 0; i < n->list.len; i++) expr_type(in, n->list.items[i]);
+    for (int i = 0; i < n->kw.len; i++) expr_type(in, n->kw.items[i]->a);
+    t = site_type(in, n);
+    break;
+  case KL_N_ATTR: expr_type(in, n->a); break;
+  case KL_N_SUBSCRIPT: expr_type(in, n->a); expr_type(in, n->b); break;
+  case KL_N_SLICE:
+    if (n->a) expr_type(in, n->a);
+    if (n->b) expr_type(in, n->b);
+    if (n->c) expr_type(in, n->c);
+    break;
+  case KL_N_TUPLE: case KL_N_LIST: case KL_N_SET: case KL_N_DICT:
+    for (int i = 0; i < n->list.len; i++) expr_type(in, n->list.items[i]);
+    break;
+  default: break;
+  }
+  n->type = t;
+  return t;
+}
+
+/* Assigns a value of type t to a target. */
+static void assign_type(Infer *in, KlNode *target, KlType t) {
+  switch (target->kind) {
+  case KL_N_NAME:
+    if (target->binding == KL_B_LOCAL) set_local(in, target->slot, t);
+    target->type = in->f->locals[target->slot].type;
+    break;
+  case KL_N_ATTR: expr_type(in, target->a); break;
+  case KL_N_SUBSCRIPT: expr_type(in, target->a); expr_type(in, target->b); break;
+  case KL_N_TUPLE: case KL_N_LIST:
+    for (int i = 0; i < target->list.len; i++) assign_type(in, target->list.items[i], KL_T_OBJECT);
+    break;
+  default: break;
+  }
+}
+
+/* `a, b = x, y` with matching lengths assigns element-wise (types kept). */
+bool kl_is_parallel_assign(KlNode *target, KlNode *value) {
+  if ((target->kind != KL_N_TUPLE && target->kind != KL_N_LIST) || value->kind != KL_N_TUPLE) return false;
+  if (target->list.len != value->list.len) return false;
+  for (int i = 0; i < target->list.len; i++)
+    if (target->list.items[i]->kind == KL_N_TUPLE || target->list.items[i]->kind == KL_N_LIST) return false;
+  return true;
+}
+
+static void stmts_type(Infer *in, KlNodeList body);
+
+static void stmt_type(Infer *in, KlNode *s) {
+  switch (s->kind) {
+  case KL_N_EXPR_STMT: expr_type(in, s->a); break;
+  case KL_N_ASSIGN: {
+    KlType t = expr_type(in, s->b);
+    for (int i = 0; i < s->list.len; i++) {
+      KlNode *target = s->list.items[i];
+      if (kl_is_parallel_assign(target, s->b)) {
+        for (int j = 0; j < target->list.len; j++) assign_type(in, target->list.items[j], s->b->list.items[j]->type);
+        target->type = KL_T_OBJECT;
+      } else {
+        assign_type(in, target, t);
+      }
+    }
+    break;
+  }
+  case KL_N_ANNASSIGN:
+    if (s->b) assign_type(in, s->a, expr_type(in, s->b));
+    break;
+  case KL_N_AUGASSIGN: {
+    /* x op= y behaves as a binop site whose operands are the target's value and y */
+    KlType vt = expr_type(in, s->b);
+    KlType tt = KL_T_OBJECT;
+    if (s->a->kind == KL_N_NAME && s->a->binding == KL_B_LOCAL) {
+      tt = in->f->locals[s->a->slot].type;
+      if (tt == KL_T_NONE_YET) tt = KL_T_OBJECT;
+    } else {
+      expr_type(in, s->a->a);
+      if (s->a->kind == KL_N_SUBSCRIPT) expr_type(in, s->a->b);
+    }
+    s->a->type = tt;
+    (void)vt;
+    KlType r = site_type(in, s);
+    /* in-place operators on tensors keep Python's in-place semantics */
+    if (kl_is_tensor(in->ctx, tt) || kl_is_tensor(in->ctx, vt)) r = KL_T_OBJECT;
+    s->type = r;
+    if (s->a->kind == KL_N_NAME && s->a->binding == KL_B_LOCAL) set_local(in, s->a->slot, r);
+    break;
+  }
+  case KL_N_IF:
+  case KL_N_WHILE:
+    expr_type(in, s->a);
+    stmts_type(in, s->body);
+    stmts_type(in, s->orelse);
+    break;
+  case KL_N_FOR: {
+    expr_type(in, s->b);
+    KlType elem = kl_is_native_range(in->ctx, s->b) ? KL_T_INT : KL_T_OBJECT;
+    assign_type(in, s->a, elem);
+    stmts_type(in, s->body);
+    stmts_type(in, s->orelse);
+    break;
+  }
+  case KL_N_RETURN:
+    if (s->a) in->f->return_type = kl_join(in->f->return_type, expr_type(in, s->a));
+    break;
+  case KL_N_RAISE: expr_type(in, s->a); break;
+  case KL_N_ASSERT:
+    expr_type(in, s->a);
+    if (s->b) expr_type(in, s->b);
+    break;
+  case KL_N_DEL:
+    for (int i = 0; i < s->list.len; i++) {
+      KlNode *t = s->list.items[i];
+      if (t->kind == KL_N_ATTR) expr_type(in, t->a);
+      else if (t->kind == KL_N_SUBSCRIPT) {
+        expr_type(in, t->a);
+        expr_type(in, t->b);
+      }
+    }
+    break;
+  default: break;
+  }
+}
+
+static void stmts_type(Infer *in, KlNodeList body) {
+  for (int i = 0; i < body.len; i++) stmt_type(in, body.items[i]);
+}
+
+void kl_infer_types(KlCtx *ctx, KlModule *m) {
+  for (int i = 0; i < m->nfuncs; i++) {
+    KlFunc *f = m->funcs[i];
+    if (f->unsupported) continue;
+    for (int j = 0; j < f->nparams; j++) {
+      KlParam *p = &f->params[j];
+      p->type = kl_annotation_type(ctx, p->annotation);
+      f->locals[p->slot].type = p->type;
+    }
+    Infer in = {.ctx = ctx, .f = f};
+    /* Each local can only move up the lattice (none -> T -> object), so this terminates. */
+    for (int round = 0; round < 4 * (f->nlocals + 2); round++) {
+      in.changed = false;
+      stmts_type(&in, f->body);
+      if (!in.changed) break;
+    }
+    /* One more pass so every node reflects the final local types. */
+    stmts_type(&in, f->body);
+  }
+}

@@ -1,0 +1,3 @@
+from kiln.cli import main
+
+raise SystemExit(main())

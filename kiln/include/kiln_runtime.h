@@ -1,0 +1,178 @@
+/* kiln_runtime.h — what generated modules see of the kiln runtime.
+ *
+ * Generated modules link nothing: they import `kiln._runtime`, take the
+ * function table from its capsule `kiln._runtime._C_API` (the NumPy
+ * import_array pattern) and call through `kr->`. The table is versioned;
+ * a module built for another ABI refuses to import.
+ *
+ * All names here start with kr_/Kr/KR_ (runtime); generated names use kg_
+ * (globals), kl_ (locals), ks_ (interned strings). */
+#ifndef KILN_RUNTIME_H
+#define KILN_RUNTIME_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#define KR_ABI_VERSION 1
+
+/* Frameworks a tensor value belongs to (decides how it is boxed). */
+enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
+
+/* Native tensor operations; same order as the compiler's KL_TENSOR_OPS. */
+enum {
+  KR_OP_MATMUL = 0, /* a[M,K] @ b[K,N] */
+  KR_OP_LINEAR,     /* a[M,K] @ b[N,K].T + c[N] */
+  KR_OP_ADD,        /* a + b; ranks 1+1, 2+2, 2+1, 1+2 (row broadcast) */
+  KR_OP_RELU, KR_OP_SIGMOID, KR_OP_TANH,
+  KR_OP_ROWSUM, KR_OP_ROWMEAN,
+  KR_NUM_OPS
+};
+
+/* kiln-owned storage: 64-byte aligned, reference counted without the GIL
+ * so frameworks may free it from any thread. */
+typedef struct KrBuffer KrBuffer;
+
+/* A float32 tensor value inside compiled code: rank 1 or 2, strides in
+ * elements. It either views a framework tensor (`source`, inputs) or owns
+ * a kiln buffer (`buf`, results). Never mutated after creation. */
+typedef struct KrTensor {
+  PyObject_HEAD
+  float *data;
+  int32_t rank;
+  int32_t framework;
+  int64_t shape[2];
+  int64_t strides[2];
+  PyObject *source; /* strong ref to the framework tensor viewed, or NULL */
+  KrBuffer *buf;    /* strong ref to kiln storage, or NULL */
+} KrTensor;
+
+/* A compiled function's signature, for argument binding. */
+typedef struct KrSig {
+  const char *name;        /* function name, for messages */
+  int nparams;             /* all parameters */
+  int nposparams;          /* positional-or-keyword (the rest are keyword-only) */
+  const char *const *param_names;
+  PyObject **names;        /* interned names, filled by module_init */
+  PyObject **defaults;     /* nparams slots; NULL = required; filled by module_init */
+} KrSig;
+
+/* One compiled function of a module. */
+typedef struct KrFuncDef {
+  const char *name;
+  PyCFunction fn;          /* METH_FASTCALL | METH_KEYWORDS */
+  KrSig *sig;
+  const char *status;      /* "native" or "python" */
+  const char *reason;      /* why it stays Python (NULL when native) */
+} KrFuncDef;
+
+typedef struct KrModuleDef {
+  const char *filename;    /* the .py path as given at build */
+  const char *source;      /* the original source text (UTF-8) */
+  Py_ssize_t source_len;
+  KrFuncDef *funcs;
+  int nfuncs;
+  const char *const *strings; /* every identifier/string constant the code uses */
+  const Py_ssize_t *string_lens;
+  int nstrings;
+  PyObject **interned;     /* nstrings slots, filled by module_init */
+  PyObject **globals;      /* where module_init stores the globals dict */
+  int bind_globals;        /* 1: do not exec the source; expose _kiln_bind */
+} KrModuleDef;
+
+typedef struct KrApi {
+  int abi_version;
+  size_t size;
+
+  /* --- module setup ---
+   * Interns strings, sets __kiln_native__ = True in the module dict, execs
+   * the source there (unless bind_globals), records __kiln_python__ (name ->
+   * original function), fills each KrSig's names/defaults from the original
+   * function's __defaults__/__kwdefaults__, then, by KILN_MODE (read now):
+   * python -> leaves the originals; auto -> replaces native functions with
+   * builtin functions; native -> same, and replaces functions whose status
+   * is "python" with ones that raise RuntimeError naming the reason.
+   * With bind_globals it instead adds `_kiln_bind(globals, originals=None)`,
+   * which does the same against the given dict. Returns -1 with an exception. */
+  int (*module_init)(PyObject *module, KrModuleDef *def);
+
+  /* --- calls ---
+   * Binds fastcall arguments to out[sig->nparams] (borrowed references),
+   * raising TypeError exactly like Python for missing, duplicate, unexpected
+   * or too many arguments. */
+  int (*bind_args)(const KrSig *sig, PyObject *const *args, Py_ssize_t nargs,
+                   PyObject *kwnames, PyObject **out);
+  /* Adds a traceback entry "File FILE, line LINE, in FUNC" for the current exception. */
+  void (*add_traceback)(const char *func, const char *file, int line);
+
+  /* --- entry checks for annotated parameters (TypeError naming the argument) --- */
+  int (*unbox_int)(PyObject *o, const char *fname, const char *arg, int64_t *out);   /* int, bool, __index__ */
+  int (*unbox_float)(PyObject *o, const char *fname, const char *arg, double *out);  /* float or int */
+  int (*unbox_bool)(PyObject *o, const char *fname, const char *arg, int *out);      /* exactly bool */
+  /* Checks and views a framework tensor (kiln-torch: / kiln-tensorflow:
+   * messages of DESIGN.md, in the order type, device, dtype, rank). New ref. */
+  KrTensor *(*tensor_unbox)(PyObject *o, int framework, int rank, const char *arg);
+  /* A framework tensor for a native value (new ref), without copying. */
+  PyObject *(*tensor_box)(KrTensor *t);
+  /* Converts an object produced by a fallback site to a native tensor of the
+   * given type, or raises TypeError (used where a result must be native). */
+  KrTensor *(*tensor_from_object)(PyObject *o, int framework, int rank, const char *file, int line);
+
+  /* --- scalar helpers (all raise Python's exact exceptions) --- */
+  void (*raise_overflow)(const char *file, int line);   /* OverflowError "integer overflow (FILE:LINE)" */
+  int (*int_floordiv)(int64_t a, int64_t b, int64_t *out, const char *file, int line); /* ZeroDivisionError / OverflowError */
+  int (*int_mod)(int64_t a, int64_t b, int64_t *out);
+  int (*int_pow)(int64_t a, int64_t b, int64_t *out, const char *file, int line); /* b >= 0 */
+  int (*int_lshift)(int64_t a, int64_t b, int64_t *out, const char *file, int line);
+  int64_t (*int_rshift)(int64_t a, int64_t b);           /* b >= 0 (the caller raises for b < 0) */
+  int (*int_truediv)(int64_t a, int64_t b, double *out); /* correctly rounded like Python */
+  int (*float_div)(double a, double b, double *out);
+  int (*float_floordiv)(double a, double b, double *out);
+  int (*float_mod)(double a, double b, double *out);
+  /* a ** b like CPython's float_pow: 0 with *out, -1 with an exception
+   * (ZeroDivisionError for 0.0 ** negative, OverflowError(34, ...)), or 2
+   * when the result is complex (a < 0, b not an integer): no exception is
+   * set and the caller must compute a ** b through kr->power instead. */
+  int (*float_pow)(double a, double b, double *out);
+  int (*float_to_int)(double a, int64_t *out, const char *file, int line); /* int(x): ValueError/OverflowError */
+  int (*int_float_cmp)(int64_t a, double b);  /* exact: -1, 0, 1, or 2 when b is NaN */
+  int (*negative_shift)(void);                  /* raises ValueError("negative shift count"), returns -1 */
+
+  /* --- Python fallback helpers --- */
+  /* Global lookup: globals dict, then builtins; NameError like Python. New ref. */
+  PyObject *(*load_global)(PyObject *globals, PyObject *name);
+  /* Raises UnboundLocalError for a local read before assignment. */
+  void (*unbound_local)(const char *name);
+  PyObject *(*power)(PyObject *a, PyObject *b);          /* a ** b */
+  PyObject *(*inplace_power)(PyObject *a, PyObject *b);  /* a **= b */
+  /* Unpacks an iterable into n new references exactly like Python's
+   * `a, b = x` (ValueError messages included). */
+  int (*unpack)(PyObject *seq, Py_ssize_t n, PyObject **out);
+
+  /* --- native tensor operations ---
+   * Checks concrete shapes first: a mismatch raises RuntimeError naming both
+   * shapes and FILE:LINE before any memory is touched. New ref. */
+  KrTensor *(*tensor_op)(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char *file, int line);
+} KrApi;
+
+/* Generated modules: `static const KrApi *kr;` then `kr = kr_import();`. */
+static inline const KrApi *kr_import(void) {
+  PyObject *mod = PyImport_ImportModule("kiln._runtime");
+  if (!mod) return NULL;
+  PyObject *cap = PyObject_GetAttrString(mod, "_C_API");
+  Py_DECREF(mod);
+  if (!cap) return NULL;
+  const KrApi *api = (const KrApi *)PyCapsule_GetPointer(cap, "kiln._runtime._C_API");
+  Py_DECREF(cap);
+  if (!api) return NULL;
+  if (api->abi_version != KR_ABI_VERSION || api->size < sizeof(KrApi)) {
+    PyErr_Format(PyExc_ImportError,
+                 "kiln: module built for runtime ABI %d, installed runtime has ABI %d; rebuild it",
+                 KR_ABI_VERSION, api->abi_version);
+    return NULL;
+  }
+  return api;
+}
+
+#endif

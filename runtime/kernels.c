@@ -1,0 +1,1294 @@
+/* kernels.c — float32 CPU kernels: portable reference, AVX2+FMA, AVX-512.
+ *
+ * Layout of this file:
+ *   1. scalar helpers and the portable reference kernels (the ground truth
+ *      every SIMD variant is tested against; also the fallback on non-x86)
+ *   2. AVX2+FMA variants, 3. AVX-512 variants (per-function target attributes,
+ *      so the file needs no special compiler flags)
+ *   4. ISA tables, kk_init, the GEMM driver and the public entry points.
+ *
+ * Bit-exactness: copy, relu and add reproduce eager torch on x86-64 bit for
+ * bit (NaN payloads and signed zeros included); they are written with
+ * compares/blends and an explicit NaN fix-up rather than relying on the
+ * operand order the compiler picks for max/add. */
+#include "kernels.h"
+
+#include <float.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define KK_X86 1
+#include <immintrin.h>
+#else
+#define KK_X86 0
+#endif
+
+#define KK_INLINE static inline __attribute__((always_inline))
+#define KK_NOINLINE __attribute__((noinline))
+
+/* ===================================================================== */
+/* 1. scalar helpers + reference kernels                                  */
+/* ===================================================================== */
+
+static inline uint32_t f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static inline float u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static inline int isnan_bits(uint32_t u) { return (u & 0x7fffffffu) > 0x7f800000u; }
+
+/* Polynomial constants shared by all variants. exp: Cephes expf (Cody-Waite
+ * reduction, degree-6 minimax on |r| <= ln2/2). tanh small range: minimax fit
+ * of (tanh(a)/a - 1)/a^2 in t = a^2 on [0, 0.625^2], <= 1 ulp in float. */
+#define KK_LOG2E 1.44269504088896341f
+#define KK_LN2_HI 0.693359375f
+#define KK_LN2_LO -2.12194440e-4f
+#define KK_EXP_P0 1.9875691500e-4f
+#define KK_EXP_P1 1.3981999507e-3f
+#define KK_EXP_P2 8.3334519073e-3f
+#define KK_EXP_P3 4.1665795894e-2f
+#define KK_EXP_P4 1.6666665459e-1f
+#define KK_EXP_P5 5.0000001201e-1f
+#define KK_TANH_SMALL 0.625f
+#define KK_TANH_T0 -0.3333333134651184f
+#define KK_TANH_T1 0.13333211839199066f
+#define KK_TANH_T2 -0.053947459906339645f
+#define KK_TANH_T3 0.021704159677028656f
+#define KK_TANH_T4 -0.00818527489900589f
+#define KK_TANH_T5 0.002149677835404873f
+/* exp argument clamps: below -110 the result is 0 in float; tanh saturates to
+ * 1 in float for |x| > 9.01, so 2|x| is clamped at 20. */
+#define KK_EXP_MIN -110.0f
+#define KK_TANH_EXPMAX 20.0f
+
+/* 2^n for integer n in [-252, 254] as a product of two normal powers, so the
+ * result underflows gracefully into denormals. */
+static inline float ref_exp_core(float t) /* t in [-110, 20] */
+{
+  float fn = t * KK_LOG2E;
+  int n = (int)(fn + (fn < 0.0f ? -0.5f : 0.5f));
+  float r = t - (float)n * KK_LN2_HI;
+  r = r - (float)n * KK_LN2_LO;
+  float p = KK_EXP_P0;
+  p = p * r + KK_EXP_P1;
+  p = p * r + KK_EXP_P2;
+  p = p * r + KK_EXP_P3;
+  p = p * r + KK_EXP_P4;
+  p = p * r + KK_EXP_P5;
+  p = p * (r * r) + r + 1.0f;
+  int n1 = n / 2, n2 = n - n1;
+  return p * u2f((uint32_t)(n1 + 127) << 23) * u2f((uint32_t)(n2 + 127) << 23);
+}
+
+static inline float ref_sigmoid(float x)
+{
+  if (x != x) return x + x; /* quiet NaN */
+  float a = x < 0.0f ? -x : x;
+  float e = ref_exp_core(a > -KK_EXP_MIN ? KK_EXP_MIN : -a); /* e^-|x| never overflows */
+  /* e^x/(1+e^x) for x < 0 keeps relative accuracy; one division, one rounding */
+  return (x < 0.0f ? e : 1.0f) / (1.0f + e);
+}
+
+static inline float ref_tanh(float x)
+{
+  if (x != x) return x + x;
+  uint32_t sign = f2u(x) & 0x80000000u;
+  float a = u2f(f2u(x) & 0x7fffffffu), y;
+  if (a < KK_TANH_SMALL) {
+    float t = a * a, p = KK_TANH_T5;
+    p = p * t + KK_TANH_T4;
+    p = p * t + KK_TANH_T3;
+    p = p * t + KK_TANH_T2;
+    p = p * t + KK_TANH_T1;
+    p = p * t + KK_TANH_T0;
+    y = a + (a * t) * p;
+  } else {
+    float e = ref_exp_core(2.0f * a > KK_TANH_EXPMAX ? KK_TANH_EXPMAX : 2.0f * a);
+    y = 1.0f - 2.0f / (e + 1.0f);
+  }
+  return u2f(f2u(y) | sign); /* odd function; keeps tanh(-0) = -0 */
+}
+
+static inline float ref_act(int act, float x)
+{
+  uint32_t u = f2u(x);
+  switch (act) {
+  case KK_ACT_RELU: /* negative, non-zero, not NaN -> +0 */
+    return ((u & 0x80000000u) && u != 0x80000000u && !isnan_bits(u)) ? 0.0f : x;
+  case KK_ACT_RELU_TF: /* keep x >= FLT_MIN or NaN */
+    return (isnan_bits(u) || (!(u & 0x80000000u) && u >= 0x00800000u)) ? x : 0.0f;
+  case KK_ACT_SIGMOID: return ref_sigmoid(x);
+  case KK_ACT_TANH: return ref_tanh(x);
+  default: return x;
+  }
+}
+
+/* torch.add(a, b) on x86: b's NaN wins when both are NaN (quietened). */
+static inline float ref_add(float a, float b)
+{
+  uint32_t ub = f2u(b);
+  if (isnan_bits(ub)) return u2f(ub | 0x00400000u);
+  return a + b;
+}
+
+void kk_sgemm_ukernel_4x16__ref(int64_t mr, int64_t nr, int64_t K, const float *a, int64_t a_rs,
+                                int64_t a_cs, const float *b, int64_t b_rs, float *c, int64_t ldc,
+                                const kk_epilogue *ep)
+{
+  float acc[4][16];
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 16; j++) acc[i][j] = 0.0f;
+  for (int64_t k = 0; k < K; k++) {
+    const float *bk = b + k * b_rs;
+    for (int64_t i = 0; i < mr; i++) {
+      float aik = a[i * a_rs + k * a_cs];
+      for (int64_t j = 0; j < nr; j++) acc[i][j] += aik * bk[j];
+    }
+  }
+  for (int64_t i = 0; i < mr; i++) {
+    float rs = 0.0f;
+    for (int64_t j = 0; j < nr; j++) {
+      float x = acc[i][j];
+      if (ep->flags & KK_EPI_ACCUM) x += c[i * ldc + j];
+      if (ep->flags & KK_EPI_FINAL) {
+        if (ep->bias) x += ep->bias[j * ep->bias_s];
+        x = ref_act(ep->act, x);
+        rs += x;
+      }
+      if (c) c[i * ldc + j] = x;
+    }
+    if ((ep->flags & KK_EPI_FINAL) && ep->rowsum) ep->rowsum[i] += rs;
+  }
+}
+
+static void act_row__ref(int act, int64_t n, const float *x, float *y)
+{
+  if (act == KK_ACT_NONE) {
+    memcpy(y, x, (size_t)n * sizeof(float));
+    return;
+  }
+  for (int64_t j = 0; j < n; j++) y[j] = ref_act(act, x[j]);
+}
+
+static void add_row__ref(int act, int64_t n, const float *a, const float *b, float *y)
+{
+  for (int64_t j = 0; j < n; j++) y[j] = ref_act(act, ref_add(a[j], b[j]));
+}
+
+/* Pairwise over blocks of 128 with 8 interleaved partial sums, so error grows
+ * like log(n) rather than n. */
+static float sum_strided__ref(int64_t n, const float *x, int64_t s)
+{
+  if (n > 128) {
+    int64_t h = (n / 2 + 7) & ~(int64_t)7;
+    return sum_strided__ref(h, x, s) + sum_strided__ref(n - h, x + h * s, s);
+  }
+  float p[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8)
+    for (int q = 0; q < 8; q++) p[q] += x[(j + q) * s];
+  for (; j < n; j++) p[0] += x[j * s];
+  return ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]));
+}
+
+static float sum_row__ref(int64_t n, const float *x) { return sum_strided__ref(n, x, 1); }
+
+static inline int64_t min64_(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* out[i] = sum_j x[i + j*s] for i < m (columns of a column-major block). */
+static void sum_cols__ref(int64_t m, int64_t n, const float *x, int64_t s, float *out)
+{
+  for (int64_t i = 0; i < m; i++) out[i] = sum_strided__ref(n, x + i, s);
+}
+
+/* ===================================================================== */
+/* 2. AVX2 + FMA                                                          */
+/* ===================================================================== */
+#if KK_X86
+#define KK_AVX2 __attribute__((target("avx2,fma")))
+
+KK_AVX2 KK_INLINE __m256i mask8(int64_t n) /* lanes < n set */
+{
+  int32_t k = n < 0 ? 0 : (n > 8 ? 8 : (int32_t)n);
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(k), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+KK_AVX2 KK_INLINE __m256 exp_core_avx2(__m256 t) /* t in [-110, 20] */
+{
+  __m256 n = _mm256_round_ps(_mm256_mul_ps(t, _mm256_set1_ps(KK_LOG2E)),
+                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(KK_LN2_HI), t);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(KK_LN2_LO), r);
+  __m256 p = _mm256_set1_ps(KK_EXP_P0);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(KK_EXP_P1));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(KK_EXP_P2));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(KK_EXP_P3));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(KK_EXP_P4));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(KK_EXP_P5));
+  p = _mm256_add_ps(_mm256_fmadd_ps(p, _mm256_mul_ps(r, r), r), _mm256_set1_ps(1.0f));
+  /* 2^n split in two normal factors so tiny results become denormals, not garbage */
+  __m256i ni = _mm256_cvtps_epi32(n);
+  __m256i n1 = _mm256_srai_epi32(ni, 1), n2 = _mm256_sub_epi32(ni, n1);
+  __m256i b127 = _mm256_set1_epi32(127);
+  __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, b127), 23));
+  __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, b127), 23));
+  return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
+}
+
+KK_AVX2 KK_INLINE __m256 nanfix_avx2(__m256 y, __m256 x) /* NaN in -> quiet NaN out */
+{
+  __m256 m = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
+  return _mm256_blendv_ps(y, _mm256_add_ps(x, x), m);
+}
+
+KK_AVX2 KK_INLINE __m256 sigmoid_avx2(__m256 x)
+{
+  const __m256 sgn = _mm256_set1_ps(-0.0f);
+  __m256 na = _mm256_or_ps(x, sgn); /* -|x| */
+  __m256 e = exp_core_avx2(_mm256_max_ps(na, _mm256_set1_ps(KK_EXP_MIN)));
+  __m256 neg = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ);
+  __m256 num = _mm256_blendv_ps(_mm256_set1_ps(1.0f), e, neg); /* e^x/(1+e^x) for x < 0 */
+  return nanfix_avx2(_mm256_div_ps(num, _mm256_add_ps(_mm256_set1_ps(1.0f), e)), x);
+}
+
+KK_AVX2 KK_INLINE __m256 tanh_avx2(__m256 x)
+{
+  const __m256 sgn = _mm256_set1_ps(-0.0f);
+  __m256 a = _mm256_andnot_ps(sgn, x);
+  __m256 t = _mm256_mul_ps(a, a);
+  __m256 p = _mm256_set1_ps(KK_TANH_T5);
+  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(KK_TANH_T4));
+  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(KK_TANH_T3));
+  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(KK_TANH_T2));
+  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(KK_TANH_T1));
+  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(KK_TANH_T0));
+  __m256 y = _mm256_fmadd_ps(_mm256_mul_ps(a, t), p, a);
+  __m256 small = _mm256_cmp_ps(a, _mm256_set1_ps(KK_TANH_SMALL), _CMP_LT_OQ);
+  if (_mm256_movemask_ps(small) != 0xff) { /* skip exp when every lane is small */
+    __m256 a2 = _mm256_min_ps(_mm256_add_ps(a, a), _mm256_set1_ps(KK_TANH_EXPMAX));
+    __m256 e = exp_core_avx2(a2);
+    __m256 yl = _mm256_sub_ps(_mm256_set1_ps(1.0f),
+                              _mm256_div_ps(_mm256_set1_ps(2.0f), _mm256_add_ps(e, _mm256_set1_ps(1.0f))));
+    y = _mm256_blendv_ps(yl, y, small);
+  }
+  y = _mm256_or_ps(y, _mm256_and_ps(x, sgn));
+  return nanfix_avx2(y, x);
+}
+
+KK_AVX2 KK_INLINE __m256 act_avx2(int act, __m256 x)
+{
+  switch (act) {
+  case KK_ACT_RELU:
+    return _mm256_andnot_ps(_mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ), x);
+  case KK_ACT_RELU_TF:
+    return _mm256_and_ps(_mm256_cmp_ps(x, _mm256_set1_ps(FLT_MIN), _CMP_NLT_UQ), x);
+  case KK_ACT_SIGMOID: return sigmoid_avx2(x);
+  case KK_ACT_TANH: return tanh_avx2(x);
+  default: return x;
+  }
+}
+
+KK_AVX2 KK_INLINE __m256 add_avx2(__m256 a, __m256 b)
+{
+  __m256 s = _mm256_add_ps(a, b);
+  __m256 bq = _mm256_or_ps(b, _mm256_castsi256_ps(_mm256_set1_epi32(0x00400000)));
+  return _mm256_blendv_ps(s, bq, _mm256_cmp_ps(b, b, _CMP_UNORD_Q));
+}
+
+/* Applies act to a spilled tile, stores it and feeds the row sums. Out of line
+ * so sigmoid/tanh are not duplicated into every micro-kernel instance. */
+KK_AVX2 KK_NOINLINE static void epi_finish_avx2(int64_t mr, int64_t nr, const float *tile,
+                                                float *c, int64_t ldc, int act, float *rowsum)
+{
+  __m256i m0 = mask8(nr), m1 = mask8(nr - 8);
+  for (int64_t i = 0; i < mr; i++) {
+    __m256 x0 = act_avx2(act, _mm256_load_ps(tile + i * 16));
+    __m256 x1 = nr > 8 ? act_avx2(act, _mm256_load_ps(tile + i * 16 + 8)) : _mm256_setzero_ps();
+    if (c) {
+      _mm256_maskstore_ps(c + i * ldc, m0, x0);
+      if (nr > 8) _mm256_maskstore_ps(c + i * ldc + 8, m1, x1);
+    }
+    if (rowsum) {
+      __m256 s = _mm256_add_ps(_mm256_and_ps(x0, _mm256_castsi256_ps(m0)),
+                               _mm256_and_ps(x1, _mm256_castsi256_ps(m1)));
+      __m128 h = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
+      h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+      h = _mm_add_ss(h, _mm_movehdup_ps(h));
+      rowsum[i] += _mm_cvtss_f32(h);
+    }
+  }
+}
+
+/* MR rows × NV ymm columns, KU interleaved accumulator sets (hides FMA latency
+ * when MR is small). AP: A packed with a_rs = 1, a_cs = 6 (constant strides). */
+KK_AVX2 KK_INLINE void ukr_avx2(const int MR, const int NV, const int KU, const int AP, int64_t nr,
+                                int64_t K, const float *a, int64_t a_rs, int64_t a_cs,
+                                const float *b, int64_t b_rs, float *c, int64_t ldc,
+                                const kk_epilogue *ep)
+{
+  if (AP) { a_rs = 1; a_cs = 6; }
+  const __m256i m0 = mask8(nr), m1 = mask8(nr - 8);
+  __m256 acc[4][6][2];
+#pragma GCC unroll 4
+  for (int u = 0; u < KU; u++)
+#pragma GCC unroll 6
+    for (int i = 0; i < MR; i++)
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; v++) acc[u][i][v] = _mm256_setzero_ps();
+  int64_t k = 0;
+  for (; k + KU <= K; k += KU) {
+#pragma GCC unroll 4
+    for (int u = 0; u < KU; u++) {
+      const float *bk = b + (k + u) * b_rs;
+      const float *ak = a + (k + u) * a_cs;
+      __m256 b0 = _mm256_maskload_ps(bk, m0);
+      __m256 b1 = NV == 2 ? _mm256_maskload_ps(bk + 8, m1) : _mm256_setzero_ps();
+#pragma GCC unroll 6
+      for (int i = 0; i < MR; i++) {
+        __m256 av = _mm256_broadcast_ss(ak + i * a_rs);
+        acc[u][i][0] = _mm256_fmadd_ps(av, b0, acc[u][i][0]);
+        if (NV == 2) acc[u][i][1] = _mm256_fmadd_ps(av, b1, acc[u][i][1]);
+      }
+    }
+  }
+  for (; k < K; k++) {
+    const float *bk = b + k * b_rs;
+    const float *ak = a + k * a_cs;
+    __m256 b0 = _mm256_maskload_ps(bk, m0);
+    __m256 b1 = NV == 2 ? _mm256_maskload_ps(bk + 8, m1) : _mm256_setzero_ps();
+#pragma GCC unroll 6
+    for (int i = 0; i < MR; i++) {
+      __m256 av = _mm256_broadcast_ss(ak + i * a_rs);
+      acc[0][i][0] = _mm256_fmadd_ps(av, b0, acc[0][i][0]);
+      if (NV == 2) acc[0][i][1] = _mm256_fmadd_ps(av, b1, acc[0][i][1]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int u = 1; u < KU; u++)
+#pragma GCC unroll 6
+    for (int i = 0; i < MR; i++)
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; v++) acc[0][i][v] = _mm256_add_ps(acc[0][i][v], acc[u][i][v]);
+
+  const int flags = ep->flags, act = ep->act;
+  const int hasb = (flags & KK_EPI_FINAL) && ep->bias;
+  __m256 bv[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+  if (hasb) {
+    if (ep->bias_s == 1) {
+      bv[0] = _mm256_maskload_ps(ep->bias, m0);
+      if (NV == 2) bv[1] = _mm256_maskload_ps(ep->bias + 8, m1);
+    } else {
+      float tmp[16] = {0};
+      for (int64_t j = 0; j < nr; j++) tmp[j] = ep->bias[j * ep->bias_s];
+      bv[0] = _mm256_loadu_ps(tmp);
+      bv[1] = _mm256_loadu_ps(tmp + 8);
+    }
+  }
+  const int inl = !(flags & KK_EPI_FINAL) ||
+                  (ep->rowsum == NULL && (act == KK_ACT_NONE || act == KK_ACT_RELU || act == KK_ACT_RELU_TF));
+  _Alignas(32) float tile[6 * 16];
+#pragma GCC unroll 6
+  for (int i = 0; i < MR; i++) {
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; v++) {
+      __m256i mv = v ? m1 : m0;
+      __m256 x = acc[0][i][v];
+      if (flags & KK_EPI_ACCUM) x = _mm256_add_ps(x, _mm256_maskload_ps(c + i * ldc + 8 * v, mv));
+      if (hasb) x = _mm256_add_ps(x, bv[v]);
+      if (inl) {
+        if (flags & KK_EPI_FINAL) {
+          if (act == KK_ACT_RELU)
+            x = _mm256_andnot_ps(_mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ), x);
+          else if (act == KK_ACT_RELU_TF)
+            x = _mm256_and_ps(_mm256_cmp_ps(x, _mm256_set1_ps(FLT_MIN), _CMP_NLT_UQ), x);
+        }
+        _mm256_maskstore_ps(c + i * ldc + 8 * v, mv, x);
+      } else {
+        _mm256_store_ps(tile + i * 16 + 8 * v, x);
+      }
+    }
+  }
+  if (!inl) epi_finish_avx2(MR, nr, tile, c, ldc, act, ep->rowsum);
+}
+
+#define KK_UKR2_CASE(MR_, KU_)                                                           \
+  case MR_:                                                                              \
+    if (nr > 8) ukr_avx2(MR_, 2, KU_, 0, nr, K, a, a_rs, a_cs, b, b_rs, c, ldc, ep);     \
+    else ukr_avx2(MR_, 1, KU_, 0, nr, K, a, a_rs, a_cs, b, b_rs, c, ldc, ep);            \
+    return;
+
+KK_AVX2 void kk_sgemm_ukernel_6x16__avx2(int64_t mr, int64_t nr, int64_t K, const float *a,
+                                         int64_t a_rs, int64_t a_cs, const float *b, int64_t b_rs,
+                                         float *c, int64_t ldc, const kk_epilogue *ep)
+{
+  if (mr == 6 && a_rs == 1 && a_cs == 6) { /* packed full tile: constant A offsets */
+    if (nr > 8) ukr_avx2(6, 2, 1, 1, nr, K, a, a_rs, a_cs, b, b_rs, c, ldc, ep);
+    else ukr_avx2(6, 1, 1, 1, nr, K, a, a_rs, a_cs, b, b_rs, c, ldc, ep);
+    return;
+  }
+  switch (mr) {
+    KK_UKR2_CASE(1, 4)
+    KK_UKR2_CASE(2, 2)
+    KK_UKR2_CASE(3, 2)
+    KK_UKR2_CASE(4, 1)
+    KK_UKR2_CASE(5, 1)
+    KK_UKR2_CASE(6, 1)
+  default: return;
+  }
+}
+
+KK_AVX2 static void act_row__avx2(int act, int64_t n, const float *x, float *y)
+{
+  int64_t j = 0;
+  switch (act) {
+  case KK_ACT_NONE:
+    memcpy(y, x, (size_t)n * sizeof(float));
+    return;
+  case KK_ACT_RELU:
+  case KK_ACT_RELU_TF:
+    for (; j + 8 <= n; j += 8) _mm256_storeu_ps(y + j, act_avx2(act, _mm256_loadu_ps(x + j)));
+    break;
+  case KK_ACT_SIGMOID:
+    for (; j + 8 <= n; j += 8) _mm256_storeu_ps(y + j, sigmoid_avx2(_mm256_loadu_ps(x + j)));
+    break;
+  case KK_ACT_TANH:
+    for (; j + 8 <= n; j += 8) _mm256_storeu_ps(y + j, tanh_avx2(_mm256_loadu_ps(x + j)));
+    break;
+  default: return;
+  }
+  if (j < n) {
+    __m256i m = mask8(n - j);
+    _mm256_maskstore_ps(y + j, m, act_avx2(act, _mm256_maskload_ps(x + j, m)));
+  }
+}
+
+KK_AVX2 static void add_row__avx2(int act, int64_t n, const float *a, const float *b, float *y)
+{
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8)
+    _mm256_storeu_ps(y + j, act_avx2(act, add_avx2(_mm256_loadu_ps(a + j), _mm256_loadu_ps(b + j))));
+  if (j < n) {
+    __m256i m = mask8(n - j);
+    __m256 s = add_avx2(_mm256_maskload_ps(a + j, m), _mm256_maskload_ps(b + j, m));
+    _mm256_maskstore_ps(y + j, m, act_avx2(act, s));
+  }
+}
+
+KK_AVX2 static float hsum_avx2(__m256 s)
+{
+  __m128 h = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
+  h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+  h = _mm_add_ss(h, _mm_movehdup_ps(h));
+  return _mm_cvtss_f32(h);
+}
+
+/* Blocks of <= 2048 with 4×8 lanes (<= 64 sequential adds per lane), pairwise above. */
+KK_AVX2 static float sum_row__avx2(int64_t n, const float *x)
+{
+  if (n > 2048) {
+    int64_t h = (n / 2 + 31) & ~(int64_t)31;
+    return sum_row__avx2(h, x) + sum_row__avx2(n - h, x + h);
+  }
+  __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+  int64_t j = 0;
+  for (; j + 32 <= n; j += 32) {
+    s0 = _mm256_add_ps(s0, _mm256_loadu_ps(x + j));
+    s1 = _mm256_add_ps(s1, _mm256_loadu_ps(x + j + 8));
+    s2 = _mm256_add_ps(s2, _mm256_loadu_ps(x + j + 16));
+    s3 = _mm256_add_ps(s3, _mm256_loadu_ps(x + j + 24));
+  }
+  for (; j + 8 <= n; j += 8) s0 = _mm256_add_ps(s0, _mm256_loadu_ps(x + j));
+  if (j < n) s1 = _mm256_add_ps(s1, _mm256_maskload_ps(x + j, mask8(n - j)));
+  return hsum_avx2(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+}
+
+KK_AVX2 static __m256 sum_cols_blk_avx2(int64_t n, const float *x, int64_t s, __m256i m)
+{
+  if (n > 256) {
+    int64_t h = n / 2;
+    return _mm256_add_ps(sum_cols_blk_avx2(h, x, s, m), sum_cols_blk_avx2(n - h, x + h * s, s, m));
+  }
+  __m256 s0 = _mm256_setzero_ps(), s1 = s0;
+  int64_t j = 0;
+  for (; j + 2 <= n; j += 2) {
+    s0 = _mm256_add_ps(s0, _mm256_maskload_ps(x + j * s, m));
+    s1 = _mm256_add_ps(s1, _mm256_maskload_ps(x + (j + 1) * s, m));
+  }
+  if (j < n) s0 = _mm256_add_ps(s0, _mm256_maskload_ps(x + j * s, m));
+  return _mm256_add_ps(s0, s1);
+}
+
+KK_AVX2 static void sum_cols__avx2(int64_t m, int64_t n, const float *x, int64_t s, float *out)
+{
+  for (int64_t i = 0; i < m; i += 8) {
+    __m256i mk = mask8(m - i);
+    _mm256_maskstore_ps(out + i, mk, sum_cols_blk_avx2(n, x + i, s, mk));
+  }
+}
+
+/* ===================================================================== */
+/* 3. AVX-512 (F + DQ + FMA)                                              */
+/* ===================================================================== */
+#define KK_AVX512 __attribute__((target("avx512f,avx512dq,fma")))
+
+KK_AVX512 KK_INLINE __mmask16 mask16(int64_t n)
+{
+  return n >= 16 ? (__mmask16)0xffff : (n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1u));
+}
+
+KK_AVX512 KK_INLINE __m512 exp_core_avx512(__m512 t) /* t in [-110, 20] */
+{
+  __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(t, _mm512_set1_ps(KK_LOG2E)),
+                                  _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(KK_LN2_HI), t);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(KK_LN2_LO), r);
+  __m512 p = _mm512_set1_ps(KK_EXP_P0);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(KK_EXP_P1));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(KK_EXP_P2));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(KK_EXP_P3));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(KK_EXP_P4));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(KK_EXP_P5));
+  p = _mm512_add_ps(_mm512_fmadd_ps(p, _mm512_mul_ps(r, r), r), _mm512_set1_ps(1.0f));
+  return _mm512_scalef_ps(p, n); /* scalef underflows into denormals/0 correctly */
+}
+
+KK_AVX512 KK_INLINE __m512 nanfix_avx512(__m512 y, __m512 x)
+{
+  return _mm512_mask_add_ps(y, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x, x);
+}
+
+KK_AVX512 KK_INLINE __m512 sigmoid_avx512(__m512 x)
+{
+  __m512 na = _mm512_or_ps(x, _mm512_set1_ps(-0.0f)); /* -|x| */
+  __m512 e = exp_core_avx512(_mm512_max_ps(na, _mm512_set1_ps(KK_EXP_MIN)));
+  __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
+  __m512 num = _mm512_mask_mov_ps(_mm512_set1_ps(1.0f), neg, e); /* e^x/(1+e^x) for x < 0 */
+  return nanfix_avx512(_mm512_div_ps(num, _mm512_add_ps(_mm512_set1_ps(1.0f), e)), x);
+}
+
+KK_AVX512 KK_INLINE __m512 tanh_avx512(__m512 x)
+{
+  const __m512 sgn = _mm512_set1_ps(-0.0f);
+  __m512 a = _mm512_andnot_ps(sgn, x);
+  __m512 t = _mm512_mul_ps(a, a);
+  __m512 p = _mm512_set1_ps(KK_TANH_T5);
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(KK_TANH_T4));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(KK_TANH_T3));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(KK_TANH_T2));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(KK_TANH_T1));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(KK_TANH_T0));
+  __m512 y = _mm512_fmadd_ps(_mm512_mul_ps(a, t), p, a);
+  __mmask16 big = _mm512_cmp_ps_mask(a, _mm512_set1_ps(KK_TANH_SMALL), _CMP_NLT_UQ);
+  if (big) { /* skip exp when every lane is small */
+    __m512 a2 = _mm512_min_ps(_mm512_add_ps(a, a), _mm512_set1_ps(KK_TANH_EXPMAX));
+    __m512 e = exp_core_avx512(a2);
+    __m512 yl = _mm512_sub_ps(_mm512_set1_ps(1.0f),
+                              _mm512_div_ps(_mm512_set1_ps(2.0f), _mm512_add_ps(e, _mm512_set1_ps(1.0f))));
+    y = _mm512_mask_mov_ps(y, big, yl);
+  }
+  y = _mm512_or_ps(y, _mm512_and_ps(x, sgn));
+  return nanfix_avx512(y, x);
+}
+
+KK_AVX512 KK_INLINE __m512 relu_avx512(__m512 x)
+{
+  return _mm512_mask_mov_ps(x, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_setzero_ps());
+}
+
+KK_AVX512 KK_INLINE __m512 relu_tf_avx512(__m512 x)
+{
+  return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, _mm512_set1_ps(FLT_MIN), _CMP_NLT_UQ), x);
+}
+
+KK_AVX512 KK_INLINE __m512 act_avx512(int act, __m512 x)
+{
+  switch (act) {
+  case KK_ACT_RELU: return relu_avx512(x);
+  case KK_ACT_RELU_TF: return relu_tf_avx512(x);
+  case KK_ACT_SIGMOID: return sigmoid_avx512(x);
+  case KK_ACT_TANH: return tanh_avx512(x);
+  default: return x;
+  }
+}
+
+KK_AVX512 KK_INLINE __m512 add_avx512(__m512 a, __m512 b)
+{
+  __m512 s = _mm512_add_ps(a, b);
+  __mmask16 bn = _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q);
+  return _mm512_castsi512_ps(_mm512_mask_or_epi32(_mm512_castps_si512(s), bn, _mm512_castps_si512(b),
+                                                  _mm512_set1_epi32(0x00400000)));
+}
+
+KK_AVX512 KK_NOINLINE static void epi_finish_avx512(int64_t mr, int64_t nr, const float *tile,
+                                                    float *c, int64_t ldc, int act, float *rowsum)
+{
+  __mmask16 m0 = mask16(nr), m1 = mask16(nr - 16);
+  for (int64_t i = 0; i < mr; i++) {
+    __m512 x0 = act_avx512(act, _mm512_load_ps(tile + i * 32));
+    __m512 x1 = m1 ? act_avx512(act, _mm512_load_ps(tile + i * 32 + 16)) : _mm512_setzero_ps();
+    if (c) {
+      _mm512_mask_storeu_ps(c + i * ldc, m0, x0);
+      if (m1) _mm512_mask_storeu_ps(c + i * ldc + 16, m1, x1);
+    }
+    if (rowsum)
+      rowsum[i] += _mm512_reduce_add_ps(_mm512_add_ps(_mm512_maskz_mov_ps(m0, x0), _mm512_maskz_mov_ps(m1, x1)));
+  }
+}
+
+/* MR rows × NV zmm columns; KU interleaved accumulator sets hide the 4-cycle
+ * FMA latency when MR is small (matrix-vector regime). AP: A packed with
+ * a_rs = 1, a_cs = 12, so broadcasts use immediate offsets. */
+KK_AVX512 KK_INLINE void ukr_avx512(const int MR, const int NV, const int KU, const int AP, int64_t nr,
+                                    int64_t K, const float *a, int64_t a_rs, int64_t a_cs,
+                                    const float *b, int64_t b_rs, float *c, int64_t ldc,
+                                    const kk_epilogue *ep)
+{
+  if (AP) { a_rs = 1; a_cs = 12; }
+  const int pf = K * b_rs > 8192; /* B beyond L1 */
+  const __mmask16 m0 = mask16(nr), m1 = mask16(nr - 16);
+  __m512 acc[4][12][2];
+#pragma GCC unroll 4
+  for (int u = 0; u < KU; u++)
+#pragma GCC unroll 12
+    for (int i = 0; i < MR; i++)
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; v++) acc[u][i][v] = _mm512_setzero_ps();
+  int64_t k = 0;
+  for (; k + KU <= K; k += KU) {
+#pragma GCC unroll 4
+    for (int u = 0; u < KU; u++) {
+      const float *bk = b + (k + u) * b_rs;
+      const float *ak = a + (k + u) * a_cs;
+      if (!AP && pf) { /* big unpacked B: rows are far apart, prefetch ahead */
+        _mm_prefetch((const char *)(bk + 8 * b_rs), _MM_HINT_T0);
+        if (NV == 2) _mm_prefetch((const char *)(bk + 8 * b_rs + 16), _MM_HINT_T0);
+      }
+      __m512 b0 = _mm512_maskz_loadu_ps(m0, bk);
+      __m512 b1 = NV == 2 ? _mm512_maskz_loadu_ps(m1, bk + 16) : _mm512_setzero_ps();
+#pragma GCC unroll 12
+      for (int i = 0; i < MR; i++) {
+        __m512 av = _mm512_set1_ps(ak[i * a_rs]);
+        acc[u][i][0] = _mm512_fmadd_ps(av, b0, acc[u][i][0]);
+        if (NV == 2) acc[u][i][1] = _mm512_fmadd_ps(av, b1, acc[u][i][1]);
+      }
+    }
+  }
+  for (; k < K; k++) {
+    const float *bk = b + k * b_rs;
+    const float *ak = a + k * a_cs;
+    __m512 b0 = _mm512_maskz_loadu_ps(m0, bk);
+    __m512 b1 = NV == 2 ? _mm512_maskz_loadu_ps(m1, bk + 16) : _mm512_setzero_ps();
+#pragma GCC unroll 12
+    for (int i = 0; i < MR; i++) {
+      __m512 av = _mm512_set1_ps(ak[i * a_rs]);
+      acc[0][i][0] = _mm512_fmadd_ps(av, b0, acc[0][i][0]);
+      if (NV == 2) acc[0][i][1] = _mm512_fmadd_ps(av, b1, acc[0][i][1]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int u = 1; u < KU; u++)
+#pragma GCC unroll 12
+    for (int i = 0; i < MR; i++)
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; v++) acc[0][i][v] = _mm512_add_ps(acc[0][i][v], acc[u][i][v]);
+
+  const int flags = ep->flags, act = ep->act;
+  const int hasb = (flags & KK_EPI_FINAL) && ep->bias;
+  __m512 bv[2] = {_mm512_setzero_ps(), _mm512_setzero_ps()};
+  if (hasb) {
+    if (ep->bias_s == 1) {
+      bv[0] = _mm512_maskz_loadu_ps(m0, ep->bias);
+      if (NV == 2) bv[1] = _mm512_maskz_loadu_ps(m1, ep->bias + 16);
+    } else {
+      float tmp[32] = {0};
+      for (int64_t j = 0; j < nr; j++) tmp[j] = ep->bias[j * ep->bias_s];
+      bv[0] = _mm512_loadu_ps(tmp);
+      bv[1] = _mm512_loadu_ps(tmp + 16);
+    }
+  }
+  const int inl = !(flags & KK_EPI_FINAL) ||
+                  (ep->rowsum == NULL && (act == KK_ACT_NONE || act == KK_ACT_RELU || act == KK_ACT_RELU_TF));
+  _Alignas(64) float tile[12 * 32];
+#pragma GCC unroll 12
+  for (int i = 0; i < MR; i++) {
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; v++) {
+      __mmask16 mv = v ? m1 : m0;
+      __m512 x = acc[0][i][v];
+      if (flags & KK_EPI_ACCUM) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(mv, c + i * ldc + 16 * v));
+      if (hasb) x = _mm512_add_ps(x, bv[v]);
+      if (inl) {
+        if (flags & KK_EPI_FINAL) {
+          if (act == KK_ACT_RELU) x = relu_avx512(x);
+          else if (act == KK_ACT_RELU_TF) x = relu_tf_avx512(x);
+        }
+        _mm512_mask_storeu_ps(c + i * ldc + 16 * v, mv, x);
+      } else {
+        _mm512_store_ps(tile + i * 32 + 16 * v, x);
+      }
+    }
+  }
+  if (!inl) epi_finish_avx512(MR, nr, tile, c, ldc, act, ep->rowsum);
+}
+
+#define KK_UKR512_CASE(MR_, KU_)                                                          \
+  case MR_:                                                                               \
+    if (nr > 16) ukr_avx512(MR_, 2, KU_, 0, nr, K, a, a_rs, a_cs, b, b_rs, c, ldc, ep);   \
+    else ukr_avx512(MR_, 1, KU_, 0, nr, K, a, a_rs, a_cs, b, b_rs, c, ldc, ep);           \
+    return;
+
+KK_AVX512 void kk_sgemm_ukernel_12x32__avx512(int64_t mr, int64_t nr, int64_t K, const float *a,
+                                              int64_t a_rs, int64_t a_cs, const float *b, int64_t b_rs,
+                                              float *c, int64_t ldc, const kk_epilogue *ep)
+{
+  if (mr == 12 && a_rs == 1 && a_cs == 12) { /* packed full tile: constant A offsets */
+    if (nr > 16) ukr_avx512(12, 2, 1, 1, nr, K, a, a_rs, a_cs, b, b_rs, c, ldc, ep);
+    else ukr_avx512(12, 1, 1, 1, nr, K, a, a_rs, a_cs, b, b_rs, c, ldc, ep);
+    return;
+  }
+  switch (mr) {
+    KK_UKR512_CASE(1, 4)
+    KK_UKR512_CASE(2, 4)
+    KK_UKR512_CASE(3, 4)
+    KK_UKR512_CASE(4, 2)
+    KK_UKR512_CASE(5, 2)
+    KK_UKR512_CASE(6, 2)
+    KK_UKR512_CASE(7, 1)
+    KK_UKR512_CASE(8, 1)
+    KK_UKR512_CASE(9, 1)
+    KK_UKR512_CASE(10, 1)
+    KK_UKR512_CASE(11, 1)
+    KK_UKR512_CASE(12, 1)
+  default: return;
+  }
+}
+
+/* Lane j of the result = horizontal sum of v[j] (15 adds, 30 shuffles).
+ * Inputs are fed in 4x4-transposed order so the tree's output is in order. */
+KK_AVX512 KK_INLINE __m512 hsum16_avx512(const __m512 *acc)
+{
+  __m512 v[16], w[8], x[4], y[2];
+#pragma GCC unroll 16
+  for (int k = 0; k < 16; k++) v[k] = acc[((k & 3) << 2) | (k >> 2)];
+#pragma GCC unroll 8
+  for (int j = 0; j < 8; j++) /* 512 -> 256 per input: blocks [a a b b] */
+    w[j] = _mm512_add_ps(_mm512_shuffle_f32x4(v[2 * j], v[2 * j + 1], 0x44),
+                         _mm512_shuffle_f32x4(v[2 * j], v[2 * j + 1], 0xee));
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; j++) /* -> 128 per input: blocks [a b c d] */
+    x[j] = _mm512_add_ps(_mm512_shuffle_f32x4(w[2 * j], w[2 * j + 1], 0x88),
+                         _mm512_shuffle_f32x4(w[2 * j], w[2 * j + 1], 0xdd));
+#pragma GCC unroll 2
+  for (int j = 0; j < 2; j++) /* -> 64 per input */
+    y[j] = _mm512_add_ps(_mm512_shuffle_ps(x[2 * j], x[2 * j + 1], 0x44),
+                         _mm512_shuffle_ps(x[2 * j], x[2 * j + 1], 0xee));
+  return _mm512_add_ps(_mm512_shuffle_ps(y[0], y[1], 0x88), _mm512_shuffle_ps(y[0], y[1], 0xdd));
+}
+
+/* Bias, act, store and row sums for a spilled [mr x 32] tile. */
+KK_AVX512 KK_NOINLINE static void epi_tile_avx512(int64_t mr, int64_t nr, float *tile, float *c, int64_t ldc,
+                                                  const kk_epilogue *ep)
+{
+  if (ep->bias) {
+    float b[32] = {0};
+    for (int64_t j = 0; j < nr; j++) b[j] = ep->bias[j * ep->bias_s];
+    for (int64_t i = 0; i < mr; i++)
+      for (int v = 0; v < 2; v++)
+        _mm512_store_ps(tile + i * 32 + 16 * v,
+                        _mm512_add_ps(_mm512_load_ps(tile + i * 32 + 16 * v), _mm512_loadu_ps(b + 16 * v)));
+  }
+  epi_finish_avx512(mr, nr, tile, c, ldc, ep->act, ep->rowsum);
+}
+
+/* R rows x (16/R) columns of dot products over K: A rows and B columns both
+ * contiguous in k (torch linear's x @ w.T without transposing w). */
+KK_AVX512 KK_INLINE void dot_avx512(const int R, int64_t K, const float *a, int64_t as0,
+                                    const float *const *bcol, float *out /* [16] */)
+{
+  const int CC = 16 / R;
+  __m512 acc[16];
+#pragma GCC unroll 16
+  for (int q = 0; q < 16; q++) acc[q] = _mm512_setzero_ps();
+  for (int64_t k = 0; k < K; k += 16) {
+    __mmask16 m = mask16(K - k);
+    __m512 av[4];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; r++) av[r] = _mm512_maskz_loadu_ps(m, a + r * as0 + k);
+#pragma GCC unroll 16
+    for (int cc = 0; cc < CC; cc++) {
+      __m512 bv = _mm512_maskz_loadu_ps(m, bcol[cc] + k);
+#pragma GCC unroll 4
+      for (int r = 0; r < R; r++) acc[r * CC + cc] = _mm512_fmadd_ps(av[r], bv, acc[r * CC + cc]);
+    }
+  }
+  _mm512_storeu_ps(out, hsum16_avx512(acc));
+}
+
+/* Small-M GEMM with B(k, n) = B[k + n*bs1] and A(i, k) = A[i*as0 + k]. */
+KK_AVX512 static void gemm_dot__avx512(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0,
+                                       const float *B, int64_t bs1, const float *bias, int64_t bias_s,
+                                       int act, float *C, float *rowout)
+{
+  kk_epilogue ep = {NULL, bias_s, NULL, act, KK_EPI_FINAL};
+  for (int64_t m0 = 0; m0 < M;) {
+    const int R = M - m0 >= 4 ? 4 : (M - m0 >= 2 ? 2 : 1), CC = 16 / R;
+    const float *a = A + m0 * as0;
+    for (int64_t n0 = 0; n0 < N; n0 += 32) {
+      const int64_t nr = min64_(32, N - n0);
+      _Alignas(64) float tile[4 * 32];
+      for (int64_t c0 = 0; c0 < nr; c0 += CC) {
+        const float *bcol[16];
+        float out[16];
+        for (int cc = 0; cc < CC; cc++) /* columns past nr re-read a valid one */
+          bcol[cc] = B + (n0 + (c0 + cc < nr ? c0 + cc : c0)) * bs1;
+        if (R == 4) dot_avx512(4, K, a, as0, bcol, out);
+        else if (R == 2) dot_avx512(2, K, a, as0, bcol, out);
+        else dot_avx512(1, K, a, as0, bcol, out);
+        for (int r = 0; r < R; r++)
+          for (int cc = 0; cc < CC && c0 + cc < 32; cc++) tile[r * 32 + c0 + cc] = out[r * CC + cc];
+      }
+      ep.bias = bias ? bias + n0 * bias_s : NULL;
+      ep.rowsum = rowout ? rowout + m0 : NULL;
+      epi_tile_avx512(R, nr, tile, C ? C + m0 * N + n0 : NULL, N, &ep);
+    }
+    m0 += R;
+  }
+}
+
+KK_AVX512 static void act_row__avx512(int act, int64_t n, const float *x, float *y)
+{
+  int64_t j = 0;
+  switch (act) {
+  case KK_ACT_NONE:
+    memcpy(y, x, (size_t)n * sizeof(float));
+    return;
+  case KK_ACT_RELU:
+    for (; j + 16 <= n; j += 16) _mm512_storeu_ps(y + j, relu_avx512(_mm512_loadu_ps(x + j)));
+    break;
+  case KK_ACT_RELU_TF:
+    for (; j + 16 <= n; j += 16) _mm512_storeu_ps(y + j, relu_tf_avx512(_mm512_loadu_ps(x + j)));
+    break;
+  case KK_ACT_SIGMOID:
+    for (; j + 16 <= n; j += 16) _mm512_storeu_ps(y + j, sigmoid_avx512(_mm512_loadu_ps(x + j)));
+    break;
+  case KK_ACT_TANH:
+    for (; j + 16 <= n; j += 16) _mm512_storeu_ps(y + j, tanh_avx512(_mm512_loadu_ps(x + j)));
+    break;
+  default: return;
+  }
+  if (j < n) {
+    __mmask16 m = mask16(n - j);
+    _mm512_mask_storeu_ps(y + j, m, act_avx512(act, _mm512_maskz_loadu_ps(m, x + j)));
+  }
+}
+
+KK_AVX512 static void add_row__avx512(int act, int64_t n, const float *a, const float *b, float *y)
+{
+  int64_t j = 0;
+  for (; j + 16 <= n; j += 16)
+    _mm512_storeu_ps(y + j, act_avx512(act, add_avx512(_mm512_loadu_ps(a + j), _mm512_loadu_ps(b + j))));
+  if (j < n) {
+    __mmask16 m = mask16(n - j);
+    __m512 s = add_avx512(_mm512_maskz_loadu_ps(m, a + j), _mm512_maskz_loadu_ps(m, b + j));
+    _mm512_mask_storeu_ps(y + j, m, act_avx512(act, s));
+  }
+}
+
+/* Blocks of <= 4096 with 4×16 lanes (<= 64 sequential adds per lane), pairwise above. */
+KK_AVX512 static float sum_row__avx512(int64_t n, const float *x)
+{
+  if (n > 4096) {
+    int64_t h = (n / 2 + 63) & ~(int64_t)63;
+    return sum_row__avx512(h, x) + sum_row__avx512(n - h, x + h);
+  }
+  __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+  int64_t j = 0;
+  for (; j + 64 <= n; j += 64) {
+    s0 = _mm512_add_ps(s0, _mm512_loadu_ps(x + j));
+    s1 = _mm512_add_ps(s1, _mm512_loadu_ps(x + j + 16));
+    s2 = _mm512_add_ps(s2, _mm512_loadu_ps(x + j + 32));
+    s3 = _mm512_add_ps(s3, _mm512_loadu_ps(x + j + 48));
+  }
+  for (; j + 16 <= n; j += 16) s0 = _mm512_add_ps(s0, _mm512_loadu_ps(x + j));
+  if (j < n) s1 = _mm512_add_ps(s1, _mm512_maskz_loadu_ps(mask16(n - j), x + j));
+  return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)));
+}
+
+KK_AVX512 static __m512 sum_cols_blk_avx512(int64_t n, const float *x, int64_t s, __mmask16 m)
+{
+  if (n > 256) {
+    int64_t h = n / 2;
+    return _mm512_add_ps(sum_cols_blk_avx512(h, x, s, m), sum_cols_blk_avx512(n - h, x + h * s, s, m));
+  }
+  __m512 s0 = _mm512_setzero_ps(), s1 = s0;
+  int64_t j = 0;
+  for (; j + 2 <= n; j += 2) {
+    s0 = _mm512_add_ps(s0, _mm512_maskz_loadu_ps(m, x + j * s));
+    s1 = _mm512_add_ps(s1, _mm512_maskz_loadu_ps(m, x + (j + 1) * s));
+  }
+  if (j < n) s0 = _mm512_add_ps(s0, _mm512_maskz_loadu_ps(m, x + j * s));
+  return _mm512_add_ps(s0, s1);
+}
+
+KK_AVX512 static void sum_cols__avx512(int64_t m, int64_t n, const float *x, int64_t s, float *out)
+{
+  for (int64_t i = 0; i < m; i += 16) {
+    __mmask16 mk = mask16(m - i);
+    _mm512_mask_storeu_ps(out + i, mk, sum_cols_blk_avx512(n, x + i, s, mk));
+  }
+}
+#endif /* KK_X86 */
+
+/* ===================================================================== */
+/* 4. dispatch, GEMM driver, entry points                                 */
+/* ===================================================================== */
+
+typedef struct {
+  const char *name;
+  kk_ukernel_fn ukernel;
+  int64_t mr, nr;     /* micro-tile */
+  int64_t mc, kc, nc; /* cache blocking of the packed (large-M) path */
+  void (*act_row)(int act, int64_t n, const float *x, float *y);
+  void (*add_row)(int act, int64_t n, const float *a, const float *b, float *y);
+  float (*sum_row)(int64_t n, const float *x);
+  void (*sum_cols)(int64_t m, int64_t n, const float *x, int64_t s, float *out);
+  /* optional small-M kernel for column-contiguous B (bs0 == 1) and row-contiguous A */
+  void (*gemm_dot)(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0, const float *B, int64_t bs1,
+                   const float *bias, int64_t bias_s, int act, float *C, float *rowout);
+} kk_isa_table;
+
+static const kk_isa_table kk_table_ref = {
+    "reference", kk_sgemm_ukernel_4x16__ref, 4, 16, 64, 256, 1024,
+    act_row__ref, add_row__ref, sum_row__ref, sum_cols__ref, NULL};
+#if KK_X86
+static const kk_isa_table kk_table_avx2 = {
+    "avx2", kk_sgemm_ukernel_6x16__avx2, 6, 16, 120, 256, 1024,
+    act_row__avx2, add_row__avx2, sum_row__avx2, sum_cols__avx2, NULL};
+static const kk_isa_table kk_table_avx512 = {
+    "avx512", kk_sgemm_ukernel_12x32__avx512, 12, 32, 144, 256, 1024,
+    act_row__avx512, add_row__avx512, sum_row__avx512, sum_cols__avx512,
+    gemm_dot__avx512};
+#endif
+
+static _Atomic(const kk_isa_table *) kk_table;
+
+static const kk_isa_table *table_for(const char *name)
+{
+  if (strcmp(name, "reference") == 0) return &kk_table_ref;
+#if KK_X86
+  __builtin_cpu_init();
+  if (strcmp(name, "avx2") == 0 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    return &kk_table_avx2;
+  if (strcmp(name, "avx512") == 0 && __builtin_cpu_supports("avx512f") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("fma"))
+    return &kk_table_avx512;
+#endif
+  return NULL;
+}
+
+void kk_init(void)
+{
+  if (atomic_load_explicit(&kk_table, memory_order_acquire)) return;
+  const kk_isa_table *t = NULL;
+  const char *order[] = {"avx512", "avx2", "reference"};
+  const char *env = getenv("KILN_ISA");
+  int start = 0;
+  if (env) /* may only lower the ISA: start the search at the requested one */
+    for (int i = 0; i < 3; i++)
+      if (strcmp(env, order[i]) == 0) start = i;
+  for (int i = start; i < 3 && !t; i++) t = table_for(order[i]);
+  atomic_store_explicit(&kk_table, t, memory_order_release);
+}
+
+int kk_force_isa(const char *name)
+{
+  const kk_isa_table *t = name ? table_for(name) : NULL;
+  if (!t) return -1;
+  atomic_store_explicit(&kk_table, t, memory_order_release);
+  return 0;
+}
+
+static inline const kk_isa_table *isa(void)
+{
+  const kk_isa_table *t = atomic_load_explicit(&kk_table, memory_order_acquire);
+  if (__builtin_expect(t == NULL, 0)) {
+    kk_init();
+    t = atomic_load_explicit(&kk_table, memory_order_acquire);
+  }
+  return t;
+}
+
+const char *kk_isa_name(void) { return isa()->name; }
+
+/* ---- scratch: one grow-only 64-byte aligned buffer per thread ---------- */
+static _Thread_local float *kk_scratch;
+static _Thread_local size_t kk_scratch_cap; /* floats */
+
+static float *scratch(size_t nfloats)
+{
+  if (nfloats <= kk_scratch_cap) return kk_scratch;
+  size_t want = nfloats + nfloats / 2 + 1024; /* grow geometrically: realloc is rare */
+  size_t bytes = (want * sizeof(float) + 63) & ~(size_t)63;
+  float *p = aligned_alloc(64, bytes);
+  if (!p) return NULL;
+  free(kk_scratch);
+  kk_scratch = p;
+  kk_scratch_cap = bytes / sizeof(float);
+  return p;
+}
+
+void kk_release_scratch(void)
+{
+  free(kk_scratch);
+  kk_scratch = NULL;
+  kk_scratch_cap = 0;
+}
+
+/* ---- packing ------------------------------------------------------------ */
+
+/* dst[k*NR + j] = B(k0+k, n0+j) for j < nr, zero for nr <= j < NR. */
+static void pack_b(int64_t kc, int64_t nr, int64_t NR, const float *B, int64_t bs0, int64_t bs1, float *dst)
+{
+  if (bs1 == 1) {
+    for (int64_t k = 0; k < kc; k++) {
+      memcpy(dst + k * NR, B + k * bs0, (size_t)nr * sizeof(float));
+      for (int64_t j = nr; j < NR; j++) dst[k * NR + j] = 0.0f;
+    }
+  } else { /* column-contiguous (transposed) B: read each column sequentially */
+    for (int64_t j = 0; j < nr; j++) {
+      const float *col = B + j * bs1;
+      for (int64_t k = 0; k < kc; k++) dst[k * NR + j] = col[k * bs0];
+    }
+    for (int64_t k = 0; k < kc; k++)
+      for (int64_t j = nr; j < NR; j++) dst[k * NR + j] = 0.0f;
+  }
+}
+
+/* dst[k*MR + i] = A(i, k) for i < mr. */
+static void pack_a(int64_t mr, int64_t kc, int64_t MR, const float *A, int64_t as0, int64_t as1, float *dst)
+{
+  for (int64_t i = 0; i < mr; i++) {
+    const float *row = A + i * as0;
+    for (int64_t k = 0; k < kc; k++) dst[k * MR + i] = row[k * as1];
+  }
+}
+
+static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Rows with a non-unit inner stride are gathered into a stack buffer in
+ * chunks, so every ISA only needs contiguous row kernels. */
+#define KK_CHUNK 256
+
+/* Plain loops; used only if the packing buffer cannot be allocated. */
+static void gemm_naive(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0, int64_t as1,
+                       const float *B, int64_t bs0, int64_t bs1, const float *bias, int64_t bias_s,
+                       int act, float *C, float *rowout)
+{
+  for (int64_t i = 0; i < M; i++) {
+    float rs = 0.0f;
+    for (int64_t n = 0; n < N; n++) {
+      float s = 0.0f;
+      for (int64_t k = 0; k < K; k++) s += A[i * as0 + k * as1] * B[k * bs0 + n * bs1];
+      if (bias) s += bias[n * bias_s];
+      s = ref_act(act, s);
+      if (C) C[i * N + n] = s;
+      rs += s;
+    }
+    if (rowout) rowout[i] += rs;
+  }
+}
+
+/* Shared by kk_gemm (C != NULL) and kk_gemm_rowreduce (rowout != NULL,
+ * zero-initialised by the caller; receives the raw row sums). */
+static void gemm_driver(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, const float *A,
+                        int64_t as0, int64_t as1, const float *B, int64_t bs0, int64_t bs1,
+                        const float *bias, int64_t bias_s, int act, float *C, float *rowout)
+{
+  const int64_t MR = t->mr, NR = t->nr;
+  if (M <= 0 || N <= 0) return;
+
+  if (K <= 0) { /* C = act(bias or 0): one row computed, then replicated */
+    float pre[KK_CHUNK], tmp[KK_CHUNK], rs = 0.0f;
+    for (int64_t n0 = 0; n0 < N; n0 += KK_CHUNK) {
+      int64_t nb = min64(KK_CHUNK, N - n0);
+      for (int64_t j = 0; j < nb; j++) pre[j] = bias ? bias[(n0 + j) * bias_s] : 0.0f;
+      t->act_row(act, nb, pre, tmp);
+      if (C)
+        for (int64_t i = 0; i < M; i++) memcpy(C + i * N + n0, tmp, (size_t)nb * sizeof(float));
+      if (rowout) rs += t->sum_row(nb, tmp);
+    }
+    if (rowout)
+      for (int64_t i = 0; i < M; i++) rowout[i] = rs;
+    return;
+  }
+
+  kk_epilogue ep;
+  ep.bias_s = bias_s;
+  ep.act = act;
+
+  if (M <= 16 && t->gemm_dot && bs0 == 1 && bs1 != 1 && as1 == 1) {
+    t->gemm_dot(M, N, K, A, as0, B, bs1, bias, bias_s, act, C, rowout);
+    return;
+  }
+  if (M <= 16) {
+    /* Small M (matrix-vector regime): A is read in place; B is streamed in
+     * place when its columns are contiguous, else packed one panel at a time. */
+    float *bp = NULL;
+    if (bs1 != 1) {
+      bp = scratch((size_t)(K * NR));
+      if (!bp) {
+        gemm_naive(M, N, K, A, as0, as1, B, bs0, bs1, bias, bias_s, act, C, rowout);
+        return;
+      }
+    }
+    ep.flags = KK_EPI_FINAL;
+    for (int64_t n0 = 0; n0 < N; n0 += NR) {
+      int64_t nr = min64(NR, N - n0);
+      const float *panel = B + n0 * bs1;
+      int64_t b_rs = bs0;
+      if (bp) {
+        pack_b(K, nr, NR, panel, bs0, bs1, bp);
+        panel = bp;
+        b_rs = NR;
+      }
+      ep.bias = bias ? bias + n0 * bias_s : NULL;
+      for (int64_t m0 = 0; m0 < M; m0 += MR) {
+        ep.rowsum = rowout ? rowout + m0 : NULL;
+        t->ukernel(min64(MR, M - m0), nr, K, A + m0 * as0, as0, as1, panel, b_rs,
+                   C ? C + m0 * N + n0 : NULL, N, &ep);
+      }
+    }
+    return;
+  }
+
+  /* Packed path, BLIS loop order: nc (B block) → kc → mc (A block) → nr → mr.
+   * The row-reduce form has no C to accumulate partial K blocks into, so it
+   * uses a single K block. */
+  const int64_t KC = rowout ? K : t->kc, NC = t->nc, MC = t->mc;
+  const int64_t kcmax = min64(KC, K), ncmax = min64(NC, (N + NR - 1) / NR * NR);
+  const int64_t mcmax = min64(MC, (M + MR - 1) / MR * MR);
+  float *buf = scratch((size_t)(kcmax * ncmax + mcmax * kcmax));
+  if (!buf) {
+    gemm_naive(M, N, K, A, as0, as1, B, bs0, bs1, bias, bias_s, act, C, rowout);
+    return;
+  }
+  float *bpack = buf, *apack = buf + kcmax * ncmax;
+  for (int64_t n0 = 0; n0 < N; n0 += NC) {
+    const int64_t nc = min64(NC, N - n0);
+    for (int64_t k0 = 0; k0 < K; k0 += KC) {
+      const int64_t kc = min64(KC, K - k0);
+      ep.flags = (k0 > 0 ? KK_EPI_ACCUM : 0) | (k0 + kc >= K ? KK_EPI_FINAL : 0);
+      for (int64_t j0 = 0; j0 < nc; j0 += NR)
+        pack_b(kc, min64(NR, nc - j0), NR, B + k0 * bs0 + (n0 + j0) * bs1, bs0, bs1, bpack + j0 * kc);
+      for (int64_t m0 = 0; m0 < M; m0 += MC) {
+        const int64_t mc = min64(MC, M - m0);
+        for (int64_t i0 = 0; i0 < mc; i0 += MR)
+          pack_a(min64(MR, mc - i0), kc, MR, A + (m0 + i0) * as0 + k0 * as1, as0, as1, apack + i0 * kc);
+        for (int64_t j0 = 0; j0 < nc; j0 += NR) {
+          const int64_t nr = min64(NR, nc - j0);
+          ep.bias = bias ? bias + (n0 + j0) * bias_s : NULL;
+          for (int64_t i0 = 0; i0 < mc; i0 += MR) {
+            ep.rowsum = rowout ? rowout + m0 + i0 : NULL;
+            t->ukernel(min64(MR, mc - i0), nr, kc, apack + i0 * kc, 1, MR, bpack + j0 * kc, NR,
+                       C ? C + (m0 + i0) * N + n0 + j0 : NULL, N, &ep);
+          }
+        }
+      }
+    }
+  }
+}
+
+void kk_gemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0, int64_t as1, const float *B,
+             int64_t bs0, int64_t bs1, const float *bias, int64_t bias_s, kk_act act, float *C)
+{
+  gemm_driver(isa(), M, N, K, A, as0, as1, B, bs0, bs1, bias, bias_s, (int)act, C, NULL);
+}
+
+void kk_gemm_rowreduce(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0, int64_t as1,
+                       const float *B, int64_t bs0, int64_t bs1, const float *bias, int64_t bias_s,
+                       kk_act act, int mean, float *out)
+{
+  if (M <= 0) return;
+  for (int64_t i = 0; i < M; i++) out[i] = 0.0f;
+  gemm_driver(isa(), M, N, K, A, as0, as1, B, bs0, bs1, bias, bias_s, (int)act, NULL, out);
+  if (mean) {
+    const float fn = (float)N; /* N == 0: 0/0 = NaN, as torch.mean */
+    for (int64_t i = 0; i < M; i++) out[i] = out[i] / fn;
+  }
+}
+
+void kk_unary(kk_act act, int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, float *Y)
+{
+  const kk_isa_table *t = isa();
+  if (M <= 0 || N <= 0) return;
+  if ((xs1 == 1 || N == 1) && (xs0 == N || M == 1)) { /* dense: one long row */
+    t->act_row((int)act, M * N, X, Y);
+    return;
+  }
+  for (int64_t i = 0; i < M; i++) {
+    const float *x = X + i * xs0;
+    float *y = Y + i * N;
+    if (xs1 == 1 || N == 1) {
+      t->act_row((int)act, N, x, y);
+      continue;
+    }
+    for (int64_t j0 = 0; j0 < N; j0 += KK_CHUNK) {
+      float tmp[KK_CHUNK];
+      int64_t nb = min64(KK_CHUNK, N - j0);
+      for (int64_t j = 0; j < nb; j++) tmp[j] = x[(j0 + j) * xs1];
+      t->act_row((int)act, nb, tmp, y + j0);
+    }
+  }
+}
+
+void kk_add(int64_t M, int64_t N, const float *A, int64_t as0, int64_t as1, const float *B, int64_t bs0,
+            int64_t bs1, kk_act act, float *C)
+{
+  const kk_isa_table *t = isa();
+  if (M <= 0 || N <= 0) return;
+  if (N == 1) { as1 = 1; bs1 = 1; } /* inner stride is irrelevant */
+  if (as1 == 1 && bs1 == 1 && (M == 1 || (as0 == N && bs0 == N))) {
+    t->add_row((int)act, M * N, A, B, C);
+    return;
+  }
+  for (int64_t i = 0; i < M; i++) {
+    const float *a = A + i * as0, *b = B + i * bs0;
+    float *c = C + i * N;
+    if (as1 == 1 && bs1 == 1) {
+      t->add_row((int)act, N, a, b, c);
+      continue;
+    }
+    for (int64_t j0 = 0; j0 < N; j0 += KK_CHUNK) {
+      float ta[KK_CHUNK], tb[KK_CHUNK];
+      int64_t nb = min64(KK_CHUNK, N - j0);
+      const float *pa = a + j0 * as1, *pb = b + j0 * bs1;
+      if (as1 != 1) {
+        for (int64_t j = 0; j < nb; j++) ta[j] = a[(j0 + j) * as1];
+        pa = ta;
+      }
+      if (bs1 != 1) {
+        for (int64_t j = 0; j < nb; j++) tb[j] = b[(j0 + j) * bs1];
+        pb = tb;
+      }
+      t->add_row((int)act, nb, pa, pb, c + j0);
+    }
+  }
+}
+
+void kk_rowsum(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, int mean, float *out)
+{
+  const kk_isa_table *t = isa();
+  if (M <= 0) return;
+  if (N <= 0) {
+    for (int64_t i = 0; i < M; i++) out[i] = 0.0f;
+  } else if (xs1 == 1 || N == 1) {
+    for (int64_t i = 0; i < M; i++) out[i] = t->sum_row(N, X + i * xs0);
+  } else if (xs0 == 1) { /* column sums of a row-major block: vectorise across rows */
+    t->sum_cols(M, N, X, xs1, out);
+  } else {
+    for (int64_t i = 0; i < M; i++) out[i] = sum_strided__ref(N, X + i * xs0, xs1);
+  }
+  if (mean) {
+    const float fn = (float)N;
+    for (int64_t i = 0; i < M; i++) out[i] = out[i] / fn;
+  }
+}

@@ -1,0 +1,103 @@
+/* kernels.h — float32 CPU kernels used by code that kiln emits.
+ *
+ * All kernels are single-threaded, never allocate (except kk_gemm* which
+ * keep one grow-only thread-local packing buffer), never print and never
+ * exit. kk_init() picks the widest ISA the CPU supports (AVX-512, AVX2+FMA,
+ * portable C); the env var KILN_ISA=reference|avx2|avx512 may force a lower
+ * one. Every entry point calls kk_init() lazily, so calling it is optional. */
+#ifndef KILN_KERNELS_H
+#define KILN_KERNELS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  KK_ACT_NONE = 0,
+  KK_ACT_RELU,    /* eager torch.relu: x < 0 ? +0 : x, so relu(-0.0) = -0.0, NaN passes bit-exact */
+  KK_ACT_SIGMOID,
+  KK_ACT_TANH,
+  /* tf.nn.relu as TF's vectorised (8-wide Eigen packet) path computes it with
+   * TF's flush-to-zero/denormals-are-zero mode on: x >= FLT_MIN ? x : +0, NaN
+   * passes bit-exact. So -0.0 -> +0.0 and positive denormals -> +0.0. TF's own
+   * scalar tail (the last n % 8 elements of a tensor) keeps -0.0 instead, so no
+   * elementwise function can match TF bit-for-bit at every position. */
+  KK_ACT_RELU_TF
+} kk_act;
+
+void kk_init(void);            /* idempotent; picks ISA */
+const char *kk_isa_name(void); /* "avx512", "avx2", "reference" */
+
+/* C[M×N] (dense row-major, row stride N) = act(A[M×K] · B[K×N] + bias[N]).
+   A element (i,k) at A[i*as0 + k*as1]; B element (k,n) at B[k*bs0 + n*bs1]; any non-negative strides
+   (so torch linear's x @ w.T is B=w with bs0=w.stride(1), bs1=w.stride(0)). bias may be NULL; else bias[n*bias_s].
+   M, N or K may be 0 (K==0 → C = act(bias or 0)). Never reads C before writing it.
+   Fastest when B has bs1 == 1 (weights stored K×N row-major): small-M calls then
+   stream B without packing. */
+void kk_gemm(int64_t M, int64_t N, int64_t K,
+             const float *A, int64_t as0, int64_t as1,
+             const float *B, int64_t bs0, int64_t bs1,
+             const float *bias, int64_t bias_s, kk_act act, float *C);
+/* Same, but instead of storing C, writes out[i] = sum_n act(...)[i,n] (mean=0) or that sum / N (mean=1).
+   N==0 with mean=1 gives NaN like torch (0/0). */
+void kk_gemm_rowreduce(int64_t M, int64_t N, int64_t K,
+             const float *A, int64_t as0, int64_t as1,
+             const float *B, int64_t bs0, int64_t bs1,
+             const float *bias, int64_t bias_s, kk_act act, int mean, float *out);
+/* Y[M×N] dense = act(X) ; X strided. act NONE = copy (bit-exact). */
+void kk_unary(kk_act act, int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, float *Y);
+/* C[M×N] dense = act(A + B), A and B strided; broadcasting is expressed with stride 0 (a 1-D bias row: bs0 = 0).
+   Bit-identical to eager torch.add on x86-64, including which NaN payload wins (B's). */
+void kk_add(int64_t M, int64_t N, const float *A, int64_t as0, int64_t as1,
+            const float *B, int64_t bs0, int64_t bs1, kk_act act, float *C);
+/* out[i] = sum_j X[i,j]  (mean: / N) for a strided X[M×N]. */
+void kk_rowsum(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, int mean, float *out);
+
+/* ---- testing / housekeeping ------------------------------------------- */
+
+/* Re-resolves the kernel table for the named ISA ("reference", "avx2",
+   "avx512"). Returns 0 on success, -1 if unknown or unsupported by this CPU.
+   Not thread-safe with respect to concurrently running kernels; for tests. */
+int kk_force_isa(const char *name);
+/* Frees the calling thread's GEMM packing buffer (it is otherwise kept and
+   reused by later calls on the same thread). */
+void kk_release_scratch(void);
+
+/* ---- micro-kernel interface (exposed for tests and benchmarks) ---------- */
+
+enum {
+  KK_EPI_ACCUM = 1, /* C already holds a partial sum over earlier K blocks: add it */
+  KK_EPI_FINAL = 2  /* last K block: add bias, apply act, feed rowsum */
+};
+typedef struct {
+  const float *bias; /* bias of the tile's column 0, or NULL */
+  int64_t bias_s;
+  float *rowsum;     /* NULL, or rowsum[i] += sum over the tile's nr columns of the final value */
+  int act;           /* kk_act */
+  int flags;         /* KK_EPI_* */
+} kk_epilogue;
+
+/* One signature for every variant: C tile [mr×nr] (row stride ldc; c may be
+   NULL when only rowsum is wanted) from A (element (i,k) at a[i*a_rs + k*a_cs])
+   and a B panel with unit column stride (element (k,j) at b[k*b_rs + j]).
+   mr <= MR and nr <= NR of the variant; B columns >= nr are never read. */
+typedef void (*kk_ukernel_fn)(int64_t mr, int64_t nr, int64_t K,
+                              const float *a, int64_t a_rs, int64_t a_cs,
+                              const float *b, int64_t b_rs,
+                              float *c, int64_t ldc, const kk_epilogue *ep);
+void kk_sgemm_ukernel_4x16__ref(int64_t mr, int64_t nr, int64_t K, const float *a, int64_t a_rs,
+                                int64_t a_cs, const float *b, int64_t b_rs, float *c, int64_t ldc,
+                                const kk_epilogue *ep);
+void kk_sgemm_ukernel_6x16__avx2(int64_t mr, int64_t nr, int64_t K, const float *a, int64_t a_rs,
+                                 int64_t a_cs, const float *b, int64_t b_rs, float *c, int64_t ldc,
+                                 const kk_epilogue *ep);
+void kk_sgemm_ukernel_12x32__avx512(int64_t mr, int64_t nr, int64_t K, const float *a,
+                                    int64_t a_rs, int64_t a_cs, const float *b, int64_t b_rs,
+                                    float *c, int64_t ldc, const kk_epilogue *ep);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KILN_KERNELS_H */

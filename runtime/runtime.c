@@ -1,0 +1,1266 @@
+/* runtime.c — the `kiln._runtime` extension module.
+ *
+ * Exports the KrApi function table (capsule `kiln._runtime._C_API`) that
+ * generated modules import with kr_import(), plus a few introspection
+ * functions for `kiln doctor`. This file holds module setup, argument
+ * binding, tracebacks, scalar helpers with Python's exact semantics, the
+ * Python-fallback helpers, KrBuffer/KrTensor and the framework dispatch of
+ * the tensor boundary. Tensor operations are in tensor_ops.c, the torch
+ * boundary in torch_bridge.c, the TensorFlow boundary in tf_bridge.c. */
+#include "runtime_internal.h"
+#include "kernels.h"
+
+#include <frameobject.h> /* PyFrame_New */
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char *file, int line);
+
+/* ------------------------------------------------------------------------ */
+/* KrBuffer                                                                  */
+/* ------------------------------------------------------------------------ */
+
+KrBuffer *kr_buffer_new(size_t nfloats) {
+  if (nfloats > (SIZE_MAX - 64) / sizeof(float)) {
+    PyErr_NoMemory();
+    return NULL;
+  }
+  size_t nbytes = nfloats * sizeof(float);
+  size_t alloc = (nbytes + 63) & ~(size_t)63;
+  if (alloc == 0) alloc = 64; /* zero-size tensors still get a valid pointer */
+  KrBuffer *b = (KrBuffer *)malloc(sizeof(KrBuffer));
+  if (!b) {
+    PyErr_NoMemory();
+    return NULL;
+  }
+  b->data = (float *)aligned_alloc(64, alloc);
+  if (!b->data) {
+    free(b);
+    PyErr_NoMemory();
+    return NULL;
+  }
+  atomic_init(&b->refcnt, 1);
+  b->nbytes = nbytes;
+  return b;
+}
+
+void kr_buffer_retain(KrBuffer *b) { atomic_fetch_add_explicit(&b->refcnt, 1, memory_order_relaxed); }
+
+void kr_buffer_release(KrBuffer *b) {
+  if (!b) return;
+  if (atomic_fetch_sub_explicit(&b->refcnt, 1, memory_order_acq_rel) == 1) {
+    free(b->data);
+    free(b);
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* KrTensor                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static void krtensor_dealloc(PyObject *self) {
+  KrTensor *t = (KrTensor *)self;
+  Py_CLEAR(t->source);
+  if (t->buf) {
+    kr_buffer_release(t->buf);
+    t->buf = NULL;
+  }
+  PyObject_Free(self);
+}
+
+static PyObject *krtensor_repr(PyObject *self) {
+  KrTensor *t = (KrTensor *)self;
+  if (t->rank == 1)
+    return PyUnicode_FromFormat("<kiln tensor [%lld] fw=%d>", (long long)t->shape[0], (int)t->framework);
+  return PyUnicode_FromFormat("<kiln tensor [%lld, %lld] fw=%d>", (long long)t->shape[0],
+                              (long long)t->shape[1], (int)t->framework);
+}
+
+/* Not GC-tracked: a KrTensor only references framework tensors and kiln
+ * buffers, neither of which can reference a KrTensor (KrTensors are boxed
+ * before Python code sees them), so no cycle can go through one. */
+PyTypeObject KrTensor_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "kiln._runtime.KrTensor",
+    .tp_basicsize = sizeof(KrTensor),
+    .tp_dealloc = krtensor_dealloc,
+    .tp_repr = krtensor_repr,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "kiln's internal tensor value (never exposed to user code).",
+};
+
+static KrTensor *krtensor_alloc(void) {
+  KrTensor *t = (KrTensor *)PyObject_Malloc(sizeof(KrTensor));
+  if (!t) return (KrTensor *)PyErr_NoMemory();
+  PyObject_Init((PyObject *)t, &KrTensor_Type);
+  t->source = NULL;
+  t->buf = NULL;
+  return t;
+}
+
+KrTensor *kr_tensor_new(int framework, int rank, const int64_t *shape) {
+  int64_t n = 1;
+  for (int i = 0; i < rank; i++) {
+    if (shape[i] < 0 || (shape[i] != 0 && n > INT64_MAX / 4 / shape[i])) {
+      PyErr_SetString(PyExc_MemoryError, "kiln: tensor too large");
+      return NULL;
+    }
+    n *= shape[i];
+  }
+  KrBuffer *b = kr_buffer_new((size_t)n);
+  if (!b) return NULL;
+  KrTensor *t = krtensor_alloc();
+  if (!t) {
+    kr_buffer_release(b);
+    return NULL;
+  }
+  t->data = b->data;
+  t->rank = rank;
+  t->framework = framework;
+  t->buf = b;
+  if (rank == 1) {
+    t->shape[0] = shape[0];
+    t->shape[1] = 1;
+    t->strides[0] = 1;
+    t->strides[1] = 1;
+  } else {
+    t->shape[0] = shape[0];
+    t->shape[1] = shape[1];
+    t->strides[0] = shape[1];
+    t->strides[1] = 1;
+  }
+  return t;
+}
+
+KrTensor *kr_tensor_view(int framework, int rank, float *data, const int64_t *shape,
+                         const int64_t *strides, PyObject *source) {
+  KrTensor *t = krtensor_alloc();
+  if (!t) return NULL;
+  t->data = data;
+  t->rank = rank;
+  t->framework = framework;
+  t->shape[0] = shape[0];
+  t->strides[0] = strides[0];
+  if (rank == 2) {
+    t->shape[1] = shape[1];
+    t->strides[1] = strides[1];
+  } else {
+    t->shape[1] = 1;
+    t->strides[1] = 1;
+  }
+  Py_XINCREF(source);
+  t->source = source;
+  return t;
+}
+
+/* ------------------------------------------------------------------------ */
+/* module setup                                                              */
+/* ------------------------------------------------------------------------ */
+
+enum { MODE_AUTO, MODE_NATIVE, MODE_PYTHON };
+
+/* KILN_MODE from os.environ, read now. Returns -1 with ValueError. */
+static int read_mode(void) {
+  PyObject *os = PyImport_ImportModule("os");
+  if (!os) return -1;
+  PyObject *environ = PyObject_GetAttrString(os, "environ");
+  Py_DECREF(os);
+  if (!environ) return -1;
+  PyObject *v = PyMapping_GetItemString(environ, "KILN_MODE");
+  Py_DECREF(environ);
+  if (!v) {
+    if (!PyErr_ExceptionMatches(PyExc_KeyError)) return -1;
+    PyErr_Clear();
+    return MODE_AUTO;
+  }
+  int mode = -1;
+  if (PyUnicode_Check(v)) {
+    if (PyUnicode_CompareWithASCIIString(v, "auto") == 0 || PyUnicode_GET_LENGTH(v) == 0)
+      mode = MODE_AUTO;
+    else if (PyUnicode_CompareWithASCIIString(v, "native") == 0)
+      mode = MODE_NATIVE;
+    else if (PyUnicode_CompareWithASCIIString(v, "python") == 0)
+      mode = MODE_PYTHON;
+  }
+  if (mode < 0)
+    PyErr_Format(PyExc_ValueError, "kiln: invalid KILN_MODE %R (expected auto, native or python)", v);
+  Py_DECREF(v);
+  return mode;
+}
+
+static PyObject *raise_not_native(PyObject *msg, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames) {
+  (void)args;
+  (void)nargs;
+  (void)kwnames;
+  PyErr_SetObject(PyExc_RuntimeError, msg);
+  return NULL;
+}
+
+/* A builtin function object for a compiled function. The PyMethodDef must
+ * outlive the function object, so it is allocated here and never freed
+ * (one per module initialisation / _kiln_bind call). */
+static PyObject *make_cfunction(const char *name, PyCFunction fn, PyObject *orig, PyObject *self,
+                                PyObject *modname) {
+  PyMethodDef *ml = (PyMethodDef *)PyMem_Calloc(1, sizeof(PyMethodDef));
+  if (!ml) return PyErr_NoMemory();
+  ml->ml_name = name;
+  ml->ml_meth = fn;
+  ml->ml_flags = METH_FASTCALL | METH_KEYWORDS;
+  ml->ml_doc = NULL;
+  if (orig) {
+    PyObject *doc = PyObject_GetAttrString(orig, "__doc__");
+    if (!doc) {
+      PyErr_Clear();
+    } else {
+      if (PyUnicode_Check(doc)) {
+        Py_ssize_t len;
+        const char *s = PyUnicode_AsUTF8AndSize(doc, &len);
+        if (s) {
+          char *copy = (char *)PyMem_Malloc((size_t)len + 1);
+          if (copy) {
+            memcpy(copy, s, (size_t)len + 1);
+            ml->ml_doc = copy;
+          }
+        } else {
+          PyErr_Clear();
+        }
+      }
+      Py_DECREF(doc);
+    }
+  }
+  return PyCFunction_NewEx(ml, self, modname);
+}
+
+/* Fills sig->defaults from the original function's __defaults__ and
+ * __kwdefaults__ (strong references, replacing earlier ones). */
+static int fill_defaults(KrSig *sig, PyObject *orig) {
+  PyObject *defs = PyObject_GetAttrString(orig, "__defaults__");
+  if (!defs) return -1;
+  PyObject *kwdefs = PyObject_GetAttrString(orig, "__kwdefaults__");
+  if (!kwdefs) {
+    Py_DECREF(defs);
+    return -1;
+  }
+  int rc = -1;
+  Py_ssize_t ndef = PyTuple_Check(defs) ? PyTuple_GET_SIZE(defs) : 0;
+  if (ndef > sig->nposparams) {
+    PyErr_Format(PyExc_RuntimeError,
+                 "kiln: function '%s' has %zd defaults but %d positional parameters; rebuild the module",
+                 sig->name, ndef, sig->nposparams);
+    goto done;
+  }
+  for (int i = 0; i < sig->nparams; i++) {
+    PyObject *d = NULL;
+    if (i < sig->nposparams) {
+      Py_ssize_t first = sig->nposparams - ndef;
+      if (i >= first) d = PyTuple_GET_ITEM(defs, i - first);
+    } else if (PyDict_Check(kwdefs)) {
+      d = PyDict_GetItemWithError(kwdefs, sig->names[i]);
+      if (!d && PyErr_Occurred()) goto done;
+    }
+    Py_XINCREF(d);
+    Py_XSETREF(sig->defaults[i], d);
+  }
+  rc = 0;
+done:
+  Py_DECREF(defs);
+  Py_DECREF(kwdefs);
+  return rc;
+}
+
+/* Looks up the originals, fills defaults, records __kiln_python__ and
+ * installs the functions by mode. `originals` is a mapping (or the globals
+ * dict); `install` is where the chosen callables go: the module dict (exec
+ * mode) or the module object's attributes (bind mode). */
+static int install_functions(PyObject *module, KrModuleDef *def, PyObject *originals) {
+  PyObject *mdict = PyModule_GetDict(module);
+  PyObject *modname = PyModule_GetNameObject(module);
+  if (!modname) return -1;
+  int mode = read_mode();
+  if (mode < 0) goto fail;
+  PyObject *pydict = PyDict_New();
+  if (!pydict) goto fail;
+  if (PyDict_SetItemString(mdict, "__kiln_python__", pydict) < 0) {
+    Py_DECREF(pydict);
+    goto fail;
+  }
+  Py_DECREF(pydict);
+  for (int i = 0; i < def->nfuncs; i++) {
+    KrFuncDef *f = &def->funcs[i];
+    PyObject *orig = PyMapping_GetItemString(originals, f->name);
+    if (!orig) {
+      if (PyErr_ExceptionMatches(PyExc_KeyError)) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_RuntimeError, "kiln: compiled function '%s' is not defined by the source of %s",
+                     f->name, def->filename);
+      }
+      goto fail;
+    }
+    if (PyDict_SetItemString(pydict, f->name, orig) < 0 || (f->sig && fill_defaults(f->sig, orig) < 0)) {
+      Py_DECREF(orig);
+      goto fail;
+    }
+    int is_native = f->status && strcmp(f->status, "native") == 0 && f->fn;
+    PyObject *obj = NULL;
+    if (mode == MODE_PYTHON || (!is_native && mode == MODE_AUTO)) {
+      obj = orig;
+      Py_INCREF(obj);
+    } else if (is_native) {
+      obj = make_cfunction(f->name, f->fn, orig, module, modname);
+    } else {
+      PyObject *msg = PyUnicode_FromFormat(
+          "kiln: function '%s' was not compiled natively: %s (KILN_MODE=native)", f->name,
+          f->reason ? f->reason : "unsupported");
+      if (msg) {
+        obj = make_cfunction(f->name, (PyCFunction)(void (*)(void))raise_not_native, orig, msg, modname);
+        Py_DECREF(msg);
+      }
+    }
+    Py_DECREF(orig);
+    if (!obj) goto fail;
+    int rc = PyDict_SetItemString(mdict, f->name, obj);
+    Py_DECREF(obj);
+    if (rc < 0) goto fail;
+  }
+  Py_DECREF(modname);
+  return 0;
+fail:
+  Py_DECREF(modname);
+  return -1;
+}
+
+/* _kiln_bind(globals, originals=None); self = (module, capsule(def)). */
+static PyObject *kiln_bind(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"globals", "originals", NULL};
+  PyObject *globals, *originals = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|O:_kiln_bind", kwlist, &PyDict_Type, &globals,
+                                   &originals))
+    return NULL;
+  PyObject *module = PyTuple_GET_ITEM(self, 0);
+  KrModuleDef *def = (KrModuleDef *)PyCapsule_GetPointer(PyTuple_GET_ITEM(self, 1), "kiln.moduledef");
+  if (!def) return NULL;
+  if (originals == Py_None) originals = globals;
+  if (def->globals) {
+    Py_INCREF(globals);
+    Py_XSETREF(*def->globals, globals);
+  }
+  if (install_functions(module, def, originals) < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
+static PyMethodDef kiln_bind_def = {"_kiln_bind", (PyCFunction)(void (*)(void))kiln_bind,
+                                    METH_VARARGS | METH_KEYWORDS,
+                                    "_kiln_bind(globals, originals=None)\n--\n\n"
+                                    "Bind the compiled functions to a globals dict; originals maps "
+                                    "names to the original Python functions (default: globals)."};
+
+static int kr_module_init(PyObject *module, KrModuleDef *def) {
+  for (int i = 0; i < def->nstrings; i++) {
+    if (def->interned[i]) continue;
+    Py_ssize_t len = def->string_lens ? def->string_lens[i] : (Py_ssize_t)strlen(def->strings[i]);
+    PyObject *s = PyUnicode_DecodeUTF8(def->strings[i], len, NULL);
+    if (!s) return -1;
+    PyUnicode_InternInPlace(&s);
+    def->interned[i] = s;
+  }
+  for (int i = 0; i < def->nfuncs; i++) {
+    KrSig *sig = def->funcs[i].sig;
+    if (!sig) continue;
+    for (int j = 0; j < sig->nparams; j++) {
+      if (sig->names[j]) continue;
+      sig->names[j] = PyUnicode_InternFromString(sig->param_names[j]);
+      if (!sig->names[j]) return -1;
+    }
+  }
+  PyObject *d = PyModule_GetDict(module);
+  if (PyDict_SetItemString(d, "__kiln_native__", Py_True) < 0) return -1;
+
+  if (def->bind_globals) {
+    PyObject *cap = PyCapsule_New(def, "kiln.moduledef", NULL);
+    if (!cap) return -1;
+    PyObject *self = PyTuple_Pack(2, module, cap);
+    Py_DECREF(cap);
+    if (!self) return -1;
+    PyObject *modname = PyModule_GetNameObject(module);
+    PyObject *fn = modname ? PyCFunction_NewEx(&kiln_bind_def, self, modname) : NULL;
+    Py_XDECREF(modname);
+    Py_DECREF(self);
+    if (!fn) return -1;
+    int rc = PyDict_SetItemString(d, "_kiln_bind", fn);
+    Py_DECREF(fn);
+    return rc;
+  }
+
+  if (!PyDict_GetItemString(d, "__builtins__")) {
+    if (PyDict_SetItemString(d, "__builtins__", PyEval_GetBuiltins()) < 0) return -1;
+  }
+  if (!PyDict_GetItemString(d, "__file__")) {
+    PyObject *fn = PyUnicode_DecodeFSDefault(def->filename);
+    if (!fn) return -1;
+    int rc = PyDict_SetItemString(d, "__file__", fn);
+    Py_DECREF(fn);
+    if (rc < 0) return -1;
+  }
+  char *src = (char *)PyMem_Malloc((size_t)def->source_len + 1);
+  if (!src) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  memcpy(src, def->source, (size_t)def->source_len);
+  src[def->source_len] = '\0';
+  PyObject *fname = PyUnicode_DecodeFSDefault(def->filename);
+  PyObject *code = fname ? Py_CompileStringObject(src, fname, Py_file_input, NULL, -1) : NULL;
+  Py_XDECREF(fname);
+  PyMem_Free(src);
+  if (!code) return -1;
+  PyObject *res = PyEval_EvalCode(code, d, d);
+  Py_DECREF(code);
+  if (!res) return -1;
+  Py_DECREF(res);
+  if (def->globals) {
+    Py_INCREF(d);
+    Py_XSETREF(*def->globals, d);
+  }
+  return install_functions(module, def, d);
+}
+
+/* ------------------------------------------------------------------------ */
+/* argument binding (CPython 3.11 messages)                                   */
+/* ------------------------------------------------------------------------ */
+
+static void format_missing(const KrSig *sig, const char *kind, PyObject *names) {
+  Py_ssize_t len = PyList_GET_SIZE(names);
+  PyObject *name_str = NULL;
+  if (len == 1) {
+    name_str = PyList_GET_ITEM(names, 0);
+    Py_INCREF(name_str);
+  } else if (len == 2) {
+    name_str = PyUnicode_FromFormat("%U and %U", PyList_GET_ITEM(names, 0), PyList_GET_ITEM(names, 1));
+  } else {
+    PyObject *tail = PyUnicode_FromFormat(", %U, and %U", PyList_GET_ITEM(names, len - 2),
+                                          PyList_GET_ITEM(names, len - 1));
+    if (!tail) return;
+    if (PyList_SetSlice(names, len - 2, len, NULL) < 0) {
+      Py_DECREF(tail);
+      return;
+    }
+    PyObject *comma = PyUnicode_FromString(", ");
+    PyObject *head = comma ? PyUnicode_Join(comma, names) : NULL;
+    Py_XDECREF(comma);
+    if (head) name_str = PyUnicode_Concat(head, tail);
+    Py_XDECREF(head);
+    Py_DECREF(tail);
+  }
+  if (!name_str) return;
+  PyErr_Format(PyExc_TypeError, "%s() missing %zd required %s argument%s: %U", sig->name, len, kind,
+               len == 1 ? "" : "s", name_str);
+  Py_DECREF(name_str);
+}
+
+static int missing_arguments(const KrSig *sig, int lo, int hi, PyObject **out, const char *kind) {
+  PyObject *names = PyList_New(0);
+  if (!names) return -1;
+  for (int i = lo; i < hi; i++) {
+    if (out[i] || sig->defaults[i]) continue;
+    PyObject *r = PyObject_Repr(sig->names[i]);
+    if (!r || PyList_Append(names, r) < 0) {
+      Py_XDECREF(r);
+      Py_DECREF(names);
+      return -1;
+    }
+    Py_DECREF(r);
+  }
+  if (PyList_GET_SIZE(names) == 0) {
+    Py_DECREF(names);
+    return 0;
+  }
+  format_missing(sig, kind, names);
+  Py_DECREF(names);
+  return -1;
+}
+
+static void too_many_positional(const KrSig *sig, Py_ssize_t given, PyObject **out) {
+  Py_ssize_t kwonly_given = 0;
+  for (int i = sig->nposparams; i < sig->nparams; i++)
+    if (out[i]) kwonly_given++;
+  int defcount = 0;
+  for (int i = 0; i < sig->nposparams; i++)
+    if (sig->defaults[i]) defcount++;
+  char sigbuf[64], kwbuf[96];
+  int plural;
+  if (defcount) {
+    plural = 1;
+    snprintf(sigbuf, sizeof sigbuf, "from %d to %d", sig->nposparams - defcount, sig->nposparams);
+  } else {
+    plural = sig->nposparams != 1;
+    snprintf(sigbuf, sizeof sigbuf, "%d", sig->nposparams);
+  }
+  if (kwonly_given)
+    snprintf(kwbuf, sizeof kwbuf, " positional argument%s (and %zd keyword-only argument%s)",
+             given != 1 ? "s" : "", kwonly_given, kwonly_given != 1 ? "s" : "");
+  else
+    kwbuf[0] = '\0';
+  PyErr_Format(PyExc_TypeError, "%s() takes %s positional argument%s but %zd%s %s given", sig->name, sigbuf,
+               plural ? "s" : "", given, kwbuf, given == 1 && !kwonly_given ? "was" : "were");
+}
+
+static int kr_bind_args(const KrSig *sig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                        PyObject **out) {
+  const int np = sig->nparams, npos = sig->nposparams;
+  if (!kwnames && nargs == np && nargs <= npos) {
+    for (int i = 0; i < np; i++) out[i] = args[i];
+    return 0;
+  }
+  for (int i = 0; i < np; i++) out[i] = NULL;
+  Py_ssize_t n = nargs < npos ? nargs : npos;
+  for (Py_ssize_t i = 0; i < n; i++) out[i] = args[i];
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t j = 0; j < nkw; j++) {
+    PyObject *key = PyTuple_GET_ITEM(kwnames, j);
+    int idx = -1;
+    for (int i = 0; i < np; i++)
+      if (sig->names[i] == key) {
+        idx = i;
+        break;
+      }
+    if (idx < 0) {
+      for (int i = 0; i < np; i++) {
+        int eq = PyObject_RichCompareBool(sig->names[i], key, Py_EQ);
+        if (eq < 0) return -1;
+        if (eq) {
+          idx = i;
+          break;
+        }
+      }
+    }
+    if (idx < 0) {
+      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%S'", sig->name, key);
+      return -1;
+    }
+    if (out[idx]) {
+      PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%S'", sig->name, key);
+      return -1;
+    }
+    out[idx] = args[nargs + j];
+  }
+  if (nargs > npos) {
+    too_many_positional(sig, nargs, out);
+    return -1;
+  }
+  if (nargs < npos) {
+    if (missing_arguments(sig, (int)nargs, npos, out, "positional") < 0) return -1;
+    for (int i = (int)nargs; i < npos; i++)
+      if (!out[i]) out[i] = sig->defaults[i];
+  }
+  if (np > npos) {
+    if (missing_arguments(sig, npos, np, out, "keyword-only") < 0) return -1;
+    for (int i = npos; i < np; i++)
+      if (!out[i]) out[i] = sig->defaults[i];
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* tracebacks (the Cython __Pyx_AddTraceback pattern)                        */
+/* ------------------------------------------------------------------------ */
+
+static PyObject *tb_globals; /* an empty dict used as the frames' globals */
+
+static void kr_add_traceback(const char *func, const char *file, int line) {
+  PyObject *exc, *val, *tb;
+  PyErr_Fetch(&exc, &val, &tb);
+  /* PyCode_NewEmpty's code has an empty line table, so the frame's line is
+   * its co_firstlineno: `line`. */
+  PyCodeObject *code = PyCode_NewEmpty(file, func, line);
+  PyFrameObject *frame = NULL;
+  if (code) frame = PyFrame_New(PyThreadState_Get(), code, tb_globals, NULL);
+  Py_XDECREF(code);
+  if (!frame) {
+    PyErr_Clear(); /* keep the original exception */
+    PyErr_Restore(exc, val, tb);
+    return;
+  }
+  PyErr_Restore(exc, val, tb);
+  PyTraceBack_Here(frame);
+  Py_DECREF(frame);
+}
+
+/* ------------------------------------------------------------------------ */
+/* unboxing scalar parameters                                                 */
+/* ------------------------------------------------------------------------ */
+
+static int kr_unbox_int(PyObject *o, const char *fname, const char *arg, int64_t *out) {
+  if (PyLong_CheckExact(o) || PyLong_Check(o)) {
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow) {
+      PyErr_Format(PyExc_OverflowError, "%s() argument '%s' does not fit in a 64-bit int (kiln int is int64)",
+                   fname, arg);
+      return -1;
+    }
+    if (v == -1 && PyErr_Occurred()) return -1;
+    *out = v;
+    return 0;
+  }
+  if (Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_index) {
+    PyObject *i = PyNumber_Index(o);
+    if (!i) return -1;
+    int rc = kr_unbox_int(i, fname, arg, out);
+    Py_DECREF(i);
+    return rc;
+  }
+  PyErr_Format(PyExc_TypeError, "%s() argument '%s' must be int, not %.200s", fname, arg, Py_TYPE(o)->tp_name);
+  return -1;
+}
+
+static int kr_unbox_float(PyObject *o, const char *fname, const char *arg, double *out) {
+  if (PyFloat_Check(o)) {
+    *out = PyFloat_AS_DOUBLE(o);
+    return 0;
+  }
+  PyObject *i = NULL;
+  if (PyLong_Check(o)) {
+    i = o;
+    Py_INCREF(i);
+  } else if (Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_index) {
+    i = PyNumber_Index(o);
+    if (!i) return -1;
+  } else {
+    PyErr_Format(PyExc_TypeError, "%s() argument '%s' must be float, not %.200s", fname, arg,
+                 Py_TYPE(o)->tp_name);
+    return -1;
+  }
+  double d = PyLong_AsDouble(i);
+  Py_DECREF(i);
+  if (d == -1.0 && PyErr_Occurred()) {
+    if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_OverflowError, "%s() argument '%s': int too large to convert to float", fname, arg);
+    }
+    return -1;
+  }
+  *out = d;
+  return 0;
+}
+
+static int kr_unbox_bool(PyObject *o, const char *fname, const char *arg, int *out) {
+  if (o == Py_True) {
+    *out = 1;
+    return 0;
+  }
+  if (o == Py_False) {
+    *out = 0;
+    return 0;
+  }
+  PyErr_Format(PyExc_TypeError, "%s() argument '%s' must be bool, not %.200s", fname, arg, Py_TYPE(o)->tp_name);
+  return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* tensors: framework dispatch                                                */
+/* ------------------------------------------------------------------------ */
+
+/* KR_FW_TEST: framework-free tensors for tests. Unboxing accepts any object
+ * exporting a float32 ('f') buffer of the right rank (array.array('f'),
+ * memoryview casts, numpy float32); boxing returns nested lists of floats. */
+static void test_buffer_release(PyObject *cap) {
+  Py_buffer *view = (Py_buffer *)PyCapsule_GetPointer(cap, "kiln.testbuf");
+  if (view) {
+    PyBuffer_Release(view);
+    PyMem_Free(view);
+  }
+}
+
+static KrTensor *test_unbox(PyObject *o, int rank, const char *arg) {
+  if (!PyObject_CheckBuffer(o)) {
+    PyErr_Format(PyExc_TypeError, "kiln-test: argument '%s': expected a float32 buffer, got %.200s", arg,
+                 Py_TYPE(o)->tp_name);
+    return NULL;
+  }
+  Py_buffer *view = (Py_buffer *)PyMem_Calloc(1, sizeof(Py_buffer));
+  if (!view) return (KrTensor *)PyErr_NoMemory();
+  if (PyObject_GetBuffer(o, view, PyBUF_RECORDS_RO) < 0) {
+    PyMem_Free(view);
+    return NULL;
+  }
+  PyObject *cap = PyCapsule_New(view, "kiln.testbuf", test_buffer_release);
+  if (!cap) {
+    PyBuffer_Release(view);
+    PyMem_Free(view);
+    return NULL;
+  }
+  if (!view->format || strcmp(view->format, "f") != 0 || view->itemsize != 4) {
+    PyErr_Format(PyExc_ValueError, "kiln-test: argument '%s': expected a float32 tensor, got format %s", arg,
+                 view->format ? view->format : "B");
+    Py_DECREF(cap);
+    return NULL;
+  }
+  if (view->ndim != rank) {
+    PyErr_Format(PyExc_ValueError, "kiln-test: argument '%s': expected rank-%d tensor, got rank %d", arg, rank,
+                 view->ndim);
+    Py_DECREF(cap);
+    return NULL;
+  }
+  int64_t shape[2] = {1, 1}, strides[2] = {1, 1};
+  for (int i = 0; i < rank; i++) {
+    shape[i] = view->shape[i];
+    if (view->strides[i] % 4) {
+      PyErr_Format(PyExc_ValueError, "kiln-test: argument '%s': unaligned strides", arg);
+      Py_DECREF(cap);
+      return NULL;
+    }
+    strides[i] = view->strides[i] / 4;
+  }
+  KrTensor *t = kr_tensor_view(KR_FW_TEST, rank, (float *)view->buf, shape, strides, cap);
+  Py_DECREF(cap);
+  return t;
+}
+
+static PyObject *test_box(KrTensor *t) {
+  int64_t rows = t->rank == 2 ? t->shape[0] : 1, cols = t->rank == 2 ? t->shape[1] : t->shape[0];
+  PyObject *outer = t->rank == 2 ? PyList_New((Py_ssize_t)rows) : NULL;
+  if (t->rank == 2 && !outer) return NULL;
+  for (int64_t i = 0; i < rows; i++) {
+    PyObject *row = PyList_New((Py_ssize_t)cols);
+    if (!row) {
+      Py_XDECREF(outer);
+      return NULL;
+    }
+    for (int64_t j = 0; j < cols; j++) {
+      const float *p = t->rank == 2 ? t->data + i * t->strides[0] + j * t->strides[1] : t->data + j * t->strides[0];
+      PyObject *f = PyFloat_FromDouble((double)*p);
+      if (!f) {
+        Py_DECREF(row);
+        Py_XDECREF(outer);
+        return NULL;
+      }
+      PyList_SET_ITEM(row, (Py_ssize_t)j, f);
+    }
+    if (!outer) return row;
+    PyList_SET_ITEM(outer, (Py_ssize_t)i, row);
+  }
+  return outer;
+}
+
+static KrTensor *kr_tensor_unbox(PyObject *o, int framework, int rank, const char *arg) {
+  switch (framework) {
+  case KR_FW_TORCH: return kr_torch_unbox(o, rank, arg);
+  case KR_FW_TF: return kr_tf_unbox(o, rank, arg);
+  case KR_FW_TEST: return test_unbox(o, rank, arg);
+  default: PyErr_Format(PyExc_SystemError, "kiln: unknown framework %d", framework); return NULL;
+  }
+}
+
+static PyObject *kr_tensor_box(KrTensor *t) {
+  switch (t->framework) {
+  case KR_FW_TORCH: return kr_torch_box(t);
+  case KR_FW_TF: return kr_tf_box(t);
+  case KR_FW_TEST: return test_box(t);
+  default: PyErr_Format(PyExc_SystemError, "kiln: unknown framework %d", (int)t->framework); return NULL;
+  }
+}
+
+static int is_framework_tensor(PyObject *o, int framework) {
+  const char *modname;
+  switch (framework) {
+  case KR_FW_TORCH: modname = "torch"; break;
+  case KR_FW_TF: modname = "tensorflow"; break;
+  case KR_FW_TEST: return PyObject_CheckBuffer(o);
+  default: return 0;
+  }
+  PyObject *mod = PyDict_GetItemString(PyImport_GetModuleDict(), modname);
+  if (!mod) return 0;
+  PyObject *cls = PyObject_GetAttrString(mod, "Tensor");
+  if (!cls) {
+    PyErr_Clear();
+    return 0;
+  }
+  int r = PyObject_IsInstance(o, cls);
+  Py_DECREF(cls);
+  if (r < 0) PyErr_Clear();
+  return r > 0;
+}
+
+static KrTensor *kr_tensor_from_object(PyObject *o, int framework, int rank, const char *file, int line) {
+  static const char *const fwname[] = {"?", "torch.Tensor", "TensorFlow EagerTensor", "float32 buffer"};
+  if (framework >= KR_FW_TORCH && framework <= KR_FW_TEST && is_framework_tensor(o, framework)) {
+    KrTensor *t = kr_tensor_unbox(o, framework, rank, "<result>");
+    if (t) return t;
+    /* Re-raise with the location: a fallback result of the wrong kind. */
+    PyObject *exc, *val, *tb;
+    PyErr_Fetch(&exc, &val, &tb);
+    PyErr_NormalizeException(&exc, &val, &tb);
+    PyObject *s = val ? PyObject_Str(val) : NULL;
+    if (s) {
+      PyErr_Format(exc, "%U (%s:%d)", s, file, line);
+      Py_DECREF(s);
+      Py_XDECREF(exc);
+      Py_XDECREF(val);
+      Py_XDECREF(tb);
+    } else {
+      PyErr_Restore(exc, val, tb);
+    }
+    return NULL;
+  }
+  PyErr_Format(PyExc_TypeError, "kiln: expected a %s value of rank %d here, got %.200s (%s:%d)",
+               framework >= KR_FW_TORCH && framework <= KR_FW_TEST ? fwname[framework] : "tensor", rank,
+               Py_TYPE(o)->tp_name, file, line);
+  return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* scalar helpers                                                             */
+/* ------------------------------------------------------------------------ */
+
+static void kr_raise_overflow(const char *file, int line) {
+  PyErr_Format(PyExc_OverflowError, "integer overflow (%s:%d)", file, line);
+}
+
+static int kr_int_floordiv(int64_t a, int64_t b, int64_t *out, const char *file, int line) {
+  if (b == 0) {
+    PyErr_SetString(PyExc_ZeroDivisionError, "integer division or modulo by zero");
+    return -1;
+  }
+  if (a == INT64_MIN && b == -1) {
+    kr_raise_overflow(file, line);
+    return -1;
+  }
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
+  *out = q;
+  return 0;
+}
+
+static int kr_int_mod(int64_t a, int64_t b, int64_t *out) {
+  if (b == 0) {
+    PyErr_SetString(PyExc_ZeroDivisionError, "integer modulo by zero");
+    return -1;
+  }
+  if (b == -1) {
+    *out = 0;
+    return 0;
+  }
+  int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  *out = r;
+  return 0;
+}
+
+static int kr_int_pow(int64_t a, int64_t b, int64_t *out, const char *file, int line) {
+  int64_t result = 1, base = a;
+  while (b > 0) {
+    if (b & 1) {
+      if (__builtin_mul_overflow(result, base, &result)) goto ovf;
+    }
+    b >>= 1;
+    if (b) {
+      if (__builtin_mul_overflow(base, base, &base)) goto ovf;
+    }
+  }
+  *out = result;
+  return 0;
+ovf:
+  kr_raise_overflow(file, line);
+  return -1;
+}
+
+static int kr_int_lshift(int64_t a, int64_t b, int64_t *out, const char *file, int line) {
+  if (a == 0) {
+    *out = 0;
+    return 0;
+  }
+  if (b >= 63) {
+    /* only a == -1, b == 63 fits (INT64_MIN) */
+    if (b == 63 && a == -1) {
+      *out = INT64_MIN;
+      return 0;
+    }
+    kr_raise_overflow(file, line);
+    return -1;
+  }
+  int64_t r = (int64_t)((uint64_t)a << b);
+  if ((r >> b) != a) {
+    kr_raise_overflow(file, line);
+    return -1;
+  }
+  *out = r;
+  return 0;
+}
+
+static int64_t kr_int_rshift(int64_t a, int64_t b) {
+  if (b >= 64) return a < 0 ? -1 : 0;
+  return a >> b; /* arithmetic shift on every compiler kiln supports (gcc, clang) */
+}
+
+static int kr_int_truediv(int64_t a, int64_t b, double *out) {
+  if (b == 0) {
+    PyErr_SetString(PyExc_ZeroDivisionError, "division by zero");
+    return -1;
+  }
+  const int64_t lim = (int64_t)1 << 53;
+  if (a >= -lim && a <= lim && b >= -lim && b <= lim) {
+    *out = (double)a / (double)b; /* both exact: one correctly rounded division */
+    return 0;
+  }
+  PyObject *pa = PyLong_FromLongLong(a), *pb = PyLong_FromLongLong(b);
+  PyObject *r = (pa && pb) ? PyNumber_TrueDivide(pa, pb) : NULL;
+  Py_XDECREF(pa);
+  Py_XDECREF(pb);
+  if (!r) return -1;
+  *out = PyFloat_AS_DOUBLE(r);
+  Py_DECREF(r);
+  return 0;
+}
+
+static int kr_float_div(double a, double b, double *out) {
+  if (b == 0.0) {
+    PyErr_SetString(PyExc_ZeroDivisionError, "float division by zero");
+    return -1;
+  }
+  *out = a / b;
+  return 0;
+}
+
+/* CPython's _float_div_mod (Objects/floatobject.c). */
+static void float_div_mod(double vx, double wx, double *floordiv, double *mod) {
+  double div;
+  *mod = fmod(vx, wx);
+  div = (vx - *mod) / wx;
+  if (*mod) {
+    if ((wx < 0) != (*mod < 0)) {
+      *mod += wx;
+      div -= 1.0;
+    }
+  } else {
+    *mod = copysign(0.0, wx);
+  }
+  if (div) {
+    *floordiv = floor(div);
+    if (div - *floordiv > 0.5) *floordiv += 1.0;
+  } else {
+    *floordiv = copysign(0.0, vx / wx);
+  }
+}
+
+static int kr_float_floordiv(double a, double b, double *out) {
+  if (b == 0.0) {
+    PyErr_SetString(PyExc_ZeroDivisionError, "float floor division by zero");
+    return -1;
+  }
+  double mod;
+  float_div_mod(a, b, out, &mod);
+  return 0;
+}
+
+static int kr_float_mod(double a, double b, double *out) {
+  if (b == 0.0) {
+    PyErr_SetString(PyExc_ZeroDivisionError, "float modulo");
+    return -1;
+  }
+  double mod = fmod(a, b);
+  if (mod) {
+    if ((b < 0) != (mod < 0)) mod += b;
+  } else {
+    mod = copysign(0.0, b);
+  }
+  *out = mod;
+  return 0;
+}
+
+#define DOUBLE_IS_ODD_INTEGER(x) (fmod(fabs(x), 2.0) == 1.0)
+
+/* CPython's float_pow. Returns 0 with *out set, -1 with an exception, or 2
+ * when the result is complex (negative base, non-integer exponent): the
+ * caller must then compute a ** b through the object path (kr->power). */
+static int kr_float_pow(double iv, double iw, double *out) {
+  int negate_result = 0;
+  if (iw == 0) {
+    *out = 1.0;
+    return 0;
+  }
+  if (isnan(iv)) {
+    *out = iv;
+    return 0;
+  }
+  if (isnan(iw)) {
+    *out = iv == 1.0 ? 1.0 : iw;
+    return 0;
+  }
+  if (isinf(iw)) {
+    iv = fabs(iv);
+    if (iv == 1.0)
+      *out = 1.0;
+    else if ((iw > 0.0) == (iv > 1.0))
+      *out = fabs(iw);
+    else
+      *out = 0.0;
+    return 0;
+  }
+  if (isinf(iv)) {
+    int iw_is_odd = DOUBLE_IS_ODD_INTEGER(iw);
+    if (iw > 0.0)
+      *out = iw_is_odd ? iv : fabs(iv);
+    else
+      *out = iw_is_odd ? copysign(0.0, iv) : 0.0;
+    return 0;
+  }
+  if (iv == 0.0) {
+    int iw_is_odd = DOUBLE_IS_ODD_INTEGER(iw);
+    if (iw < 0.0) {
+      PyErr_SetString(PyExc_ZeroDivisionError, "0.0 cannot be raised to a negative power");
+      return -1;
+    }
+    *out = iw_is_odd ? iv : 0.0;
+    return 0;
+  }
+  if (iv < 0.0) {
+    if (iw != floor(iw)) return 2;
+    iv = -iv;
+    negate_result = DOUBLE_IS_ODD_INTEGER(iw);
+  }
+  if (iv == 1.0) {
+    *out = negate_result ? -1.0 : 1.0;
+    return 0;
+  }
+  errno = 0;
+  double ix = pow(iv, iw);
+  if (errno == 0) {
+    if (ix == HUGE_VAL || ix == -HUGE_VAL) errno = ERANGE;
+  } else if (errno == ERANGE && ix == 0.0) {
+    errno = 0;
+  }
+  if (negate_result) ix = -ix;
+  if (errno != 0) {
+    PyErr_SetFromErrno(errno == ERANGE ? PyExc_OverflowError : PyExc_ValueError);
+    return -1;
+  }
+  *out = ix;
+  return 0;
+}
+
+static int kr_float_to_int(double a, int64_t *out, const char *file, int line) {
+  if (isnan(a)) {
+    PyErr_SetString(PyExc_ValueError, "cannot convert float NaN to integer");
+    return -1;
+  }
+  if (isinf(a)) {
+    PyErr_SetString(PyExc_OverflowError, "cannot convert float infinity to integer");
+    return -1;
+  }
+  double t = trunc(a);
+  if (t >= 9223372036854775808.0 || t < -9223372036854775808.0) {
+    kr_raise_overflow(file, line);
+    return -1;
+  }
+  *out = (int64_t)t;
+  return 0;
+}
+
+static int kr_int_float_cmp(int64_t a, double b) {
+  if (isnan(b)) return 2;
+  if (b >= 9223372036854775808.0) return -1;
+  if (b < -9223372036854775808.0) return 1;
+  double t = trunc(b);
+  int64_t ti = (int64_t)t;
+  if (a < ti) return -1;
+  if (a > ti) return 1;
+  double frac = b - t;
+  if (frac > 0) return -1;
+  if (frac < 0) return 1;
+  return 0;
+}
+
+static int kr_negative_shift(void) {
+  PyErr_SetString(PyExc_ValueError, "negative shift count");
+  return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Python fallback helpers                                                    */
+/* ------------------------------------------------------------------------ */
+
+static PyObject *builtins_dict; /* the builtins module's dict (borrowed from the module, kept alive) */
+
+static void set_name_attr(PyObject *name) {
+  /* NameError.name (3.10+) lets the traceback printer suggest names. */
+  PyObject *exc, *val, *tb;
+  PyErr_Fetch(&exc, &val, &tb);
+  PyErr_NormalizeException(&exc, &val, &tb);
+  if (val && PyObject_SetAttrString(val, "name", name) < 0) PyErr_Clear();
+  PyErr_Restore(exc, val, tb);
+}
+
+static PyObject *kr_load_global(PyObject *globals, PyObject *name) {
+  PyObject *v = PyDict_GetItemWithError(globals, name);
+  if (!v) {
+    if (PyErr_Occurred()) return NULL;
+    v = PyDict_GetItemWithError(builtins_dict, name);
+    if (!v) {
+      if (PyErr_Occurred()) return NULL;
+      PyErr_Format(PyExc_NameError, "name '%U' is not defined", name);
+      set_name_attr(name);
+      return NULL;
+    }
+  }
+  Py_INCREF(v);
+  return v;
+}
+
+static void kr_unbound_local(const char *name) {
+  PyErr_Format(PyExc_UnboundLocalError,
+               "cannot access local variable '%s' where it is not associated with a value", name);
+  PyObject *n = PyUnicode_FromString(name);
+  if (n) {
+    set_name_attr(n);
+    Py_DECREF(n);
+  } else {
+    PyErr_Clear();
+  }
+}
+
+static PyObject *kr_power(PyObject *a, PyObject *b) { return PyNumber_Power(a, b, Py_None); }
+static PyObject *kr_inplace_power(PyObject *a, PyObject *b) { return PyNumber_InPlacePower(a, b, Py_None); }
+
+static int kr_unpack(PyObject *seq, Py_ssize_t n, PyObject **out) {
+  if ((PyTuple_CheckExact(seq) || PyList_CheckExact(seq)) && Py_SIZE(seq) == n) {
+    PyObject **items = PyTuple_CheckExact(seq) ? &PyTuple_GET_ITEM(seq, 0) : &PyList_GET_ITEM(seq, 0);
+    for (Py_ssize_t i = 0; i < n; i++) {
+      out[i] = items[i];
+      Py_INCREF(out[i]);
+    }
+    return 0;
+  }
+  PyObject *it = PyObject_GetIter(seq);
+  if (!it) {
+    if (PyErr_ExceptionMatches(PyExc_TypeError) && Py_TYPE(seq)->tp_iter == NULL && !PySequence_Check(seq)) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_TypeError, "cannot unpack non-iterable %.200s object", Py_TYPE(seq)->tp_name);
+    }
+    return -1;
+  }
+  Py_ssize_t i = 0;
+  for (; i < n; i++) {
+    PyObject *w = PyIter_Next(it);
+    if (!w) {
+      if (!PyErr_Occurred())
+        PyErr_Format(PyExc_ValueError, "not enough values to unpack (expected %zd, got %zd)", n, i);
+      goto error;
+    }
+    out[i] = w;
+  }
+  PyObject *w = PyIter_Next(it);
+  if (!w) {
+    if (PyErr_Occurred()) goto error;
+    Py_DECREF(it);
+    return 0;
+  }
+  Py_DECREF(w);
+  PyErr_Format(PyExc_ValueError, "too many values to unpack (expected %zd)", n);
+error:
+  for (Py_ssize_t j = 0; j < i; j++) Py_CLEAR(out[j]);
+  Py_DECREF(it);
+  return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* the table and the module                                                   */
+/* ------------------------------------------------------------------------ */
+
+static const KrApi kr_api = {
+    .abi_version = KR_ABI_VERSION,
+    .size = sizeof(KrApi),
+    .module_init = kr_module_init,
+    .bind_args = kr_bind_args,
+    .add_traceback = kr_add_traceback,
+    .unbox_int = kr_unbox_int,
+    .unbox_float = kr_unbox_float,
+    .unbox_bool = kr_unbox_bool,
+    .tensor_unbox = kr_tensor_unbox,
+    .tensor_box = kr_tensor_box,
+    .tensor_from_object = kr_tensor_from_object,
+    .raise_overflow = kr_raise_overflow,
+    .int_floordiv = kr_int_floordiv,
+    .int_mod = kr_int_mod,
+    .int_pow = kr_int_pow,
+    .int_lshift = kr_int_lshift,
+    .int_rshift = kr_int_rshift,
+    .int_truediv = kr_int_truediv,
+    .float_div = kr_float_div,
+    .float_floordiv = kr_float_floordiv,
+    .float_mod = kr_float_mod,
+    .float_pow = kr_float_pow,
+    .float_to_int = kr_float_to_int,
+    .int_float_cmp = kr_int_float_cmp,
+    .negative_shift = kr_negative_shift,
+    .load_global = kr_load_global,
+    .unbound_local = kr_unbound_local,
+    .power = kr_power,
+    .inplace_power = kr_inplace_power,
+    .unpack = kr_unpack,
+    .tensor_op = kr_tensor_op,
+};
+
+static PyObject *py_isa(PyObject *self, PyObject *noargs) {
+  (void)self;
+  (void)noargs;
+  kk_init();
+  return PyUnicode_FromString(kk_isa_name());
+}
+
+static PyObject *py_boundary_paths(PyObject *self, PyObject *noargs) {
+  (void)self;
+  (void)noargs;
+  return Py_BuildValue("{s:s,s:s}", "torch", kr_torch_path(), "tensorflow", kr_tf_path());
+}
+
+static PyMethodDef runtime_methods[] = {
+    {"isa", py_isa, METH_NOARGS, "isa()\n--\n\nThe CPU kernel set selected: 'avx512', 'avx2' or 'reference'."},
+    {"boundary_paths", py_boundary_paths, METH_NOARGS,
+     "boundary_paths()\n--\n\nWhich boundary path each framework uses: {'torch': ..., 'tensorflow': ...}."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef runtime_module = {
+    PyModuleDef_HEAD_INIT, "kiln._runtime",
+    "kiln's runtime: kernels, framework boundaries and the KrApi table for generated modules.", -1,
+    runtime_methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__runtime(void) {
+  if (PyType_Ready(&KrTensor_Type) < 0) return NULL;
+  if (!tb_globals) {
+    tb_globals = PyDict_New();
+    if (!tb_globals) return NULL;
+  }
+  if (!builtins_dict) {
+    PyObject *b = PyImport_ImportModule("builtins");
+    if (!b) return NULL;
+    builtins_dict = PyModule_GetDict(b);
+    Py_INCREF(builtins_dict);
+    Py_DECREF(b);
+  }
+  kk_init();
+  PyObject *m = PyModule_Create(&runtime_module);
+  if (!m) return NULL;
+  PyObject *cap = PyCapsule_New((void *)&kr_api, "kiln._runtime._C_API", NULL);
+  if (!cap || PyModule_AddObject(m, "_C_API", cap) < 0) {
+    Py_XDECREF(cap);
+    Py_DECREF(m);
+    return NULL;
+  }
+  Py_INCREF(&KrTensor_Type);
+  if (PyModule_AddObject(m, "KrTensor", (PyObject *)&KrTensor_Type) < 0) {
+    Py_DECREF(&KrTensor_Type);
+    Py_DECREF(m);
+    return NULL;
+  }
+  if (PyModule_AddIntConstant(m, "ABI_VERSION", KR_ABI_VERSION) < 0) {
+    Py_DECREF(m);
+    return NULL;
+  }
+  return m;
+}

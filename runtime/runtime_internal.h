@@ -1,0 +1,35 @@
+/* runtime_internal.h — shared between the runtime's own files (not generated code). */
+#ifndef KILN_RUNTIME_INTERNAL_H
+#define KILN_RUNTIME_INTERNAL_H
+
+#include "kiln_runtime.h"
+#include <stdatomic.h>
+
+struct KrBuffer {
+  atomic_long refcnt;
+  size_t nbytes;
+  float *data; /* 64-byte aligned */
+};
+
+/* runtime.c */
+extern PyTypeObject KrTensor_Type;
+KrBuffer *kr_buffer_new(size_t nfloats);      /* refcnt 1; NULL + MemoryError */
+void kr_buffer_retain(KrBuffer *b);
+void kr_buffer_release(KrBuffer *b);          /* safe without the GIL */
+/* A new dense (row-major) tensor owning fresh storage. */
+KrTensor *kr_tensor_new(int framework, int rank, const int64_t *shape);
+/* A tensor viewing framework memory; takes a new reference to source. */
+KrTensor *kr_tensor_view(int framework, int rank, float *data, const int64_t *shape,
+                         const int64_t *strides, PyObject *source);
+
+/* torch_bridge.c: DLPack C exchange API (torch >= 2.10), public fallback otherwise. */
+KrTensor *kr_torch_unbox(PyObject *o, int rank, const char *arg);
+PyObject *kr_torch_box(KrTensor *t);
+const char *kr_torch_path(void);   /* "dlpack-c-exchange-api", "public", or "not loaded" */
+
+/* tf_bridge.c: TFE C API of the loaded wheel, public fallback otherwise. */
+KrTensor *kr_tf_unbox(PyObject *o, int rank, const char *arg);
+PyObject *kr_tf_box(KrTensor *t);
+const char *kr_tf_path(void);
+
+#endif

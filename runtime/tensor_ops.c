@@ -1,0 +1,248 @@
+/* tensor_ops.c — KrApi.tensor_op: shape checks, result allocation and the
+ * calls into the float32 kernels (kernels.h).
+ *
+ * Shapes are checked before any memory is touched; a mismatch raises
+ * RuntimeError "kiln: OP: incompatible shapes [..] and [..] (FILE:LINE)".
+ * Results are fresh dense tensors (never aliasing an operand) of operand
+ * a's framework. Rank-1 operands are handled as one row (M = 1) and give
+ * rank-1 results. */
+#include "runtime_internal.h"
+#include "kernels.h"
+
+#include <stdio.h>
+
+KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char *file, int line);
+
+static const char *const op_names[KR_NUM_OPS] = {"matmul", "linear", "add", "relu", "sigmoid", "tanh", "sum", "mean"};
+
+/* The GIL is released around a kernel only when the work is large enough
+ * (M*N*K > 1e6 multiply-adds, or elements for elementwise ops) to amortise
+ * the release/reacquire and let other Python threads run meanwhile. Small
+ * calls keep the GIL: releasing costs more than they take. Operands stay
+ * alive (the caller holds them) and are never mutated while we run. */
+#define KR_GIL_RELEASE_WORK 1000000.0
+
+static void fmt_shape(char *buf, size_t n, const KrTensor *t) {
+  if (!t) {
+    snprintf(buf, n, "None");
+  } else if (t->rank == 1) {
+    snprintf(buf, n, "[%lld]", (long long)t->shape[0]);
+  } else {
+    snprintf(buf, n, "[%lld, %lld]", (long long)t->shape[0], (long long)t->shape[1]);
+  }
+}
+
+static KrTensor *shape_error(int op, const KrTensor *a, const KrTensor *b, const KrTensor *c, const char *file,
+                             int line) {
+  char sa[64], sb[64], sc[64];
+  fmt_shape(sa, sizeof sa, a);
+  fmt_shape(sb, sizeof sb, b);
+  if (c) {
+    fmt_shape(sc, sizeof sc, c);
+    PyErr_Format(PyExc_RuntimeError, "kiln: %s: incompatible shapes %s and %s with bias %s (%s:%d)", op_names[op],
+                 sa, sb, sc, file, line);
+  } else if (b) {
+    PyErr_Format(PyExc_RuntimeError, "kiln: %s: incompatible shapes %s and %s (%s:%d)", op_names[op], sa, sb, file,
+                 line);
+  } else {
+    PyErr_Format(PyExc_RuntimeError, "kiln: %s: unsupported shape %s (%s:%d)", op_names[op], sa, file, line);
+  }
+  return NULL;
+}
+
+static const char *fw_name(int fw) {
+  switch (fw) {
+  case KR_FW_TORCH: return "torch";
+  case KR_FW_TF: return "tensorflow";
+  case KR_FW_TEST: return "test";
+  default: return "unknown";
+  }
+}
+
+/* Operand as a [rows, cols] strided matrix (rank 1 = one row). */
+typedef struct {
+  int64_t m, n, s0, s1;
+} Mat;
+
+static Mat as_mat(const KrTensor *t) {
+  Mat r;
+  if (t->rank == 1) {
+    r.m = 1;
+    r.n = t->shape[0];
+    r.s0 = 0;
+    r.s1 = t->strides[0];
+  } else {
+    r.m = t->shape[0];
+    r.n = t->shape[1];
+    r.s0 = t->strides[0];
+    r.s1 = t->strides[1];
+  }
+  return r;
+}
+
+/* Broadcast one dimension of size `sz` with stride `st` to `out`: stride 0
+ * when it is stretched. Returns 0 if incompatible. */
+static int bdim(int64_t sz, int64_t st, int64_t out, int64_t *stride) {
+  if (sz == out) {
+    *stride = (sz == 1) ? 0 : st;
+    return 1;
+  }
+  if (sz == 1) {
+    *stride = 0;
+    return 1;
+  }
+  return 0;
+}
+
+static int bsize(int64_t x, int64_t y, int64_t *out) {
+  if (x == y || y == 1) {
+    *out = x;
+    return 1;
+  }
+  if (x == 1) {
+    *out = y;
+    return 1;
+  }
+  return 0;
+}
+
+KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char *file, int line) {
+  if (op < 0 || op >= KR_NUM_OPS || !a) {
+    PyErr_Format(PyExc_SystemError, "kiln: bad tensor op %d (%s:%d)", op, file, line);
+    return NULL;
+  }
+  int binary = op == KR_OP_MATMUL || op == KR_OP_LINEAR || op == KR_OP_ADD;
+  if (binary && !b) {
+    PyErr_Format(PyExc_SystemError, "kiln: %s: missing operand (%s:%d)", op_names[op], file, line);
+    return NULL;
+  }
+  if ((b && b->framework != a->framework) || (c && c->framework != a->framework)) {
+    const KrTensor *o = (b && b->framework != a->framework) ? b : c;
+    PyErr_Format(PyExc_TypeError, "kiln: %s: cannot mix %s and %s tensors (%s:%d)", op_names[op],
+                 fw_name(a->framework), fw_name(o->framework), file, line);
+    return NULL;
+  }
+  const int fw = a->framework;
+  KrTensor *r = NULL;
+  int64_t shape[2];
+  double work;
+  PyThreadState *ts = NULL;
+
+  switch (op) {
+  case KR_OP_MATMUL:
+  case KR_OP_LINEAR: {
+    /* a: [M,K] or [K]. matmul b: [K,N] or [K]; linear b (weight): [N,K]. */
+    int64_t M = a->rank == 2 ? a->shape[0] : 1, K = a->rank == 2 ? a->shape[1] : a->shape[0];
+    int64_t as0 = a->rank == 2 ? a->strides[0] : 0, as1 = a->rank == 2 ? a->strides[1] : a->strides[0];
+    int64_t N, bs0, bs1, bk;
+    if (op == KR_OP_MATMUL) {
+      if (a->rank == 1 && b->rank == 1) return shape_error(op, a, b, NULL, file, line); /* 0-d result */
+      if (b->rank == 2) {
+        bk = b->shape[0];
+        N = b->shape[1];
+        bs0 = b->strides[0];
+        bs1 = b->strides[1];
+      } else {
+        bk = b->shape[0];
+        N = 1;
+        bs0 = b->strides[0];
+        bs1 = 0;
+      }
+    } else {
+      if (b->rank != 2) return shape_error(op, a, b, c, file, line);
+      N = b->shape[0];
+      bk = b->shape[1];
+      bs0 = b->strides[1]; /* B = weight.T */
+      bs1 = b->strides[0];
+    }
+    if (bk != K) return shape_error(op, a, b, c, file, line);
+    const float *bias = NULL;
+    int64_t bias_s = 0;
+    if (c) {
+      if (op != KR_OP_LINEAR || c->rank != 1 || (c->shape[0] != N && c->shape[0] != 1))
+        return shape_error(op, a, b, c, file, line);
+      bias = c->data;
+      bias_s = c->shape[0] == 1 ? 0 : c->strides[0];
+    }
+    int rank;
+    if (a->rank == 2 && (op == KR_OP_LINEAR || b->rank == 2)) {
+      rank = 2;
+      shape[0] = M;
+      shape[1] = N;
+    } else if (a->rank == 1) {
+      rank = 1;
+      shape[0] = N;
+    } else { /* matmul [M,K] @ [K] */
+      rank = 1;
+      shape[0] = M;
+    }
+    r = kr_tensor_new(fw, rank, shape);
+    if (!r) return NULL;
+    work = (double)M * (double)N * (double)K;
+    if (work > KR_GIL_RELEASE_WORK) ts = PyEval_SaveThread();
+    kk_gemm(M, N, K, a->data, as0, as1, b->data, bs0, bs1, bias, bias_s, KK_ACT_NONE, r->data);
+    if (ts) PyEval_RestoreThread(ts);
+    return r;
+  }
+  case KR_OP_ADD: {
+    /* Broadcasting for ranks <= 2, aligned from the right like torch. */
+    int rank = a->rank > b->rank ? a->rank : b->rank;
+    int64_t ash[2], bsh[2], ast[2], bst[2];
+    /* view both as rank-2 [rows, cols] with leading size-1 dims */
+    ash[0] = a->rank == 2 ? a->shape[0] : 1;
+    ash[1] = a->rank == 2 ? a->shape[1] : a->shape[0];
+    ast[0] = a->rank == 2 ? a->strides[0] : 0;
+    ast[1] = a->rank == 2 ? a->strides[1] : a->strides[0];
+    bsh[0] = b->rank == 2 ? b->shape[0] : 1;
+    bsh[1] = b->rank == 2 ? b->shape[1] : b->shape[0];
+    bst[0] = b->rank == 2 ? b->strides[0] : 0;
+    bst[1] = b->rank == 2 ? b->strides[1] : b->strides[0];
+    int64_t M, N, as0, as1, bs0, bs1;
+    if (!bsize(ash[0], bsh[0], &M) || !bsize(ash[1], bsh[1], &N)) return shape_error(op, a, b, NULL, file, line);
+    if (!bdim(ash[0], ast[0], M, &as0) || !bdim(ash[1], ast[1], N, &as1) || !bdim(bsh[0], bst[0], M, &bs0) ||
+        !bdim(bsh[1], bst[1], N, &bs1))
+      return shape_error(op, a, b, NULL, file, line);
+    if (rank == 2) {
+      shape[0] = M;
+      shape[1] = N;
+    } else {
+      shape[0] = N;
+    }
+    r = kr_tensor_new(fw, rank, shape);
+    if (!r) return NULL;
+    work = (double)M * (double)N;
+    if (work > KR_GIL_RELEASE_WORK) ts = PyEval_SaveThread();
+    kk_add(M, N, a->data, as0, as1, b->data, bs0, bs1, KK_ACT_NONE, r->data);
+    if (ts) PyEval_RestoreThread(ts);
+    return r;
+  }
+  case KR_OP_RELU:
+  case KR_OP_SIGMOID:
+  case KR_OP_TANH: {
+    kk_act act = op == KR_OP_RELU ? KK_ACT_RELU : op == KR_OP_SIGMOID ? KK_ACT_SIGMOID : KK_ACT_TANH;
+    Mat x = as_mat(a);
+    r = kr_tensor_new(fw, a->rank, a->shape);
+    if (!r) return NULL;
+    work = (double)x.m * (double)x.n;
+    if (work > KR_GIL_RELEASE_WORK) ts = PyEval_SaveThread();
+    kk_unary(act, x.m, x.n, a->data, x.s0, x.s1, r->data);
+    if (ts) PyEval_RestoreThread(ts);
+    return r;
+  }
+  case KR_OP_ROWSUM:
+  case KR_OP_ROWMEAN: {
+    if (a->rank != 2) return shape_error(op, a, NULL, NULL, file, line);
+    shape[0] = a->shape[0];
+    r = kr_tensor_new(fw, 1, shape);
+    if (!r) return NULL;
+    work = (double)a->shape[0] * (double)a->shape[1];
+    if (work > KR_GIL_RELEASE_WORK) ts = PyEval_SaveThread();
+    kk_rowsum(a->shape[0], a->shape[1], a->data, a->strides[0], a->strides[1], op == KR_OP_ROWMEAN, r->data);
+    if (ts) PyEval_RestoreThread(ts);
+    return r;
+  }
+  default: break;
+  }
+  PyErr_Format(PyExc_SystemError, "kiln: bad tensor op %d (%s:%d)", op, file, line);
+  return NULL;
+}

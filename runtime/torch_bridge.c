@@ -1,0 +1,478 @@
+/* torch_bridge.c — the torch boundary.
+ *
+ * Fast path: the public DLPack C exchange API that torch (>= 2.10) publishes
+ * as the capsule `torch.Tensor.__dlpack_c_exchange_api__` (capsule name
+ * "dlpack_exchange_api"):
+ *   in:  dltensor_from_py_object_no_sync — fills a caller-owned DLTensor,
+ *        non-owning, no allocation, no refcount traffic;
+ *   out: managed_tensor_to_py_object_no_sync — a DLManagedTensorVersioned
+ *        wrapping our KrBuffer (its deleter releases the buffer, possibly
+ *        from another thread without the GIL) becomes a plain torch.Tensor
+ *        (requires_grad=False) without copying.
+ * Public path (the API is missing or its version does not match, or
+ * KILN_TORCH_PUBLIC=1 when torch is first seen): reads through Python
+ * attributes (device, dtype, dim(), data_ptr(), stride(), shape) and boxes
+ * through torch.from_dlpack on a legacy "dltensor" capsule we build.
+ *
+ * torch is never imported here: if "torch" is not in sys.modules, no object
+ * can be a torch.Tensor. torch's C++ headers are not included either; the
+ * few DLPack declarations needed are copied below. */
+#include "runtime_internal.h"
+#include "kernels.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- from torch/include/ATen/dlpack.h (DLPack v1.3, DLPACK_MAJOR_VERSION 1).
+ * Only layouts are copied; the ABI of major version 1 is stable. ---------- */
+typedef struct {
+  uint32_t major;
+  uint32_t minor;
+} KDLPackVersion;
+enum { kDLCPU_ = 1 };
+enum { kDLFloat_ = 2 };
+typedef struct {
+  int32_t device_type;
+  int32_t device_id;
+} KDLDevice;
+typedef struct {
+  uint8_t code;
+  uint8_t bits;
+  uint16_t lanes;
+} KDLDataType;
+typedef struct {
+  void *data;
+  KDLDevice device;
+  int32_t ndim;
+  KDLDataType dtype;
+  int64_t *shape;
+  int64_t *strides;
+  uint64_t byte_offset;
+} KDLTensor;
+typedef struct KDLManagedTensor { /* legacy, for the public path's capsule */
+  KDLTensor dl_tensor;
+  void *manager_ctx;
+  void (*deleter)(struct KDLManagedTensor *self);
+} KDLManagedTensor;
+typedef struct KDLManagedTensorVersioned {
+  KDLPackVersion version;
+  void *manager_ctx;
+  void (*deleter)(struct KDLManagedTensorVersioned *self);
+  uint64_t flags;
+  KDLTensor dl_tensor;
+} KDLManagedTensorVersioned;
+typedef struct KDLPackExchangeAPIHeader {
+  KDLPackVersion version;
+  struct KDLPackExchangeAPIHeader *prev_api;
+} KDLPackExchangeAPIHeader;
+typedef struct {
+  KDLPackExchangeAPIHeader header;
+  int (*managed_tensor_allocator)(KDLTensor *prototype, KDLManagedTensorVersioned **out, void *error_ctx,
+                                  void (*SetError)(void *error_ctx, const char *kind, const char *message));
+  int (*managed_tensor_from_py_object_no_sync)(void *py_object, KDLManagedTensorVersioned **out);
+  int (*managed_tensor_to_py_object_no_sync)(KDLManagedTensorVersioned *tensor, void **out_py_object);
+  int (*dltensor_from_py_object_no_sync)(void *py_object, KDLTensor *out);
+  int (*current_work_stream)(int32_t device_type, int32_t device_id, void **out_current_stream);
+} KDLPackExchangeAPI;
+#define KDLPACK_MAJOR 1
+/* ------------------------------------------------------------------------- */
+
+static PyTypeObject *torch_tensor_type;   /* torch.Tensor (strong ref) once torch is seen */
+static const KDLPackExchangeAPI *xapi;    /* NULL: public path */
+static PyObject *is_neg_descr;            /* torch.Tensor.is_neg */
+static PyObject *from_dlpack_fn;          /* torch.from_dlpack (public path) */
+
+/* Resolves torch.Tensor and the exchange API the first time torch is seen
+ * in sys.modules. Returns 1 when torch is available, 0 when not (no
+ * exception), -1 with an exception. */
+static int torch_resolve(void) {
+  if (torch_tensor_type) return 1;
+  PyObject *mod = PyDict_GetItemString(PyImport_GetModuleDict(), "torch");
+  if (!mod) return 0;
+  PyObject *cls = PyObject_GetAttrString(mod, "Tensor");
+  if (!cls) { /* torch is still being imported */
+    PyErr_Clear();
+    return 0;
+  }
+  if (!PyType_Check(cls)) {
+    Py_DECREF(cls);
+    return 0;
+  }
+  PyObject *isneg = PyObject_GetAttrString(cls, "is_neg");
+  if (!isneg) PyErr_Clear(); /* very old torch: no negative-bit views */
+  const KDLPackExchangeAPI *api = NULL;
+  const char *pub = getenv("KILN_TORCH_PUBLIC");
+  if (!(pub && pub[0] && strcmp(pub, "0") != 0)) {
+    PyObject *cap = PyObject_GetAttrString(cls, "__dlpack_c_exchange_api__");
+    if (!cap) {
+      PyErr_Clear();
+    } else {
+      if (PyCapsule_IsValid(cap, "dlpack_exchange_api")) {
+        const KDLPackExchangeAPIHeader *h = (const KDLPackExchangeAPIHeader *)PyCapsule_GetPointer(cap, "dlpack_exchange_api");
+        /* Walk to the newest version we understand (same major). */
+        while (h && h->version.major != KDLPACK_MAJOR) h = h->prev_api;
+        if (h) {
+          const KDLPackExchangeAPI *a = (const KDLPackExchangeAPI *)h;
+          if (a->dltensor_from_py_object_no_sync && a->managed_tensor_to_py_object_no_sync) api = a;
+        }
+      }
+      /* The API pointer stays valid for the process lifetime (DLPack spec). */
+      Py_DECREF(cap);
+    }
+  }
+  torch_tensor_type = (PyTypeObject *)cls; /* keeps the reference */
+  is_neg_descr = isneg;
+  xapi = api;
+  return 1;
+}
+
+const char *kr_torch_path(void) {
+  int r = torch_resolve();
+  if (r < 0) PyErr_Clear();
+  if (r <= 0) return "not loaded";
+  return xapi ? "dlpack-c-exchange-api" : "public";
+}
+
+/* ---- entry checks -------------------------------------------------------- */
+
+static KrTensor *type_error(PyObject *o, const char *arg) {
+  PyErr_Format(PyExc_TypeError, "kiln-torch: argument '%s': expected a torch.Tensor, got %.200s", arg,
+               Py_TYPE(o)->tp_name);
+  return NULL;
+}
+
+/* str(o.<attr>), or NULL */
+static PyObject *attr_str(PyObject *o, const char *attr) {
+  PyObject *v = PyObject_GetAttrString(o, attr);
+  if (!v) return NULL;
+  PyObject *s = PyObject_Str(v);
+  Py_DECREF(v);
+  return s;
+}
+
+static KrTensor *device_error(PyObject *o, const char *arg) {
+  PyObject *dev = attr_str(o, "device");
+  if (!dev) return NULL;
+  PyErr_Format(PyExc_ValueError, "kiln-torch: argument '%s': expected a CPU tensor, got %U", arg, dev);
+  Py_DECREF(dev);
+  return NULL;
+}
+
+static KrTensor *dtype_error(PyObject *o, const char *arg) {
+  PyObject *dt = attr_str(o, "dtype");
+  if (!dt) return NULL;
+  PyErr_Format(PyExc_ValueError, "kiln-torch: argument '%s': expected a float32 tensor, got %U", arg, dt);
+  Py_DECREF(dt);
+  return NULL;
+}
+
+static KrTensor *rank_error(int rank, long got, const char *arg) {
+  PyErr_Format(PyExc_ValueError, "kiln-torch: argument '%s': expected rank-%d tensor, got rank %ld", arg, rank,
+               got);
+  return NULL;
+}
+
+/* 1 if o is a negative-bit view (its memory holds -value), 0 if not, -1 error. */
+static int check_neg(PyObject *o) {
+  if (!is_neg_descr) return 0;
+  PyObject *r = PyObject_Vectorcall(is_neg_descr, &o, 1, NULL);
+  if (!r) return -1;
+  int v = PyObject_IsTrue(r);
+  Py_DECREF(r);
+  return v;
+}
+
+static KrTensor *neg_error(const char *arg) {
+  PyErr_Format(PyExc_ValueError,
+               "kiln-torch: argument '%s': negative-bit views are not supported; call .resolve_neg() first", arg);
+  return NULL;
+}
+
+/* Python-level checks in the contract's order (device, dtype, rank, then
+ * layout), used when the exchange API refused the tensor and by the public
+ * path. Returns 0 when every check passes, -1 with the exception. */
+static int public_checks(PyObject *o, int rank, const char *arg) {
+  PyObject *dev = PyObject_GetAttrString(o, "device");
+  if (!dev) return -1;
+  PyObject *dtype_name = NULL;
+  PyObject *devtype = PyObject_GetAttrString(dev, "type");
+  Py_DECREF(dev);
+  if (!devtype) return -1;
+  int cpu = PyUnicode_Check(devtype) && PyUnicode_CompareWithASCIIString(devtype, "cpu") == 0;
+  Py_DECREF(devtype);
+  if (!cpu) {
+    device_error(o, arg);
+    return -1;
+  }
+  dtype_name = attr_str(o, "dtype");
+  if (!dtype_name) return -1;
+  int f32 = PyUnicode_CompareWithASCIIString(dtype_name, "torch.float32") == 0;
+  Py_DECREF(dtype_name);
+  if (!f32) {
+    dtype_error(o, arg);
+    return -1;
+  }
+  PyObject *nd = PyObject_CallMethod(o, "dim", NULL);
+  if (!nd) return -1;
+  long ndim = PyLong_AsLong(nd);
+  Py_DECREF(nd);
+  if (ndim == -1 && PyErr_Occurred()) return -1;
+  if (ndim != rank) {
+    rank_error(rank, ndim, arg);
+    return -1;
+  }
+  PyObject *layout = attr_str(o, "layout");
+  if (!layout) return -1;
+  int strided = PyUnicode_CompareWithASCIIString(layout, "torch.strided") == 0;
+  if (!strided) {
+    PyErr_Format(PyExc_ValueError, "kiln-torch: argument '%s': expected a dense (strided) tensor, got %U", arg,
+                 layout);
+    Py_DECREF(layout);
+    return -1;
+  }
+  Py_DECREF(layout);
+  int neg = check_neg(o);
+  if (neg < 0) return -1;
+  if (neg) {
+    neg_error(arg);
+    return -1;
+  }
+  return 0;
+}
+
+/* The exchange API refused o: report the contract's check that fails, or
+ * else the API's own error (first line only; torch appends a C++ trace). */
+static KrTensor *exchange_failed(PyObject *o, int rank, const char *arg) {
+  PyObject *exc, *val, *tb;
+  PyErr_Fetch(&exc, &val, &tb);
+  PyErr_NormalizeException(&exc, &val, &tb);
+  if (public_checks(o, rank, arg) < 0) {
+    Py_XDECREF(exc);
+    Py_XDECREF(val);
+    Py_XDECREF(tb);
+    return NULL;
+  }
+  PyObject *msg = val ? PyObject_Str(val) : NULL;
+  PyObject *first = NULL;
+  if (msg) {
+    Py_ssize_t nl = PyUnicode_FindChar(msg, '\n', 0, PyUnicode_GET_LENGTH(msg), 1);
+    first = nl >= 0 ? PyUnicode_Substring(msg, 0, nl) : (Py_INCREF(msg), msg);
+    Py_DECREF(msg);
+  }
+  if (!first) PyErr_Clear();
+  PyErr_Format(PyExc_ValueError, "kiln-torch: argument '%s': torch cannot export this tensor's data: %S", arg,
+               first ? first : Py_None);
+  Py_XDECREF(first);
+  /* chain the original as __cause__ */
+  PyObject *e2, *v2, *t2;
+  PyErr_Fetch(&e2, &v2, &t2);
+  PyErr_NormalizeException(&e2, &v2, &t2);
+  if (v2 && val) {
+    PyException_SetCause(v2, val); /* steals val */
+    val = NULL;
+  }
+  PyErr_Restore(e2, v2, t2);
+  Py_XDECREF(exc);
+  Py_XDECREF(val);
+  Py_XDECREF(tb);
+  return NULL;
+}
+
+static KrTensor *public_unbox(PyObject *o, int rank, const char *arg) {
+  if (public_checks(o, rank, arg) < 0) return NULL;
+  int64_t shape[2] = {1, 1}, strides[2] = {1, 1};
+  PyObject *sh = PyObject_GetAttrString(o, "shape");
+  PyObject *st = sh ? PyObject_CallMethod(o, "stride", NULL) : NULL;
+  PyObject *dp = st ? PyObject_CallMethod(o, "data_ptr", NULL) : NULL;
+  KrTensor *t = NULL;
+  if (!dp) goto done;
+  for (int i = 0; i < rank; i++) {
+    PyObject *a = PySequence_GetItem(sh, i);
+    PyObject *b = a ? PySequence_GetItem(st, i) : NULL;
+    if (b) {
+      shape[i] = PyLong_AsLongLong(a);
+      strides[i] = PyLong_AsLongLong(b);
+    }
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    if (PyErr_Occurred()) goto done;
+  }
+  void *ptr = PyLong_AsVoidPtr(dp);
+  if (!ptr && PyErr_Occurred()) goto done;
+  t = kr_tensor_view(KR_FW_TORCH, rank, (float *)ptr, shape, strides, o);
+done:
+  Py_XDECREF(sh);
+  Py_XDECREF(st);
+  Py_XDECREF(dp);
+  return t;
+}
+
+KrTensor *kr_torch_unbox(PyObject *o, int rank, const char *arg) {
+  if (!torch_tensor_type) {
+    int r = torch_resolve();
+    if (r < 0) return NULL;
+    if (r == 0) return type_error(o, arg);
+  }
+  if (!PyObject_TypeCheck(o, torch_tensor_type)) return type_error(o, arg);
+  if (!xapi) return public_unbox(o, rank, arg);
+  KDLTensor dl;
+  if (xapi->dltensor_from_py_object_no_sync(o, &dl) != 0) return exchange_failed(o, rank, arg);
+  if (dl.device.device_type != kDLCPU_) return device_error(o, arg);
+  if (dl.dtype.code != kDLFloat_ || dl.dtype.bits != 32 || dl.dtype.lanes != 1) return dtype_error(o, arg);
+  if (dl.ndim != rank) return rank_error(rank, dl.ndim, arg);
+  /* torch exports negative-bit views (e.g. complex.conj().imag) without
+   * resolving them; their memory holds the negated values. */
+  int neg = check_neg(o);
+  if (neg) return neg < 0 ? NULL : neg_error(arg);
+  float *data = (float *)((char *)dl.data + dl.byte_offset);
+  return kr_tensor_view(KR_FW_TORCH, rank, data, dl.shape, dl.strides, o);
+}
+
+/* ---- boxing -------------------------------------------------------------- */
+
+typedef struct {
+  KDLManagedTensorVersioned mt;
+  int64_t shape[2];
+  int64_t strides[2];
+  KrBuffer *buf;
+} BoxCtx;
+
+/* Called by torch when the tensor's storage dies: any thread, maybe without
+ * the GIL. No Python API here. */
+static void box_deleter(KDLManagedTensorVersioned *self) {
+  BoxCtx *c = (BoxCtx *)self->manager_ctx;
+  kr_buffer_release(c->buf);
+  free(c);
+}
+
+typedef struct {
+  KDLManagedTensor mt;
+  int64_t shape[2];
+  int64_t strides[2];
+  KrBuffer *buf;
+} LegacyCtx;
+
+static void legacy_deleter(KDLManagedTensor *self) {
+  LegacyCtx *c = (LegacyCtx *)self->manager_ctx;
+  kr_buffer_release(c->buf);
+  free(c);
+}
+
+static void legacy_capsule_destructor(PyObject *cap) {
+  /* Only an unconsumed capsule still owns its tensor. */
+  if (PyCapsule_IsValid(cap, "dltensor")) {
+    KDLManagedTensor *mt = (KDLManagedTensor *)PyCapsule_GetPointer(cap, "dltensor");
+    if (mt && mt->deleter) mt->deleter(mt);
+  } else {
+    PyErr_Clear();
+  }
+}
+
+static void fill_dl(KDLTensor *dl, KrTensor *t, int64_t *shape, int64_t *strides) {
+  dl->data = t->data;
+  dl->device.device_type = kDLCPU_;
+  dl->device.device_id = 0;
+  dl->ndim = t->rank;
+  dl->dtype.code = kDLFloat_;
+  dl->dtype.bits = 32;
+  dl->dtype.lanes = 1;
+  for (int i = 0; i < t->rank; i++) {
+    shape[i] = t->shape[i];
+    strides[i] = t->strides[i];
+  }
+  dl->shape = shape;
+  dl->strides = strides;
+  dl->byte_offset = 0;
+}
+
+/* A torch tensor sharing t's buffer (t must own one). New reference. */
+static PyObject *box_buffer(KrTensor *t) {
+  if (xapi) {
+    BoxCtx *c = (BoxCtx *)malloc(sizeof(BoxCtx));
+    if (!c) return PyErr_NoMemory();
+    c->mt.version.major = KDLPACK_MAJOR;
+    c->mt.version.minor = xapi->header.version.minor;
+    c->mt.manager_ctx = c;
+    c->mt.deleter = box_deleter;
+    c->mt.flags = 0;
+    fill_dl(&c->mt.dl_tensor, t, c->shape, c->strides);
+    kr_buffer_retain(t->buf);
+    c->buf = t->buf;
+    void *out = NULL;
+    if (xapi->managed_tensor_to_py_object_no_sync(&c->mt, &out) != 0) {
+      /* Whether torch already owns `c` on failure is not specified; leak it
+       * rather than risk a double free (only reachable on out-of-memory). */
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "kiln-torch: torch refused the result tensor");
+      return NULL;
+    }
+    return (PyObject *)out;
+  }
+  if (!from_dlpack_fn) {
+    PyObject *mod = PyDict_GetItemString(PyImport_GetModuleDict(), "torch");
+    if (!mod) {
+      PyErr_SetString(PyExc_RuntimeError, "kiln-torch: torch is not imported");
+      return NULL;
+    }
+    from_dlpack_fn = PyObject_GetAttrString(mod, "from_dlpack");
+    if (!from_dlpack_fn) return NULL;
+  }
+  LegacyCtx *c = (LegacyCtx *)malloc(sizeof(LegacyCtx));
+  if (!c) return PyErr_NoMemory();
+  c->mt.manager_ctx = c;
+  c->mt.deleter = legacy_deleter;
+  fill_dl(&c->mt.dl_tensor, t, c->shape, c->strides);
+  kr_buffer_retain(t->buf);
+  c->buf = t->buf;
+  PyObject *cap = PyCapsule_New(&c->mt, "dltensor", legacy_capsule_destructor);
+  if (!cap) {
+    legacy_deleter(&c->mt);
+    return NULL;
+  }
+  PyObject *r = PyObject_CallOneArg(from_dlpack_fn, cap);
+  Py_DECREF(cap);
+  return r;
+}
+
+/* A KrTensor with a source is always the unboxed view of that very tensor
+ * (kr_torch_unbox is the only producer of torch views; kiln tensors are
+ * values, the runtime never makes views of them). So its data, shape and
+ * strides are the source's as of unboxing, and boxing returns the source
+ * itself: Python's `return x` identity. If fallback Python code changed the
+ * source's metadata in place meanwhile (x.resize_()), `x` is still the
+ * object Python would return. */
+static int same_as_source(KrTensor *t) {
+  return torch_tensor_type && PyObject_TypeCheck(t->source, torch_tensor_type);
+}
+
+PyObject *kr_torch_box(KrTensor *t) {
+  if (t->source) {
+    /* `return x`: the argument itself (Python identity semantics). */
+    if (same_as_source(t)) {
+      Py_INCREF(t->source);
+      return t->source;
+    }
+    /* A different view of framework memory: copy, so that results never
+     * alias inputs. */
+    KrTensor *c = kr_tensor_new(KR_FW_TORCH, t->rank, t->shape);
+    if (!c) return NULL;
+    int64_t M = t->rank == 2 ? t->shape[0] : 1, N = t->rank == 2 ? t->shape[1] : t->shape[0];
+    int64_t s0 = t->rank == 2 ? t->strides[0] : 0, s1 = t->rank == 2 ? t->strides[1] : t->strides[0];
+    kk_unary(KK_ACT_NONE, M, N, t->data, s0, s1, c->data);
+    PyObject *r = box_buffer(c);
+    Py_DECREF(c);
+    return r;
+  }
+  if (!t->buf) {
+    PyErr_SetString(PyExc_SystemError, "kiln-torch: tensor has neither source nor buffer");
+    return NULL;
+  }
+  if (!torch_tensor_type) {
+    int r = torch_resolve();
+    if (r < 0) return NULL;
+    if (r == 0) {
+      PyErr_SetString(PyExc_RuntimeError, "kiln-torch: cannot box a tensor result: torch is not imported");
+      return NULL;
+    }
+  }
+  return box_buffer(t);
+}

@@ -1,0 +1,337 @@
+/* test_kernels.c — checks every ISA variant of runtime/kernels.c against the
+ * reference variant (and GEMM against a float64 triple loop).
+ *
+ *   gcc -std=c11 -O2 -Wall -Wextra -Werror -Iruntime tests/c/test_kernels.c runtime/kernels.c -o /tmp/tk -lm
+ *
+ * Bit-exact: copy, relu, relu_tf, add (+relu). Tolerances: GEMM rtol 1e-5,
+ * atol 1e-5*sqrt(K); sigmoid/tanh <= 4 ulp apart or |d| <= 1e-6 (all variants
+ * run the same algorithm, only FMA contraction differs); row sums rtol 1e-5,
+ * atol 1e-6. Last line: "N passed, N failed"; exit status 1 on any failure. */
+#include "kernels.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int g_pass, g_fail;
+static const char *g_isa;
+
+static void report(int ok, const char *what)
+{
+  if (ok) {
+    g_pass++;
+  } else {
+    g_fail++;
+    if (g_fail <= 30) printf("FAIL [%s] %s\n", g_isa, what);
+  }
+}
+
+static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
+static float frand(void) /* uniform in [-1, 1) */
+{
+  g_rng = g_rng * 6364136223846793005ull + 1442695040888963407ull;
+  return (float)((double)(g_rng >> 40) / (double)(1ull << 24)) * 2.0f - 1.0f;
+}
+
+static uint32_t bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static float fbits(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+
+static int64_t ulpdist(float a, float b)
+{
+  if (isnan(a) || isnan(b)) return (isnan(a) && isnan(b)) ? 0 : INT64_MAX;
+  int64_t ia = (int32_t)bits(a), ib = (int32_t)bits(b);
+  if (ia < 0) ia = (int64_t)INT32_MIN - ia; /* map to a monotonic integer line */
+  if (ib < 0) ib = (int64_t)INT32_MIN - ib;
+  return ia > ib ? ia - ib : ib - ia;
+}
+
+static int close_rel(float got, double want, double rtol, double atol)
+{
+  if (isnan(want)) return isnan(got);
+  if (isinf(want)) return got == want;
+  return fabs((double)got - want) <= atol + rtol * fabs(want);
+}
+
+static double act_d(int act, double x)
+{
+  switch (act) {
+  case KK_ACT_RELU: return x < 0 ? 0 : x;
+  case KK_ACT_RELU_TF: return x < 0 ? 0 : x;
+  case KK_ACT_SIGMOID: return 1.0 / (1.0 + exp(-x));
+  case KK_ACT_TANH: return tanh(x);
+  default: return x;
+  }
+}
+
+static const char *isas[] = {"reference", "avx2", "avx512"};
+
+/* ---- GEMM ---------------------------------------------------------------- */
+
+typedef struct {
+  int64_t M, N, K, as0, as1, bs0, bs1, bias_s;
+  const float *A, *B, *bias;
+  int act;
+} gcase;
+
+/* layout: 0 row-major, 1 transposed, 2 padded row-major (stride 2 inner) */
+static float *make_mat(int64_t R, int64_t Cc, int layout, int64_t *s0, int64_t *s1)
+{
+  int64_t n = R * Cc * 2 + 1;
+  float *p = malloc((size_t)n * sizeof(float));
+  for (int64_t i = 0; i < n; i++) p[i] = frand();
+  if (layout == 0) { *s0 = Cc; *s1 = 1; }
+  else if (layout == 1) { *s0 = 1; *s1 = R; }
+  else { *s0 = 2 * Cc; *s1 = 2; }
+  return p;
+}
+
+static void gemm_d(const gcase *g, double *out)
+{
+  for (int64_t i = 0; i < g->M; i++)
+    for (int64_t n = 0; n < g->N; n++) {
+      double s = 0;
+      for (int64_t k = 0; k < g->K; k++) s += (double)g->A[i * g->as0 + k * g->as1] * g->B[k * g->bs0 + n * g->bs1];
+      if (g->bias) s += g->bias[n * g->bias_s];
+      out[i * g->N + n] = act_d(g->act, s);
+    }
+}
+
+static void test_gemm_case(const gcase *g)
+{
+  char what[256];
+  snprintf(what, sizeof what, "gemm M=%lld N=%lld K=%lld as=(%lld,%lld) bs=(%lld,%lld) bias_s=%lld act=%d",
+           (long long)g->M, (long long)g->N, (long long)g->K, (long long)g->as0, (long long)g->as1,
+           (long long)g->bs0, (long long)g->bs1, g->bias ? (long long)g->bias_s : -1LL, g->act);
+  size_t mn = (size_t)(g->M * g->N) + 1;
+  float *C = malloc(mn * sizeof(float)), *Cr = malloc(mn * sizeof(float));
+  double *Cd = malloc(mn * sizeof(double));
+  float *ro = malloc(((size_t)g->M + 1) * sizeof(float)), *rr = malloc(((size_t)g->M + 1) * sizeof(float));
+  for (size_t i = 0; i < mn; i++) C[i] = Cr[i] = NAN; /* catches unwritten outputs */
+  gemm_d(g, Cd);
+  const char *cur = g_isa;
+  kk_force_isa("reference");
+  kk_gemm(g->M, g->N, g->K, g->A, g->as0, g->as1, g->B, g->bs0, g->bs1, g->bias, g->bias_s, g->act, Cr);
+  kk_force_isa(cur);
+  kk_gemm(g->M, g->N, g->K, g->A, g->as0, g->as1, g->B, g->bs0, g->bs1, g->bias, g->bias_s, g->act, C);
+  double atol = 1e-5 * sqrt((double)(g->K > 1 ? g->K : 1)), rtol = 1e-5;
+  int ok = 1;
+  for (int64_t i = 0; i < g->M * g->N && ok; i++) {
+    if (!close_rel(C[i], Cd[i], rtol, atol) || !close_rel(C[i], (double)Cr[i], rtol, atol)) {
+      ok = 0;
+      printf("  at %lld: got %.9g ref %.9g f64 %.9g\n", (long long)i, C[i], Cr[i], Cd[i]);
+    }
+  }
+  report(ok, what);
+
+  for (int mean = 0; mean < 2; mean++) {
+    kk_force_isa("reference");
+    kk_gemm_rowreduce(g->M, g->N, g->K, g->A, g->as0, g->as1, g->B, g->bs0, g->bs1, g->bias, g->bias_s,
+                      g->act, mean, rr);
+    kk_force_isa(cur);
+    kk_gemm_rowreduce(g->M, g->N, g->K, g->A, g->as0, g->as1, g->B, g->bs0, g->bs1, g->bias, g->bias_s,
+                      g->act, mean, ro);
+    ok = 1;
+    for (int64_t i = 0; i < g->M && ok; i++) {
+      double s = 0, sa = 0;
+      for (int64_t n = 0; n < g->N; n++) { s += Cd[i * g->N + n]; sa += fabs(Cd[i * g->N + n]); }
+      if (mean) { s /= (double)g->N; sa /= (double)g->N; }
+      /* error scales with the sum of magnitudes, not the (possibly cancelling) sum */
+      double tol = 1e-5 * sa + atol * (mean ? 1.0 : sqrt((double)(g->N > 1 ? g->N : 1)));
+      int good = (g->N == 0 && mean) ? (isnan(ro[i]) && isnan(rr[i]))
+                                     : (fabs(ro[i] - s) <= tol && fabs(rr[i] - s) <= tol);
+      if (!good) {
+        ok = 0;
+        printf("  row %lld: got %.9g ref %.9g f64 %.9g\n", (long long)i, ro[i], rr[i], s);
+      }
+    }
+    char w2[300];
+    snprintf(w2, sizeof w2, "rowreduce mean=%d %s", mean, what);
+    report(ok, w2);
+  }
+  free(C); free(Cr); free(Cd); free(ro); free(rr);
+}
+
+static void test_gemm(void)
+{
+  static const int64_t Ms[] = {0, 1, 2, 3, 4, 5, 6, 7, 11, 12, 13, 16, 17, 25, 100, 151};
+  static const int64_t Ns[] = {0, 1, 7, 8, 9, 16, 17, 31, 32, 33, 65, 100};
+  static const int64_t Ks[] = {0, 1, 2, 5, 16, 31, 255, 256, 257, 600};
+  int idx = 0;
+  for (size_t mi = 0; mi < sizeof Ms / sizeof *Ms; mi++)
+    for (size_t ni = 0; ni < sizeof Ns / sizeof *Ns; ni++)
+      for (size_t ki = 0; ki < sizeof Ks / sizeof *Ks; ki++, idx++) {
+        int64_t M = Ms[mi], N = Ns[ni], K = Ks[ki];
+        if (M * N * K > 4000000) continue;
+        /* rotate layouts / bias / act across cases to keep the sweep small */
+        gcase g;
+        g.M = M; g.N = N; g.K = K;
+        float *A = make_mat(M, K, idx % 3, &g.as0, &g.as1);
+        float *B = make_mat(K, N, (idx / 3) % 3, &g.bs0, &g.bs1);
+        float *bias = malloc(((size_t)N * 3 + 1) * sizeof(float));
+        for (int64_t i = 0; i < N * 3 + 1; i++) bias[i] = frand();
+        g.A = A; g.B = B;
+        g.bias = (idx % 4 == 3) ? NULL : bias;
+        g.bias_s = (idx % 4 == 2) ? 3 : 1;
+        g.act = idx % 5;
+        test_gemm_case(&g);
+        free(A); free(B); free(bias);
+      }
+  /* every activation on one shape per path (small-M streamed, small-M packed, large) */
+  static const int64_t sh[][3] = {{1, 32, 32}, {3, 70, 40}, {40, 70, 300}};
+  for (size_t s = 0; s < 3; s++)
+    for (int act = 0; act < 5; act++)
+      for (int lay = 0; lay < 2; lay++) {
+        gcase g;
+        g.M = sh[s][0]; g.N = sh[s][1]; g.K = sh[s][2];
+        float *A = make_mat(g.M, g.K, 0, &g.as0, &g.as1);
+        float *B = make_mat(g.K, g.N, lay, &g.bs0, &g.bs1);
+        float bias[80];
+        for (int i = 0; i < 80; i++) bias[i] = 4.0f * frand();
+        g.A = A; g.B = B; g.bias = bias; g.bias_s = 1; g.act = act;
+        test_gemm_case(&g);
+        free(A); free(B);
+      }
+}
+
+/* ---- elementwise ---------------------------------------------------------- */
+
+static const uint32_t specials[] = {
+    0x80000000u, 0x00000000u, 0x7fc00000u, 0xffc00000u, 0x7f800000u, 0xff800000u, 0x7fc12345u,
+    0xffa00001u, 0x7f800001u, 0x00000001u, 0x80000001u, 0x007fffffu, 0x00800000u, 0x80800000u,
+    0x3f800000u, 0xbf800000u, 0x7f7fffffu, 0xff7fffffu};
+#define NSPEC (sizeof specials / sizeof *specials)
+
+static float pick(int64_t i)
+{
+  uint64_t h = (uint64_t)i * 0x9e3779b97f4a7c15ull;
+  switch ((h >> 60) & 3) {
+  case 0: return fbits(specials[(h >> 32) % NSPEC]);
+  case 1: return 30.0f * frand();
+  case 2: return 1e-3f * frand();
+  default: return 3.0f * frand();
+  }
+}
+
+static int same_or_close(int act, float got, float ref)
+{
+  if (act == KK_ACT_SIGMOID || act == KK_ACT_TANH)
+    return ulpdist(got, ref) <= 4 || fabsf(got - ref) <= 1e-6f;
+  return bits(got) == bits(ref);
+}
+
+static void test_elementwise(void)
+{
+  static const int64_t Ms[] = {0, 1, 3, 8};
+  static const int64_t Ns[] = {0, 1, 7, 15, 16, 17, 33, 100, 300};
+  float *X = malloc(20000 * sizeof(float)), *Y = malloc(20000 * sizeof(float));
+  float *Z = malloc(10000 * sizeof(float)), *Zr = malloc(10000 * sizeof(float));
+  for (int64_t i = 0; i < 20000; i++) { X[i] = pick(i); Y[i] = pick(i + 77777); }
+  const char *cur = g_isa;
+  char what[200];
+  for (size_t mi = 0; mi < 4; mi++)
+    for (size_t ni = 0; ni < 9; ni++)
+      for (size_t si = 0; si < 5; si++)
+        for (int act = 0; act < 5; act++) {
+          int64_t M = Ms[mi], N = Ns[ni];
+          /* dense, padded inner stride, transposed, broadcast rows, broadcast columns */
+          const int64_t S[5][2] = {{N, 1}, {2 * N, 2}, {1, M}, {0, 1}, {1, 0}};
+          int64_t s0 = S[si][0], s1 = S[si][1];
+          /* unary */
+          kk_force_isa("reference");
+          kk_unary(act, M, N, X, s0, s1, Zr);
+          kk_force_isa(cur);
+          kk_unary(act, M, N, X, s0, s1, Z);
+          int ok = 1;
+          for (int64_t i = 0; i < M * N; i++) ok &= same_or_close(act, Z[i], Zr[i]);
+          /* spot-check the reference itself against float64 on finite values */
+          for (int64_t i = 0; i < M; i++)
+            for (int64_t j = 0; j < N; j++) {
+              float x = X[i * s0 + j * s1];
+              if (isfinite(x) && (act == KK_ACT_SIGMOID || act == KK_ACT_TANH)) {
+                double w = act_d(act, x);
+                ok &= fabs(Zr[i * N + j] - w) <= 1e-6 + 1e-5 * fabs(w);
+              }
+            }
+          snprintf(what, sizeof what, "unary act=%d M=%lld N=%lld s=(%lld,%lld)", act, (long long)M,
+                   (long long)N, (long long)s0, (long long)s1);
+          report(ok, what);
+          /* add: A strided like X, B broadcast row (bs0 = 0) or same layout */
+          int64_t b0 = (si % 2) ? 0 : s0, b1 = s1;
+          kk_force_isa("reference");
+          kk_add(M, N, X, s0, s1, Y, b0, b1, act, Zr);
+          kk_force_isa(cur);
+          kk_add(M, N, X, s0, s1, Y, b0, b1, act, Z);
+          ok = 1;
+          for (int64_t i = 0; i < M * N; i++) ok &= same_or_close(act, Z[i], Zr[i]);
+          snprintf(what, sizeof what, "add act=%d M=%lld N=%lld as=(%lld,%lld) bs=(%lld,%lld)", act,
+                   (long long)M, (long long)N, (long long)s0, (long long)s1, (long long)b0, (long long)b1);
+          report(ok, what);
+        }
+  /* exact special-value expectations, independent of the reference */
+  {
+    float in[NSPEC], out[NSPEC];
+    for (size_t i = 0; i < NSPEC; i++) in[i] = fbits(specials[i]);
+    kk_unary(KK_ACT_RELU, 1, NSPEC, in, NSPEC, 1, out);
+    int ok = 1;
+    for (size_t i = 0; i < NSPEC; i++) {
+      uint32_t u = specials[i], want = ((u & 0x80000000u) && u != 0x80000000u && !isnan(in[i])) ? 0u : u;
+      ok &= bits(out[i]) == want;
+    }
+    report(ok, "relu specials (torch semantics)");
+    kk_unary(KK_ACT_TANH, 1, NSPEC, in, NSPEC, 1, out);
+    ok = bits(out[0]) == 0x80000000u && bits(out[1]) == 0 && isnan(out[2]) && out[4] == 1.0f &&
+         out[5] == -1.0f && out[16] == 1.0f && out[17] == -1.0f && bits(out[9]) == 1u;
+    report(ok, "tanh specials");
+    kk_unary(KK_ACT_SIGMOID, 1, NSPEC, in, NSPEC, 1, out);
+    ok = out[0] == 0.5f && out[1] == 0.5f && isnan(out[2]) && out[4] == 1.0f && out[5] == 0.0f &&
+         out[16] == 1.0f && out[17] == 0.0f;
+    report(ok, "sigmoid specials");
+  }
+  /* row sums: long rows, column sums, strided */
+  static const int64_t RN[] = {0, 1, 5, 16, 17, 63, 64, 65, 1000, 4097, 9000};
+  float *L = malloc(40000 * sizeof(float));
+  for (int64_t i = 0; i < 40000; i++) L[i] = frand() + 0.5f;
+  for (size_t ni = 0; ni < sizeof RN / sizeof *RN; ni++)
+    for (int lay = 0; lay < 3; lay++)
+      for (int mean = 0; mean < 2; mean++) {
+        int64_t N = RN[ni], M = 4;
+        int64_t s0 = lay == 0 ? N : (lay == 1 ? 1 : 2 * N + 1), s1 = lay == 0 ? 1 : (lay == 1 ? M : 2);
+        float o[4], orf[4];
+        kk_force_isa("reference");
+        kk_rowsum(M, N, L, s0, s1, mean, orf);
+        kk_force_isa(cur);
+        kk_rowsum(M, N, L, s0, s1, mean, o);
+        int ok = 1;
+        for (int64_t i = 0; i < M; i++) {
+          double s = 0;
+          for (int64_t j = 0; j < N; j++) s += L[i * s0 + j * s1];
+          if (mean) s /= (double)N;
+          if (N == 0 && mean) ok &= isnan(o[i]) && isnan(orf[i]);
+          else ok &= close_rel(o[i], s, 1e-5, 1e-6) && close_rel(orf[i], s, 1e-5, 1e-6);
+        }
+        snprintf(what, sizeof what, "rowsum N=%lld layout=%d mean=%d", (long long)N, lay, mean);
+        report(ok, what);
+      }
+  free(L); free(X); free(Y); free(Z); free(Zr);
+}
+
+int main(void)
+{
+  kk_init();
+  printf("default ISA: %s\n", kk_isa_name());
+  for (size_t i = 0; i < 3; i++) {
+    if (kk_force_isa(isas[i]) != 0) {
+      printf("skip %s (not supported by this CPU)\n", isas[i]);
+      continue;
+    }
+    g_isa = isas[i];
+    int f0 = g_fail, p0 = g_pass;
+    test_gemm();
+    test_elementwise();
+    printf("%s: %d passed, %d failed\n", isas[i], g_pass - p0, g_fail - f0);
+  }
+  kk_release_scratch();
+  printf("%d passed, %d failed\n", g_pass, g_fail);
+  return g_fail ? 1 : 0;
+}

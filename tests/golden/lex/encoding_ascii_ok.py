@@ -1,0 +1,2 @@
+# coding: us-ascii
+x = 1

@@ -1,0 +1,3 @@
+# -*- coding: latin-1 -*-
+s = 'éÿ'
+café = 1

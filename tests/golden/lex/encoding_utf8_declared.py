@@ -1,0 +1,2 @@
+# coding=UTF_8
+s = 'é'
