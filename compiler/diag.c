@@ -16,61 +16,220 @@ static const char *const code_titles[] = {
 #undef X
 };
 
-/* What each code means and how to fix it (`kiln explain CODE`). */
+/* What each code means, an example that triggers it and the fix
+ * (`kiln explain CODE`). Every entry has the sections "Example:" and "Fix:". */
+#define EXPLAIN(what, example, fix) what "\n\nExample:\n" example "\n\nFix:\n" fix
 static const char *const code_explains[] = {
-    [KL_KILN001] = "The source is not valid Python (or uses a lexical form kiln cannot read).\n"
-                   "Fix the syntax at the location shown; the file must import under CPython.",
-    [KL_KILN002] = "The source contains bytes that are not valid in its encoding (UTF-8 unless a\n"
-                   "PEP 263 coding line says latin-1 or ascii), a NUL byte, or declares an\n"
-                   "encoding kiln does not read. Re-save the file as UTF-8.",
-    [KL_KILN003] = "A dedent does not return to any enclosing indentation level, or tabs and\n"
-                   "spaces are mixed inconsistently. Indent with spaces only.",
-    [KL_KILN010] = "The function uses a construct the compiler does not translate (classes,\n"
-                   "closures, lambdas, generators, comprehensions, try, with, global, ...).\n"
-                   "The function still works: it runs as ordinary Python. Move the construct\n"
-                   "into a helper function to get the rest compiled.",
-    [KL_KILN011] = "The function has *args, **kwargs or positional-only parameters. It runs as\n"
-                   "ordinary Python. Use plain or keyword-only parameters to compile it.",
-    [KL_KILN012] = "The function has a decorator other than kiln.compile. Decorators can replace\n"
-                   "the function with anything, so it runs as ordinary Python.",
-    [KL_KILN020] = "A name is neither a local, a module global, an import nor a builtin. It is\n"
-                   "looked up at run time and raises NameError like Python if still missing.",
-    [KL_KILN021] = "A parameter annotation is not int, float, bool or a kiln tensor marker\n"
-                   "(kiln.torch.TensorF32Cpu2D, ...). The parameter is treated as a Python object.",
-    [KL_KILN030] = "An integer literal does not fit in int64; expressions using it run on the\n"
-                   "Python fallback with arbitrary precision.",
-    [KL_KILN040] = "Two plugins claimed the same site. This is a plugin bug: plugins must cover\n"
-                   "disjoint targets. Report it.",
-    [KL_KILN041] = "A plugin's lowering disagreed with its own claim for the same site metadata.\n"
-                   "The build fails instead of emitting code that might be wrong. Report it.",
-    [KL_KILN042] = "A plugin was built for a different plugin API version than this compiler.",
-    [KL_KILN050] = "The compiler hit an internal limit or bug. Please report it with the source.",
-    [KL_KILN_TEST_001] = "The test plugin recognised the call test.reject(...) and rejected it, to\n"
-                         "exercise the rejected outcome. It runs on the Python fallback.",
-    [KL_KILN_TORCH_001] = "torch.nn.functional.linear is native only as linear(x, w, b) with three\n"
-                          "positional tensors of ranks 2, 2 and 1 and no keywords. Other forms run\n"
-                          "on eager PyTorch through the Python fallback.",
-    [KL_KILN_TORCH_002] = ".relu(), .sigmoid() and .tanh() are native with no arguments on rank-1 or\n"
-                          "rank-2 float32 CPU tensors. Other forms run on the Python fallback.",
-    [KL_KILN_TORCH_003] = "a @ b, torch.matmul(a, b) and a.matmul(b) are native for two rank-2 tensors\n"
-                          "without keywords. Other ranks run on the Python fallback.",
-    [KL_KILN_TORCH_004] = "Tensor + is native for ranks 1+1, 2+2 and 2+1/1+2 (row broadcast). Other\n"
-                          "operands (scalars, other ranks) run on the Python fallback.",
-    [KL_KILN_TORCH_005] = ".mean and .sum are native only as .mean(dim=1, keepdim=False) on rank 2,\n"
-                          "with literal keyword values in any order and no positionals.",
-    [KL_KILN_TORCH_010] = "A torch operation on kiln tensor types outside the proven native surface.\n"
-                          "It runs on eager PyTorch through the Python fallback.",
-    [KL_KILN_TF_001] = "tf.matmul / tf.linalg.matmul are native for two rank-2 tensors without\n"
-                       "keywords (no transpose_a/transpose_b). Others run on the Python fallback.",
-    [KL_KILN_TF_002] = "tf.nn.relu is native for one rank-1 or rank-2 tensor and no keywords.",
-    [KL_KILN_TF_003] = "tf.add / tf.math.add are native for ranks 1+1, 2+2, 2+1, 1+2 with no keywords.",
-    [KL_KILN_TF_004] = "tf.reduce_mean is native on rank 2 with literal axis=1 (keyword or second\n"
-                       "positional) and optional literal keepdims=False.",
-    [KL_KILN_TF_005] = "tf.nn.sigmoid is native for one rank-1 or rank-2 tensor and no keywords.",
-    [KL_KILN_TF_006] = "Binary + on TensorFlow tensors is native for ranks 1+1, 2+2, 2+1 and 1+2.",
-    [KL_KILN_TF_010] = "A TensorFlow operation on kiln tensor types outside the proven surface. It\n"
-                       "runs on eager TensorFlow through the Python fallback.",
+    [KL_KILN001] = EXPLAIN(
+        "The source is not valid Python, or uses a lexical form kiln cannot read\n"
+        "(for example a \\N{...} escape). Nothing is compiled; the build fails.",
+        "    def f(x: int) -> int:\n"
+        "        return x +          # KILN001: invalid syntax",
+        "Fix the syntax at the location shown: the file must import under plain\n"
+        "CPython first (`python -m py_compile FILE`). Spell \\N{NAME} escapes as\n"
+        "\\uXXXX."),
+    [KL_KILN002] = EXPLAIN(
+        "The source contains bytes that are not valid in its encoding (UTF-8 unless\n"
+        "a PEP 263 coding line says latin-1 or ascii), a NUL byte, or declares an\n"
+        "encoding kiln does not read. The build fails.",
+        "    # -*- coding: cp1252 -*-      # KILN002: unsupported source encoding",
+        "Re-save the file as UTF-8 and drop the coding line (or declare utf-8,\n"
+        "latin-1 or ascii), and remove any NUL bytes."),
+    [KL_KILN003] = EXPLAIN(
+        "A dedent does not return to any enclosing indentation level, or tabs and\n"
+        "spaces are mixed inconsistently. The build fails.",
+        "    def f(x: int) -> int:\n"
+        "            y = x\n"
+        "        return y                # KILN003: unindent does not match",
+        "Indent with spaces only (4 per level) and line each block up with the\n"
+        "block it belongs to."),
+    [KL_KILN010] = EXPLAIN(
+        "The function uses a construct the compiler does not translate (classes,\n"
+        "closures, lambdas, generators, comprehensions, f-strings, try, with,\n"
+        "global, ...). The function still works: kiln leaves all of it as ordinary\n"
+        "Python and the report names the construct and its line.",
+        "    def f(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
+        "        try:                    # KILN010: try statement\n"
+        "            return x.relu()\n"
+        "        except RuntimeError:\n"
+        "            return x",
+        "Move the construct into a separate helper function (which stays Python)\n"
+        "and call it, so the rest of the function is compiled; or rewrite it with\n"
+        "supported statements (if/for/while, plain calls, arithmetic)."),
+    [KL_KILN011] = EXPLAIN(
+        "The function has *args, **kwargs or positional-only parameters. It runs\n"
+        "as ordinary Python.",
+        "    def f(x: TensorF32Cpu2D, *rest) -> TensorF32Cpu2D:   # KILN011: *args parameter\n"
+        "        return x.relu()",
+        "Use plain or keyword-only parameters, e.g. `def f(x, *, scale: float)`;\n"
+        "pass a variable number of values as one tuple or list parameter."),
+    [KL_KILN012] = EXPLAIN(
+        "The function has a decorator other than kiln.compile. A decorator can\n"
+        "replace the function with anything, so kiln leaves it as Python.",
+        "    @functools.lru_cache        # KILN012: decorator\n"
+        "    def f(n: int) -> int:\n"
+        "        return n * 2",
+        "Remove the decorator (or keep only @kiln.compile) and apply the wrapper\n"
+        "at the call site instead, e.g. `cached_f = functools.lru_cache(f)`."),
+    [KL_KILN020] = EXPLAIN(
+        "A name is neither a local, a module global, an import nor a builtin. It is\n"
+        "looked up at run time and raises NameError like Python if still missing.",
+        "    def f(x: int) -> int:\n"
+        "        return x + offset       # KILN020: `offset` is not defined anywhere",
+        "Define the name at module level, import it, or pass it as a parameter."),
+    [KL_KILN021] = EXPLAIN(
+        "A parameter annotation is not int, float, bool or a kiln tensor marker\n"
+        "(kiln.torch.TensorF32Cpu2D, ...). The parameter is treated as a Python\n"
+        "object: operations on it run on the Python fallback.",
+        "    def f(x: torch.Tensor) -> torch.Tensor:   # KILN021: not a kiln marker\n"
+        "        return x.relu()",
+        "Annotate tensors with a kiln marker that states dtype, device and rank:\n"
+        "`from kiln.torch import TensorF32Cpu2D` and `def f(x: TensorF32Cpu2D)`;\n"
+        "scalars with int, float or bool."),
+    [KL_KILN030] = EXPLAIN(
+        "An integer literal does not fit in int64; expressions using it run on the\n"
+        "Python fallback with arbitrary precision.",
+        "    def f(n: int) -> int:\n"
+        "        return n * 99999999999999999999999   # KILN030",
+        "Keep native integer arithmetic within int64 (|value| < 2**63); if you\n"
+        "really need big integers, that code is fine on the fallback."),
+    [KL_KILN040] = EXPLAIN(
+        "Two plugins claimed the same site. This is a plugin bug: plugins must\n"
+        "cover disjoint targets. The build fails rather than guess.",
+        "    y = kilntest.conflict(x)    # KILN040 (test plugin and its twin both claim it;\n"
+        "                                # `kilnc check FILE --test-plugin`)",
+        "Report it with the source. Until fixed, keep the site off the native path:\n"
+        "bind the callee to a local variable first (`op = kilntest.conflict; op(x)`)\n"
+        "so no plugin recognises it."),
+    [KL_KILN041] = EXPLAIN(
+        "A plugin's lowering disagreed with its own claim for the same site\n"
+        "metadata. The build fails instead of emitting code that might be wrong.",
+        "    y = kilntest.drift(x)       # KILN041 (the test plugin lowers it inconsistently;\n"
+        "                                # `kilnc check FILE --test-plugin`)",
+        "Report it with the source and `kiln doctor` output. Until fixed, call the\n"
+        "operation through a local alias so it stays on the Python fallback."),
+    [KL_KILN042] = EXPLAIN(
+        "A plugin was built for a different plugin API version than this compiler.\n"
+        "Nothing in the source triggers it; the kiln installation is inconsistent.",
+        "    (any file: the compiler refuses to load the mismatched plugin)",
+        "Rebuild kiln from one source tree (`make build` or `pip install -e .`)\n"
+        "so the compiler and its plugins agree."),
+    [KL_KILN050] = EXPLAIN(
+        "The compiler hit an internal limit or bug. The build fails.",
+        "    (no particular source: e.g. more plugins or types than the compiler\n"
+        "    supports, or an expression the emitter cannot handle)",
+        "Report it with the source file and `kiln doctor` output. Meanwhile,\n"
+        "simplify the line shown, or move that code into a helper function that\n"
+        "stays Python."),
+    [KL_KILN_TEST_001] = EXPLAIN(
+        "The test plugin recognised the call kilntest.reject(...) and rejected it,\n"
+        "to exercise the rejected outcome. The site runs on the Python fallback.\n"
+        "Only seen with the test plugin enabled.",
+        "    y = kilntest.reject(x)      # KILN-TEST-001 (`kilnc check FILE --test-plugin`)",
+        "Nothing to fix: it exists to test kiln. Use kilntest.relu(x) to see a\n"
+        "claimed site instead."),
+    [KL_KILN_TORCH_001] = EXPLAIN(
+        "torch.nn.functional.linear is native only as linear(x, w, b) with three\n"
+        "positional tensors of ranks 2, 2 and 1 and no keywords. Other forms (no\n"
+        "bias, bias=..., other ranks) run on eager PyTorch through the Python\n"
+        "fallback.",
+        "    def f(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
+        "        return F.linear(x, w)          # KILN-TORCH-001: no bias",
+        "Write `F.linear(x, w, b)` with x: TensorF32Cpu2D, w: TensorF32Cpu2D,\n"
+        "b: TensorF32Cpu1D, all positional. Without a bias, multiply by a\n"
+        "pre-transposed rank-2 weight instead: `x @ wt` is a native matmul."),
+    [KL_KILN_TORCH_002] = EXPLAIN(
+        ".relu(), .sigmoid() and .tanh() are native with no arguments on rank-1 or\n"
+        "rank-2 float32 CPU tensors. With arguments (inplace=..., out=...) they run\n"
+        "on the Python fallback.",
+        "    def f(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
+        "        return x.relu(inplace=True)    # KILN-TORCH-002",
+        "Write `x.relu()`, `x.sigmoid()` or `x.tanh()` with no arguments; kiln\n"
+        "tensors are values, so an in-place form is never needed."),
+    [KL_KILN_TORCH_003] = EXPLAIN(
+        "a @ b, torch.matmul(a, b) and a.matmul(b) are native for two rank-2\n"
+        "tensors without keywords. Other ranks (matrix-vector, batched) or out=...\n"
+        "run on the Python fallback.",
+        "    def f(x: TensorF32Cpu2D, v: TensorF32Cpu1D):\n"
+        "        return x @ v                   # KILN-TORCH-003: ranks 2 and 1",
+        "Make both operands rank 2 (TensorF32Cpu2D), e.g. pass v as a (n, 1)\n"
+        "matrix, and write `a @ b` or `torch.matmul(a, b)` without keywords."),
+    [KL_KILN_TORCH_004] = EXPLAIN(
+        "Tensor + is native for ranks 1+1, 2+2 and 2+1/1+2 (row broadcast). Other\n"
+        "operands (Python scalars, other ranks) run on the Python fallback. The\n"
+        "current torch plugin claims every tensor+tensor form it sees, so this code\n"
+        "is reserved.",
+        "    def f(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
+        "        return x + 1.0                 # tensor + scalar: not native",
+        "Add a tensor of rank 1 or 2 (`x + b` with b: TensorF32Cpu1D broadcasts\n"
+        "over rows)."),
+    [KL_KILN_TORCH_005] = EXPLAIN(
+        ".mean and .sum are native only as .mean(dim=1, keepdim=False) /\n"
+        ".sum(dim=1, keepdim=False) on rank 2: both keywords, literal values (dim\n"
+        "may also be -1), in any order, and no positional arguments.",
+        "    def f(x: TensorF32Cpu2D) -> TensorF32Cpu1D:\n"
+        "        return x.mean(1)               # KILN-TORCH-005: positional dim",
+        "Write `x.mean(dim=1, keepdim=False)` (or `.sum(...)`) on a TensorF32Cpu2D;\n"
+        "`dim` must be the literal 1 and `keepdim` the literal False. Reduce other\n"
+        "axes by transposing first (that step runs on the fallback)."),
+    [KL_KILN_TORCH_010] = EXPLAIN(
+        "A torch operation on kiln tensor types outside the proven native surface.\n"
+        "It runs on eager PyTorch through the Python fallback. Reserved: the\n"
+        "current torch plugin reports such sites as not covered instead.",
+        "    def f(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
+        "        return torch.softmax(x, dim=1)   # no native softmax",
+        "Nothing is wrong: the site runs correctly on eager PyTorch. To make it\n"
+        "native, express it with the native surface (`kiln rules` lists it)."),
+    [KL_KILN_TF_001] = EXPLAIN(
+        "tf.matmul / tf.linalg.matmul and a @ b are native for two rank-2 tensors\n"
+        "without keywords (no transpose_a/transpose_b). Others run on the Python\n"
+        "fallback.",
+        "    def f(a: TensorF32Cpu2D, b: TensorF32Cpu2D):\n"
+        "        return tf.matmul(a, b, transpose_b=True)   # KILN-TF-001",
+        "Write `tf.matmul(a, b)` or `a @ b` with both operands TensorF32Cpu2D and\n"
+        "no keywords; transpose the weight once, outside the hot function."),
+    [KL_KILN_TF_002] = EXPLAIN(
+        "tf.nn.relu is native for one rank-1 or rank-2 tensor and no keywords.",
+        "    def f(x: TensorF32Cpu2D):\n"
+        "        return tf.nn.relu(x, name=\"act\")   # KILN-TF-002",
+        "Write `tf.nn.relu(x)`: one positional tensor, no name= or other keywords."),
+    [KL_KILN_TF_003] = EXPLAIN(
+        "tf.add / tf.math.add are native for two tensors of ranks 1+1, 2+2, 2+1 or\n"
+        "1+2 with no keywords.",
+        "    def f(a: TensorF32Cpu2D, b: TensorF32Cpu1D):\n"
+        "        return tf.add(a, b, name=\"sum\")   # KILN-TF-003",
+        "Write `tf.add(a, b)` (or `a + b`) with two kiln tensors and no keywords."),
+    [KL_KILN_TF_004] = EXPLAIN(
+        "tf.reduce_mean is native on rank 2 with the literal axis=1 (keyword or\n"
+        "second positional, -1 also accepted) and optionally the literal\n"
+        "keepdims=False.",
+        "    def f(x: TensorF32Cpu2D):\n"
+        "        return tf.reduce_mean(x, axis=0)   # KILN-TF-004: axis 0",
+        "Write `tf.reduce_mean(x, axis=1)` on a TensorF32Cpu2D; `axis` must be the\n"
+        "literal 1 and keepdims, if given, the literal False."),
+    [KL_KILN_TF_005] = EXPLAIN(
+        "tf.nn.sigmoid (also tf.sigmoid, tf.math.sigmoid) is native for one rank-1\n"
+        "or rank-2 tensor and no keywords.",
+        "    def f(x: TensorF32Cpu1D):\n"
+        "        return tf.nn.sigmoid(x, name=\"p\")   # KILN-TF-005",
+        "Write `tf.nn.sigmoid(x)`: one positional tensor, no keywords."),
+    [KL_KILN_TF_006] = EXPLAIN(
+        "Binary + on TensorFlow tensors is native for ranks 1+1, 2+2, 2+1 and 1+2.\n"
+        "Reserved: the current plugin claims every tensor+tensor form it sees.",
+        "    def f(x: TensorF32Cpu2D):\n"
+        "        return x + 1.0                 # tensor + scalar: not native",
+        "Add a kiln tensor of rank 1 or 2 (`x + b` with b: TensorF32Cpu1D)."),
+    [KL_KILN_TF_010] = EXPLAIN(
+        "A covered TensorFlow operation got an operand outside the kiln-tensorflow\n"
+        "vocabulary (a Python scalar, or another framework's tensor). It runs on\n"
+        "eager TensorFlow through the Python fallback.",
+        "    def f(a: TensorF32Cpu2D, s: float):\n"
+        "        return tf.add(a, s)            # KILN-TF-010: float operand",
+        "Pass only kiln-tensorflow tensors (TensorF32Cpu1D / TensorF32Cpu2D) to the\n"
+        "covered operations; turn a scalar into a tensor once, outside the hot\n"
+        "function."),
 };
+#undef EXPLAIN
 
 const char *kl_code_name(KlCode code) {
   /* KILN_TORCH_001 is spelled KILN-TORCH-001 to users. */

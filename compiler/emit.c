@@ -640,8 +640,40 @@ static Val display(E *e, KlNode *n) {
   return r;
 }
 
+/* A fused chain (fuse.c): operands in Python's evaluation order, one call. */
+static Val fused(E *e, KlFusion *fu) {
+  Val v[4];
+  const char *arg[4] = {"NULL", "NULL", "NULL", "NULL"};
+  int order[4] = {0, 1, 2, 3};
+  if (fu->bias_first) order[0] = 3, order[1] = 0, order[2] = 1, order[3] = 2;
+  for (int k = 0; k < 4; k++) {
+    int i = order[k];
+    if (!fu->leaf[i]) continue;
+    v[i] = ev(e, fu->leaf[i]);
+    if (!kl_is_tensor(e->ctx, v[i].t))
+      kl_fatal(e->ctx, KL_KILN041, fu->leaf[i]->loc, "fused operand is not a native tensor");
+    arg[i] = kl_fmt(e->ctx, "(KrTensor *)%s", v[i].s);
+  }
+  KlNode *act = fu->act_node, *red = fu->reduce_node, *bias = fu->bias_node;
+  Val r = temp(e, (red ? red : act ? act : bias ? bias : fu->base_node)->type);
+  line(e, "{ static const KrFused kl_fz = {%s, %d, %d, %d, %s, %d, %s, %d};", tensor_op_enum[fu->base],
+       fu->base_node->loc.line, bias ? bias->loc.line : 0, fu->bias_first,
+       act ? tensor_op_enum[act->site->lowered.op] : "-1", act ? act->loc.line : 0,
+       red ? tensor_op_enum[red->site->lowered.op] : "-1", red ? red->loc.line : 0);
+  line(e, "  %s = (PyObject *)kr->tensor_fused(&kl_fz, %s, %s, %s, %s, kl_file); }", r.s, arg[0], arg[1], arg[2], arg[3]);
+  for (int i = 0; i < 4; i++)
+    if (fu->leaf[i]) release(e, v[i]);
+  int L = (red ? red : act ? act : bias ? bias : fu->base_node)->loc.line;
+  fail_if(e, L, "!%s", r.s);
+  return r;
+}
+
 static Val ev(E *e, KlNode *n) {
   int L = n->loc.line;
+  if ((n->kind == KL_N_CALL || n->kind == KL_N_BINOP) && n->site && n->site->outcome == KL_SITE_CLAIMED) {
+    KlFusion fu;
+    if (kl_plan_fusion(e->ctx, e->f, n, &fu)) return fused(e, &fu);
+  }
   switch (n->kind) {
   case KL_N_INT:
     if (n->big) return constant(e, "PyLong_FromString(\"%s\", NULL, 0)", c_str(e->ctx, n->str));
@@ -658,6 +690,7 @@ static Val ev(E *e, KlNode *n) {
     return constant(e, "PyBytes_FromStringAndSize(ks_text[%d], ks_len[%d])", k, k);
   }
   case KL_N_NAME: {
+    if (n->binding == KL_B_LOCAL && e->f->locals[n->slot].fwd) return ev(e, e->f->locals[n->slot].fwd);
     if (n->binding == KL_B_LOCAL) return load_local(e, n);
     Val r = temp(e, KL_T_OBJECT);
     line(e, "%s = kr->load_global(kg_globals, ks[%d]);", r.s, str_index(e, n->name));
@@ -923,6 +956,10 @@ static void for_iter(E *e, KlNode *s, Loop *lp, Val *iter_out) {
 static void stmt(E *e, KlNode *s) {
   int L = s->loc.line;
   comment_line(e, L);
+  if (s->forwarded) {
+    line(e, "/* (computed as part of the next statement) */");
+    return;
+  }
   switch (s->kind) {
   case KL_N_PASS: return;
   case KL_N_EXPR_STMT: release(e, ev(e, s->a)); return;
@@ -1089,6 +1126,7 @@ static void emit_function(Module *mod, KlFunc *f, KlBuf *out) {
   KlCtx *ctx = mod->ctx;
   KlBuf body = {0};
   E e = {.mod = mod, .ctx = ctx, .f = f, .out = &body, .indent = 1};
+  kl_plan_forwarding(ctx, f);
   for (int i = 0; i < f->nparams; i++) param_entry(&e, &f->params[i], i);
   stmts(&e, f->body);
   line(&e, "kl_ret = Py_None; Py_INCREF(Py_None);");

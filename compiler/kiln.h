@@ -308,6 +308,8 @@ struct KlNode {
   /* claim.c */
   KlSiteInfo *site;
   int id;            /* unique per module, for emitted names */
+  /* fuse.c */
+  bool forwarded;    /* ASSIGN whose value is inlined into its single use */
 };
 
 typedef struct KlParam {
@@ -324,6 +326,8 @@ typedef struct KlLocal {
   char *name;
   KlType type;        /* types.c: join over every assignment (flow-insensitive) */
   bool is_param;
+  KlNode *fwd;        /* fuse.c: the value expression this local stands for */
+  int loads, stores;  /* fuse.c: how often it is read and written */
 } KlLocal;
 
 struct KlFunc {
@@ -497,6 +501,28 @@ struct KlSiteInfo {
 void kl_claim_sites(KlCtx *ctx, KlModule *m);
 /* Site for an expression (claim.c decides; types.c calls it for result types). */
 KlSiteInfo *kl_decide_site(KlCtx *ctx, KlFunc *f, KlNode *n);
+
+/* ------------------------------------------------------------------ fuse.c */
+
+/* r = reduce(act(base(leaf0, leaf1[, leaf2]) + bias)) as one kernel call. */
+typedef struct KlFusion {
+  KlTensorOp base;          /* MATMUL or LINEAR */
+  KlNode *base_node;
+  KlNode *bias_node;        /* the ADD whose other operand is a rank-1 row, or NULL */
+  bool bias_first;          /* written bias + base(...) */
+  KlNode *act_node;         /* RELU / SIGMOID / TANH, or NULL */
+  KlNode *reduce_node;      /* ROWSUM / ROWMEAN, or NULL */
+  KlNode *leaf[4];          /* base operands, then the bias row; NULL when absent */
+} KlFusion;
+
+/* Marks single-use tensor temporaries whose value can be inlined into the
+ * next statement, so chains written across statements fuse too. */
+void kl_plan_forwarding(KlCtx *ctx, KlFunc *f);
+/* The claimed site behind a (possibly forwarded) expression, or NULL. */
+KlNode *kl_forwarded(KlFunc *f, KlNode *n);
+/* Fills *out when the claimed site n roots a fusable chain of at least two ops. */
+bool kl_plan_fusion(KlCtx *ctx, KlFunc *f, KlNode *n, KlFusion *out);
+KlNode *kl_site_operand(KlNode *n, int k);
 
 /* ------------------------------------------------------------------ emit.c, report.c */
 

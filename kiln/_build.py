@@ -3,10 +3,8 @@ toolchain, importing the result; and ``kiln.compile`` on top of the cache."""
 
 from __future__ import annotations
 
-import ast
 import builtins
 import hashlib
-import html
 import importlib
 import importlib.machinery
 import importlib.util
@@ -26,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from kiln import KilnError, KilnWarning, _cache, get_include
+from kiln import KilnError, KilnWarning, _cache, _report_html, get_include
 
 FLAG_BIND_GLOBALS = 1  # mirrors kiln._compiler.FLAG_BIND_GLOBALS
 
@@ -59,9 +57,8 @@ def render_diagnostic(filename: str, line: int, col: int, code: str, message: st
     out = [f"{filename}:{line}:{col}: error[{code}]: {message}"]
     if source_line is not None:
         text = source_line.rstrip("\r\n").expandtabs(1)
-        gutter = " " * len(str(line))
-        out.append(f" {line} | {text}")
-        out.append(f" {gutter} | {' ' * max(col - 1, 0)}^")
+        out.append(f"{line:5d} | {text}")  # the layout of the compiler's diagnostics
+        out.append(f"      | {' ' * max(col - 1, 0)}^")
     return "\n".join(out) + "\n"
 
 
@@ -138,9 +135,7 @@ def fallback_summary(analysis: Analysis) -> list[str]:
             if outcome not in ("not-covered", "rejected"):
                 continue
             what = f"{site.get('kind')} {site.get('target') or ''}".rstrip()
-            why = outcome
-            if site.get("code"):
-                why += f" [{site['code']}]"
+            why = f"outcome {outcome}, code {site.get('code') or '-'}"
             if site.get("message"):
                 why += f": {site['message']}"
             lines.append(f"{fname}:{site.get('line')}:{site.get('col')}: {what} in "
@@ -159,100 +154,8 @@ def fallback_summary(analysis: Analysis) -> list[str]:
 # Reports
 
 
-_OUTCOME_CLASS = {"claimed": "kernel", "scalar": "scalar", "not-covered": "fallback",
-                  "rejected": "rejected"}
-_CLASS_RANK = {"": 0, "kernel": 1, "scalar": 2, "fallback": 3, "python": 4, "rejected": 5}
-_LEGEND = [("kernel", "native kernel"), ("scalar", "native scalar"),
-           ("fallback", "Python fallback"), ("python", "function left in Python"),
-           ("rejected", "rejected")]
-
-
-def _function_spans(source_text: str) -> dict[tuple[str, int], int]:
-    """(name, def line) -> last line, from Python's parser (nothing runs)."""
-    spans: dict[tuple[str, int], int] = {}
-    try:
-        tree = ast.parse(source_text)
-    except (SyntaxError, ValueError):
-        return spans
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            end = node.end_lineno or node.lineno
-            spans[(node.name, node.lineno)] = end
-            for deco in node.decorator_list:  # a report may count from a decorator
-                spans[(node.name, deco.lineno)] = end
-    return spans
-
-
-def render_html(source: bytes, report: dict[str, Any], c_source: str | None) -> str:
-    """A self-contained page: each source line coloured by what kiln did."""
-    text = source.decode("utf-8", "replace")
-    lines = text.splitlines()
-    cls: dict[int, str] = {}
-    notes: dict[int, list[str]] = {}
-
-    def mark(line: int, klass: str, note: str) -> None:
-        if _CLASS_RANK[klass] > _CLASS_RANK[cls.get(line, "")]:
-            cls[line] = klass
-        notes.setdefault(line, []).append(note)
-
-    spans = _function_spans(text)
-    for fn in report.get("functions", []):
-        name, line = fn.get("name", "?"), int(fn.get("line") or 0)
-        if fn.get("status") == "python":
-            reason = fn.get("reason") or "not compiled"
-            mark(line, "python", f"function {name} runs as Python: {reason}")
-            for body in range(line + 1, spans.get((name, line), line) + 1):
-                cls.setdefault(body, "python")
-            continue
-        mark(line, "kernel" if fn.get("status") == "native" else "fallback",
-             f"function {name}: {fn.get('status')}")
-        for site in fn.get("sites", []):
-            klass = _OUTCOME_CLASS.get(site.get("outcome", ""), "fallback")
-            what = f"{site.get('kind')} {site.get('target') or ''}".rstrip()
-            parts = [f"col {site.get('col')}: {what} → {site.get('outcome')}"]
-            for key in ("plugin", "rule", "code", "message"):
-                if site.get(key):
-                    parts.append(f"{key}: {site[key]}")
-            mark(int(site.get("line") or 0), klass, "; ".join(parts))
-
-    esc = html.escape
-    rows = []
-    for i, src in enumerate(lines, start=1):
-        klass = cls.get(i, "")
-        code = f'<span class="n">{i}</span> <code>{esc(src) or " "}</code>'
-        if i in notes:
-            items = "".join(f"<li>{esc(n)}</li>" for n in notes[i])
-            rows.append(f'<details class="{klass}"><summary>{code}</summary>'
-                        f"<ul>{items}</ul></details>")
-        else:
-            rows.append(f'<div class="{klass}">{code}</div>')
-    legend = " ".join(f'<span class="{k}">{esc(v)}</span>' for k, v in _LEGEND)
-    csrc = ""
-    if c_source:
-        csrc = f"<details><summary>generated C</summary><pre>{esc(c_source)}</pre></details>"
-    title = esc(str(report.get("source", "kiln report")))
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>kiln: {title}</title>
-<style>
-body {{ font-family: sans-serif; margin: 1em; }}
-code, pre {{ font-family: monospace; white-space: pre; }}
-.n {{ display: inline-block; width: 4em; text-align: right; color: #888; font-family: monospace; }}
-.kernel {{ background: #b7efc5; }} .scalar {{ background: #e3f6e8; }}
-.fallback {{ background: #fff3b0; }} .python {{ background: #ffd8a8; }}
-.rejected {{ background: #ffb3b3; }}
-.legend span {{ padding: 0 .5em; margin-right: .5em; }}
-details ul {{ margin: 0 0 .3em 5em; font-size: 90%; }}
-summary {{ cursor: pointer; }}
-</style></head><body>
-<h1>kiln report: {title}</h1>
-<p>kiln {esc(str(report.get("kiln_version", "")))}. Click a line for what kiln did there.</p>
-<p class="legend">{legend}</p>
-<div class="src">
-{chr(10).join(rows)}
-</div>
-{csrc}
-</body></html>
-"""
+# The HTML page lives in kiln._report_html.
+render_html = _report_html.render_html
 
 
 def _atomic_write_text(path: Path, text: str) -> None:
@@ -562,9 +465,11 @@ def _compile_function(fn: Any) -> Any:
                 module = mod
         if module is None:
             module = import_extension(name, entry.so_path)
-            module._kiln_bind(fn.__globals__)
             _bound.setdefault(key, []).append((fn.__globals__, module))
             sys.modules.setdefault(name, module)
+        # At decoration time the name is not bound in the globals yet: hand
+        # the original over (its defaults are copied from it).
+        module._kiln_bind(fn.__globals__, {fn.__name__: fn})
     native = getattr(module, fn.__name__, None)
     if native is None:
         raise KilnError(f"the compiled module has no function {fn.__name__}")

@@ -18,6 +18,7 @@
 #include <string.h>
 
 KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char *file, int line);
+KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *c, KrTensor *d, const char *file);
 
 /* ------------------------------------------------------------------------ */
 /* KrBuffer                                                                  */
@@ -282,23 +283,26 @@ static int install_functions(PyObject *module, KrModuleDef *def, PyObject *origi
   if (!modname) return -1;
   int mode = read_mode();
   if (mode < 0) goto fail;
-  PyObject *pydict = PyDict_New();
-  if (!pydict) goto fail;
-  if (PyDict_SetItemString(mdict, "__kiln_python__", pydict) < 0) {
+  /* one __kiln_python__ per module, extended by every bind */
+  PyObject *pydict = PyDict_GetItemString(mdict, "__kiln_python__");
+  if (!pydict || !PyDict_Check(pydict)) {
+    pydict = PyDict_New();
+    if (!pydict) goto fail;
+    if (PyDict_SetItemString(mdict, "__kiln_python__", pydict) < 0) {
+      Py_DECREF(pydict);
+      goto fail;
+    }
     Py_DECREF(pydict);
-    goto fail;
   }
-  Py_DECREF(pydict);
   for (int i = 0; i < def->nfuncs; i++) {
     KrFuncDef *f = &def->funcs[i];
     PyObject *orig = PyMapping_GetItemString(originals, f->name);
     if (!orig) {
-      if (PyErr_ExceptionMatches(PyExc_KeyError)) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_RuntimeError, "kiln: compiled function '%s' is not defined by the source of %s",
-                     f->name, def->filename);
-      }
-      goto fail;
+      /* Not (yet) defined: a function deleted at import, or, for
+       * kiln.compile, one that is bound later by its own decorator. */
+      if (!PyErr_ExceptionMatches(PyExc_KeyError)) goto fail;
+      PyErr_Clear();
+      continue;
     }
     if (PyDict_SetItemString(pydict, f->name, orig) < 0 || (f->sig && fill_defaults(f->sig, orig) < 0)) {
       Py_DECREF(orig);
@@ -1202,6 +1206,7 @@ static const KrApi kr_api = {
     .inplace_power = kr_inplace_power,
     .unpack = kr_unpack,
     .tensor_op = kr_tensor_op,
+    .tensor_fused = kr_tensor_fused,
 };
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs) {

@@ -45,7 +45,7 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
     if (pu_eq(s->target, "+")) return pu_claimed("kiln-tensorflow/add-binop-f32-cpu", ra >= rb ? s->args[0] : s->args[1]);
     if (pu_eq(s->target, "@")) {
       if (ra == 2 && rb == 2) return pu_claimed("kiln-tensorflow/matmul-binop-f32-cpu-2d", tids[T2]);
-      return pu_rejected(KL_KILN_TF_001, "@ is native only for two rank-2 tensors");
+      return pu_rejected(KL_KILN_TF_001, "@ is native only for two rank-2 tensors; write `a @ b` with a and b both TensorF32Cpu2D");
     }
     return pu_not_covered();
   }
@@ -57,11 +57,11 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
   if (untyped_operands(s, tids)) return pu_not_covered();
   for (int i = 0; i < s->nargs; i++)
     if (!pu_rank(s->args[i], tids) && !(is_any(t, mean_names) && i == 1))
-      return pu_rejected(KL_KILN_TF_010, "operand types outside the kiln-tensorflow vocabulary");
+      return pu_rejected(KL_KILN_TF_010, "an operand is not a kiln-tensorflow tensor (a Python scalar or another framework's tensor); pass only TensorF32Cpu1D/TensorF32Cpu2D operands");
   if (is_any(t, matmul_names)) {
     if (s->nargs == 2 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2 && pu_rank(s->args[1], tids) == 2)
       return pu_claimed("kiln-tensorflow/matmul-f32-cpu-2d", tids[T2]);
-    return pu_rejected(KL_KILN_TF_001, "tf.matmul is native only for two rank-2 tensors without keywords");
+    return pu_rejected(KL_KILN_TF_001, "tf.matmul is native only for two rank-2 tensors; write `tf.matmul(a, b)` with a and b rank 2 and no keywords (no transpose_a/transpose_b)");
   }
   if (is_any(t, relu_names) || is_any(t, sigmoid_names)) {
     bool relu = is_any(t, relu_names);
@@ -73,14 +73,14 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
       };
       return pu_claimed(rules[relu ? 0 : 1][r - 1], s->args[0]);
     }
-    return relu ? pu_rejected(KL_KILN_TF_002, "tf.nn.relu takes one tensor and no keywords")
-                : pu_rejected(KL_KILN_TF_005, "tf.nn.sigmoid takes one tensor and no keywords");
+    return relu ? pu_rejected(KL_KILN_TF_002, "tf.nn.relu is native only with one tensor; write `tf.nn.relu(x)` with x rank 1 or 2 and no keywords")
+                : pu_rejected(KL_KILN_TF_005, "tf.nn.sigmoid is native only with one tensor; write `tf.nn.sigmoid(x)` with x rank 1 or 2 and no keywords");
   }
   if (is_any(t, add_names)) {
     int ra = s->nargs == 2 ? pu_rank(s->args[0], tids) : 0, rb = s->nargs == 2 ? pu_rank(s->args[1], tids) : 0;
     if (s->nkw == 0 && add_ranks_ok(ra, rb))
       return pu_claimed("kiln-tensorflow/add-call-f32-cpu", ra >= rb ? s->args[0] : s->args[1]);
-    return pu_rejected(KL_KILN_TF_003, "tf.add is native only for two tensors of ranks 1/2 without keywords");
+    return pu_rejected(KL_KILN_TF_003, "tf.add is native only for two tensors without keywords; write `tf.add(a, b)` with ranks 1+1, 2+2, 2+1 or 1+2");
   }
   /* reduce_mean: rank 2, axis=1 (keyword or literal second positional), keepdims absent or False */
   {
@@ -96,7 +96,7 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
     if (keep && !pu_lit_false(keep)) ok = false;
     if (ok && axis_ok && pu_rank(s->args[0], tids) == 2)
       return pu_claimed("kiln-tensorflow/reduce-mean-axis1-f32-cpu-2d", tids[T1]);
-    return pu_rejected(KL_KILN_TF_004, "tf.reduce_mean is native only on rank 2 with literal axis=1 and keepdims=False");
+    return pu_rejected(KL_KILN_TF_004, "tf.reduce_mean is native only on rank 2 over axis 1; write `tf.reduce_mean(x, axis=1)`: `axis` must be the literal 1 and `keepdims`, if given, the literal False");
   }
 }
 

@@ -40,13 +40,13 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
       if (s->nargs == 3 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2 && pu_rank(s->args[1], tids) == 2 &&
           pu_rank(s->args[2], tids) == 1)
         return pu_claimed("kiln-torch/functional-linear-f32-cpu-2d", tids[T2]);
-      return pu_rejected(KL_KILN_TORCH_001, "linear needs linear(x, w, b): three positional tensors of ranks 2, 2, 1");
+      return pu_rejected(KL_KILN_TORCH_001, "linear is native only with three positional tensors and no keywords; write `F.linear(x, w, b)` with x, w rank 2 and b rank 1");
     }
     if (pu_eq(s->target, "torch.matmul")) {
       if (!pu_any_ours(s, tids)) return pu_not_covered();
       if (s->nargs == 2 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2 && pu_rank(s->args[1], tids) == 2)
         return pu_claimed("kiln-torch/tensor-matmul-call-f32-cpu-2d", tids[T2]);
-      return pu_rejected(KL_KILN_TORCH_003, "torch.matmul is native only for two rank-2 tensors without keywords");
+      return pu_rejected(KL_KILN_TORCH_003, "torch.matmul is native only for two rank-2 tensors; write `torch.matmul(a, b)` with a and b rank 2 and no keywords");
     }
     return pu_not_covered();
   case KL_SK_METHOD: {
@@ -55,19 +55,19 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
     const char *rule = activation_rule(s->target, rank);
     if (rule) {
       if (s->nargs == 0 && s->nkw == 0) return pu_claimed(rule, s->receiver);
-      return pu_rejected(KL_KILN_TORCH_002, "activation methods take no arguments");
+      return pu_rejected(KL_KILN_TORCH_002, "activation methods are native only without arguments; write `x.relu()`, `x.sigmoid()` or `x.tanh()` (no inplace=, no out=)");
     }
     if (pu_eq(s->target, "matmul")) {
       if (rank == 2 && s->nargs == 1 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2)
         return pu_claimed("kiln-torch/tensor-matmul-call-f32-cpu-2d", tids[T2]);
-      return pu_rejected(KL_KILN_TORCH_003, ".matmul is native only for two rank-2 tensors without keywords");
+      return pu_rejected(KL_KILN_TORCH_003, ".matmul is native only for two rank-2 tensors; write `a.matmul(b)` with a and b rank 2 and no keywords");
     }
     if (pu_eq(s->target, "mean") || pu_eq(s->target, "sum")) {
       if (rank == 2 && reduction_keywords_ok(s))
         return pu_claimed(pu_eq(s->target, "mean") ? "kiln-torch/tensor-mean-dim1-f32-cpu-2d"
                                                    : "kiln-torch/tensor-sum-dim1-f32-cpu-2d",
                           tids[T1]);
-      return pu_rejected(KL_KILN_TORCH_005, "reductions are native only as .mean/.sum(dim=1, keepdim=False) on rank 2");
+      return pu_rejected(KL_KILN_TORCH_005, "reductions are native only on rank 2 over dim 1; write `.mean(dim=1, keepdim=False)` or `.sum(dim=1, keepdim=False)`: `dim` must be the literal 1 and `keepdim` the literal False, no positionals");
     }
     return pu_not_covered();
   }
@@ -76,7 +76,7 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
     if (!ra || !rb) return pu_not_covered();
     if (pu_eq(s->target, "@")) {
       if (ra == 2 && rb == 2) return pu_claimed("kiln-torch/tensor-matmul-f32-cpu-2d", tids[T2]);
-      return pu_rejected(KL_KILN_TORCH_003, "@ is native only for two rank-2 tensors");
+      return pu_rejected(KL_KILN_TORCH_003, "@ is native only for two rank-2 tensors; write `a @ b` with a and b both TensorF32Cpu2D");
     }
     if (pu_eq(s->target, "+")) {
       if (ra == rb) return pu_claimed("kiln-torch/tensor-add-f32-cpu-same-rank", s->args[0]);

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-#define KR_ABI_VERSION 1
+#define KR_ABI_VERSION 2
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
 enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
@@ -29,6 +29,20 @@ enum {
   KR_OP_ROWSUM, KR_OP_ROWMEAN,
   KR_NUM_OPS
 };
+
+/* A chain of claimed ops the compiler fused into one kernel call:
+ *   r = reduce(act(base(a, b, c) + d))
+ * base: KR_OP_MATMUL (a @ b), KR_OP_LINEAR (a @ b.T + c) or KR_OP_ADD (a + b);
+ * d, when bias_line > 0: a rank-1 row added to a matmul/linear result;
+ * act: KR_OP_RELU / SIGMOID / TANH or -1; reduce: KR_OP_ROWSUM / ROWMEAN or -1.
+ * Each part keeps the .py line of the op it came from, so a shape error
+ * names the same op and line as the unfused code would. */
+typedef struct KrFused {
+  int base, base_line;
+  int bias_line, bias_first; /* bias_first: written `d + base(...)` */
+  int act, act_line;
+  int reduce, reduce_line;
+} KrFused;
 
 /* kiln-owned storage: 64-byte aligned, reference counted without the GIL
  * so frameworks may free it from any thread. */
@@ -154,6 +168,9 @@ typedef struct KrApi {
    * Checks concrete shapes first: a mismatch raises RuntimeError naming both
    * shapes and FILE:LINE before any memory is touched. New ref. */
   KrTensor *(*tensor_op)(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char *file, int line);
+  /* A fused chain (see KrFused): same checks and errors as the ops one by
+   * one, one pass over the output, no intermediate tensors. New ref. */
+  KrTensor *(*tensor_fused)(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *c, KrTensor *d, const char *file);
 } KrApi;
 
 /* Generated modules: `static const KrApi *kr;` then `kr = kr_import();`. */

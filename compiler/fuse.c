@@ -1,0 +1,194 @@
+/* fuse.c — finds chains of claimed tensor ops that run as one kernel call.
+ *
+ * Two steps, both decided on the typed AST:
+ *  - forwarding: a tensor local assigned once from a claimed op and read
+ *    once, in the next statement of the same block, stands for its value
+ *    there (`even = h @ w + b` / `h = even.relu()` is one expression);
+ *  - fusion: matmul/linear, then optionally a bias row (+), an activation
+ *    and a row reduction, become one GEMM with a fused epilogue.
+ * Only chains whose extra operands are plain locals or literals are fused,
+ * so evaluation order and exceptions are exactly those of the op-by-op code. */
+#include "kiln.h"
+
+#include <string.h>
+
+KlNode *kl_site_operand(KlNode *n, int k) {
+  switch (n->kind) {
+  case KL_N_BINOP: return k == 0 ? n->a : n->b;
+  case KL_N_CALL:
+    if (n->site && n->site->meta.kind == KL_SK_METHOD) return k == 0 ? n->a->a : n->list.items[k - 1];
+    return n->list.items[k];
+  default: return NULL;
+  }
+}
+
+static bool claimed(KlNode *n) { return n && n->site && n->site->outcome == KL_SITE_CLAIMED; }
+
+static int op_of(KlNode *n) { return claimed(n) ? (int)n->site->lowered.op : -1; }
+
+KlNode *kl_forwarded(KlFunc *f, KlNode *n) {
+  while (n && n->kind == KL_N_NAME && n->binding == KL_B_LOCAL && f->locals[n->slot].fwd) n = f->locals[n->slot].fwd;
+  return n;
+}
+
+/* ---- forwarding ---- */
+
+static void count(KlFunc *f, KlNode *n, bool store);
+
+static void count_list(KlFunc *f, KlNodeList l, bool store) {
+  for (int i = 0; i < l.len; i++) count(f, l.items[i], store);
+}
+
+/* Counts reads and writes of locals; `store` marks assignment targets. */
+static void count(KlFunc *f, KlNode *n, bool store) {
+  if (!n) return;
+  switch (n->kind) {
+  case KL_N_NAME:
+    if (n->binding == KL_B_LOCAL) {
+      if (store) f->locals[n->slot].stores++;
+      else f->locals[n->slot].loads++;
+    }
+    return;
+  case KL_N_TUPLE: case KL_N_LIST:
+    count_list(f, n->list, store);
+    return;
+  case KL_N_ATTR: count(f, n->a, false); return;
+  case KL_N_SUBSCRIPT: count(f, n->a, false); count(f, n->b, false); return;
+  case KL_N_ASSIGN: count_list(f, n->list, true); count(f, n->b, false); return;
+  case KL_N_ANNASSIGN: count(f, n->a, true); count(f, n->b, false); return;
+  case KL_N_AUGASSIGN: count(f, n->a, true); count(f, n->a, false); count(f, n->b, false); return;
+  case KL_N_FOR:
+    count(f, n->a, true);
+    count(f, n->b, false);
+    count_list(f, n->body, false);
+    count_list(f, n->orelse, false);
+    return;
+  case KL_N_DEL: count_list(f, n->list, false); count_list(f, n->list, true); return;
+  default:
+    count(f, n->a, false);
+    count(f, n->b, false);
+    count(f, n->c, false);
+    count_list(f, n->list, false);
+    count_list(f, n->kw, false);
+    count_list(f, n->body, false);
+    count_list(f, n->orelse, false);
+  }
+}
+
+static bool is_literal(KlNode *n) {
+  switch (n->kind) {
+  case KL_N_INT: case KL_N_FLOAT: case KL_N_TRUE: case KL_N_FALSE: case KL_N_NONE: case KL_N_STR: return !n->big;
+  case KL_N_UNARY: return n->a->kind == KL_N_INT || n->a->kind == KL_N_FLOAT;
+  default: return false;
+  }
+}
+
+/* Evaluating n can do nothing observable but tensor-op errors. */
+static bool pure_tensor_expr(KlNode *n) {
+  if (n->kind == KL_N_NAME) return n->binding == KL_B_LOCAL;
+  if (is_literal(n)) return true;
+  if (!claimed(n)) return false;
+  KlSite *s = &n->site->meta;
+  int nops = s->nargs + (s->has_receiver ? 1 : 0);
+  for (int k = 0; k < nops; k++)
+    if (!pure_tensor_expr(kl_site_operand(n, k))) return false;
+  for (int i = 0; i < n->kw.len; i++)
+    if (!is_literal(n->kw.items[i]->a)) return false;
+  return true;
+}
+
+static bool reads_local(KlNode *n, int slot) {
+  if (!n) return false;
+  if (n->kind == KL_N_NAME) return n->binding == KL_B_LOCAL && n->slot == slot;
+  if (reads_local(n->a, slot) || reads_local(n->b, slot) || reads_local(n->c, slot)) return true;
+  for (int i = 0; i < n->list.len; i++)
+    if (reads_local(n->list.items[i], slot)) return true;
+  for (int i = 0; i < n->kw.len; i++)
+    if (reads_local(n->kw.items[i], slot)) return true;
+  return false;
+}
+
+static KlNode *statement_value(KlNode *s) {
+  if (s->kind == KL_N_ASSIGN && s->list.len == 1 && s->list.items[0]->kind == KL_N_NAME) return s->b;
+  if (s->kind == KL_N_RETURN || s->kind == KL_N_EXPR_STMT) return s->a;
+  return NULL;
+}
+
+static void forward_block(KlCtx *ctx, KlFunc *f, KlNodeList body) {
+  for (int i = 0; i < body.len; i++) {
+    KlNode *s = body.items[i];
+    forward_block(ctx, f, s->body);
+    forward_block(ctx, f, s->orelse);
+    if (s->kind != KL_N_ASSIGN || s->list.len != 1 || s->list.items[0]->kind != KL_N_NAME || i + 1 == body.len)
+      continue;
+    KlNode *t = s->list.items[0];
+    if (t->binding != KL_B_LOCAL) continue;
+    KlLocal *l = &f->locals[t->slot];
+    if (l->is_param || l->loads != 1 || l->stores != 1 || !kl_is_tensor(ctx, l->type)) continue;
+    if (!claimed(s->b) || s->b->type != l->type || !pure_tensor_expr(s->b)) continue;
+    KlNode *use = statement_value(body.items[i + 1]);
+    if (!use || !pure_tensor_expr(use) || !reads_local(use, t->slot)) continue;
+    l->fwd = s->b;
+    s->forwarded = true;
+  }
+}
+
+void kl_plan_forwarding(KlCtx *ctx, KlFunc *f) {
+  for (int i = 0; i < f->nlocals; i++) {
+    f->locals[i].loads = f->locals[i].stores = 0;
+    f->locals[i].fwd = NULL;
+  }
+  for (int i = 0; i < f->nparams; i++) f->locals[f->params[i].slot].stores++;
+  count_list(f, f->body, false);
+  forward_block(ctx, f, f->body);
+}
+
+/* ---- fusion ---- */
+
+static bool leaf_ok(KlNode *n) {
+  return n->kind == KL_N_NAME ? n->binding == KL_B_LOCAL : is_literal(n);
+}
+
+bool kl_plan_fusion(KlCtx *ctx, KlFunc *f, KlNode *root, KlFusion *out) {
+  memset(out, 0, sizeof *out);
+  KlNode *n = root;
+  int ops = 0;
+  if (op_of(n) == KL_TOP_ROWSUM || op_of(n) == KL_TOP_ROWMEAN) {
+    out->reduce_node = n;
+    n = kl_forwarded(f, kl_site_operand(n, n->site->lowered.operands[0]));
+    ops++;
+  }
+  if (op_of(n) == KL_TOP_RELU || op_of(n) == KL_TOP_SIGMOID || op_of(n) == KL_TOP_TANH) {
+    out->act_node = n;
+    n = kl_forwarded(f, kl_site_operand(n, n->site->lowered.operands[0]));
+    ops++;
+  }
+  if (op_of(n) == KL_TOP_ADD) {
+    KlNode *x = kl_site_operand(n, 0), *y = kl_site_operand(n, 1);
+    KlNode *fx = kl_forwarded(f, x), *fy = kl_forwarded(f, y);
+    int rank_x = ctx->types[x->type].rank, rank_y = ctx->types[y->type].rank;
+    if (op_of(fx) == KL_TOP_MATMUL && rank_y == 1) {
+      out->bias_node = n;
+      out->leaf[3] = y;
+      n = fx;
+      ops++;
+    } else if (op_of(fy) == KL_TOP_MATMUL && rank_x == 1) {
+      out->bias_node = n;
+      out->bias_first = true;
+      out->leaf[3] = x;
+      n = fy;
+      ops++;
+    }
+  }
+  if (op_of(n) != KL_TOP_MATMUL && op_of(n) != KL_TOP_LINEAR) return false;
+  out->base = n->site->lowered.op;
+  out->base_node = n;
+  ops++;
+  if (ops < 2) return false;
+  for (int i = 0; i < n->site->lowered.noperands; i++) out->leaf[i] = kl_site_operand(n, n->site->lowered.operands[i]);
+  /* Every operand but the first one Python evaluates must be side-effect free. */
+  KlNode *first = out->bias_first ? out->leaf[3] : out->leaf[0];
+  for (int i = 0; i < 4; i++)
+    if (out->leaf[i] && out->leaf[i] != first && !leaf_ok(out->leaf[i])) return false;
+  return true;
+}
