@@ -252,9 +252,13 @@ static const char *double_literal(E *e, double d) {
   return kl_fmt(e->ctx, "%a", d);
 }
 
-static Val load_local(E *e, KlNode *n) {
-  KlLocal *l = &e->f->locals[n->slot];
-  int s = n->slot;
+static Val load_slot(E *e, int s, KlLoc loc);
+static Val load_local(E *e, KlNode *n) { return load_slot(e, n->slot, n->loc); }
+
+static Val load_slot(E *e, int s, KlLoc loc) {
+  KlLocal *l = &e->f->locals[s];
+  KlNode nn = {.loc = loc};
+  KlNode *n = &nn;
   if (is_obj(e, l->type)) {
     if (!l->is_param) line(e, "if (!lv_%d) { kr->unbound_local(\"%s\"); KL_FAIL(%d); }", s, c_str(e->ctx, l->name), n->loc.line);
     return val(l->type, false, "lv_%d", s);
@@ -874,7 +878,7 @@ static void augassign_stmt(E *e, KlNode *s) {
   KlSiteInfo *site = s->site;
   bool native = site->outcome == KL_SITE_SCALAR && kl_is_scalar(s->type);
   if (t->kind == KL_N_NAME) {
-    Val cur = load_local(e, t);
+    Val cur = load_slot(e, s->slot, t->loc);
     Val rhs = ev(e, s->b);
     Val r = native ? scalar_binop(e, s->op, s->type, cur, rhs, L) : object_binop(e, s->op, cur, rhs, true, L);
     release(e, rhs);

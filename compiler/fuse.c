@@ -56,7 +56,12 @@ static void count(KlFunc *f, KlNode *n, bool store) {
   case KL_N_SUBSCRIPT: count(f, n->a, false); count(f, n->b, false); return;
   case KL_N_ASSIGN: count_list(f, n->list, true); count(f, n->b, false); return;
   case KL_N_ANNASSIGN: count(f, n->a, true); count(f, n->b, false); return;
-  case KL_N_AUGASSIGN: count(f, n->a, true); count(f, n->a, false); count(f, n->b, false); return;
+  case KL_N_AUGASSIGN:
+    count(f, n->a, true);
+    if (n->a->kind == KL_N_NAME && n->a->binding == KL_B_LOCAL) f->locals[n->slot].loads++;
+    else count(f, n->a, false);
+    count(f, n->b, false);
+    return;
   case KL_N_FOR:
     count(f, n->a, true);
     count(f, n->b, false);

@@ -302,7 +302,8 @@ struct KlNode {
   KlNodeList body, orelse; /* IF, WHILE, FOR */
   /* resolve.c */
   KlBinding binding;
-  int slot;          /* LOCAL: index into func->locals */
+  int slot;          /* LOCAL: index into func->locals; AUGASSIGN of a local: the slot read */
+  int web;           /* resolve.c: definition id (stores) or a reaching one (loads) */
   const char *dotted; /* expression statically denotes this module path / symbol,
                          e.g. "torch.nn.functional.linear" (NAME, ATTR) */
   /* claim.c */

@@ -17,7 +17,14 @@ typedef struct Parser {
   KlModule *mod;
   KlFunc *fn;          /* function being parsed */
   jmp_buf *bail;       /* where an unsupported construct jumps */
+  int depth;           /* nesting of the recursive descent (see enter) */
 } Parser;
+
+/* Nesting deeper than this (parser recursion, or AST depth of a function)
+ * leaves the function as Python: every later pass recurses over the tree,
+ * and the stack must stay bounded whatever the input. CPython's own tokenizer
+ * stops at 200 nested parentheses and 100 indentation levels. */
+#define MAX_NESTING 200
 
 static KlNode *test(Parser *p);
 static KlNode *expr(Parser *p);
@@ -58,6 +65,52 @@ static _Noreturn void unsupported(Parser *p, KlLoc loc, KlCode code, const char 
 static _Noreturn void unexpected(Parser *p) {
   KlToken *t = peek(p);
   unsupported(p, t->loc, KL_KILN010, kl_fmt(p->ctx, "syntax '%s' in this position", kl_tok_text(t->kind)));
+}
+
+/* Bounds the recursion: called on entry to every rule that can recurse
+ * (paired with leave). At module level nothing recurses except through a
+ * function, so there it is a plain syntax error. */
+static _Noreturn void too_deep(Parser *p, KlLoc loc) {
+  if (!p->fn || !p->bail) kl_fatal(p->ctx, KL_KILN001, loc, "nesting deeper than %d levels", MAX_NESTING);
+  unsupported(p, loc, KL_KILN010, kl_fmt(p->ctx, "nesting deeper than %d levels", MAX_NESTING));
+}
+static void enter(Parser *p) {
+  if (++p->depth > MAX_NESTING) too_deep(p, peek(p)->loc);
+}
+static void leave(Parser *p) { p->depth--; }
+
+/* The depth of the tree under n, counting stops at MAX_NESTING + 1: the
+ * recursion itself is bounded. *deep is set to the first node too deep. */
+static int tree_depth(KlNode *n, int d, KlNode **deep);
+static int list_depth(KlNodeList l, int d, KlNode **deep) {
+  int m = d;
+  for (int i = 0; i < l.len && !*deep; i++) {
+    int x = tree_depth(l.items[i], d, deep);
+    if (x > m) m = x;
+  }
+  return m;
+}
+static int tree_depth(KlNode *n, int d, KlNode **deep) {
+  if (!n || *deep) return d;
+  d++;
+  if (d > MAX_NESTING) {
+    *deep = n;
+    return d;
+  }
+  int m = d, x;
+  KlNode *kids[3] = {n->a, n->b, n->c};
+  for (int i = 0; i < 3; i++)
+    if ((x = tree_depth(kids[i], d, deep)) > m) m = x;
+  KlNodeList lists[4] = {n->list, n->kw, n->body, n->orelse};
+  for (int i = 0; i < 4; i++)
+    if ((x = list_depth(lists[i], d, deep)) > m) m = x;
+  return m;
+}
+static void check_depth(Parser *p, KlNode *n, KlNodeList l) {
+  KlNode *deep = NULL;
+  tree_depth(n, 0, &deep);
+  list_depth(l, 0, &deep);
+  if (deep) too_deep(p, deep->loc);
 }
 
 static KlToken *expect(Parser *p, KlTokKind k) {
@@ -351,12 +404,19 @@ static KlNode *factor(Parser *p) {
   case KL_TOK_MINUS: op = KL_UOP_NEG; break;
   case KL_TOK_PLUS: op = KL_UOP_POS; break;
   case KL_TOK_TILDE: op = KL_UOP_INVERT; break;
-  default: return power(p);
+  default: {
+    enter(p); /* every nested expression passes here: parentheses, `**` */
+    KlNode *n = power(p);
+    leave(p);
+    return n;
+  }
   }
   next(p);
   KlNode *n = new_node(p, KL_N_UNARY, t->loc);
   n->op = op;
+  enter(p);
   n->a = factor(p);
+  leave(p);
   return n;
 }
 
@@ -445,7 +505,9 @@ static KlNode *not_test(Parser *p) {
   KlToken *t = peek(p);
   if (!accept(p, KL_TOK_KW_NOT)) return comparison(p);
   KlNode *n = new_node(p, KL_N_NOT, t->loc);
+  enter(p);
   n->a = not_test(p);
+  leave(p);
   return n;
 }
 
@@ -473,7 +535,9 @@ static KlNode *test(Parser *p) {
   n->b = body;
   n->a = bool_op(p, true);
   expect(p, KL_TOK_KW_ELSE);
+  enter(p);
   n->c = test(p);
+  leave(p);
   return n;
 }
 
@@ -636,7 +700,9 @@ static KlNode *if_stmt(Parser *p) {
   n->body = block(p);
   if (at(p, KL_TOK_KW_ELIF)) {
     Vec v = {0};
+    enter(p);
     vec_push(p, &v, if_stmt(p));
+    leave(p);
     n->orelse = to_list(&v);
   } else if (accept(p, KL_TOK_KW_ELSE)) {
     expect(p, KL_TOK_COLON);
@@ -684,9 +750,17 @@ static KlNode *loop_stmt(Parser *p) {
 static void stmt(Parser *p, Vec *out) {
   KlToken *t = peek(p);
   switch (t->kind) {
-  case KL_TOK_KW_IF: vec_push(p, out, if_stmt(p)); return;
+  case KL_TOK_KW_IF:
+    enter(p);
+    vec_push(p, out, if_stmt(p));
+    leave(p);
+    return;
   case KL_TOK_KW_WHILE:
-  case KL_TOK_KW_FOR: vec_push(p, out, loop_stmt(p)); return;
+  case KL_TOK_KW_FOR:
+    enter(p);
+    vec_push(p, out, loop_stmt(p));
+    leave(p);
+    return;
   case KL_TOK_KW_DEF: unsupported(p, t->loc, KL_KILN010, "nested function (closure)");
   case KL_TOK_KW_CLASS: unsupported(p, t->loc, KL_KILN010, "class definition");
   case KL_TOK_KW_TRY: unsupported(p, t->loc, KL_KILN010, "try statement");
@@ -980,6 +1054,7 @@ static void funcdef(Parser *p) {
   jmp_buf *saved = p->bail;
   p->bail = &bail;
   p->fn = f;
+  p->depth = 0;
   if (setjmp(bail) == 0) {
     if (is_async) unsupported(p, f->loc, KL_KILN010, "async function (coroutine)");
     if (other_decorator) unsupported(p, (KlLoc){deco_line, deco_col}, KL_KILN012, "decorator");
@@ -988,7 +1063,13 @@ static void funcdef(Parser *p) {
     if (accept(p, KL_TOK_ARROW)) f->returns = test(p);
     expect(p, KL_TOK_COLON);
     f->body = block(p);
+    /* left-associative chains (`a+b+...`, `x.a.b...`) are built by loops:
+     * bound the depth of the finished tree as well */
+    for (int i = 0; i < f->nparams; i++) check_depth(p, f->params[i].annotation, (KlNodeList){0});
+    for (int i = 0; i < f->nparams; i++) check_depth(p, f->params[i].dflt, (KlNodeList){0});
+    check_depth(p, f->returns, f->body);
   } else {
+    p->depth = 0;
     /* Skip the rest of the function: back to the header, then the block. */
     p->pos = header;
     int depth = 0;

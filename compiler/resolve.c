@@ -67,6 +67,7 @@ bool kl_is_native_builtin(KlModule *m, const char *name) {
 }
 
 static void resolve_expr(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n);
+static void split_webs(KlCtx *ctx, KlFunc *f);
 
 static void resolve_list(KlCtx *ctx, KlModule *m, KlFunc *f, KlNodeList l) {
   for (int i = 0; i < l.len; i++) resolve_expr(ctx, m, f, l.items[i]);
@@ -123,5 +124,324 @@ void kl_resolve(KlCtx *ctx, KlModule *m) {
     resolve_expr(ctx, m, NULL, f->returns);
     collect_locals(ctx, f, f->body);
     resolve_list(ctx, m, f, f->body);
+    split_webs(ctx, f);
   }
+}
+
+/* ---- webs: one variable per independent use of a name ----
+ *
+ * Types are per local and flow-insensitive (types.c). To still give
+ * `x = x.mean(dim=1, keepdim=False)` a native type on both sides, each
+ * local is split into webs: the definitions that reach a common use belong
+ * together (reaching definitions over the AST, loops to a fixpoint), and
+ * each web becomes its own local. A rebinding that no later use mixes with
+ * the old value therefore gets its own type, while joins at control-flow
+ * merges (if/else, loop back edges, break) stay joins. */
+
+typedef struct Webs {
+  KlCtx *ctx;
+  KlFunc *f;
+  int nslots, ndefs, words;
+  KlNode **def_node; /* def id -> its NAME node (NULL for parameter defs) */
+  int *parent;       /* union-find over def ids */
+  int *def_slot;     /* def id -> original slot */
+  struct WLoop *loop;
+  bool counting;     /* first pass: number the definitions */
+} Webs;
+
+typedef struct St {
+  uint64_t *bits; /* nslots * words */
+  bool dead;
+} St;
+
+typedef struct WLoop {
+  St brk, cont;
+  struct WLoop *outer;
+} WLoop;
+
+static int uf_find(Webs *w, int x) {
+  while (w->parent[x] != x) x = w->parent[x] = w->parent[w->parent[x]];
+  return x;
+}
+
+static void uf_union(Webs *w, int a, int b) {
+  a = uf_find(w, a), b = uf_find(w, b);
+  if (a != b) w->parent[a < b ? b : a] = a < b ? a : b;
+}
+
+static St st_new(Webs *w) {
+  St s = {kl_alloc(w->ctx, sizeof(uint64_t) * (size_t)(w->nslots * w->words + 1)), true};
+  return s;
+}
+
+static St st_copy(Webs *w, St *s) {
+  St c = st_new(w);
+  memcpy(c.bits, s->bits, sizeof(uint64_t) * (size_t)(w->nslots * w->words));
+  c.dead = s->dead;
+  return c;
+}
+
+/* into |= from; returns whether into changed */
+static bool st_join(Webs *w, St *into, St *from) {
+  if (from->dead) return false;
+  bool changed = into->dead;
+  into->dead = false;
+  for (int i = 0; i < w->nslots * w->words; i++) {
+    uint64_t v = into->bits[i] | from->bits[i];
+    if (v != into->bits[i]) changed = true;
+    into->bits[i] = v;
+  }
+  return changed;
+}
+
+static void st_def(Webs *w, St *s, int slot, int def) {
+  uint64_t *b = s->bits + slot * w->words;
+  memset(b, 0, sizeof(uint64_t) * (size_t)w->words);
+  if (def >= 0) b[def / 64] |= (uint64_t)1 << (def % 64);
+}
+
+/* A use: all definitions that reach it become one web. The use remembers
+ * one of them (def id + 1 in n->slot's place is resolved at the end). */
+static void web_use(Webs *w, St *s, KlNode *n) {
+  if (w->counting || s->dead) return;
+  uint64_t *b = s->bits + n->slot * w->words;
+  int first = -1;
+  for (int i = 0; i < w->ndefs; i++)
+    if (b[i / 64] >> (i % 64) & 1) {
+      if (first < 0) first = i;
+      else uf_union(w, first, i);
+    }
+  n->web = first; /* -1: no definition reaches (UnboundLocalError if run) */
+}
+
+static void web_def(Webs *w, St *s, KlNode *n) {
+  if (w->counting) {
+    n->web = w->ndefs++;
+    return;
+  }
+  w->def_node[n->web] = n;
+  w->def_slot[n->web] = n->slot;
+  if (!s->dead) st_def(w, s, n->slot, n->web);
+}
+
+static void web_expr(Webs *w, St *s, KlNode *n);
+
+static void web_expr_list(Webs *w, St *s, KlNodeList l) {
+  for (int i = 0; i < l.len; i++) web_expr(w, s, l.items[i]);
+}
+
+static void web_expr(Webs *w, St *s, KlNode *n) {
+  if (!n) return;
+  if (n->kind == KL_N_NAME) {
+    if (n->binding == KL_B_LOCAL) web_use(w, s, n);
+    return;
+  }
+  web_expr(w, s, n->a);
+  web_expr(w, s, n->b);
+  web_expr(w, s, n->c);
+  web_expr_list(w, s, n->list);
+  web_expr_list(w, s, n->kw);
+}
+
+static void web_target(Webs *w, St *s, KlNode *t) {
+  switch (t->kind) {
+  case KL_N_NAME:
+    if (t->binding == KL_B_LOCAL) web_def(w, s, t);
+    return;
+  case KL_N_TUPLE: case KL_N_LIST:
+    for (int i = 0; i < t->list.len; i++) web_target(w, s, t->list.items[i]);
+    return;
+  case KL_N_ATTR: web_expr(w, s, t->a); return;
+  case KL_N_SUBSCRIPT: web_expr(w, s, t->a); web_expr(w, s, t->b); return;
+  default: return;
+  }
+}
+
+static void web_stmts(Webs *w, St *s, KlNodeList body);
+
+static void web_loop(Webs *w, St *s, KlNode *n) {
+  bool is_for = n->kind == KL_N_FOR;
+  if (is_for) web_expr(w, s, n->b);
+  St head = st_copy(w, s), after_test = st_new(w);
+  WLoop lp = {.outer = w->loop};
+  for (int round = 0; round < 1000; round++) {
+    St it = st_copy(w, &head);
+    if (!is_for) web_expr(w, &it, n->a);
+    after_test = st_copy(w, &it);
+    lp.brk = st_new(w);
+    lp.cont = st_new(w);
+    w->loop = &lp;
+    if (is_for) web_target(w, &it, n->a);
+    web_stmts(w, &it, n->body);
+    w->loop = lp.outer;
+    bool changed = st_join(w, &head, &it);
+    changed |= st_join(w, &head, &lp.cont);
+    if (!changed || w->counting) break;
+  }
+  /* else: runs when the condition fails / the iterator is exhausted */
+  St out = is_for ? st_copy(w, &head) : after_test;
+  web_stmts(w, &out, n->orelse);
+  st_join(w, &out, &lp.brk);
+  *s = out;
+}
+
+static void web_stmt(Webs *w, St *s, KlNode *n) {
+  switch (n->kind) {
+  case KL_N_ASSIGN:
+    web_expr(w, s, n->b);
+    for (int i = 0; i < n->list.len; i++) web_target(w, s, n->list.items[i]);
+    return;
+  case KL_N_ANNASSIGN:
+    if (n->b) {
+      web_expr(w, s, n->b);
+      web_target(w, s, n->a);
+    }
+    return;
+  case KL_N_AUGASSIGN:
+    if (n->a->kind == KL_N_NAME) {
+      /* the same node is read then written: the read's web is joined with
+       * the write's below by giving both the write's def id */
+      web_expr(w, s, n->b);
+      if (n->a->binding == KL_B_LOCAL) {
+        /* the read (old value) and the write (new value) may be different
+         * webs: the statement node carries the read, the target the write */
+        if (!w->counting) {
+          n->slot = n->a->slot;
+          web_use(w, s, n);
+        }
+        web_def(w, s, n->a);
+      }
+    } else {
+      web_target(w, s, n->a);
+      web_expr(w, s, n->b);
+    }
+    return;
+  case KL_N_DEL:
+    for (int i = 0; i < n->list.len; i++) {
+      KlNode *t = n->list.items[i];
+      if (t->kind == KL_N_NAME && t->binding == KL_B_LOCAL) {
+        web_use(w, s, t);
+        if (!w->counting && !s->dead) st_def(w, s, t->slot, -1);
+      } else {
+        web_expr(w, s, t);
+      }
+    }
+    return;
+  case KL_N_IF: {
+    web_expr(w, s, n->a);
+    St other = st_copy(w, s);
+    web_stmts(w, s, n->body);
+    web_stmts(w, &other, n->orelse);
+    St out = st_copy(w, s);
+    st_join(w, &out, &other);
+    if (s->dead && other.dead) out.dead = true;
+    *s = out;
+    return;
+  }
+  case KL_N_WHILE:
+  case KL_N_FOR: web_loop(w, s, n); return;
+  case KL_N_BREAK:
+  case KL_N_CONTINUE:
+    if (w->loop) st_join(w, n->kind == KL_N_BREAK ? &w->loop->brk : &w->loop->cont, s);
+    s->dead = true;
+    return;
+  case KL_N_RETURN:
+  case KL_N_RAISE:
+    web_expr(w, s, n->a);
+    web_expr(w, s, n->b);
+    s->dead = true;
+    return;
+  default:
+    web_expr(w, s, n->a);
+    web_expr(w, s, n->b);
+    return;
+  }
+}
+
+static void web_stmts(Webs *w, St *s, KlNodeList body) {
+  for (int i = 0; i < body.len; i++) web_stmt(w, s, body.items[i]);
+}
+
+/* Appends a local without merging by name (a second web of the same name). */
+static int new_local_slot(KlCtx *ctx, KlFunc *f, const char *name) {
+  if (f->nlocals == f->caplocals) {
+    int cap = f->caplocals ? f->caplocals * 2 : 16;
+    KlLocal *ls = kl_alloc(ctx, sizeof(KlLocal) * (size_t)cap);
+    if (f->nlocals) memcpy(ls, f->locals, sizeof(KlLocal) * (size_t)f->nlocals);
+    f->locals = ls;
+    f->caplocals = cap;
+  }
+  f->locals[f->nlocals] = (KlLocal){.name = kl_strdup(ctx, name)};
+  return f->nlocals++;
+}
+
+static void web_renumber(Webs *w, int *web_slot, KlNode *n);
+
+static void web_renumber_list(Webs *w, int *web_slot, KlNodeList l) {
+  for (int i = 0; i < l.len; i++) web_renumber(w, web_slot, l.items[i]);
+}
+
+static void web_renumber(Webs *w, int *web_slot, KlNode *n) {
+  if (!n) return;
+  bool aug_read = n->kind == KL_N_AUGASSIGN && n->a->kind == KL_N_NAME && n->a->binding == KL_B_LOCAL;
+  if ((n->kind == KL_N_NAME && n->binding == KL_B_LOCAL) || aug_read) {
+    if (n->web >= 0) {
+      n->slot = web_slot[uf_find(w, n->web)];
+    } else {
+      /* read where no assignment reaches: a local that is never bound */
+      n->slot = new_local_slot(w->ctx, w->f, w->f->locals[n->slot].name);
+    }
+  }
+  web_renumber(w, web_slot, n->a);
+  web_renumber(w, web_slot, n->b);
+  web_renumber(w, web_slot, n->c);
+  web_renumber_list(w, web_slot, n->list);
+  web_renumber_list(w, web_slot, n->kw);
+  web_renumber_list(w, web_slot, n->body);
+  web_renumber_list(w, web_slot, n->orelse);
+}
+
+static void split_webs(KlCtx *ctx, KlFunc *f) {
+  Webs w = {.ctx = ctx, .f = f, .nslots = f->nlocals, .counting = true};
+  /* pass 1: number definitions (parameters first) */
+  w.ndefs = f->nparams;
+  w.words = 1;
+  St s = st_new(&w);
+  s.dead = false;
+  web_stmts(&w, &s, f->body);
+  /* pass 2: reaching definitions and unions */
+  w.counting = false;
+  w.words = (w.ndefs + 64) / 64;
+  w.def_node = kl_alloc(ctx, sizeof(KlNode *) * (size_t)(w.ndefs + 1));
+  w.def_slot = kl_alloc(ctx, sizeof(int) * (size_t)(w.ndefs + 1));
+  w.parent = kl_alloc(ctx, sizeof(int) * (size_t)(w.ndefs + 1));
+  for (int i = 0; i < w.ndefs; i++) w.parent[i] = i;
+  s = st_new(&w);
+  s.dead = false;
+  for (int i = 0; i < f->nparams; i++) {
+    w.def_slot[i] = f->params[i].slot;
+    st_def(&w, &s, f->params[i].slot, i);
+  }
+  web_stmts(&w, &s, f->body);
+  /* one local per web: a parameter's web keeps the parameter's slot, the
+   * first other web of a name keeps the name's slot, later ones are new */
+  int *web_slot = kl_alloc(ctx, sizeof(int) * (size_t)(w.ndefs + 1));
+  bool *slot_taken = kl_alloc(ctx, sizeof(bool) * (size_t)(w.nslots + 1));
+  for (int i = 0; i < w.ndefs; i++) web_slot[i] = -1;
+  for (int i = 0; i < f->nparams; i++) {
+    web_slot[uf_find(&w, i)] = f->params[i].slot;
+    slot_taken[f->params[i].slot] = true;
+  }
+  for (int i = 0; i < w.ndefs; i++) {
+    int r = uf_find(&w, i);
+    if (web_slot[r] >= 0) continue;
+    int orig = w.def_slot[i];
+    if (!slot_taken[orig]) {
+      web_slot[r] = orig;
+      slot_taken[orig] = true;
+    } else {
+      web_slot[r] = new_local_slot(ctx, f, f->locals[orig].name);
+    }
+  }
+  web_renumber_list(&w, web_slot, f->body);
 }

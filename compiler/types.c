@@ -196,7 +196,7 @@ static void stmt_type(Infer *in, KlNode *s) {
     KlType vt = expr_type(in, s->b);
     KlType tt = KL_T_OBJECT;
     if (s->a->kind == KL_N_NAME && s->a->binding == KL_B_LOCAL) {
-      tt = in->f->locals[s->a->slot].type;
+      tt = in->f->locals[s->slot].type; /* the value read, maybe another web than the one written */
       if (tt == KL_T_NONE_YET) tt = KL_T_OBJECT;
     } else {
       expr_type(in, s->a->a);
@@ -267,6 +267,9 @@ void kl_infer_types(KlCtx *ctx, KlModule *m) {
       stmts_type(&in, f->body);
       if (!in.changed) break;
     }
+    /* A local no assignment reaches is an (always unbound) object. */
+    for (int j = 0; j < f->nlocals; j++)
+      if (f->locals[j].type == KL_T_NONE_YET) f->locals[j].type = KL_T_OBJECT;
     /* One more pass so every node reflects the final local types. */
     stmts_type(&in, f->body);
   }

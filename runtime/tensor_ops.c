@@ -219,7 +219,9 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
   case KR_OP_RELU:
   case KR_OP_SIGMOID:
   case KR_OP_TANH: {
-    kk_act act = op == KR_OP_RELU ? KK_ACT_RELU : op == KR_OP_SIGMOID ? KK_ACT_SIGMOID : KK_ACT_TANH;
+    /* TF's relu gives +0.0 for -0.0 (its vectorised path; see kernels.h) */
+    kk_act relu = fw == KR_FW_TF ? KK_ACT_RELU_TF : KK_ACT_RELU;
+    kk_act act = op == KR_OP_RELU ? relu : op == KR_OP_SIGMOID ? KK_ACT_SIGMOID : KK_ACT_TANH;
     Mat x = as_mat(a);
     r = kr_tensor_new(fw, a->rank, a->shape);
     if (!r) return NULL;

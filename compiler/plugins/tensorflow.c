@@ -32,6 +32,8 @@ static const char *const mean_names[] = {"tensorflow.reduce_mean", "tensorflow.m
 static bool untyped_operands(const KlSite *s, const KlType *tids) {
   for (int i = 0; i < s->nargs; i++)
     if (!pu_rank(s->args[i], tids) && s->args[i] != KL_T_OBJECT) return false;
+  for (int i = 0; i < s->nkw; i++) /* tf.matmul(a=x, b=w): operands by keyword */
+    if (pu_rank(s->kw[i].type, tids)) return false;
   return !pu_any_ours(s, tids);
 }
 
