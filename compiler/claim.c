@@ -13,6 +13,10 @@ const char *const kl_binop_text[KL_NUM_BINOPS] = {
 #undef X
 };
 const char *const kl_cmpop_text[] = {"<", "<=", ">", ">=", "==", "!=", "is", "is not", "in", "not in"};
+/* math functions of one float argument the core runs natively (emit.c
+ * reproduces CPython's domain and range errors for each). */
+const char *const kl_math_float_fns[] = {"sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "atan", "fabs", NULL};
+
 const char *const kl_tensor_op_text[] = {
 #define X(name, text) text,
     KL_TENSOR_OPS(X)
@@ -139,6 +143,14 @@ static KlType scalar_rule(const KlSite *s) {
     return KL_T_BOOL;
   }
   case KL_SK_CALL: {
+    if (s->target && !strncmp(s->target, "math.", 5) && !s->nkw && !s->has_star_args && s->nargs == 1 &&
+        kl_is_scalar(s->args[0])) {
+      const char *fn = s->target + 5;
+      for (int i = 0; kl_math_float_fns[i]; i++)
+        if (!strcmp(fn, kl_math_float_fns[i])) return KL_T_FLOAT;
+      if (!strcmp(fn, "floor") || !strcmp(fn, "ceil")) return KL_T_INT;
+      return KL_T_NONE_YET;
+    }
     if (!s->target || strncmp(s->target, "builtins.", 9) || s->nkw || s->has_star_args) return KL_T_NONE_YET;
     const char *name = s->target + 9;
     if (!strcmp(name, "len") && s->nargs == 1) return KL_T_INT;

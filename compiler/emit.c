@@ -471,8 +471,34 @@ static Val compare(E *e, KlNode *n) {
   return r;
 }
 
+/* math.f(x) natively, with CPython's errors ("math domain error", ...). */
+static Val math_call(E *e, KlNode *n) {
+  int L = n->loc.line;
+  const char *fn = n->site->meta.target + 5;
+  Val a = ev(e, n->list.items[0]);
+  Val r = temp(e, n->type);
+  if (!strcmp(fn, "floor") || !strcmp(fn, "ceil")) {
+    if (a.t != KL_T_FLOAT) line(e, "%s = (int64_t)%s;", r.s, a.s);
+    else line(e, "if (kr->float_to_int(%s(%s), &%s, kl_file, %d) < 0) KL_FAIL(%d);", fn, a.s, r.s, L, L);
+    return r;
+  }
+  const char *x = as_double(e, a);
+  const char *domain = "0";
+  if (!strcmp(fn, "sqrt")) domain = kl_fmt(e->ctx, "%s < 0.0", x);
+  else if (!strcmp(fn, "log")) domain = kl_fmt(e->ctx, "%s <= 0.0", x);
+  else if (!strcmp(fn, "sin") || !strcmp(fn, "cos") || !strcmp(fn, "tan")) domain = kl_fmt(e->ctx, "isinf(%s)", x);
+  if (strcmp(domain, "0"))
+    line(e, "if (%s) { PyErr_SetString(PyExc_ValueError, \"math domain error\"); KL_FAIL(%d); }", domain, L);
+  line(e, "%s = %s(%s);", r.s, fn, x);
+  if (!strcmp(fn, "exp"))
+    line(e, "if (isinf(%s) && isfinite(%s)) { PyErr_SetString(PyExc_OverflowError, \"math range error\"); KL_FAIL(%d); }",
+         r.s, x, L);
+  return r;
+}
+
 static Val scalar_call(E *e, KlNode *n) {
   int L = n->loc.line;
+  if (!strncmp(n->site->meta.target, "math.", 5)) return math_call(e, n);
   const char *name = n->site->meta.target + 9; /* after "builtins." */
   KlType rt = n->type;
   if (!strcmp(name, "len")) {

@@ -394,6 +394,7 @@ bool kl_is_parallel_assign(KlNode *target, KlNode *value); /* a, b = x, y */
 
 typedef enum { KL_SK_CALL, KL_SK_METHOD, KL_SK_BINOP, KL_SK_COMPARE, KL_SK_UNARYOP } KlSiteKind;
 extern const char *const kl_site_kind_text[];
+extern const char *const kl_math_float_fns[];
 
 typedef enum { KL_LIT_NONE_GIVEN, KL_LIT_INT, KL_LIT_BOOL, KL_LIT_FLOAT, KL_LIT_STR,
                KL_LIT_NONE, KL_LIT_DYNAMIC } KlLitKind;
