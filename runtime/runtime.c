@@ -24,24 +24,60 @@ KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *
 /* KrBuffer                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* Buffers are one aligned block (header, then data at +64). Small ones are
+ * recycled through per-size-class free lists, so a steady-state call reuses
+ * the memory of the previous call's intermediates (and of outputs the
+ * framework has freed) instead of calling malloc. Buffers may be released
+ * from any thread without the GIL (framework deleters), so the lists are
+ * guarded by a spinlock: critical sections are a few instructions. */
+#define KR_POOL_CLASSES 13     /* 64 B .. 256 KiB */
+#define KR_POOL_DEPTH 8        /* buffers kept per class */
+#define KR_HEADER 64
+
+static struct {
+  atomic_flag lock;
+  KrBuffer *free[KR_POOL_CLASSES][KR_POOL_DEPTH];
+  int count[KR_POOL_CLASSES];
+} pool = {.lock = ATOMIC_FLAG_INIT};
+
+static int size_class(size_t bytes) {
+  size_t cap = 64;
+  for (int c = 0; c < KR_POOL_CLASSES; c++, cap <<= 1)
+    if (bytes <= cap) return c;
+  return -1;
+}
+
+static void pool_lock(void) {
+  while (atomic_flag_test_and_set_explicit(&pool.lock, memory_order_acquire)) {
+  }
+}
+
+static void pool_unlock(void) { atomic_flag_clear_explicit(&pool.lock, memory_order_release); }
+
 KrBuffer *kr_buffer_new(size_t nfloats) {
-  if (nfloats > (SIZE_MAX - 64) / sizeof(float)) {
+  if (nfloats > (SIZE_MAX - 2 * KR_HEADER) / sizeof(float)) {
     PyErr_NoMemory();
     return NULL;
   }
   size_t nbytes = nfloats * sizeof(float);
-  size_t alloc = (nbytes + 63) & ~(size_t)63;
-  if (alloc == 0) alloc = 64; /* zero-size tensors still get a valid pointer */
-  KrBuffer *b = (KrBuffer *)malloc(sizeof(KrBuffer));
-  if (!b) {
-    PyErr_NoMemory();
-    return NULL;
+  int cls = size_class(nbytes);
+  KrBuffer *b = NULL;
+  if (cls >= 0) {
+    pool_lock();
+    if (pool.count[cls] > 0) b = pool.free[cls][--pool.count[cls]];
+    pool_unlock();
   }
-  b->data = (float *)aligned_alloc(64, alloc);
-  if (!b->data) {
-    free(b);
-    PyErr_NoMemory();
-    return NULL;
+  if (!b) {
+    /* zero-size tensors still get a valid, aligned pointer */
+    size_t cap = cls >= 0 ? (size_t)64 << cls : (nbytes + 63) & ~(size_t)63;
+    char *block = aligned_alloc(64, KR_HEADER + cap);
+    if (!block) {
+      PyErr_NoMemory();
+      return NULL;
+    }
+    b = (KrBuffer *)block;
+    b->data = (float *)(block + KR_HEADER);
+    b->size_class = cls;
   }
   atomic_init(&b->refcnt, 1);
   b->nbytes = nbytes;
@@ -52,10 +88,17 @@ void kr_buffer_retain(KrBuffer *b) { atomic_fetch_add_explicit(&b->refcnt, 1, me
 
 void kr_buffer_release(KrBuffer *b) {
   if (!b) return;
-  if (atomic_fetch_sub_explicit(&b->refcnt, 1, memory_order_acq_rel) == 1) {
-    free(b->data);
-    free(b);
+  if (atomic_fetch_sub_explicit(&b->refcnt, 1, memory_order_acq_rel) != 1) return;
+  int cls = b->size_class;
+  if (cls >= 0) {
+    pool_lock();
+    if (pool.count[cls] < KR_POOL_DEPTH) {
+      pool.free[cls][pool.count[cls]++] = b;
+      b = NULL;
+    }
+    pool_unlock();
   }
+  free(b);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -8,7 +8,8 @@
 struct KrBuffer {
   atomic_long refcnt;
   size_t nbytes;
-  float *data; /* 64-byte aligned */
+  float *data;    /* 64-byte aligned, inside the same allocation */
+  int size_class; /* recycling pool class, -1 for large buffers */
 };
 
 /* runtime.c */
