@@ -149,6 +149,19 @@ static void fail_if(E *e, int lineno, const char *cond_fmt, const char *arg) {
   kl_buf_printf(e->out, ") KL_FAIL(%d);\n", lineno);
 }
 
+/* Python code may have run (a fallback site): re-read the views of torch
+ * tensor locals, whose framework tensors it may have changed in place. */
+static void after_python(E *e, int lineno) {
+  for (int i = 0; i < e->f->nlocals; i++) {
+    KlLocal *l = &e->f->locals[i];
+    if (!kl_is_tensor(e->ctx, l->type) || l->fwd) continue;
+    const char *fw = e->ctx->plugins[e->ctx->types[l->type].plugin]->framework;
+    if (strcmp(fw, "torch")) continue;
+    kl_buf_printf(e->out, "%*sif (lv_%d && kr->tensor_refresh(&lv_%d, \"%s\", kl_file, %d) < 0) KL_FAIL(%d);\n",
+                  e->indent * 2, "", i, i, c_str(e->ctx, l->name), lineno, lineno);
+  }
+}
+
 static int framework_id(E *e, KlType t) {
   const char *fw = e->ctx->plugins[e->ctx->types[t].plugin]->framework;
   return !strcmp(fw, "torch") ? 1 : !strcmp(fw, "tensorflow") ? 2 : 3;
@@ -337,6 +350,7 @@ static Val object_binop(E *e, int op, Val a, Val b, bool inplace, int L) {
   release(e, oa);
   release(e, ob);
   fail_if(e, L, "!%s", r.s);
+  after_python(e, L);
   return r;
 }
 
@@ -407,6 +421,7 @@ static void object_compare(E *e, Val r, int op, Val a, Val b, int L) {
   release(e, oa);
   release(e, ob);
   fail_if(e, L, "!%s", r.s);
+  after_python(e, L);
 }
 
 static Val compare(E *e, KlNode *n) {
@@ -590,6 +605,7 @@ static Val call(E *e, KlNode *n) {
   if (!method) release(e, callee);
   for (int i = 0; i < total; i++) release(e, argv[i]);
   fail_if(e, L, "!%s", r.s);
+  after_python(e, L);
   return r;
 }
 
@@ -733,6 +749,7 @@ static Val ev(E *e, KlNode *n) {
     line(e, "%s = PyObject_GetAttr(%s, ks[%d]);", r.s, o.s, str_index(e, n->name));
     release(e, o);
     fail_if(e, L, "!%s", r.s);
+    after_python(e, L);
     return r;
   }
   case KL_N_SUBSCRIPT: {
@@ -743,6 +760,7 @@ static Val ev(E *e, KlNode *n) {
     release(e, o);
     release(e, i);
     fail_if(e, L, "!%s", r.s);
+    after_python(e, L);
     return r;
   }
   case KL_N_SLICE: {
@@ -852,6 +870,7 @@ static void store(E *e, KlNode *target, Val v, int L) {
     Val o = to_object(e, ev(e, target->a), L);
     Val i = to_object(e, ev(e, target->b), L);
     line(e, "if (PyObject_SetItem(%s, %s, %s) < 0) KL_FAIL(%d);", o.s, i.s, val_o.s, L);
+    after_python(e, L);
     release(e, o);
     release(e, i);
     if (val_o.owned && strcmp(val_o.s, v.s)) release(e, val_o);
@@ -973,6 +992,7 @@ static void for_iter(E *e, KlNode *s, Loop *lp, Val *iter_out) {
   e->indent++;
   line(e, "%s = PyIter_Next(%s);", item.s, iter.s);
   line(e, "if (!%s) { if (PyErr_Occurred()) KL_FAIL(%d); break; }", item.s, L);
+  after_python(e, L);
   store(e, s->a, item, L);
   release(e, item);
   stmts(e, s->body);

@@ -10,6 +10,8 @@
 
 #include <string.h>
 
+#include "nfkc_table.h"
+
 typedef struct Parser {
   KlCtx *ctx;
   KlToken *toks;
@@ -18,6 +20,7 @@ typedef struct Parser {
   KlFunc *fn;          /* function being parsed */
   jmp_buf *bail;       /* where an unsupported construct jumps */
   int depth;           /* nesting of the recursive descent (see enter) */
+  KlToken *nfkc_name;  /* a module-scope name Python would normalize (see nfkc_check) */
 } Parser;
 
 /* Nesting deeper than this (parser recursion, or AST depth of a function)
@@ -45,6 +48,58 @@ static bool accept(Parser *p, KlTokKind k) {
   if (!at(p, k)) return false;
   next(p);
   return true;
+}
+
+/* ---- identifiers Python normalizes ----
+ * Python reads every identifier in NFKC form (PEP 3131): `ﬁ` and `fi` are one
+ * name, `ｘ` is `x`. kiln keeps names as spelled (no Unicode tables beyond
+ * this one), so a name that NFKC could change makes its function (a name in
+ * a body) or every function (a module-scope name) stay Python. */
+
+static bool nfkc_unstable_cp(unsigned cp) {
+  int lo = 0, hi = (int)(sizeof nfkc_unstable / sizeof nfkc_unstable[0]) - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    if (cp < nfkc_unstable[mid][0]) hi = mid - 1;
+    else if (cp > nfkc_unstable[mid][1]) lo = mid + 1;
+    else return true;
+  }
+  return false;
+}
+
+/* s is valid UTF-8 (the lexer checked it). */
+static bool needs_nfkc(const char *s) {
+  const unsigned char *u = (const unsigned char *)s;
+  while (*u) {
+    if (*u < 0x80) {
+      u++;
+      continue;
+    }
+    unsigned cp;
+    int n;
+    if ((*u & 0xE0) == 0xC0) cp = *u & 0x1Fu, n = 1;
+    else if ((*u & 0xF0) == 0xE0) cp = *u & 0x0Fu, n = 2;
+    else cp = *u & 0x07u, n = 3;
+    u++;
+    for (int i = 0; i < n && (*u & 0xC0) == 0x80; i++, u++) cp = cp << 6 | (*u & 0x3Fu);
+    if (nfkc_unstable_cp(cp)) return true;
+  }
+  return false;
+}
+
+/* The first NAME token in [from, to) that NFKC could change, or NULL. */
+static KlToken *nfkc_check(Parser *p, int from, int to) {
+  for (int i = from; i < to && i < p->ntoks; i++)
+    if (p->toks[i].kind == KL_TOK_NAME && p->toks[i].str && needs_nfkc(p->toks[i].str)) return &p->toks[i];
+  return NULL;
+}
+
+static void mark_python(Parser *p, KlFunc *f, KlToken *t) {
+  if (f->unsupported) return;
+  f->unsupported = true;
+  f->why_code = KL_KILN010;
+  f->why = kl_fmt(p->ctx, "identifier '%s' is not in Unicode NFKC form (Python normalizes it)", t->str);
+  f->why_loc = t->loc;
 }
 
 /* Abandons the current function: the construct stays Python. Outside a
@@ -908,6 +963,11 @@ static void import_stmt(Parser *p) {
  * as, global, import and in for-targets, and walrus targets. Other names
  * (uses, calls like float("inf")) are not bindings. */
 static void note_names(Parser *p, int from, int to) {
+  /* a class body binds names in the class, not the module: only the class name */
+  if (from + 1 < to && p->toks[from].kind == KL_TOK_KW_CLASS && p->toks[from + 1].kind == KL_TOK_NAME) {
+    bind_global(p, p->toks[from + 1].str, p->toks[from + 1].loc, NULL);
+    return;
+  }
   int depth = 0, line_start = from;
   bool in_for = false, in_import = false;
   for (int i = from; i < to; i++) {
@@ -1037,19 +1097,21 @@ static void funcdef(Parser *p) {
     int from = p->pos;
     skip_statement(p);
     note_names(p, from, p->pos);
-    (void)start;
+    if (!p->nfkc_name) p->nfkc_name = nfkc_check(p, start, p->pos);
     return;
   }
   KlToken *def = next(p);
   KlToken *name = peek(p);
   if (name->kind != KL_TOK_NAME) {
     skip_statement(p);
+    if (!p->nfkc_name) p->nfkc_name = nfkc_check(p, start, p->pos);
     return;
   }
   next(p);
   f->name = name->str;
   f->loc = def->loc;
   int header = p->pos;
+  volatile int body_from = -1;
   jmp_buf bail;
   jmp_buf *saved = p->bail;
   p->bail = &bail;
@@ -1062,6 +1124,7 @@ static void funcdef(Parser *p) {
     params(p, f);
     if (accept(p, KL_TOK_ARROW)) f->returns = test(p);
     expect(p, KL_TOK_COLON);
+    body_from = p->pos;
     f->body = block(p);
     /* left-associative chains (`a+b+...`, `x.a.b...`) are built by loops:
      * bound the depth of the finished tree as well */
@@ -1083,6 +1146,7 @@ static void funcdef(Parser *p) {
     }
     accept(p, KL_TOK_COLON);
     int body_start = p->pos;
+    body_from = body_start;
     skip_statement(p);
     /* `global x` in a function left as Python may rebind module names */
     for (int i = body_start; i < p->pos; i++)
@@ -1090,6 +1154,10 @@ static void funcdef(Parser *p) {
   }
   p->bail = saved;
   p->fn = NULL;
+  /* decorators, name, parameters and annotations: module scope */
+  KlToken *odd = nfkc_check(p, start, body_from);
+  if (odd && !p->nfkc_name) p->nfkc_name = odd;
+  if ((odd = nfkc_check(p, body_from, p->pos))) mark_python(p, f, odd);
   /* Register the function (a redefinition replaces the earlier one). */
   KlGlobal *g = add_global(p, f->name, f->loc);
   if (g->dotted || g->assigned || g->is_func) {
@@ -1121,6 +1189,7 @@ static void module_stmt(Parser *p) {
       note_names(p, from, p->pos);
     }
     p->bail = saved;
+    if (!p->nfkc_name) p->nfkc_name = nfkc_check(p, from, p->pos);
     return;
   }
   if (t->kind == KL_TOK_KW_DEF || t->kind == KL_TOK_AT ||
@@ -1131,6 +1200,7 @@ static void module_stmt(Parser *p) {
   int from = p->pos;
   skip_statement(p);
   note_names(p, from, p->pos);
+  if (!p->nfkc_name) p->nfkc_name = nfkc_check(p, from, p->pos);
 }
 
 KlModule *kl_parse(KlCtx *ctx, KlToken *toks, int ntoks) {
@@ -1145,6 +1215,8 @@ KlModule *kl_parse(KlCtx *ctx, KlToken *toks, int ntoks) {
     }
     module_stmt(&p);
   }
+  if (p.nfkc_name)
+    for (int i = 0; i < p.mod->nfuncs; i++) mark_python(&p, p.mod->funcs[i], p.nfkc_name);
   return p.mod;
 }
 

@@ -803,12 +803,50 @@ static KrTensor *kr_tensor_unbox(PyObject *o, int framework, int rank, const cha
 }
 
 static PyObject *kr_tensor_box(KrTensor *t) {
+  PyObject *o;
   switch (t->framework) {
-  case KR_FW_TORCH: return kr_torch_box(t);
-  case KR_FW_TF: return kr_tf_box(t);
+  case KR_FW_TORCH: o = kr_torch_box(t); break;
+  case KR_FW_TF: o = kr_tf_box(t); break;
   case KR_FW_TEST: return test_box(t);
   default: PyErr_Format(PyExc_SystemError, "kiln: unknown framework %d", (int)t->framework); return NULL;
   }
+  /* one framework object per value: later boxes return the same one */
+  if (o && !t->source) {
+    Py_INCREF(o);
+    t->source = o;
+  }
+  return o;
+}
+
+static int same_view(const KrTensor *a, const KrTensor *b) {
+  if (a->data != b->data || a->rank != b->rank) return 0;
+  for (int i = 0; i < a->rank; i++)
+    if (a->shape[i] != b->shape[i] || a->strides[i] != b->strides[i]) return 0;
+  return 1;
+}
+
+static int kr_tensor_refresh(PyObject **slot, const char *name, const char *file, int line) {
+  KrTensor *t = (KrTensor *)*slot;
+  if (!t || !t->source || t->framework != KR_FW_TORCH) return 0; /* TF tensors are immutable */
+  KrTensor *n = kr_tensor_unbox(t->source, t->framework, t->rank, name);
+  if (!n) {
+    /* the tensor was changed in place into something the types no longer prove */
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    PyErr_Format(PyExc_RuntimeError, "kiln-torch: tensor '%s' was changed in place by Python code (%s:%d): %S",
+                 name, file, line, value ? value : Py_None);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    return -1;
+  }
+  if (same_view(n, t)) {
+    Py_DECREF(n);
+    return 0;
+  }
+  Py_SETREF(*slot, (PyObject *)n);
+  return 0;
 }
 
 static int is_framework_tensor(PyObject *o, int framework) {
@@ -1250,6 +1288,7 @@ static const KrApi kr_api = {
     .unpack = kr_unpack,
     .tensor_op = kr_tensor_op,
     .tensor_fused = kr_tensor_fused,
+    .tensor_refresh = kr_tensor_refresh,
 };
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs) {

@@ -50,7 +50,9 @@ typedef struct KrBuffer KrBuffer;
 
 /* A float32 tensor value inside compiled code: rank 1 or 2, strides in
  * elements. It either views a framework tensor (`source`, inputs) or owns
- * a kiln buffer (`buf`, results). Never mutated after creation. */
+ * a kiln buffer (`buf`, results). Boxing a result memoises the framework
+ * tensor made for it in `source`, so Python sees one object per value
+ * (identity, requires_grad_, in-place metadata changes) as in eager. */
 typedef struct KrTensor {
   PyObject_HEAD
   float *data;
@@ -171,6 +173,13 @@ typedef struct KrApi {
   /* A fused chain (see KrFused): same checks and errors as the ops one by
    * one, one pass over the output, no intermediate tensors. New ref. */
   KrTensor *(*tensor_fused)(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *c, KrTensor *d, const char *file);
+  /* After Python code ran (a fallback site), re-reads the view of a tensor
+   * local from the framework tensor it shares memory with: Python may have
+   * changed that tensor's metadata in place (x.t_(), x.resize_(...),
+   * x.set_(...)). Replaces *slot when the view changed; raises when the
+   * tensor no longer has the promised dtype/rank. No-op for values Python
+   * never saw and for immutable (TensorFlow) tensors. */
+  int (*tensor_refresh)(PyObject **slot, const char *name, const char *file, int line);
 } KrApi;
 
 /* Generated modules: `static const KrApi *kr;` then `kr = kr_import();`. */

@@ -1,0 +1,100 @@
+"""Forms the issue requires beyond the reference examples: method calls on
+any receiver expression, keyword order of the reductions, every `+` rank
+pair, every activation on both ranks, all matmul spellings."""
+from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D
+import torch
+import torch.nn.functional as F
+
+
+def binop_receiver(a: TensorF32Cpu2D, b: TensorF32Cpu2D, bias: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return (a @ b + bias).relu()
+
+
+def call_receiver(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return (F.linear(x, w, b) + b).tanh().sum(keepdim=False, dim=1).sigmoid()
+
+
+def mean_kw_order(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.mean(keepdim=False, dim=1)
+
+
+def sum_kw_order(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.sum(keepdim=False, dim=1)
+
+
+def mean_kw(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.mean(dim=1, keepdim=False)
+
+
+def sum_kw(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.sum(dim=1, keepdim=False)
+
+
+def add_11(a: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return a + b
+
+
+def add_22(a: TensorF32Cpu2D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return a + b
+
+
+def add_21(a: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return a + b
+
+
+def add_12(a: TensorF32Cpu1D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return a + b
+
+
+def relu_1(x: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return x.relu()
+
+
+def relu_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.relu()
+
+
+def sigmoid_1(x: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return x.sigmoid()
+
+
+def sigmoid_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.sigmoid()
+
+
+def tanh_1(x: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return x.tanh()
+
+
+def tanh_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.tanh()
+
+
+def matmul_op(a: TensorF32Cpu2D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return a @ b
+
+
+def matmul_call(a: TensorF32Cpu2D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.matmul(a, b)
+
+
+def matmul_method(a: TensorF32Cpu2D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return a.matmul(b)
+
+
+def linear_f(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return F.linear(x, w, b)
+
+
+def linear_full(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return torch.nn.functional.linear(x, w, b)
+
+
+def identity(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x
+
+
+def mlp(x: TensorF32Cpu2D, w1: TensorF32Cpu2D, b1: TensorF32Cpu1D,
+        w2: TensorF32Cpu2D, b2: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    h = F.linear(x, w1, b1).relu()
+    return (h @ w2 + b2).sigmoid().mean(dim=-1, keepdim=False)

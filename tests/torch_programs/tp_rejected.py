@@ -1,0 +1,115 @@
+"""Reference README, "Rejected or not covered (illustrative)", one function
+per example, plus the neighbouring forms of each rejection lane. Each site
+must be reported as EXPECT says and must run exactly as eager PyTorch."""
+from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D
+import torch
+import torch.nn.functional as F
+
+# name -> (site target, outcome, code)
+EXPECT = {
+    "linear_1d_input": ("torch.nn.functional.linear", "rejected", "KILN-TORCH-001"),
+    "linear_keyword_bias": ("torch.nn.functional.linear", "rejected", "KILN-TORCH-001"),
+    "linear_no_bias": ("torch.nn.functional.linear", "rejected", "KILN-TORCH-001"),
+    "mean_dim0": ("mean", "rejected", "KILN-TORCH-005"),
+    "mean_keepdim_true": ("mean", "rejected", "KILN-TORCH-005"),
+    "mean_dynamic_dim": ("mean", "rejected", "KILN-TORCH-005"),
+    "sum_positional": ("sum", "rejected", "KILN-TORCH-005"),
+    "sum_whole": ("sum", "rejected", "KILN-TORCH-005"),
+    "mean_rank1": ("mean", "rejected", "KILN-TORCH-005"),
+    "matmul_1d_2d": ("@", "rejected", "KILN-TORCH-003"),
+    "matmul_call_2d_1d": ("torch.matmul", "rejected", "KILN-TORCH-003"),
+    "matmul_method_2d_1d": ("matmul", "rejected", "KILN-TORCH-003"),
+    "relu_with_arg": ("relu", "rejected", "KILN-TORCH-002"),
+    "softmax": ("torch.softmax", "not-covered", None),
+    "module_relu": ("torch.relu", "not-covered", None),
+    "inplace_relu": ("relu_", "not-covered", None),
+    "mul": ("*", "not-covered", None),
+    "sub": ("-", "not-covered", None),
+    "transpose": ("transpose", "not-covered", None),
+    "add_scalar": ("+", "not-covered", None),
+    "unannotated_add": ("+", "not-covered", None),
+}
+
+
+def linear_1d_input(x_1d: TensorF32Cpu1D, weight_2d: TensorF32Cpu2D, bias_1d: TensorF32Cpu1D):
+    return F.linear(x_1d, weight_2d, bias_1d)
+
+
+def linear_keyword_bias(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D):
+    return F.linear(x, w, bias=b)
+
+
+def linear_no_bias(x: TensorF32Cpu2D, w: TensorF32Cpu2D):
+    return F.linear(x, w)
+
+
+def mean_dim0(t: TensorF32Cpu2D):
+    return t.mean(dim=0, keepdim=False)
+
+
+def mean_keepdim_true(t: TensorF32Cpu2D):
+    return t.mean(dim=1, keepdim=True)
+
+
+def mean_dynamic_dim(t: TensorF32Cpu2D, d: int):
+    return t.mean(dim=d, keepdim=False)
+
+
+def sum_positional(t: TensorF32Cpu2D):
+    return t.sum(1)
+
+
+def sum_whole(t: TensorF32Cpu2D):
+    return t.sum()
+
+
+def mean_rank1(t: TensorF32Cpu1D):
+    return t.mean(dim=1, keepdim=False)
+
+
+def matmul_1d_2d(a_1d: TensorF32Cpu1D, b_2d: TensorF32Cpu2D):
+    return a_1d @ b_2d
+
+
+def matmul_call_2d_1d(a: TensorF32Cpu2D, b: TensorF32Cpu1D):
+    return torch.matmul(a, b)
+
+
+def matmul_method_2d_1d(a: TensorF32Cpu2D, b: TensorF32Cpu1D):
+    return a.matmul(b)
+
+
+def relu_with_arg(x: TensorF32Cpu2D, flag: bool):
+    return x.relu(flag)
+
+
+def softmax(x: TensorF32Cpu2D):
+    return torch.softmax(x, dim=-1)
+
+
+def module_relu(x: TensorF32Cpu2D):
+    return torch.relu(x)
+
+
+def inplace_relu(x: TensorF32Cpu2D):
+    return x.relu_()
+
+
+def mul(x: TensorF32Cpu2D, y: TensorF32Cpu2D):
+    return x * y
+
+
+def sub(x: TensorF32Cpu2D, y: TensorF32Cpu2D):
+    return x - y
+
+
+def transpose(x: TensorF32Cpu2D):
+    return x.transpose(0, 1)
+
+
+def add_scalar(x: TensorF32Cpu2D):
+    return x + 1.0
+
+
+def unannotated_add(x, y):
+    return x + y
