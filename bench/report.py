@@ -1,0 +1,281 @@
+"""Turning the suite's results into results.md, results.json and plots."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+TITLES = {
+    "phase_a": "Phase A: linear -> relu -> mean (cell = batch/in->out)",
+    "phase_b": "Phase B: alternating relu/sigmoid layer loop (cell = batch/width/depth/phase)",
+    "lennard_jones": "TorchBench lennard_jones MLP (5 x Linear width 16, tanh; batch 1)",
+    "tf_chain": "TensorFlow chain: matmul -> relu -> + bias -> reduce_mean(axis=1) (in 128, out 64)",
+    "gemm": "GEMM sweep (C = A @ B, float32)",
+    "scalar": "Scalar loops: compiled pure-int function vs CPython",
+    "fixed_cost": "Fixed cost of a call: 3 tensors in, the first one out",
+}
+PASS_TITLES = {"single": "one thread", "default": "default thread count"}
+
+
+def geomean(values: list[float]) -> float:
+    values = [v for v in values if v and v > 0 and math.isfinite(v)]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def fmt_us(us: float) -> str:
+    return f"{us:.1f}" if us >= 100 else f"{us:.2f}"
+
+
+def fmt_x(r: float | None) -> str:
+    return "-" if r is None else f"{r:.2f}x"
+
+
+def check_text(cell: dict[str, Any]) -> str:
+    check = cell["extra"].get("check")
+    if check is None:
+        return "-"
+    if not check["ok"]:
+        return f"**MISMATCH** ({check['max_abs_diff']:.2g})"
+    bad = [p for p, ok in cell["extra"].get("peer_check", {}).items() if not ok]
+    text = f"ok ({check['max_abs_diff']:.1g})"
+    return text + (f"; peer differs: {', '.join(bad)}" if bad else "")
+
+
+def md_table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def latency_table(cells: list[dict[str, Any]]) -> str:
+    """Times (us, median) per contender, then each peer's time / kiln's time."""
+    contenders = list(dict.fromkeys(c for cell in cells for c in cell["contenders"]))
+    peers = [c for c in contenders if c != "kiln"]
+    header = (["cell"] + [f"{c} us" for c in contenders] + [f"{p}/kiln" for p in peers]
+              + ["compile s (first call)", "check"])
+    rows = []
+    for cell in cells:
+        compile_s = cell["extra"].get("compile_s", {})
+        rows.append([cell["label"]]
+                    + [fmt_us(cell["median_us"][c]) if c in cell["median_us"] else "-"
+                       for c in contenders]
+                    + [fmt_x(cell["ratio"].get(p)) for p in peers]
+                    + [", ".join(f"{k} {v:.2f}" for k, v in compile_s.items()) or "-",
+                       check_text(cell)])
+    return md_table(header, rows)
+
+
+def gemm_table(cells: list[dict[str, Any]], peak: float | None) -> str:
+    header = ["M x N x K", "kiln GFLOP/s", "torch GFLOP/s", "numpy GFLOP/s", "kiln/torch speed",
+              "kiln/numpy speed", "kiln % of FMA peak", "check"]
+    rows = []
+    for cell in cells:
+        g = cell["extra"]["gflops"]
+        rows.append([cell["label"], f"{g['kiln']:.1f}", f"{g['torch']:.1f}", f"{g['numpy']:.1f}",
+                     fmt_x(cell["ratio"].get("torch")), fmt_x(cell["ratio"].get("numpy")),
+                     f"{100 * g['kiln'] / peak:.0f}%" if peak else "-", check_text(cell)])
+    return md_table(header, rows)
+
+
+def scalar_table(cells: list[dict[str, Any]]) -> str:
+    header = ["function(n)", "kiln us", "CPython us", "CPython/kiln", "goal >= 20x", "check"]
+    rows = [[c["label"], fmt_us(c["median_us"]["kiln"]), fmt_us(c["median_us"]["cpython"]),
+             fmt_x(c["ratio"]["cpython"]), "met" if c["ratio"]["cpython"] >= 20 else "**not met**",
+             check_text(c)] for c in cells]
+    return md_table(header, rows)
+
+
+def fixed_table(cells: list[dict[str, Any]]) -> str:
+    header = ["call", "kiln ns", "C no-op ns", "Python `return a` ns", "kiln / C no-op",
+              "Python / C no-op", "check"]
+    rows = [[c["label"], f"{c['median_us']['kiln'] * 1e3:.0f}",
+             f"{c['median_us']['C no-op'] * 1e3:.0f}", f"{c['median_us']['python'] * 1e3:.0f}",
+             fmt_x(c["ratio"]["kiln"]), fmt_x(c["ratio"]["python"]), check_text(c)]
+            for c in cells]
+    return md_table(header, rows)
+
+
+def summary_rows(results: dict[str, Any]) -> list[list[str]]:
+    """One line per group and peer: geometric mean and range of the per-cell ratios."""
+    rows = []
+    peak = results.get("fma_peak_gflops", {}).get(results["machine"]["kiln_isa"])
+    for pass_name, groups in results["passes"].items():
+        for group, cells in groups.items():
+            if not cells:
+                continue
+            if group == "fixed_cost":
+                r = cells[0]["ratio"]["kiln"]
+                rows.append([PASS_TITLES[pass_name], group, "kiln / C no-op (lower is better)",
+                             fmt_x(r), fmt_x(r)])
+                continue
+            peers = list(dict.fromkeys(p for c in cells for p in c["ratio"]))
+            for peer in peers:
+                vals = [c["ratio"][peer] for c in cells if peer in c["ratio"]]
+                rows.append([PASS_TITLES[pass_name], group, f"{peer} time / kiln time",
+                             fmt_x(geomean(vals)), f"{fmt_x(min(vals))} .. {fmt_x(max(vals))}"])
+            if group == "gemm" and peak:
+                fr = [c["extra"]["gflops"]["kiln"] / peak for c in cells]
+                rows.append([PASS_TITLES[pass_name], group, "kiln GFLOP/s / FMA peak (one core)",
+                             f"{100 * geomean(fr):.0f}%",
+                             f"{100 * min(fr):.0f}% .. {100 * max(fr):.0f}%"])
+    return rows
+
+
+def mismatches(results: dict[str, Any]) -> list[str]:
+    out = []
+    for pass_name, groups in results["passes"].items():
+        for group, cells in groups.items():
+            for cell in cells:
+                check = cell["extra"].get("check")
+                if check is not None and not check["ok"]:
+                    out.append(f"{pass_name}/{group}/{cell['label']}")
+    return out
+
+
+def markdown(results: dict[str, Any], plots: list[str]) -> str:
+    m = results["machine"]
+    peak = results.get("fma_peak_gflops", {})
+    lines = ["# kiln benchmark results", ""]
+    if results["quick"]:
+        lines += ["**Quick run** (`--quick`): a tiny subset with few repeats; not for quoting.", ""]
+    lines += [
+        f"Run {results['started']}, {results.get('elapsed_s', 0):.0f} s in all.", "",
+        "## Machine", "",
+        md_table(["what", "value"], [
+            ["CPU", m["cpu_model"]],
+            ["cores (logical / usable)", f"{m['logical_cpus']} / {m['usable_cpus']}"],
+            ["ISA flags", " ".join(m["isa_flags"])],
+            ["kiln kernels (`kiln._runtime.isa()`)", m["kiln_isa"]],
+            ["FMA peak, one core (GFLOP/s; best of start and end)", ", ".join(f"{k} {v:.1f}" for k, v in peak.items())],
+            ["C compiler", m["cc"]],
+            ["kernel", m["kernel"]],
+        ] + [
+            ["load average (1/5/15 min) at start / end",
+             " / ".join(" ".join(f"{v:.1f}" for v in m[k]) for k in ("load_avg_at_start",
+                                                                      "load_avg_at_end"))]
+            for _ in [0] if "load_avg_at_end" in m
+        ] + [
+        ] + [[f"version: {k}", v] for k, v in m["versions"].items()]),
+        "",
+        "## Method", "",
+        "- Each cell interleaves its contenders: every round times one sample of each (a",
+        "  sample is as many back-to-back calls as fill ~2 ms; the order rotates per round).",
+        "  Times are medians over the rounds, in microseconds per call; a ratio `peer/kiln`",
+        "  is the median over rounds of that round's peer time / kiln time (> 1: kiln is",
+        "  faster). Rounds adapt to a per-cell time budget.",
+        "- Pass *one thread*: `OMP_NUM_THREADS=1`, `torch.set_num_threads(1)`, TF intra/inter",
+        "  op threads 1 (set before any TF op). Pass *default thread count*: no limits",
+        "  (GEMM sweep and Phase A only). kiln's kernels are single-threaded in both.",
+        "- Peers are warm: torch.compile (default settings), torch.jit.script,",
+        "  tf.function and tf.function(jit_compile=True) are called once before timing; that",
+        "  first call's wall time is reported as *compile s* (Dynamo's cache is reset per cell;",
+        "  Inductor's on-disk cache may make it shorter on re-runs).",
+        "- Every cell checks kiln's output against eager once (|diff| <= 1e-4 x max(1, max|ref|));",
+        "  a mismatch is printed loudly and marked **MISMATCH** here.",
+        "- GEMM: kiln is a compiled `a @ b`; NumPy runs in the same process, whose environment has",
+        "  `OPENBLAS_CORETYPE` and `OPENBLAS_L2_SIZE` unset. GFLOP/s = 2MNK / median time.",
+        "",
+        "## Summary", "",
+        md_table(["pass", "group", "ratio", "geomean", "range"], summary_rows(results)), "",
+    ]
+    bad = mismatches(results)
+    if bad:
+        lines += ["**MISMATCHES (kiln output differs from eager):** " + ", ".join(bad), ""]
+    errors = {k: v["error"] for k, v in results["children"].items() if "error" in v}
+    if errors:
+        lines += ["**Failed children:** " + ", ".join(f"{k}: {v}" for k, v in errors.items()), ""]
+    main_peak = peak.get(m["kiln_isa"])
+    for pass_name, groups in results["passes"].items():
+        lines += [f"## Pass: {PASS_TITLES[pass_name]}", ""]
+        for group, cells in groups.items():
+            lines += [f"### {TITLES.get(group, group)}", ""]
+            if group == "gemm":
+                lines.append(gemm_table(cells, main_peak))
+                blas = cells[0]["extra"].get("numpy_blas") if cells else None
+                if blas:
+                    lines += ["", "NumPy BLAS: " + "; ".join(
+                        ", ".join(f"{k}={v}" for k, v in b.items() if k != "filepath")
+                        for b in blas)]
+            elif group == "scalar":
+                lines.append(scalar_table(cells))
+            elif group == "fixed_cost":
+                lines.append(fixed_table(cells))
+            else:
+                lines.append(latency_table(cells))
+            lines.append("")
+    if plots:
+        lines += ["## Plots", ""] + [f"![{p}]({p})" for p in plots] + [""]
+    return "\n".join(lines)
+
+
+# ---- plots ------------------------------------------------------------------
+
+def plot_all(results: dict[str, Any], out: Path) -> list[str]:
+    """PNG plots (matplotlib, Agg); [] when matplotlib is not installed."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib not installed: no plots (pip install -e '.[bench]')", flush=True)
+        return []
+    written = []
+    for pass_name, groups in results["passes"].items():
+        suffix = "" if pass_name == "single" else f"_{pass_name}"
+        for group, cells in groups.items():
+            if not cells or group in ("gemm", "fixed_cost"):
+                continue
+            name = f"{group}{suffix}.png"
+            peers = list(dict.fromkeys(p for c in cells for p in c["ratio"]))
+            fig, ax = plt.subplots(figsize=(max(5, 1.3 * len(cells) + 2), 3.8))
+            width = 0.8 / max(1, len(peers))
+            for i, peer in enumerate(peers):
+                xs = [j + (i - (len(peers) - 1) / 2) * width for j in range(len(cells))]
+                ax.bar(xs, [c["ratio"].get(peer, 0) for c in cells], width, label=peer)
+            ax.axhline(1.0, color="black", linewidth=0.8)
+            ax.set_yscale("log")
+            ax.set_xticks(range(len(cells)), [c["label"] for c in cells], fontsize=8)
+            ax.set_ylabel("peer time / kiln time")
+            ax.set_title(f"{TITLES.get(group, group)}\n({PASS_TITLES[pass_name]})", fontsize=9)
+            ax.legend(fontsize=8)
+            fig.tight_layout()
+            fig.savefig(out / name, dpi=110)
+            plt.close(fig)
+            written.append(name)
+        cells = groups.get("gemm")
+        if cells:
+            name = f"gemm{suffix}.png"
+            peak = results.get("fma_peak_gflops", {}).get(results["machine"]["kiln_isa"])
+            fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+            for ax, kind, key, xlabel in ((axes[0], "square", "n", "N = M = K"),
+                                          (axes[1], "skinny", "m", "M (N = K = 1024)")):
+                sel = [c for c in cells if c["params"]["kind"] == kind]
+                if not sel:
+                    ax.set_visible(False)
+                    continue
+                xs = [c["params"][key] for c in sel]
+                for contender in ("kiln", "torch", "numpy"):
+                    ax.plot(xs, [c["extra"]["gflops"][contender] for c in sel], marker="o",
+                            label=contender)
+                if peak:
+                    ax.axhline(peak, color="gray", linestyle="--", label="FMA peak (1 core)")
+                ax.set_xscale("log", base=2)
+                ax.set_xlabel(xlabel)
+                ax.set_ylabel("GFLOP/s")
+                ax.set_title(f"{kind} GEMM ({PASS_TITLES[pass_name]})", fontsize=9)
+                ax.legend(fontsize=8)
+            fig.tight_layout()
+            fig.savefig(out / name, dpi=110)
+            plt.close(fig)
+            written.append(name)
+    return written
+
+
+def write_all(results: dict[str, Any], out: Path) -> list[str]:
+    """results.json, the plots, results.md; returns the mismatching cells."""
+    (out / "results.json").write_text(json.dumps(results, indent=1))
+    plots = plot_all(results, out)
+    (out / "results.md").write_text(markdown(results, plots))
+    return mismatches(results)

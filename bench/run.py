@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""kiln's benchmark suite (`make bench`).
+
+    python bench/run.py [--quick] [--out DIR] [--no-default-threads]
+
+Writes DIR/results.md (Markdown tables), DIR/results.json and DIR/*.png
+(DIR defaults to bench/results).  The suite runs as a few child processes of
+this script, one per framework group, so that thread settings are fixed
+before a framework starts:
+
+  pass "single"  every workload, pinned to one thread (OMP_NUM_THREADS=1,
+                 torch.set_num_threads(1), TF intra/inter-op threads 1);
+  pass "default" the GEMM sweep and Phase A at the default thread count
+                 (skipped with --quick or --no-default-threads).
+
+The GEMM child runs with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset, for
+NumPy's sake.  bench/fma_peak.c is compiled with `cc -O2` and measures the
+core's FMA peak.  Every cell interleaves its contenders and reports medians;
+kiln's output is checked against eager once per cell and a mismatch is
+printed loudly and flagged in the results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from importlib import metadata
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+
+# child name -> (workload module, its groups)
+CHILDREN = {
+    "torch": ("wl_torch", ["phase_a", "phase_b", "lennard_jones"]),
+    "micro": ("wl_micro", ["scalar", "fixed_cost"]),
+    "tf": ("wl_tf", ["tf_chain"]),
+    "gemm": ("wl_gemm", ["gemm"]),
+}
+THREAD_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
+# ---- child side -------------------------------------------------------------
+
+def child_main(args: argparse.Namespace) -> None:
+    """Run one workload module in this process and write its cells as JSON."""
+    sys.path.insert(0, str(BENCH))
+    sys.path.insert(0, str(BENCH / "models"))
+    import harness
+
+    threads = None if args.threads == "default" else int(args.threads)
+    module_name, all_groups = CHILDREN[args.child]
+    groups = args.groups.split(",") if args.groups else all_groups
+    budget = harness.Budget.quick() if args.quick else harness.Budget()
+    if args.threads == "default":
+        budget.cell_s /= 2
+    if args.child == "tf":
+        import wl_tf  # TF threading first, before anything touches TF
+        results = wl_tf.run(args.out, budget, args.quick, groups, threads=threads)
+    else:
+        import torch
+        if threads is not None:
+            torch.set_num_threads(threads)
+            torch.set_num_interop_threads(threads)
+        module = __import__(module_name)
+        results = module.run(args.out, budget, args.quick, groups)
+    import kiln._runtime
+
+    info = {"boundary_paths": kiln._runtime.boundary_paths()}
+    if "torch" in sys.modules:
+        info["torch_threads"] = sys.modules["torch"].get_num_threads()
+    payload = {"info": info,
+               "groups": {g: [c.to_json() for c in cells] for g, cells in results.items()}}
+    Path(args.json).write_text(json.dumps(payload, indent=1))
+
+
+# ---- parent side ------------------------------------------------------------
+
+def machine_info() -> dict:
+    """CPU model and cores, kiln's kernel set, library versions."""
+    cpu_model, flags = "unknown", set()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "model name" and cpu_model == "unknown":
+                cpu_model = value.strip()
+            elif key.strip() == "flags" and not flags:
+                flags = set(value.split())
+    except OSError:
+        pass
+    import kiln
+    import kiln._runtime
+
+    versions = {"python": platform.python_version(), "kiln": kiln.__version__}
+    for dist in ("torch", "tensorflow-cpu", "tensorflow", "numpy", "matplotlib", "threadpoolctl"):
+        try:
+            versions[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            pass
+    cc = subprocess.run(["cc", "--version"], capture_output=True, text=True)
+    return {
+        "cpu_model": cpu_model,
+        "logical_cpus": os.cpu_count(),
+        "usable_cpus": len(os.sched_getaffinity(0)),
+        "isa_flags": sorted(f for f in flags if f in {"avx2", "fma", "avx512f", "avx512bw",
+                                                       "avx512vl", "amx_tile"}),
+        "kernel": platform.release(),
+        "kiln_isa": kiln._runtime.isa(),
+        "load_avg_at_start": os.getloadavg(),
+        "cc": cc.stdout.splitlines()[0] if cc.returncode == 0 else "unknown",
+        "versions": versions,
+    }
+
+
+def run_child(name: str, threads: str, out: Path, quick: bool, groups: list[str] | None,
+              tmp: Path) -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in [env.get("PYTHONPATH")] if p])
+    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    if threads == "default":
+        for var in THREAD_ENV:
+            env.pop(var, None)
+    else:
+        env.update({var: threads for var in THREAD_ENV})
+    if name == "gemm":
+        env.pop("OPENBLAS_CORETYPE", None)
+        env.pop("OPENBLAS_L2_SIZE", None)
+    json_path = tmp / f"{name}-{threads}.json"
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", name, "--threads", threads,
+           "--json", str(json_path), "--out", str(out)]
+    if quick:
+        cmd.append("--quick")
+    if groups:
+        cmd += ["--groups", ",".join(groups)]
+    print(f"\n### {name} (threads: {threads})", flush=True)
+    proc = subprocess.run(cmd, env=env)
+    if proc.returncode != 0:
+        print(f"ERROR: child {name} (threads {threads}) exited with {proc.returncode}",
+              flush=True)
+        return {"error": f"exit status {proc.returncode}", "groups": {}}
+    return json.loads(json_path.read_text())
+
+
+def fma_peak(out: Path, quick: bool) -> dict:
+    """Compile and run bench/fma_peak.c; {isa: GFLOP/s}."""
+    exe = out / "build" / "fma_peak"
+    exe.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["cc", "-O2", str(BENCH / "fma_peak.c"), "-o", str(exe)], check=True)
+    res = subprocess.run([str(exe)] + (["quick"] if quick else []), capture_output=True,
+                         text=True, check=True)
+    peaks = {}
+    for line in res.stdout.splitlines():
+        isa, value = line.split()
+        peaks[isa] = float(value)
+    print(f"\n### fma peak (one core): {peaks}", flush=True)
+    return peaks
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="a tiny subset (smoke test)")
+    ap.add_argument("--out", default=str(BENCH / "results"), help="results directory")
+    ap.add_argument("--no-default-threads", action="store_true",
+                    help="skip the pass at the default thread count")
+    ap.add_argument("--child", choices=sorted(CHILDREN), help=argparse.SUPPRESS)
+    ap.add_argument("--threads", default="1", help=argparse.SUPPRESS)
+    ap.add_argument("--groups", help=argparse.SUPPRESS)
+    ap.add_argument("--json", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        child_main(args)
+        return 0
+
+    out = Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.time()
+    results = {"quick": args.quick, "started": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+               "machine": machine_info(), "passes": {}, "children": {}}
+    print(json.dumps(results["machine"], indent=1), flush=True)
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        results["fma_peak_gflops"] = fma_peak(out, args.quick)
+        plan = [("single", name, None) for name in CHILDREN]
+        if not (args.quick or args.no_default_threads):
+            plan += [("default", "gemm", None), ("default", "torch", ["phase_a"])]
+        for pass_name, child, groups in plan:
+            threads = "1" if pass_name == "single" else "default"
+            payload = run_child(child, threads, out, args.quick, groups, tmp)
+            results["passes"].setdefault(pass_name, {}).update(payload["groups"])
+            results["children"][f"{child}/{pass_name}"] = {
+                k: v for k, v in payload.items() if k != "groups"}
+        # A second FMA measurement after the suite: a peak is a max, and the
+        # machine is shared, so either run alone may have been slowed down.
+        for isa, gflops in fma_peak(out, args.quick).items():
+            results["fma_peak_gflops"][isa] = max(gflops, results["fma_peak_gflops"].get(isa, 0))
+    results["elapsed_s"] = round(time.time() - started, 1)
+    results["machine"]["load_avg_at_end"] = os.getloadavg()
+
+    sys.path.insert(0, str(BENCH))
+    import report
+
+    mismatches = report.write_all(results, out)
+    print(f"\nwrote {out / 'results.md'}, {out / 'results.json'} "
+          f"({results['elapsed_s']:.0f} s)", flush=True)
+    errors = [k for k, v in results["children"].items() if "error" in v]
+    if mismatches:
+        print(f"MISMATCHES: {', '.join(mismatches)}", flush=True)
+    if errors:
+        print(f"FAILED CHILDREN: {', '.join(errors)}", flush=True)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,68 @@
+"""GEMM sweep: kiln's GEMM (a compiled ``a @ b``) vs torch.matmul vs NumPy,
+in GFLOP/s, all three interleaved in one process.
+
+run.py starts this group in its own subprocess with OPENBLAS_CORETYPE and
+OPENBLAS_L2_SIZE unset (they slow a current NumPy; torch uses MKL and kiln
+its own kernels, so only NumPy sees them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+import harness
+from common import build_model
+from harness import Budget, Cell
+
+SQUARE = [64, 128, 256, 512, 1024, 2048]
+SKINNY_M = [1, 2, 4, 8, 16]
+SKINNY_NK = 1024
+QUICK_SHAPES = [("square", 64, 64, 64), ("skinny", 1, SKINNY_NK, SKINNY_NK)]
+
+
+def shapes(quick: bool) -> list[tuple[str, int, int, int]]:
+    if quick:
+        return QUICK_SHAPES
+    return ([("square", n, n, n) for n in SQUARE]
+            + [("skinny", m, SKINNY_NK, SKINNY_NK) for m in SKINNY_M])
+
+
+def blas_info() -> list[dict[str, Any]]:
+    """Which BLAS NumPy runs, and with which kernel (threadpoolctl)."""
+    try:
+        import threadpoolctl
+    except ImportError:
+        return [{"note": "threadpoolctl not installed"}]
+    keep = ("internal_api", "version", "architecture", "num_threads", "filepath")
+    return [{k: info.get(k) for k in keep} for info in threadpoolctl.threadpool_info()
+            if info.get("user_api") == "blas"]
+
+
+def run(out_dir: str, budget: Budget, quick: bool, groups: list[str]) -> dict[str, list[Cell]]:
+    mod = build_model("torch_models", out_dir)
+    native = mod.matmul
+    cells = []
+    print("== gemm", flush=True)
+    for kind, m, n, k in shapes(quick):
+        a = torch.randn(m, k)
+        b = torch.randn(k, n)
+        a_np, b_np = a.numpy(), b.numpy()
+        label = f"{m}x{n}x{k}"
+        contenders = {
+            "kiln": lambda: native(a, b),
+            "torch": lambda: torch.matmul(a, b),
+            "numpy": lambda: a_np @ b_np,
+        }
+        check = harness.compare(native(a, b), torch.matmul(a, b), f"gemm {label}")
+        cell_budget = Budget(**{**budget.__dict__, "cell_s": budget.cell_s * 0.7})
+        cell = harness.measure("gemm", label, {"kind": kind, "m": m, "n": n, "k": k},
+                               contenders, cell_budget)
+        flops = 2.0 * m * n * k
+        cell.extra["check"] = check
+        cell.extra["gflops"] = {c: flops / (t * 1e-6) * 1e-9 for c, t in cell.median_us.items()}
+        harness.log(cell)
+        cells.append(cell)
+    cells[0].extra["numpy_blas"] = blas_info()
+    return {"gemm": cells}
