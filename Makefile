@@ -23,11 +23,16 @@ RUN_ENV := LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-fil
            ASAN_OPTIONS=detect_leaks=0
 endif
 
-.PHONY: all setup build test demo bench clean distclean FORCE
+.PHONY: all setup build test demo bench clean distclean FORCE fuzz test-asan leakcheck
 all: build
 
 # ---- setup: the venv and an editable install with the test extras --------
+# Also headless Chromium for the HTML report test (Debian's `chromium`);
+# never fails setup: without apt (or root) that one test is skipped.
 setup: $(STAMP)
+	@command -v chromium >/dev/null || (command -v apt-get >/dev/null && \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium) || \
+	  echo "note: chromium is not installed; the HTML report browser test will be skipped"
 
 $(STAMP): setup.py pyproject.toml
 	@test -x $(VPY) || { echo "creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
@@ -62,7 +67,50 @@ demo: build
 	$(RUN_ENV) $(VPY) examples/demo.py
 
 bench: build
+	@$(VPY) -c 'import matplotlib, threadpoolctl' 2>/dev/null || $(VPY) -m pip install -q -e '.[test,bench]'
 	$(VPY) bench/run.py
+
+# ---- reliability: fuzzing, sanitizers, leak check (docs/reliability.md) ----
+# `make fuzz [FUZZ_SECONDS=600]`: libFuzzer over the whole compiler; crashes
+# land in tests/fuzz/regressions/ (replayed by `make test`).
+FUZZ_SECONDS ?= 60
+FUZZ_BIN := build/fuzz/fuzz_compile
+FUZZ_SRC := $(filter-out compiler/kilnc.c,$(COMPILER_SRC))
+
+$(FUZZ_BIN): tests/fuzz/fuzz_compile.c $(FUZZ_SRC) $(ALL_H)
+	@command -v clang >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y clang; }
+	@mkdir -p $(dir $@)
+	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	  -Wall -Wextra -Werror -Icompiler tests/fuzz/fuzz_compile.c $(FUZZ_SRC) -o $@ -lm
+
+fuzz: setup kilnc $(FUZZ_BIN)
+	bash tests/fuzz/run.sh $(FUZZ_BIN) $(FUZZ_SECONDS)
+
+# `make test-asan`: the extensions, generated modules and kilnc built with
+# ASan+UBSan, in a copy of the tree (build/asan-tree) so the in-place build
+# others are using is left alone; any sanitizer report fails the run.
+ASAN_TREE := build/asan-tree
+ASAN_TESTS ?= tests/test_scalar_programs.py tests/test_api.py tests/test_runtime.py \
+  tests/test_torch_plugin.py tests/test_boundary_matrix.py tests/test_concurrency.py \
+  tests/test_security.py tests/test_fuzz_regressions.py tests/test_package.py
+ASAN_ENV := KILN_SANITIZE=1 \
+  LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
+  ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:detect_stack_use_after_return=0 \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+
+test-asan: setup
+	rm -rf $(ASAN_TREE) && mkdir -p $(ASAN_TREE)
+	tar -c --exclude=./.venv --exclude=./build --exclude=./.git --exclude='*.so' --exclude=./kilnc . | tar -x -C $(ASAN_TREE)
+	cd $(ASAN_TREE) && KILN_SANITIZE=1 $(CURDIR)/$(VPY) setup.py -q build_ext --inplace
+	cd $(ASAN_TREE) && $(CC) $(KILNC_FLAGS) -fsanitize=address,undefined -fno-omit-frame-pointer -O1 \
+	  -Icompiler $(COMPILER_SRC) -o kilnc -lm
+	cd $(ASAN_TREE) && $(ASAN_ENV) $(CURDIR)/$(VPY) -c 'import kiln, sys; assert kiln.__file__.startswith("$(CURDIR)/$(ASAN_TREE)/"), kiln.__file__'
+	cd $(ASAN_TREE) && $(ASAN_ENV) $(CURDIR)/$(VPY) -m pytest -q -p no:cacheprovider $(ASAN_TESTS)
+
+# `make leakcheck [LEAK_CALLS=1000000]`: RSS and refcounts over many calls.
+LEAK_CALLS ?= 1000000
+leakcheck: build
+	$(VPY) tests/leakcheck.py $(LEAK_CALLS)
 
 clean:
 	rm -rf build kilnc kiln/*.so kiln/*.pyd *.egg-info

@@ -11,6 +11,7 @@ import importlib
 import json
 import os
 import platform
+import stat
 import subprocess
 import sys
 import sysconfig
@@ -42,13 +43,45 @@ def _source(path: str) -> tuple[Path, bytes, str]:
     return src, _build.read_source(src), _build.module_stem(src)
 
 
+def _python_function_warnings(analysis: _build.Analysis) -> str:
+    """rustc-style warnings for functions left entirely as Python (the
+    compiler records them in the report, not among its diagnostics)."""
+    lines = analysis.source.decode("utf-8", "replace").splitlines()
+    out = []
+    for fn in analysis.report.get("functions", []) or []:
+        if fn.get("status") != "python":
+            continue
+        line = fn.get("construct_line") or fn.get("line") or 0
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        col = len(text) - len(text.lstrip()) + 1
+        code = fn.get("code") or "KILN010"
+        what = fn.get("construct") or fn.get("reason") or "not compiled"
+        out.append(f"{analysis.filename}:{line}:{col}: warning[{code}]: function "
+                   f"{fn.get('name')} is left as Python: {what} "
+                   f"(see `kiln explain {code}`)\n")
+        if text:
+            out.append(f"{line:5d} | {text}\n      | {' ' * (col - 1)}^\n")
+    return "".join(out)
+
+
+def _print_diagnostics(analysis: _build.Analysis) -> None:
+    text = (analysis.diagnostics or "") + (_python_function_warnings(analysis)
+                                           if analysis.ok else "")
+    if text:
+        _err(text)
+
+
 def cmd_build(args: argparse.Namespace) -> int:
     src = Path(args.src)
     if not src.is_file():
         raise KilnError(f"kiln: no such file: {args.src}")
-    so, analysis = _build.build_file(src, args.output, deny_fallback=args.deny_fallback)
-    if analysis.diagnostics:
-        _err(analysis.diagnostics)
+    try:
+        so, analysis = _build.build_file(src, args.output, deny_fallback=args.deny_fallback)
+    except KilnError as exc:
+        if args.deny_fallback and "--deny-fallback" in str(exc) and exc.diagnostics:
+            _err(exc.diagnostics)  # the warnings first, then the list of sites
+        raise
+    _print_diagnostics(analysis)
     print(so)
     return 0
 
@@ -58,8 +91,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     analysis = _build.analyze(source, os.fspath(src), stem)
     out = Path(args.output) if args.output else (src.parent if str(src.parent) else Path("."))
     _build.write_reports(analysis, out, stem, html_too=False)
-    if analysis.diagnostics:
-        _err(analysis.diagnostics)
+    _print_diagnostics(analysis)
+    if args.json:
+        text = analysis.report_text
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return 0 if analysis.ok else 1
     if not analysis.ok:
         return 1
     funcs = analysis.report.get("functions", [])
@@ -124,8 +160,52 @@ def _compiler_version(cc: list[str]) -> str:
         return f"? ({exc})"
 
 
+def _cpu_features() -> str:
+    """The x86 features the kernels dispatch on, from /proc/cpuinfo (Linux)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    want = ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512vl")
+                    return " ".join(w for w in want if w in flags) or "none of sse4_2/avx/avx2/fma/avx512"
+    except OSError:
+        pass
+    return f"unknown ({platform.machine()})"
+
+
+def _import_framework(name: str) -> str | None:
+    """Import torch / tensorflow so the runtime can pick its boundary path;
+    None on success, else why not."""
+    if name in sys.modules:
+        return None
+    if name == "tensorflow":
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    try:
+        importlib.import_module(name)
+    except Exception as exc:  # noqa: BLE001 - a broken install is reported, not raised
+        return f"import failed: {type(exc).__name__}: {exc}"
+    return None
+
+
+def _cache_status() -> tuple[str, str | None]:
+    """(description, fix or None)."""
+    try:
+        path = _cache.cache_dir()
+    except KilnError as exc:
+        return f"REFUSED: {exc}", "set KILN_CACHE_DIR to a directory you own (it is created mode 0700)"
+    st = os.stat(path)
+    mode = stat.S_IMODE(st.st_mode)
+    owner = "you" if st.st_uid == os.getuid() else f"uid {st.st_uid}"
+    writable = os.access(path, os.W_OK)
+    desc = f"{path} (mode {mode:04o}, owned by {owner}{'' if writable else ', NOT writable'})"
+    if not writable:
+        return desc, f"make {path} writable by you, or set KILN_CACHE_DIR elsewhere"
+    return desc, None
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
-    problems = 0
+    fixes: list[str] = []
 
     def row(name: str, value: str) -> None:
         print(f"{name:<14}{value}")
@@ -139,47 +219,65 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         row("linker", tc.describe())
         row("Python.h", os.path.join(tc.python_include, "Python.h"))
     except KilnError as exc:
-        problems += 1
         row("toolchain", f"MISSING: {exc}")
+        fixes.append(str(exc).replace("kiln: ", "", 1))
     include = Path(_build.get_include())
     headers = sorted(p.name for p in include.glob("*.h"))
     row("kiln headers", f"{include} ({', '.join(headers) or 'none!'})")
+    if not headers:
+        fixes.append(f"the kiln runtime headers are missing from {include}; reinstall kiln "
+                     "(`pip install -e .` or `make build`)")
     try:
         comp = _build.load_compiler()
         row("compiler", f"kiln._compiler {getattr(comp, 'version', '?')}")
     except KilnError as exc:
-        problems += 1
         row("compiler", f"MISSING: {exc}")
-    paths: dict[str, Any] = {}
-    isa = "?"
+        fixes.append("build the compiler extension: `make build` (or `pip install -e .`)")
+    rt: Any = None
     try:
         rt = importlib.import_module("kiln._runtime")
-        try:
-            isa = str(rt.isa())
-        except Exception as exc:  # noqa: BLE001 - doctor reports, never crashes
-            isa = f"? ({type(exc).__name__}: {exc})"
+    except ImportError as exc:
+        fixes.append("build the runtime extension: `make build` (or `pip install -e .`)")
+        row("runtime", f"MISSING: kiln._runtime is not built ({exc})")
+    versions = _cache.framework_versions()
+    import_notes = {name: _import_framework(name) for name, ver in versions.items() if ver}
+    paths: dict[str, Any] = {}
+    if rt is not None:
         try:
             paths = dict(rt.boundary_paths())
-        except Exception as exc:  # noqa: BLE001
-            paths = {"?": f"{type(exc).__name__}: {exc}"}
-    except ImportError as exc:
-        problems += 1
-        isa = f"MISSING: kiln._runtime is not built ({exc})"
-    for name, ver in _cache.framework_versions().items():
-        boundary = paths.get(name)
-        row(name, (ver or "not installed") + (f" (boundary: {boundary})" if boundary else ""))
+        except Exception as exc:  # noqa: BLE001 - doctor reports, never crashes
+            paths = {"boundary": f"? ({type(exc).__name__}: {exc})"}
+    for name, ver in versions.items():
+        if not ver:
+            row(name, "not installed (optional; kiln.torch/kiln.tensorflow code needs it)")
+            continue
+        note = import_notes.get(name)
+        boundary = note or paths.get(name, "?")
+        row(name, f"{ver} (boundary: {boundary})")
     for name, value in paths.items():
-        if name not in ("torch", "tensorflow"):
+        if name not in versions:
             row(name, str(value))
-    row("CPU kernels", isa)
+    row("CPU features", _cpu_features())
+    if rt is not None:
+        try:
+            row("CPU kernels", f"{rt.isa()} (selected at run time)")
+        except Exception as exc:  # noqa: BLE001
+            row("CPU kernels", f"? ({type(exc).__name__}: {exc})")
+    else:
+        row("CPU kernels", "? (kiln._runtime is not built)")
     row("KILN_MODE", os.environ.get("KILN_MODE", "auto (default)"))
-    try:
-        row("cache", f"{_cache.cache_dir()} (mode 0700)")
-    except KilnError as exc:
-        problems += 1
-        row("cache", f"REFUSED: {exc}")
+    desc, fix = _cache_status()
+    row("cache", desc)
+    if fix:
+        fixes.append(fix)
     row("platform", f"{platform.platform()} ({sysconfig.get_platform()})")
-    return 1 if problems else 0
+    if fixes:
+        print(f"\n{len(fixes)} problem(s); to fix:")
+        for f in fixes:
+            print(f"  - {f}")
+        return 1
+    print("\nall required parts found")
+    return 0
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -199,6 +297,8 @@ def make_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="analyse only: diagnostics and the JSON report")
     p.add_argument("src", metavar="SRC.py")
     p.add_argument("-o", "--output", metavar="DIR", help="report directory (default: beside SRC)")
+    p.add_argument("--json", action="store_true",
+                   help="print the JSON report to stdout (diagnostics stay on stderr)")
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("emit", help="print the generated C")

@@ -7,6 +7,9 @@
 #                                              or NAME.err    (first stderr line, exit != 0)
 #   tests/golden/diag/NAME.py    `kilnc check`  -> NAME.err    (whole stderr, any exit status)
 #
+# A first line `# kilnc-flags: FLAGS` in NAME.py adds FLAGS to the kilnc
+# command line (e.g. `# kilnc-flags: --test-plugin`).
+#
 # Files are passed as paths relative to the repository root
 # (tests/golden/lex/x.py), so expected diagnostics start with that path.
 #
@@ -56,7 +59,9 @@ run_dir() {
   for py in "$dir"/*.py; do
     [ -e "$py" ] || continue
     base="${py%.py}"
-    "$kilnc" "$cmd" "$py" >"$tmp/out" 2>"$tmp/errfull"
+    flags=$(head -n 1 "$py" | sed -n 's/^# kilnc-flags: *//p')
+    # shellcheck disable=SC2086  # FLAGS are words
+    "$kilnc" "$cmd" "$py" $flags >"$tmp/out" 2>"$tmp/errfull"
     status=$?
     if [ "$errmode" = first ]; then
       head -n 1 "$tmp/errfull" >"$tmp/err"

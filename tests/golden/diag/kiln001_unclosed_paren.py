@@ -1,0 +1,2 @@
+def f(x: int) -> int:
+    return (x + 1

@@ -1,0 +1,3 @@
+def f(x: int) -> int:
+    s = "café"
+    return x

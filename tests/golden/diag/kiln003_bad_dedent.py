@@ -1,0 +1,3 @@
+def f(x: int) -> int:
+        y = x + 1
+    return y

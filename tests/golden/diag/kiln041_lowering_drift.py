@@ -1,0 +1,6 @@
+# kilnc-flags: --test-plugin
+import kilntest
+
+
+def f(x: kilntest.Tensor2D) -> kilntest.Tensor2D:
+    return kilntest.drift(x)
