@@ -60,9 +60,12 @@ static PyObject *answer(PyObject *self, PyObject *args, PyObject *kw)
     return PyLong_FromLong(@ANSWER@);
 }
 
-static PyObject *bind(PyObject *self, PyObject *globals)
+static PyObject *bind(PyObject *self, PyObject *args)
 {
     (void)self;
+    PyObject *globals, *originals = NULL;  /* _kiln_bind(globals, originals=None) */
+    if (!PyArg_ParseTuple(args, "O|O", &globals, &originals))
+        return NULL;
     Py_INCREF(globals);
     Py_XDECREF(bound_globals);
     bound_globals = globals;
@@ -79,7 +82,7 @@ static PyObject *get_bound(PyObject *self, PyObject *noargs)
 }
 
 static PyMethodDef methods[] = {
-    {"_kiln_bind", bind, METH_O, NULL},
+    {"_kiln_bind", bind, METH_VARARGS, NULL},
     {"_bound", get_bound, METH_NOARGS, NULL},
 @FUNCS@    {NULL, NULL, 0, NULL},
 };

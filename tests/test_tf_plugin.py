@@ -272,12 +272,7 @@ def test_rejected_and_not_covered_outcomes(rej, fn):
         assert s["plugin"] is None
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "compiler/plugins/tensorflow.c: a covered call whose tensor operands are passed by keyword "
-    "(tf.matmul(a=x, b=w), tf.nn.relu(features=x), tf.reduce_mean(input_tensor=x, axis=1)) is "
-    "reported not-covered; the reference rejects it (static precondition 3: keywords -> Rejected). "
-    "Observed outcome not-covered/code None, expected rejected with KILN-TF-001/002/004. "
-    "It runs correctly on the fallback either way (test_rejected_matches_eager)."))
+# Operands passed by keyword (tf.matmul(a=x, b=w)) are rejected like other keywords.
 @pytest.mark.parametrize("fn", KW_OPERANDS)
 def test_keyword_operands_rejected(rej, fn):
     _, report = rej
@@ -392,11 +387,7 @@ def test_negative_zero_add_mean_matmul(accm):
     np.testing.assert_array_equal(got, exp)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "runtime/kernels.c (kk_unary KK_ACT_RELU): relu(-0.0) returns -0.0 everywhere; eager tf.nn.relu "
-    "returns +0.0 for elements on its 8-wide vector path (any tensor of 8 or 16 elements) and -0.0 only in "
-    "the scalar tail. Reproducer: relu2(tf.fill([2, 8], -0.0)) -> signbit all True, eager all False. "
-    "(torch.relu keeps -0.0, so the shared kernel cannot match both without a per-framework variant.)"))
+# kiln's TF relu gives +0.0 for -0.0, as eager's vectorised path does (whole blocks of 8).
 @pytest.mark.parametrize("fn,shape", [("relu1", (16,)), ("relu2", (2, 8))])
 def test_relu_negative_zero_sign(acc, fn, shape):
     mod, _ = acc
@@ -408,12 +399,12 @@ def test_relu_negative_zero_sign(acc, fn, shape):
 
 def test_relu_negative_zero_documented(acc):
     """Eager's own sign of relu(-0.0) depends on the element's position (vector body +0.0,
-    scalar tail -0.0); kiln gives -0.0 everywhere. Values agree (assert_allclose)."""
+    scalar tail -0.0); kiln gives +0.0 everywhere, like the vector body. Values agree."""
     mod, _ = acc
     x = t(np.full((9,), -0.0))
     got, exp = mod.relu1(x).numpy(), mod.__kiln_python__["relu1"](x).numpy()
     assert_tensor_close(mod.relu1(x), mod.__kiln_python__["relu1"](x), op="relu")
-    assert np.signbit(got).all()
+    assert not np.signbit(got).any()
     assert np.signbit(exp).tolist() == [False] * 8 + [True], np.signbit(exp)
 
 
