@@ -406,8 +406,10 @@ static void scalar_compare(E *e, const char *r, int op, Val a, Val b) {
 
 static const char *const richop[] = {"Py_LT", "Py_LE", "Py_GT", "Py_GE", "Py_EQ", "Py_NE"};
 
-/* One comparison of two objects; r is an owned object temp. */
+/* One comparison of two objects; r is an owned object temp. a and b are
+ * not consumed (a chain compares the middle operand twice); boxes made here are. */
 static void object_compare(E *e, Val r, int op, Val a, Val b, int L) {
+  a.owned = b.owned = false;
   Val oa = to_object(e, a, L), ob = to_object(e, b, L);
   if (op <= KL_CMP_NE) {
     line(e, "%s = PyObject_RichCompare(%s, %s, %s);", r.s, oa.s, ob.s, richop[op]);

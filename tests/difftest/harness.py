@@ -1,0 +1,351 @@
+"""Driving the worker, drawing inputs, and comparing outcomes.
+
+Comparison rules (native kiln result vs the Python oracle):
+
+- scalars exactly: same type (bool/int/float), ints equal, floats equal
+  bit for bit up to NaN (so -0.0 != 0.0, NaN == NaN);
+- tensors: same type, dtype, shape; ``requires_grad`` False; NaN positions
+  equal; elsewhere ``|n - p| <= atol + rtol*|p|`` with rtol 1e-4 and atol
+  1e-5, both scaled by sqrt(K) (K the largest contraction size) and by the
+  number of matmuls on the longest chain; infinities must be equal;
+- exceptions: the same type; for ZeroDivisionError/ValueError/TypeError raised
+  by scalar functions also the same message;
+- OverflowError from kiln is accepted wherever the int64-checked twin of the
+  oracle (see :mod:`tests.difftest.typer`) saw an int outside int64 (kiln may
+  also return exactly what Python returned there);
+- an oracle that takes over 2 s (huge Python ints) makes the case void
+  unless the checked twin overflowed first, in which case kiln must raise
+  OverflowError.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import pickle
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+I64_MIN, I64_MAX = -2**63, 2**63 - 1
+MSG_TYPES = ("ZeroDivisionError", "ValueError", "TypeError")
+
+# --------------------------------------------------------------------------
+# Inputs
+
+INT_EDGES = [0, 1, -1, 2, 3, 63, 64, 2**31, -2**31, 2**32, 2**53, 2**53 + 1, 2**62, -2**62,
+             I64_MAX, I64_MIN, I64_MAX - 1, I64_MIN + 1, 3037000499, 3037000500, -3037000500]
+FLOAT_EDGES = [0.0, -0.0, math.inf, -math.inf, math.nan, 1e308, -1e308, 5e-324, 2.0**53,
+               2.0**63, -2.0**63, 9.2e18, 0.5, -0.5, 1.5, 2.5, -2.5, 1e-300, 710.0, -745.5]
+
+
+def rand_int(r: random.Random) -> int:
+    x = r.random()
+    if x < 0.55:
+        return r.randint(-10, 10)
+    if x < 0.72:
+        return r.choice(INT_EDGES)
+    if x < 0.87:
+        return r.randint(-1000, 1000)
+    return r.randint(I64_MIN, I64_MAX)
+
+
+def rand_float(r: random.Random) -> float:
+    x = r.random()
+    if x < 0.25:
+        return r.choice(FLOAT_EDGES)
+    if x < 0.55:
+        return round(r.uniform(-10, 10), r.choice([0, 1, 3, 17]))
+    if x < 0.7:
+        return float(r.randint(-5, 5))
+    return r.uniform(-1, 1) * 10.0 ** r.randint(-30, 30)
+
+
+def rand_scalar(r: random.Random, kind: str):
+    if kind == "int":
+        return rand_int(r)
+    if kind == "float":
+        return rand_float(r)
+    return r.random() < 0.5
+
+
+B_SIZES = [0, 1, 1, 2, 3, 4, 5, 7, 16]
+D_SIZES = [1, 1, 2, 3, 4, 5, 8, 16, 17, 33, 64]
+
+
+def make_tensor(r: random.Random, shape: tuple, scale: float, noncontig: bool):
+    import torch
+    g = torch.Generator().manual_seed(r.getrandbits(31))
+    t = torch.randn(*shape, generator=g) * scale
+    if t.numel() and r.random() < 0.15:
+        flat = t.view(-1)
+        for _ in range(r.randint(1, 2)):
+            flat[r.randrange(flat.numel())] = r.choice([math.nan, math.inf, -math.inf, -0.0])
+    if noncontig and len(shape) == 2:
+        t = t.t().contiguous().t()
+    return t
+
+
+def tensor_case(r: random.Random, info) -> tuple[tuple, float, float]:
+    """Arguments for a tensor function and its (rtol, atol)."""
+    sizes: dict[str, int] = {"1": 1}
+    for _, kind in info.params:
+        if isinstance(kind, tuple):
+            for s in kind[1]:
+                if s not in sizes:
+                    sizes[s] = r.choice(B_SIZES if s == "B" else D_SIZES)
+    perturb = None
+    tparams = [n for n, k in info.params if isinstance(k, tuple)]
+    if r.random() < 0.1 and tparams:
+        perturb = r.choice(tparams)
+    args = []
+    for name, kind in info.params:
+        if isinstance(kind, tuple):
+            shape = [sizes[s] for s in kind[1]]
+            if name == perturb:
+                i = r.randrange(len(shape))
+                shape[i] = r.choice([v for v in (0, 1, 2, 3, 6) if v != shape[i]])
+            fan_in = shape[-1] if name.startswith("w") and shape else 1
+            scale = 1.0 / math.sqrt(max(fan_in, 1)) if name.startswith("w") else 1.0
+            args.append(make_tensor(r, tuple(shape), scale, r.random() < 0.15))
+        elif name == "depth":
+            args.append(r.choice([-1, 0, 1, 2, 3]))
+        elif kind == "bool":
+            args.append(r.random() < 0.5)
+        elif kind == "float":
+            args.append(r.choice([0.5, -1.5, 0.0, math.nan, math.inf, 3.0]))
+        else:
+            args.append(rand_scalar(r, kind))
+    k = max([v for s, v in sizes.items() if s.startswith("D")] + [1])
+    chain = 1 + info.mm_chain
+    return tuple(args), 1e-4 * chain, 1e-5 * math.sqrt(k) * chain
+
+
+def make_cases(r: random.Random, info, n: int) -> tuple[list, list]:
+    cases, tols = [], []
+    for _ in range(n):
+        if info.tensor:
+            args, rtol, atol = tensor_case(r, info)
+        else:
+            args, rtol, atol = tuple(rand_scalar(r, k) for _, k in info.params), 0.0, 0.0
+        cases.append(args)
+        tols.append((rtol, atol))
+    return cases, tols
+
+
+# --------------------------------------------------------------------------
+# Comparison
+
+def kind_of(o) -> str:
+    if o is None:
+        return "none"
+    if o[0] == "ok":
+        return "ok:" + type(o[1]).__name__
+    if o[0] == "exc":
+        return o[1]
+    return o[0]
+
+
+def _is_tensor(v) -> bool:
+    t = sys.modules.get("torch")
+    return t is not None and isinstance(v, t.Tensor)
+
+
+def values_differ(n, p, rtol: float, atol: float) -> str | None:
+    if type(n) is not type(p):
+        return f"type {type(n).__name__} != {type(p).__name__}"
+    if isinstance(n, float):
+        if math.isnan(n) and math.isnan(p):
+            return None
+        if n == p and math.copysign(1, n) == math.copysign(1, p):
+            return None
+        return f"{n!r} != {p!r}"
+    if _is_tensor(n):
+        import torch
+        if n.dtype != p.dtype:
+            return f"dtype {n.dtype} != {p.dtype}"
+        if tuple(n.shape) != tuple(p.shape):
+            return f"shape {tuple(n.shape)} != {tuple(p.shape)}"
+        if n.requires_grad:
+            return "native result requires grad"
+        n, p = n.detach().double(), p.detach().double()
+        nn_, pn = torch.isnan(n), torch.isnan(p)
+        if not torch.equal(nn_, pn):
+            return f"NaN positions differ ({int((nn_ != pn).sum())} elements)"
+        ok = ~pn
+        a, b = n[ok], p[ok]
+        inf = torch.isinf(b) | torch.isinf(a)
+        if not torch.equal(a[inf], b[inf]):
+            return "infinities differ"
+        fin = ~inf
+        err = (a[fin] - b[fin]).abs()
+        bound = atol + rtol * b[fin].abs()
+        if bool((err > bound).any()):
+            i = int(torch.argmax(err - bound))
+            return (f"values differ: max excess at {i}: {float(a[fin][i])!r} vs "
+                    f"{float(b[fin][i])!r} (rtol={rtol:g}, atol={atol:g})")
+        return None
+    if isinstance(n, (tuple, list)):
+        if len(n) != len(p):
+            return "length differs"
+        for x, y in zip(n, p):
+            d = values_differ(x, y, rtol, atol)
+            if d:
+                return d
+        return None
+    return None if n == p else f"{n!r} != {p!r}"
+
+
+def judge(nat, ora, chk, rtol: float, atol: float, tensor_fn: bool) -> str | None:
+    """None when kiln's outcome is acceptable, else a description."""
+    if ora is None:
+        return f"native crashed or hung ({nat[1] if nat and len(nat) > 1 else '?'})"
+    overflowed = chk is not None and chk[0] == "ovf"
+    if ora[0] == "timeout":
+        if overflowed and not (nat[0] == "exc" and nat[1] == "OverflowError"):
+            return f"python overflowed int64, native gave {fmt(nat)}"
+        return None
+    if nat[0] == "crash":
+        return f"native crashed or hung ({nat[1]})"
+    if overflowed and nat[0] == "exc" and nat[1] == "OverflowError":
+        return None
+    if ora[0] == "exc" or nat[0] == "exc":
+        if ora[0] != "exc" or nat[0] != "exc":
+            return f"expected {fmt(ora)}, observed {fmt(nat)}"
+        if ora[1] != nat[1]:
+            return f"expected {fmt(ora)}, observed {fmt(nat)}"
+        if ora[1] in MSG_TYPES and not tensor_fn and ora[2] != nat[2]:
+            return f"message differs: expected {fmt(ora)}, observed {fmt(nat)}"
+        return None
+    d = values_differ(nat[1], ora[1], rtol, atol)
+    return None if d is None else f"{d}: expected {fmt(ora)}, observed {fmt(nat)}"
+
+
+def fmt(o) -> str:
+    if o is None:
+        return "<nothing>"
+    if o[0] == "ok":
+        v = o[1]
+        if _is_tensor(v):
+            s = repr(v.detach())
+            return f"tensor{tuple(v.shape)} " + (s if len(s) < 400 else s[:400] + "…")
+        return f"{type(v).__name__} {v!r}"
+    if o[0] == "exc":
+        return f"{o[1]}({o[2]!r})"
+    return str(o)
+
+
+def signature(nat, ora) -> tuple:
+    return (kind_of(ora), kind_of(nat) if nat[0] != "crash" else "crash")
+
+
+# --------------------------------------------------------------------------
+# Worker management
+
+class Worker:
+    def __init__(self, idle_timeout: float = 30.0):
+        self.idle_timeout = idle_timeout
+        self.dir = tempfile.mkdtemp(prefix="kiln-difftest-")
+        self.progress = os.path.join(self.dir, "progress")
+        self.p = None
+        self.n = 0
+
+    def start(self) -> None:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
+        self.log = open(os.path.join(self.dir, "worker.log"), "ab")
+        self.p = subprocess.Popen([sys.executable, "-m", "tests.difftest.worker"], cwd=REPO,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=self.log, env=env)
+
+    def close(self) -> None:
+        if self.p is not None:
+            try:
+                self.p.stdin.close()
+                self.p.wait(timeout=10)
+            except Exception:  # noqa: BLE001
+                self.p.kill()
+            self.p = None
+
+    def kill(self) -> None:
+        if self.p is not None:
+            self.p.kill()
+            self.p.wait()
+            self.p = None
+
+    def request(self, source: str, calls: list, stem: str | None = None, opt: str | None = None):
+        """calls: [(fname, cases, excluded_indices)].  Returns the worker's
+        response, or ("crash", "fname i", how) when it died or hung."""
+        if self.p is None or self.p.poll() is not None:
+            self.start()
+        self.n += 1
+        stem = stem or f"dtmod{self.n}"
+        sub = os.path.join(self.dir, f"m{self.n}")
+        os.makedirs(sub, exist_ok=True)
+        with open(self.progress, "w") as f:
+            f.write("build\n")
+        req = {"dir": sub, "stem": stem, "source": source, "calls": calls,
+               "progress": self.progress, "opt": opt}
+        box: dict = {}
+
+        def reader():
+            try:
+                box["resp"] = pickle.load(self.p.stdout)
+            except Exception as exc:  # noqa: BLE001
+                box["err"] = exc
+        self.p.stdin.write(pickle.dumps(req))
+        self.p.stdin.flush()
+        th = threading.Thread(target=reader, daemon=True)
+        th.start()
+        last = (None, time.time())
+        while th.is_alive():
+            th.join(0.2)
+            try:
+                with open(self.progress) as f:
+                    cur = f.read().strip()
+            except OSError:
+                cur = None
+            if cur != last[0]:
+                last = (cur, time.time())
+            elif time.time() - last[1] > self.idle_timeout + (60 if cur == "build" else 0):
+                self.kill()
+                th.join(5)
+                return ("crash", cur, "hang")
+        if "resp" in box:
+            return box["resp"]
+        rc = self.p.wait() if self.p else None
+        self.p = None
+        with open(self.progress) as f:
+            cur = f.read().strip()
+        return ("crash", cur, f"worker died (exit {rc})")
+
+
+def run_module(worker: Worker, source: str, calls: dict, stem: str | None = None,
+               attempts: int = 8, opt: str | None = None):
+    """calls: {fname: cases}.  Returns (results, build_error) where results
+    maps fname -> [(nat, ora, chk)] (ora None when native crashed)."""
+    excluded: dict[str, set] = {f: set() for f in calls}
+    crashes: dict[tuple, str] = {}
+    for _attempt in range(attempts):
+        req = [(f, cases, excluded[f]) for f, cases in calls.items()]
+        resp = worker.request(source, req, stem, opt)
+        if isinstance(resp, tuple):
+            where, how = resp[1], resp[2]
+            if not where or where in ("build", "done"):
+                return None, f"worker {how} during {where}"
+            fname, i = where.split()
+            excluded[fname].add(int(i))
+            crashes[(fname, int(i))] = how
+            continue
+        if "build_error" in resp:
+            return None, resp["build_error"]
+        results = resp["results"]
+        for (fname, i), how in crashes.items():
+            results[fname][i] = (("crash", how), None, None)
+        return results, None
+    return None, "too many crashes"

@@ -1,0 +1,100 @@
+"""Differential testing of kiln against Python (see tests/difftest/).
+
+- Every shrunk reproducer in ``tests/difftest/regressions/*.py`` is built
+  with kiln and each of its ``CASES`` is run natively and as the original
+  Python (``mod.__kiln_python__[name]``); the outcomes must agree under the
+  rules of :mod:`tests.difftest.harness`.  A file with ``XFAIL = "reason"``
+  documents an open kiln bug and runs as ``xfail(strict=True)``: when the bug
+  is fixed the test XPASSes, fails, and the ``XFAIL`` line should be removed.
+- A small fixed-seed batch of random programs (one module) must show no
+  mismatch.  Bigger runs: ``python -m tests.difftest.run --seed S --programs N``.
+
+Cases run in a worker subprocess, so a crash in native code is reported as a
+failure instead of killing pytest.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import pathlib
+
+import pytest
+
+try:
+    import kiln._compiler  # noqa: F401
+except ImportError as exc:  # pragma: no cover
+    pytest.skip(f"kiln._compiler cannot be imported ({exc})", allow_module_level=True)
+
+pytest.importorskip("torch")
+
+from tests.difftest import harness  # noqa: E402
+from tests.difftest.run import run_batch  # noqa: E402
+
+REG_DIR = pathlib.Path(__file__).resolve().parent / "difftest" / "regressions"
+FIXED_SEED = 7
+FIXED_FUNCS = 24
+FIXED_CASES = 6
+
+
+def _load(path: pathlib.Path):
+    spec = importlib.util.spec_from_file_location(f"_kiln_difftest_reg_{path.stem}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _regression_params():
+    params = []
+    for path in sorted(REG_DIR.glob("*.py")):
+        if path.name.startswith("_"):
+            continue
+        mod = _load(path)
+        reason = getattr(mod, "XFAIL", None)
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        for fname, cases in mod.CASES.items():
+            for i in range(len(cases)):
+                params.append(pytest.param(path, fname, i, marks=marks,
+                                           id=f"{path.stem}-{fname}-{i}"))
+    return params
+
+
+@pytest.fixture(scope="module")
+def worker():
+    w = harness.Worker(idle_timeout=30.0)
+    yield w
+    w.close()
+
+
+_results: dict = {}
+
+
+def _run_file(worker, path: pathlib.Path):
+    if path not in _results:
+        mod = _load(path)
+        source = path.read_text(encoding="utf-8")
+        calls = {f: list(c) for f, c in mod.CASES.items()}
+        _results[path] = (mod, *harness.run_module(worker, source, calls, stem=path.stem))
+    return _results[path]
+
+
+@pytest.mark.parametrize("path,fname,idx", _regression_params())
+def test_regression(worker, path, fname, idx):
+    mod, results, err = _run_file(worker, path)
+    assert err is None, f"{path.name}: build failed: {err}"
+    nat, ora, chk = results[fname][idx]
+    args = mod.CASES[fname][idx]
+    rtol, atol = getattr(mod, "TOL", {}).get(fname, (1e-4, 1e-5))
+    tensor_fn = any(harness._is_tensor(a) for a in args)
+    d = harness.judge(nat, ora, chk, rtol, atol, tensor_fn)
+    assert d is None, f"{path.name}: {fname}{args!r}: {d}"
+
+
+def test_fixed_seed_batch(worker):
+    stats, mismatches, mod = run_batch(worker, FIXED_SEED, 0, FIXED_FUNCS, FIXED_CASES, 0.3,
+                                       log=lambda *a: None)
+    assert "build_error" not in stats, stats.get("build_error")
+    assert stats["cases"] == FIXED_FUNCS * FIXED_CASES
+    assert not mismatches, "\n".join(
+        f"{m.info.name}{m.args!r}: {m.desc}" for m in mismatches[:10]) + \
+        f"\n(reproduce and shrink: python -m tests.difftest.run --seed {FIXED_SEED} " \
+        f"--programs {FIXED_FUNCS} --per-module {FIXED_FUNCS} --cases {FIXED_CASES})"
