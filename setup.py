@@ -30,7 +30,7 @@ if os.environ.get("KILN_SANITIZE") == "1":
     CFLAGS += SAN + ["-O1"]  # the last -O wins
     LDFLAGS += SAN
 
-LIBS = ["m"] + (["dl"] if sys.platform.startswith("linux") else [])
+LIBS = ["m"] + (["dl", "pthread"] if sys.platform.startswith("linux") else [])
 
 compiler_sources = rel("compiler/*.c") + rel("compiler/plugins/*.c")
 runtime_sources = rel("runtime/*.c")

@@ -11,9 +11,13 @@
  * bit (NaN payloads and signed zeros included); they are written with
  * compares/blends and an explicit NaN fix-up rather than relying on the
  * operand order the compiler picks for max/add. */
+#define _GNU_SOURCE /* pthreads, sysconf, sigset_t */
 #include "kernels.h"
 
 #include <float.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +31,21 @@
 
 #define KK_INLINE static inline __attribute__((always_inline))
 #define KK_NOINLINE __attribute__((noinline))
+
+/* AVX-512 cache blocking (12x32 micro-tile). Measured on a 48 KiB L1 / 2 MiB
+ * L2 core: KC = 512 (B micro-panel 64 KiB, streamed from L2 with the packed A
+ * block, 288 KiB) beats KC = 256 by ~10-15% at 2048^3 because C is
+ * re-read/re-written once per K block; NC x KC packed B (4 MiB) is the L3
+ * block. Overridable at build time for tuning (-DKK_AVX512_KC=...). */
+#ifndef KK_AVX512_MC
+#define KK_AVX512_MC 144
+#endif
+#ifndef KK_AVX512_KC
+#define KK_AVX512_KC 512
+#endif
+#ifndef KK_AVX512_NC
+#define KK_AVX512_NC 2048
+#endif
 
 /* ===================================================================== */
 /* 1. scalar helpers + reference kernels                                  */
@@ -826,7 +845,7 @@ KK_AVX512 KK_INLINE void dot_avx512(const int R, int64_t K, const float *a, int6
 /* Small-M GEMM with B(k, n) = B[k + n*bs1] and A(i, k) = A[i*as0 + k]. */
 KK_AVX512 static void gemm_dot__avx512(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0,
                                        const float *B, int64_t bs1, const float *bias, int64_t bias_s,
-                                       int act, float *C, float *rowout)
+                                       int act, float *C, int64_t ldc, float *rowout)
 {
   kk_epilogue ep = {NULL, bias_s, NULL, act, KK_EPI_FINAL};
   for (int64_t m0 = 0; m0 < M;) {
@@ -848,9 +867,89 @@ KK_AVX512 static void gemm_dot__avx512(int64_t M, int64_t N, int64_t K, const fl
       }
       ep.bias = bias ? bias + n0 * bias_s : NULL;
       ep.rowsum = rowout ? rowout + m0 : NULL;
-      epi_tile_avx512(R, nr, tile, C ? C + m0 * N + n0 : NULL, N, &ep);
+      epi_tile_avx512(R, nr, tile, C ? C + m0 * ldc + n0 : NULL, ldc, &ep);
     }
     m0 += R;
+  }
+}
+
+/* In-register 16x16 transpose: r[i] lane j  ->  r[j] lane i. */
+KK_AVX512 KK_INLINE void tr16_avx512(__m512 r[16])
+{
+  __m512 t[16];
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; i++) { /* 4x4 transposes inside each 128-bit block */
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+#pragma GCC unroll 4
+  for (int g = 0; g < 4; g++) {
+    r[4 * g] = _mm512_shuffle_ps(t[4 * g], t[4 * g + 2], 0x44);
+    r[4 * g + 1] = _mm512_shuffle_ps(t[4 * g], t[4 * g + 2], 0xee);
+    r[4 * g + 2] = _mm512_shuffle_ps(t[4 * g + 1], t[4 * g + 3], 0x44);
+    r[4 * g + 3] = _mm512_shuffle_ps(t[4 * g + 1], t[4 * g + 3], 0xee);
+  }
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; i++) { /* then a 4x4 transpose of the 128-bit blocks */
+    t[i] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0x88);
+    t[i + 4] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0xdd);
+    t[i + 8] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0x88);
+    t[i + 12] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0xdd);
+  }
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; i++) {
+    r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+    r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xdd);
+    r[i + 4] = _mm512_shuffle_f32x4(t[i + 4], t[i + 12], 0x88);
+    r[i + 12] = _mm512_shuffle_f32x4(t[i + 4], t[i + 12], 0xdd);
+  }
+}
+
+/* Packs a B panel whose columns are contiguous in k (torch linear's w: bs0 == 1):
+ * dst[k*32 + j] = B[k + j*bs1] for j < nr, 0 for nr <= j < 32. */
+KK_AVX512 static void pack_bt__avx512(int64_t kc, int64_t nr, const float *B, int64_t bs1, float *dst)
+{
+  for (int64_t k0 = 0; k0 < kc; k0 += 16) {
+    const __mmask16 mk = mask16(kc - k0);
+    const int64_t kn = min64_(16, kc - k0);
+    for (int h = 0; h < 2; h++) {
+      if (16 * h >= nr) {
+        for (int64_t q = 0; q < kn; q++) _mm512_storeu_ps(dst + (k0 + q) * 32 + 16 * h, _mm512_setzero_ps());
+        continue;
+      }
+      __m512 r[16];
+#pragma GCC unroll 16
+      for (int q = 0; q < 16; q++)
+        r[q] = 16 * h + q < nr ? _mm512_maskz_loadu_ps(mk, B + k0 + (16 * h + q) * bs1) : _mm512_setzero_ps();
+      tr16_avx512(r);
+      if (kn == 16) {
+#pragma GCC unroll 16
+        for (int q = 0; q < 16; q++) _mm512_storeu_ps(dst + (k0 + q) * 32 + 16 * h, r[q]);
+      } else {
+        for (int64_t q = 0; q < kn; q++) _mm512_storeu_ps(dst + (k0 + q) * 32 + 16 * h, r[q]);
+      }
+    }
+  }
+}
+
+/* Packs an A micro-panel with contiguous rows (as1 == 1): dst[k*12 + i] = A[i*as0 + k], i < mr
+ * (rows mr..11 are left unset: the micro-kernel never reads them). */
+KK_AVX512 static void pack_a__avx512(int64_t mr, int64_t kc, const float *A, int64_t as0, float *dst)
+{
+  for (int64_t k0 = 0; k0 < kc; k0 += 16) {
+    const __mmask16 mk = mask16(kc - k0);
+    const int64_t kn = min64_(16, kc - k0);
+    __m512 r[16];
+#pragma GCC unroll 16
+    for (int q = 0; q < 16; q++) r[q] = q < mr ? _mm512_maskz_loadu_ps(mk, A + q * as0 + k0) : _mm512_setzero_ps();
+    tr16_avx512(r);
+    const __mmask16 m12 = 0x0fff;
+    if (kn == 16) {
+#pragma GCC unroll 16
+      for (int q = 0; q < 16; q++) _mm512_mask_storeu_ps(dst + (k0 + q) * 12, m12, r[q]);
+    } else {
+      for (int64_t q = 0; q < kn; q++) _mm512_mask_storeu_ps(dst + (k0 + q) * 12, m12, r[q]);
+    }
   }
 }
 
@@ -953,23 +1052,51 @@ typedef struct {
   void (*sum_cols)(int64_t m, int64_t n, const float *x, int64_t s, float *out);
   /* optional small-M kernel for column-contiguous B (bs0 == 1) and row-contiguous A */
   void (*gemm_dot)(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0, const float *B, int64_t bs1,
-                   const float *bias, int64_t bias_s, int act, float *C, float *rowout);
+                   const float *bias, int64_t bias_s, int act, float *C, int64_t ldc, float *rowout);
+  /* optional vectorised packing: B panel with bs0 == 1 (NR wide), A micro-panel with as1 == 1 (MR tall) */
+  void (*pack_bt)(int64_t kc, int64_t nr, const float *B, int64_t bs1, float *dst);
+  void (*pack_a)(int64_t mr, int64_t kc, const float *A, int64_t as0, float *dst);
 } kk_isa_table;
 
 static const kk_isa_table kk_table_ref = {
     "reference", kk_sgemm_ukernel_4x16__ref, 4, 16, 64, 256, 1024,
-    act_row__ref, add_row__ref, sum_row__ref, sum_cols__ref, NULL};
+    act_row__ref, add_row__ref, sum_row__ref, sum_cols__ref, NULL, NULL, NULL};
 #if KK_X86
 static const kk_isa_table kk_table_avx2 = {
     "avx2", kk_sgemm_ukernel_6x16__avx2, 6, 16, 120, 256, 1024,
-    act_row__avx2, add_row__avx2, sum_row__avx2, sum_cols__avx2, NULL};
+    act_row__avx2, add_row__avx2, sum_row__avx2, sum_cols__avx2, NULL, NULL, NULL};
 static const kk_isa_table kk_table_avx512 = {
-    "avx512", kk_sgemm_ukernel_12x32__avx512, 12, 32, 144, 256, 1024,
+    "avx512", kk_sgemm_ukernel_12x32__avx512, 12, 32, KK_AVX512_MC, KK_AVX512_KC, KK_AVX512_NC,
     act_row__avx512, add_row__avx512, sum_row__avx512, sum_cols__avx512,
-    gemm_dot__avx512};
+    gemm_dot__avx512, pack_bt__avx512, pack_a__avx512};
 #endif
 
 static _Atomic(const kk_isa_table *) kk_table;
+
+/* ---- thread budget ------------------------------------------------------- */
+#define KK_MAX_THREADS 64
+static atomic_int kk_nthreads = 1;      /* caller's budget (kk_set_num_threads / KILN_NUM_THREADS) */
+static atomic_int kk_nthreads_set;      /* kk_set_num_threads was called: the env var no longer applies */
+/* M*N*K at which a GEMM is split over 2 threads (each further thread needs
+ * another half of it). Measured break-even ~4e6 on a 2-core AVX-512 box. */
+#define KK_THREAD_MIN_DEFAULT 8000000LL
+static _Atomic int64_t kk_thread_min = KK_THREAD_MIN_DEFAULT;
+
+static int clamp_threads(long n) { return n < 1 ? 1 : (n > KK_MAX_THREADS ? KK_MAX_THREADS : (int)n); }
+
+void kk_set_num_threads(int n)
+{
+  atomic_store(&kk_nthreads, clamp_threads(n));
+  atomic_store(&kk_nthreads_set, 1);
+}
+
+int kk_get_num_threads(void)
+{
+  kk_init();
+  return atomic_load(&kk_nthreads);
+}
+
+void kk_set_gemm_thread_min(int64_t mnk) { atomic_store(&kk_thread_min, mnk < 0 ? KK_THREAD_MIN_DEFAULT : mnk); }
 
 static const kk_isa_table *table_for(const char *name)
 {
@@ -996,6 +1123,18 @@ void kk_init(void)
     for (int i = 0; i < 3; i++)
       if (strcmp(env, order[i]) == 0) start = i;
   for (int i = start; i < 3 && !t; i++) t = table_for(order[i]);
+  const char *nt = getenv("KILN_NUM_THREADS");
+  if (nt && *nt && !atomic_load(&kk_nthreads_set)) {
+    char *end;
+    long v = strtol(nt, &end, 10);
+    if (*end == '\0' && v > 0) atomic_store(&kk_nthreads, clamp_threads(v));
+  }
+  const char *tm = getenv("KILN_GEMM_THREAD_MIN");
+  if (tm && *tm) {
+    char *end;
+    long long v = strtoll(tm, &end, 10);
+    if (*end == '\0' && v >= 0) atomic_store(&kk_thread_min, (int64_t)v);
+  }
   atomic_store_explicit(&kk_table, t, memory_order_release);
 }
 
@@ -1045,34 +1184,60 @@ void kk_release_scratch(void)
 
 /* ---- packing ------------------------------------------------------------ */
 
-/* dst[k*NR + j] = B(k0+k, n0+j) for j < nr, zero for nr <= j < NR. */
-static void pack_b(int64_t kc, int64_t nr, int64_t NR, const float *B, int64_t bs0, int64_t bs1, float *dst)
+static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* dst[k*NR + j] = B(k, j) for j < nr, zero for nr <= j < NR. */
+static void pack_b(const kk_isa_table *t, int64_t kc, int64_t nr, const float *B, int64_t bs0, int64_t bs1,
+                   float *dst)
 {
+  const int64_t NR = t->nr;
   if (bs1 == 1) {
     for (int64_t k = 0; k < kc; k++) {
       memcpy(dst + k * NR, B + k * bs0, (size_t)nr * sizeof(float));
       for (int64_t j = nr; j < NR; j++) dst[k * NR + j] = 0.0f;
     }
-  } else { /* column-contiguous (transposed) B: read each column sequentially */
+    return;
+  }
+  if (bs0 == 1 && t->pack_bt) {
+    t->pack_bt(kc, nr, B, bs1, dst);
+    return;
+  }
+  /* generic / transposed: blocks of 16 k so the NR-wide destination rows being
+   * written stay in cache while each column is read sequentially */
+  for (int64_t k0 = 0; k0 < kc; k0 += 16) {
+    const int64_t kn = min64(16, kc - k0);
     for (int64_t j = 0; j < nr; j++) {
-      const float *col = B + j * bs1;
-      for (int64_t k = 0; k < kc; k++) dst[k * NR + j] = col[k * bs0];
+      const float *col = B + j * bs1 + k0 * bs0;
+      float *d = dst + k0 * NR + j;
+      for (int64_t k = 0; k < kn; k++) d[k * NR] = col[k * bs0];
     }
-    for (int64_t k = 0; k < kc; k++)
-      for (int64_t j = nr; j < NR; j++) dst[k * NR + j] = 0.0f;
+    for (int64_t k = 0; k < kn; k++)
+      for (int64_t j = nr; j < NR; j++) dst[(k0 + k) * NR + j] = 0.0f;
   }
 }
 
 /* dst[k*MR + i] = A(i, k) for i < mr. */
-static void pack_a(int64_t mr, int64_t kc, int64_t MR, const float *A, int64_t as0, int64_t as1, float *dst)
+static void pack_a(const kk_isa_table *t, int64_t mr, int64_t kc, const float *A, int64_t as0, int64_t as1,
+                   float *dst)
 {
-  for (int64_t i = 0; i < mr; i++) {
-    const float *row = A + i * as0;
-    for (int64_t k = 0; k < kc; k++) dst[k * MR + i] = row[k * as1];
+  const int64_t MR = t->mr;
+  if (as1 == 1 && t->pack_a) {
+    t->pack_a(mr, kc, A, as0, dst);
+    return;
+  }
+  if (as0 == 1) { /* column-major A: each k is mr contiguous floats */
+    for (int64_t k = 0; k < kc; k++) memcpy(dst + k * MR, A + k * as1, (size_t)mr * sizeof(float));
+    return;
+  }
+  for (int64_t k0 = 0; k0 < kc; k0 += 16) {
+    const int64_t kn = min64(16, kc - k0);
+    for (int64_t i = 0; i < mr; i++) {
+      const float *row = A + i * as0 + k0 * as1;
+      float *d = dst + k0 * MR + i;
+      for (int64_t k = 0; k < kn; k++) d[k * MR] = row[k * as1];
+    }
   }
 }
-
-static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /* Rows with a non-unit inner stride are gathered into a stack buffer in
  * chunks, so every ISA only needs contiguous row kernels. */
@@ -1081,7 +1246,7 @@ static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 /* Plain loops; used only if the packing buffer cannot be allocated. */
 static void gemm_naive(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0, int64_t as1,
                        const float *B, int64_t bs0, int64_t bs1, const float *bias, int64_t bias_s,
-                       int act, float *C, float *rowout)
+                       int act, float *C, int64_t ldc, float *rowout)
 {
   for (int64_t i = 0; i < M; i++) {
     float rs = 0.0f;
@@ -1090,11 +1255,299 @@ static void gemm_naive(int64_t M, int64_t N, int64_t K, const float *A, int64_t 
       for (int64_t k = 0; k < K; k++) s += A[i * as0 + k * as1] * B[k * bs0 + n * bs1];
       if (bias) s += bias[n * bias_s];
       s = ref_act(act, s);
-      if (C) C[i * N + n] = s;
+      if (C) C[i * ldc + n] = s;
       rs += s;
     }
     if (rowout) rowout[i] += rs;
   }
+}
+
+/* B (K×N) at most this many bytes: it stays in L2, so large-M calls run the
+ * micro-kernel on A in place (and on B in place when bs1 == 1, else on one
+ * whole-B packed copy) instead of packing per cache block. */
+#define KK_NOPACK_B_BYTES (128 * 1024)
+/* A rows per block in the no-pack path: A block <= ~256 KiB stays in L2 while
+ * every B panel sweeps over it. */
+#define KK_NOPACK_A_BYTES (256 * 1024)
+
+/* Single-threaded GEMM on one (sub-)problem; C has row stride ldc.
+ * rowout (C == NULL) is zero-initialised by the caller; receives raw row sums.
+ * M, N, K > 0. */
+static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, const float *A, int64_t as0,
+                    int64_t as1, const float *B, int64_t bs0, int64_t bs1, const float *bias, int64_t bias_s,
+                    int act, float *C, int64_t ldc, float *rowout)
+{
+  const int64_t MR = t->mr, NR = t->nr;
+  kk_epilogue ep;
+  ep.bias_s = bias_s;
+  ep.act = act;
+
+  /* dot products beat packing B (vectorised transpose) + micro-kernel only for
+   * very few rows (measured: M <= 4, or M <= 8 with K >= 512) */
+  if ((M <= 4 || (M <= 8 && K >= 512)) && t->gemm_dot && bs0 == 1 && bs1 != 1 && as1 == 1) {
+    t->gemm_dot(M, N, K, A, as0, B, bs1, bias, bias_s, act, C, ldc, rowout);
+    return;
+  }
+  if (M <= 16) {
+    /* Small M (matrix-vector regime): A is read in place; B is streamed in
+     * place when its columns are contiguous, else packed one panel at a time. */
+    float *bp = NULL;
+    if (bs1 != 1) {
+      bp = scratch((size_t)(K * NR));
+      if (!bp) {
+        gemm_naive(M, N, K, A, as0, as1, B, bs0, bs1, bias, bias_s, act, C, ldc, rowout);
+        return;
+      }
+    }
+    ep.flags = KK_EPI_FINAL;
+    for (int64_t n0 = 0; n0 < N; n0 += NR) {
+      int64_t nr = min64(NR, N - n0);
+      const float *panel = B + n0 * bs1;
+      int64_t b_rs = bs0;
+      if (bp) {
+        pack_b(t, K, nr, panel, bs0, bs1, bp);
+        panel = bp;
+        b_rs = NR;
+      }
+      ep.bias = bias ? bias + n0 * bias_s : NULL;
+      for (int64_t m0 = 0; m0 < M; m0 += MR) {
+        ep.rowsum = rowout ? rowout + m0 : NULL;
+        t->ukernel(min64(MR, M - m0), nr, K, A + m0 * as0, as0, as1, panel, b_rs,
+                   C ? C + m0 * ldc + n0 : NULL, ldc, &ep);
+      }
+    }
+    return;
+  }
+
+  if (K * N * (int64_t)sizeof(float) <= KK_NOPACK_B_BYTES) {
+    /* No-pack path: B small enough for L2. A in place (any strides); B in
+     * place when bs1 == 1, else packed once as a whole. One K block. */
+    const int64_t npan = (N + NR - 1) / NR;
+    float *bp = NULL;
+    if (bs1 != 1) {
+      bp = scratch((size_t)(npan * K * NR));
+      if (!bp) {
+        gemm_naive(M, N, K, A, as0, as1, B, bs0, bs1, bias, bias_s, act, C, ldc, rowout);
+        return;
+      }
+      for (int64_t p = 0; p < npan; p++)
+        pack_b(t, K, min64(NR, N - p * NR), B + p * NR * bs1, bs0, bs1, bp + p * K * NR);
+    }
+    int64_t mb = KK_NOPACK_A_BYTES / (K * (int64_t)sizeof(float));
+    mb = mb < MR ? MR : mb / MR * MR;
+    ep.flags = KK_EPI_FINAL;
+    for (int64_t mb0 = 0; mb0 < M; mb0 += mb) {
+      const int64_t mbe = min64(M, mb0 + mb);
+      for (int64_t p = 0; p < npan; p++) {
+        const int64_t n0 = p * NR, nr = min64(NR, N - n0);
+        const float *panel = bp ? bp + p * K * NR : B + n0 * bs1;
+        const int64_t b_rs = bp ? NR : bs0;
+        ep.bias = bias ? bias + n0 * bias_s : NULL;
+        for (int64_t m0 = mb0; m0 < mbe; m0 += MR) {
+          ep.rowsum = rowout ? rowout + m0 : NULL;
+          t->ukernel(min64(MR, mbe - m0), nr, K, A + m0 * as0, as0, as1, panel, b_rs,
+                     C ? C + m0 * ldc + n0 : NULL, ldc, &ep);
+        }
+      }
+    }
+    return;
+  }
+
+  /* Packed path, BLIS loop order: nc (B block) → kc → mc (A block) → nr → mr.
+   * The row-reduce form has no C to accumulate partial K blocks into, so it
+   * uses a single K block. */
+  const int64_t KC = rowout ? K : t->kc, NC = t->nc, MC = t->mc;
+  const int64_t kcmax = min64(KC, K), ncmax = min64(NC, (N + NR - 1) / NR * NR);
+  const int64_t mcmax = min64(MC, (M + MR - 1) / MR * MR);
+  float *buf = scratch((size_t)(kcmax * ncmax + mcmax * kcmax));
+  if (!buf) {
+    gemm_naive(M, N, K, A, as0, as1, B, bs0, bs1, bias, bias_s, act, C, ldc, rowout);
+    return;
+  }
+  float *bpack = buf, *apack = buf + kcmax * ncmax;
+  for (int64_t n0 = 0; n0 < N; n0 += NC) {
+    const int64_t nc = min64(NC, N - n0);
+    for (int64_t k0 = 0; k0 < K; k0 += KC) {
+      const int64_t kc = min64(KC, K - k0);
+      ep.flags = (k0 > 0 ? KK_EPI_ACCUM : 0) | (k0 + kc >= K ? KK_EPI_FINAL : 0);
+      for (int64_t j0 = 0; j0 < nc; j0 += NR)
+        pack_b(t, kc, min64(NR, nc - j0), B + k0 * bs0 + (n0 + j0) * bs1, bs0, bs1, bpack + j0 * kc);
+      for (int64_t m0 = 0; m0 < M; m0 += MC) {
+        const int64_t mc = min64(MC, M - m0);
+        for (int64_t i0 = 0; i0 < mc; i0 += MR)
+          pack_a(t, min64(MR, mc - i0), kc, A + (m0 + i0) * as0 + k0 * as1, as0, as1, apack + i0 * kc);
+        for (int64_t j0 = 0; j0 < nc; j0 += NR) {
+          const int64_t nr = min64(NR, nc - j0);
+          ep.bias = bias ? bias + (n0 + j0) * bias_s : NULL;
+          for (int64_t i0 = 0; i0 < mc; i0 += MR) {
+            ep.rowsum = rowout ? rowout + m0 + i0 : NULL;
+            t->ukernel(min64(MR, mc - i0), nr, kc, apack + i0 * kc, 1, MR, bpack + j0 * kc, NR,
+                       C ? C + (m0 + i0) * ldc + n0 + j0 : NULL, ldc, &ep);
+          }
+        }
+      }
+    }
+  }
+}
+
+/* ---- thread pool ----------------------------------------------------------
+ * Workers are created lazily (never more than budget - 1; the caller is part
+ * 0), persist, and park on a condition variable between jobs. pool_lock is
+ * held by the one submitter using the pool; a concurrent caller that cannot
+ * take it runs single-threaded, so threads never exceed the budget. */
+typedef struct {
+  const kk_isa_table *t;
+  int64_t M, N, K;
+  const float *A;
+  int64_t as0, as1;
+  const float *B;
+  int64_t bs0, bs1;
+  const float *bias;
+  int64_t bias_s;
+  int act;
+  float *C;
+  float *rowout;
+  int split_m;   /* split rows (else columns) */
+  int nparts;    /* threads taking part, caller included */
+  int64_t tiles; /* MR- (or NR-) tiles in the split dimension */
+  int nchunks;   /* the split dimension in nchunks >= nparts chunks, claimed dynamically */
+  atomic_int next;
+} gemm_job;
+
+static void gemm_job_chunk(const gemm_job *j, int part)
+{
+  const int64_t T = j->split_m ? j->t->mr : j->t->nr, D = j->split_m ? j->M : j->N;
+  const int64_t lo = j->tiles * part / j->nchunks * T, hi = min64(D, j->tiles * (part + 1) / j->nchunks * T);
+  if (hi <= lo) return;
+  if (j->split_m)
+    gemm_st(j->t, hi - lo, j->N, j->K, j->A + lo * j->as0, j->as0, j->as1, j->B, j->bs0, j->bs1, j->bias,
+            j->bias_s, j->act, j->C ? j->C + lo * j->N : NULL, j->N, j->rowout ? j->rowout + lo : NULL);
+  else
+    gemm_st(j->t, j->M, hi - lo, j->K, j->A, j->as0, j->as1, j->B + lo * j->bs1, j->bs0, j->bs1,
+            j->bias ? j->bias + lo * j->bias_s : NULL, j->bias_s, j->act, j->C ? j->C + lo : NULL, j->N, NULL);
+}
+
+/* Each participant claims chunks until none are left: a worker that wakes up
+ * late (busy machine) just gets fewer, the caller never idles waiting for it
+ * to start. Chunk boundaries do not depend on who runs them. */
+static void gemm_job_part(gemm_job *j)
+{
+  for (;;) {
+    int c = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
+    if (c >= j->nchunks) return;
+    gemm_job_chunk(j, c);
+  }
+}
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER; /* one submitter at a time */
+static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;   /* guards the fields below */
+static pthread_cond_t pool_wake = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t pool_done = PTHREAD_COND_INITIALIZER;
+static int pool_nworkers;                 /* created so far (ids 1..pool_nworkers) */
+static uint64_t pool_gen;                 /* bumped per job */
+static uint64_t pool_gen0[KK_MAX_THREADS]; /* pool_gen when worker i was created */
+static gemm_job *pool_job;                /* NULL once the submitter retired it */
+static int pool_active;                   /* workers with id < pool_active may join */
+static int pool_inside;                   /* workers currently inside pool_job */
+static int pool_atfork_done;
+
+static void *pool_worker(void *arg)
+{
+  const int id = (int)(intptr_t)arg;
+  pthread_mutex_lock(&pool_mu);
+  uint64_t seen = pool_gen0[id];
+  for (;;) {
+    while (pool_gen == seen) pthread_cond_wait(&pool_wake, &pool_mu);
+    seen = pool_gen;
+    gemm_job *job = pool_job;
+    if (!job || id >= pool_active) continue; /* already retired (woke late) or not needed */
+    pool_inside++;
+    pthread_mutex_unlock(&pool_mu);
+    gemm_job_part(job);
+    pthread_mutex_lock(&pool_mu);
+    if (--pool_inside == 0) pthread_cond_signal(&pool_done);
+  }
+  return NULL;
+}
+
+/* A forked child has none of the parent's workers: start over. */
+static void pool_atfork_child(void)
+{
+  pthread_mutex_init(&pool_lock, NULL);
+  pthread_mutex_init(&pool_mu, NULL);
+  pthread_cond_init(&pool_wake, NULL);
+  pthread_cond_init(&pool_done, NULL);
+  pool_nworkers = 0;
+  pool_job = NULL;
+  pool_active = pool_inside = 0;
+}
+
+/* Called with pool_lock held. Returns how many workers exist (<= want). */
+static int pool_grow(int want)
+{
+  if (!pool_atfork_done) {
+    pthread_atfork(NULL, NULL, pool_atfork_child);
+    pool_atfork_done = 1;
+  }
+  while (pool_nworkers < want) {
+    const int id = pool_nworkers + 1;
+    pthread_mutex_lock(&pool_mu);
+    pool_gen0[id] = pool_gen;
+    pthread_mutex_unlock(&pool_mu);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* workers never take signals */
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    pthread_t th;
+    int rc = pthread_create(&th, &at, pool_worker, (void *)(intptr_t)id);
+    pthread_attr_destroy(&at);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) break;
+    pool_nworkers = id;
+  }
+  return pool_nworkers;
+}
+
+/* Runs the job with up to nparts threads if the pool is free; 0 if it is busy
+ * (the caller then runs single-threaded). The caller works on the job itself;
+ * once every chunk is claimed it retires the job, so workers that have not
+ * woken up yet skip it, and waits only for workers still inside. */
+static int pool_run(gemm_job *job)
+{
+  if (pthread_mutex_trylock(&pool_lock) != 0) return 0;
+  int nw = pool_grow(job->nparts - 1);
+  if (nw + 1 < job->nparts) job->nparts = nw + 1;
+  if (job->nparts > 1) {
+    pthread_mutex_lock(&pool_mu);
+    pool_job = job;
+    pool_active = job->nparts;
+    pool_gen++;
+    pthread_cond_broadcast(&pool_wake);
+    pthread_mutex_unlock(&pool_mu);
+  }
+  gemm_job_part(job);
+  if (job->nparts > 1) {
+    pthread_mutex_lock(&pool_mu);
+    pool_job = NULL;
+    while (pool_inside > 0) pthread_cond_wait(&pool_done, &pool_mu);
+    pthread_mutex_unlock(&pool_mu);
+  }
+  pthread_mutex_unlock(&pool_lock);
+  return 1;
+}
+
+static int online_cpus(void)
+{
+  static atomic_int n;
+  int v = atomic_load_explicit(&n, memory_order_relaxed);
+  if (v == 0) {
+    long c = sysconf(_SC_NPROCESSORS_ONLN);
+    v = clamp_threads(c);
+    atomic_store_explicit(&n, v, memory_order_relaxed);
+  }
+  return v;
 }
 
 /* Shared by kk_gemm (C != NULL) and kk_gemm_rowreduce (rowout != NULL,
@@ -1103,7 +1556,6 @@ static void gemm_driver(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, 
                         int64_t as0, int64_t as1, const float *B, int64_t bs0, int64_t bs1,
                         const float *bias, int64_t bias_s, int act, float *C, float *rowout)
 {
-  const int64_t MR = t->mr, NR = t->nr;
   if (M <= 0 || N <= 0) return;
 
   if (K <= 0) { /* C = act(bias or 0): one row computed, then replicated */
@@ -1121,80 +1573,37 @@ static void gemm_driver(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, 
     return;
   }
 
-  kk_epilogue ep;
-  ep.bias_s = bias_s;
-  ep.act = act;
-
-  if (M <= 16 && t->gemm_dot && bs0 == 1 && bs1 != 1 && as1 == 1) {
-    t->gemm_dot(M, N, K, A, as0, B, bs1, bias, bias_s, act, C, rowout);
-    return;
-  }
-  if (M <= 16) {
-    /* Small M (matrix-vector regime): A is read in place; B is streamed in
-     * place when its columns are contiguous, else packed one panel at a time. */
-    float *bp = NULL;
-    if (bs1 != 1) {
-      bp = scratch((size_t)(K * NR));
-      if (!bp) {
-        gemm_naive(M, N, K, A, as0, as1, B, bs0, bs1, bias, bias_s, act, C, rowout);
-        return;
-      }
-    }
-    ep.flags = KK_EPI_FINAL;
-    for (int64_t n0 = 0; n0 < N; n0 += NR) {
-      int64_t nr = min64(NR, N - n0);
-      const float *panel = B + n0 * bs1;
-      int64_t b_rs = bs0;
-      if (bp) {
-        pack_b(K, nr, NR, panel, bs0, bs1, bp);
-        panel = bp;
-        b_rs = NR;
-      }
-      ep.bias = bias ? bias + n0 * bias_s : NULL;
-      for (int64_t m0 = 0; m0 < M; m0 += MR) {
-        ep.rowsum = rowout ? rowout + m0 : NULL;
-        t->ukernel(min64(MR, M - m0), nr, K, A + m0 * as0, as0, as1, panel, b_rs,
-                   C ? C + m0 * N + n0 : NULL, N, &ep);
-      }
-    }
-    return;
-  }
-
-  /* Packed path, BLIS loop order: nc (B block) → kc → mc (A block) → nr → mr.
-   * The row-reduce form has no C to accumulate partial K blocks into, so it
-   * uses a single K block. */
-  const int64_t KC = rowout ? K : t->kc, NC = t->nc, MC = t->mc;
-  const int64_t kcmax = min64(KC, K), ncmax = min64(NC, (N + NR - 1) / NR * NR);
-  const int64_t mcmax = min64(MC, (M + MR - 1) / MR * MR);
-  float *buf = scratch((size_t)(kcmax * ncmax + mcmax * kcmax));
-  if (!buf) {
-    gemm_naive(M, N, K, A, as0, as1, B, bs0, bs1, bias, bias_s, act, C, rowout);
-    return;
-  }
-  float *bpack = buf, *apack = buf + kcmax * ncmax;
-  for (int64_t n0 = 0; n0 < N; n0 += NC) {
-    const int64_t nc = min64(NC, N - n0);
-    for (int64_t k0 = 0; k0 < K; k0 += KC) {
-      const int64_t kc = min64(KC, K - k0);
-      ep.flags = (k0 > 0 ? KK_EPI_ACCUM : 0) | (k0 + kc >= K ? KK_EPI_FINAL : 0);
-      for (int64_t j0 = 0; j0 < nc; j0 += NR)
-        pack_b(kc, min64(NR, nc - j0), NR, B + k0 * bs0 + (n0 + j0) * bs1, bs0, bs1, bpack + j0 * kc);
-      for (int64_t m0 = 0; m0 < M; m0 += MC) {
-        const int64_t mc = min64(MC, M - m0);
-        for (int64_t i0 = 0; i0 < mc; i0 += MR)
-          pack_a(min64(MR, mc - i0), kc, MR, A + (m0 + i0) * as0 + k0 * as1, as0, as1, apack + i0 * kc);
-        for (int64_t j0 = 0; j0 < nc; j0 += NR) {
-          const int64_t nr = min64(NR, nc - j0);
-          ep.bias = bias ? bias + (n0 + j0) * bias_s : NULL;
-          for (int64_t i0 = 0; i0 < mc; i0 += MR) {
-            ep.rowsum = rowout ? rowout + m0 + i0 : NULL;
-            t->ukernel(min64(MR, mc - i0), nr, kc, apack + i0 * kc, 1, MR, bpack + j0 * kc, NR,
-                       C ? C + (m0 + i0) * N + n0 + j0 : NULL, N, &ep);
-          }
-        }
-      }
+  int budget = atomic_load_explicit(&kk_nthreads, memory_order_relaxed);
+  if (budget > 1) {
+    const int64_t tmin = atomic_load_explicit(&kk_thread_min, memory_order_relaxed);
+    /* saturate instead of overflowing for absurd shapes */
+    const double mnk = (double)M * (double)N * (double)K;
+    if (mnk >= (double)tmin) {
+      int cpus = online_cpus();
+      int nth = budget < cpus ? budget : cpus;
+      /* each thread beyond two needs another half threshold of work */
+      double per = tmin > 0 ? (double)tmin / 2.0 : 1.0;
+      if (mnk / per < (double)nth) nth = (int)(mnk / per);
+      gemm_job job;
+      job.t = t; job.M = M; job.N = N; job.K = K; job.A = A; job.as0 = as0; job.as1 = as1;
+      job.B = B; job.bs0 = bs0; job.bs1 = bs1; job.bias = bias; job.bias_s = bias_s; job.act = act;
+      job.C = C; job.rowout = rowout;
+      const int64_t mt = (M + t->mr - 1) / t->mr, nt = (N + t->nr - 1) / t->nr;
+      /* rows are independent (row sums too); split columns only when rows are too few */
+      job.split_m = rowout != NULL || mt >= nth * 2 || mt >= nt;
+      job.tiles = job.split_m ? mt : nt;
+      if (job.tiles < nth) nth = (int)job.tiles;
+      job.nparts = nth;
+      /* chunks of >= ~192 rows/columns: each chunk re-packs the other operand */
+      int64_t nch = job.tiles * (job.split_m ? t->mr : t->nr) / 192;
+      if (nch > 4 * nth) nch = 4 * nth;
+      if (nch < nth) nch = nth;
+      job.nchunks = (int)nch;
+      atomic_init(&job.next, 0);
+      if (nth > 1 && pool_run(&job)) return;
     }
   }
+  gemm_st(t, M, N, K, A, as0, as1, B, bs0, bs1, bias, bias_s, act, C, N, rowout);
 }
 
 void kk_gemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0, int64_t as1, const float *B,

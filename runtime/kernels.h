@@ -1,8 +1,13 @@
 /* kernels.h — float32 CPU kernels used by code that kiln emits.
  *
- * All kernels are single-threaded, never allocate (except kk_gemm* which
- * keep one grow-only thread-local packing buffer), never print and never
- * exit. kk_init() picks the widest ISA the CPU supports (AVX-512, AVX2+FMA,
+ * All kernels never allocate (except kk_gemm* which keep one grow-only
+ * thread-local packing buffer per thread), never print and never exit. All are
+ * single-threaded except kk_gemm / kk_gemm_rowreduce on large shapes
+ * (M*N*K >= ~8e6), which split the work over a persistent worker pool of at
+ * most kk_set_num_threads() - 1 threads plus the caller (default budget 1 =
+ * never threaded). Every entry point may be called concurrently from several
+ * threads: only one call at a time uses the pool, the others run
+ * single-threaded, so the budget is never exceeded. kk_init() picks the widest ISA the CPU supports (AVX-512, AVX2+FMA,
  * portable C); the env var KILN_ISA=reference|avx2|avx512 may force a lower
  * one. Every entry point calls kk_init() lazily, so calling it is optional. */
 #ifndef KILN_KERNELS_H
@@ -34,8 +39,8 @@ const char *kk_isa_name(void); /* "avx512", "avx2", "reference" */
    A element (i,k) at A[i*as0 + k*as1]; B element (k,n) at B[k*bs0 + n*bs1]; any non-negative strides
    (so torch linear's x @ w.T is B=w with bs0=w.stride(1), bs1=w.stride(0)). bias may be NULL; else bias[n*bias_s].
    M, N or K may be 0 (K==0 → C = act(bias or 0)). Never reads C before writing it.
-   Fastest when B has bs1 == 1 (weights stored K×N row-major): small-M calls then
-   stream B without packing. */
+   Fastest when B has bs1 == 1 (weights stored K×N row-major): calls with small M,
+   or with K*N*4 <= 128 KiB at any M, then stream B without packing. */
 void kk_gemm(int64_t M, int64_t N, int64_t K,
              const float *A, int64_t as0, int64_t as1,
              const float *B, int64_t bs0, int64_t bs1,
@@ -54,6 +59,19 @@ void kk_add(int64_t M, int64_t N, const float *A, int64_t as0, int64_t as1,
             const float *B, int64_t bs0, int64_t bs1, kk_act act, float *C);
 /* out[i] = sum_j X[i,j]  (mean: / N) for a strided X[M×N]. */
 void kk_rowsum(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, int mean, float *out);
+
+/* ---- threading ------------------------------------------------------------ */
+
+/* Thread budget for large GEMMs (caller included): n <= 1 = single-threaded
+   (the default), capped at 64 and at the number of online CPUs. Call it with
+   torch.get_num_threads() or a kiln setting. If never called, kk_init()
+   takes KILN_NUM_THREADS from the environment when set. */
+void kk_set_num_threads(int n);
+int kk_get_num_threads(void);
+/* Test/tuning hook: smallest M*N*K that is split over 2 threads (each further
+   thread needs another half of it); < 0 restores the default. kk_init() also
+   reads KILN_GEMM_THREAD_MIN. */
+void kk_set_gemm_thread_min(int64_t mnk);
 
 /* ---- testing / housekeeping ------------------------------------------- */
 

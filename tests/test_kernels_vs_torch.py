@@ -68,7 +68,8 @@ SPECIALS = SPECIAL_BITS.view(np.float32)
 @pytest.fixture(scope="session")
 def lib(tmp_path_factory):
     out = tmp_path_factory.mktemp("kk") / "libkiln_kernels.so"
-    subprocess.run(["gcc", "-O2", "-std=c11", "-fPIC", "-shared", SRC, "-o", str(out)], check=True)
+    subprocess.run(["gcc", "-O2", "-std=c11", "-fPIC", "-shared", SRC, "-o", str(out), "-lpthread"],
+                   check=True)
     L = ctypes.CDLL(str(out))
     i64, p = ctypes.c_int64, ctypes.c_void_p
     L.kk_init.restype = None
@@ -86,6 +87,11 @@ def lib(tmp_path_factory):
     L.kk_add.restype = None
     L.kk_rowsum.argtypes = [i64, i64, p, i64, i64, ctypes.c_int, p]
     L.kk_rowsum.restype = None
+    L.kk_set_num_threads.argtypes = [ctypes.c_int]
+    L.kk_set_num_threads.restype = None
+    L.kk_get_num_threads.restype = ctypes.c_int
+    L.kk_set_gemm_thread_min.argtypes = [i64]
+    L.kk_set_gemm_thread_min.restype = None
     L.kk_init()
     return L
 
@@ -503,3 +509,73 @@ def test_default_isa_env(lib, tmp_path):
     env = dict(os.environ, KILN_ISA="reference")
     out = subprocess.run([sys.executable, "-c", code, so], env=env, capture_output=True, text=True)
     assert out.stdout.strip() == "reference"
+
+
+# --------------------------------------------------------------------------- threading
+
+@pytest.fixture
+def threaded(kk):
+    """The pool forced on for every size (budget 2, no M*N*K threshold)."""
+    kk.kk_set_num_threads(2)
+    kk.kk_set_gemm_thread_min(1)
+    yield kk
+    kk.kk_set_num_threads(1)
+    kk.kk_set_gemm_thread_min(-1)
+
+
+THREADED_SHAPES = [(1, 100, 64), (7, 300, 33), (16, 129, 100), (64, 32, 32), (100, 129, 511),
+                   (200, 1030, 30), (513, 70, 300), (13, 1100, 260)]
+
+
+@pytest.mark.parametrize("M,N,K", THREADED_SHAPES)
+@pytest.mark.parametrize("act", [NONE, RELU, SIGMOID, TANH])
+def test_gemm_threaded_vs_torch(threaded, M, N, K, act):
+    kk = threaded
+    x, w, b = _operands(M, N, K, seed=5 * M + N + K)
+    want = TORCH_ACT[act](torch.nn.functional.linear(x, w, b))
+    torch.testing.assert_close(k_gemm(kk, x, w.t(), b, act), want, **gemm_tol(K))
+    torch.testing.assert_close(k_gemm(kk, x, w.t().contiguous(), b, act), want, **gemm_tol(K))
+    torch.testing.assert_close(k_gemm(kk, x.t().contiguous().t(), w.t(), b, act), want, **gemm_tol(K))
+    for mean in (0, 1):
+        got = k_rowreduce(kk, x, w.t(), b, act, mean)
+        ref = want.mean(1) if mean else want.sum(1)
+        scale = want.abs().mean(1) if mean else want.abs().sum(1)
+        bound = 1e-5 * scale + 1e-5 * math.sqrt(K) * (1 if mean else math.sqrt(N))
+        assert ((got - ref).abs() <= bound).all()
+
+
+def test_gemm_concurrent_python_threads(threaded):
+    """ctypes releases the GIL: several Python threads run kk_gemm at once while
+    the pool is enabled; only one may use it, the others run single-threaded."""
+    from concurrent.futures import ThreadPoolExecutor
+    kk = threaded
+    cases = [_operands(150 + 10 * i, 130, 200, seed=i) for i in range(6)]
+    wants = [torch.relu(torch.nn.functional.linear(x, w, b)) for x, w, b in cases]
+
+    def run(i):
+        x, w, b = cases[i]
+        return [k_gemm(kk, x, w.t(), b, RELU) for _ in range(10)]
+
+    with ThreadPoolExecutor(4) as ex:
+        results = list(ex.map(run, range(len(cases))))
+    for outs, want in zip(results, wants):
+        for got in outs:
+            torch.testing.assert_close(got, want, **gemm_tol(200))
+
+
+def test_num_threads_api_and_env(lib):
+    assert lib.kk_get_num_threads() >= 1
+    lib.kk_set_num_threads(0)
+    assert lib.kk_get_num_threads() == 1  # n <= 1: single-threaded
+    lib.kk_set_num_threads(3)
+    assert lib.kk_get_num_threads() == 3
+    lib.kk_set_num_threads(1)
+    code = ("import ctypes,sys; L=ctypes.CDLL(sys.argv[1]); L.kk_init(); print(L.kk_get_num_threads())")
+    for env_val, want in (("2", "2"), ("junk", "1"), (None, "1")):
+        env = dict(os.environ)
+        env.pop("KILN_NUM_THREADS", None)
+        if env_val is not None:
+            env["KILN_NUM_THREADS"] = env_val
+        out = subprocess.run([sys.executable, "-c", code, lib._name], env=env, capture_output=True,
+                             text=True)
+        assert out.stdout.strip() == want, (env_val, out.stdout, out.stderr)

@@ -6,7 +6,10 @@
  * Bit-exact: copy, relu, relu_tf, add (+relu). Tolerances: GEMM rtol 1e-5,
  * atol 1e-5*sqrt(K); sigmoid/tanh <= 4 ulp apart or |d| <= 1e-6 (all variants
  * run the same algorithm, only FMA contraction differs); row sums rtol 1e-5,
- * atol 1e-6. Last line: "N passed, N failed"; exit status 1 on any failure. */
+ * atol 1e-6. Last line: "N passed, N failed"; exit status 1 on any failure.
+ * The GEMM sweeps run twice per ISA: single-threaded, then with the thread
+ * pool forced on for every size (kk_set_gemm_thread_min(1)). */
+#define _POSIX_C_SOURCE 200809L /* pthreads */
 #include "kernels.h"
 
 #include <math.h>
@@ -156,7 +159,8 @@ static void test_gemm(void)
 {
   static const int64_t Ms[] = {0, 1, 2, 3, 4, 5, 6, 7, 11, 12, 13, 16, 17, 25, 100, 151};
   static const int64_t Ns[] = {0, 1, 7, 8, 9, 16, 17, 31, 32, 33, 65, 100};
-  static const int64_t Ks[] = {0, 1, 2, 5, 16, 31, 255, 256, 257, 600};
+  /* 255..257 and 511..513 straddle the KC blocks of every ISA (256 / 512) */
+  static const int64_t Ks[] = {0, 1, 2, 5, 16, 31, 255, 256, 257, 511, 512, 513, 600};
   int idx = 0;
   for (size_t mi = 0; mi < sizeof Ms / sizeof *Ms; mi++)
     for (size_t ni = 0; ni < sizeof Ns / sizeof *Ns; ni++)
@@ -192,6 +196,90 @@ static void test_gemm(void)
         test_gemm_case(&g);
         free(A); free(B);
       }
+}
+
+/* Shapes aimed at the newer GEMM paths: the no-pack path at M > 16 (B in
+ * place when bs1 == 1, whole-B packed copy otherwise, several A row blocks),
+ * the packed path across NC/KC boundaries with vectorised A/B packing. */
+static void test_gemm_paths(void)
+{
+  static const int64_t sh[][3] = {{64, 32, 32},  {17, 33, 31},   {100, 65, 257}, {600, 33, 255},
+                                  {300, 50, 600}, {40, 1100, 300}, {29, 64, 520},  {13, 1030, 33},
+                                  {25, 2, 700},   {151, 129, 17},  {40, 100, 1100}, {26, 2100, 513}};
+  int idx = 0;
+  for (size_t s = 0; s < sizeof sh / sizeof *sh; s++)
+    for (int act = 0; act < 5; act++)
+      for (int lay = 0; lay < 3; lay++, idx++) {
+        gcase g;
+        g.M = sh[s][0]; g.N = sh[s][1]; g.K = sh[s][2];
+        float *A = make_mat(g.M, g.K, idx % 3, &g.as0, &g.as1);
+        float *B = make_mat(g.K, g.N, lay, &g.bs0, &g.bs1);
+        float *bias = malloc(((size_t)g.N * 2 + 1) * sizeof(float));
+        for (int64_t i = 0; i < g.N * 2 + 1; i++) bias[i] = 2.0f * frand();
+        g.A = A; g.B = B; g.act = act;
+        g.bias = (idx % 4 == 3) ? NULL : bias;
+        g.bias_s = (idx % 4 == 1) ? 2 : 1;
+        test_gemm_case(&g);
+        free(A); free(B); free(bias);
+      }
+  /* zero strides: a broadcast A row (as0 = 0) and a broadcast B column (bs1 = 0) */
+  for (int z = 0; z < 2; z++) {
+    gcase g;
+    g.M = 50; g.N = 40; g.K = 70;
+    float *A = make_mat(g.M, g.K, 0, &g.as0, &g.as1);
+    float *B = make_mat(g.K, g.N, 0, &g.bs0, &g.bs1);
+    if (z == 0) g.as0 = 0; else g.bs1 = 0;
+    g.A = A; g.B = B; g.bias = NULL; g.bias_s = 1; g.act = KK_ACT_TANH;
+    test_gemm_case(&g);
+    free(A); free(B);
+  }
+}
+
+/* Several threads calling kk_gemm at once while the pool is enabled: at most
+ * one of them gets the pool, the others must run single-threaded correctly. */
+#include <pthread.h>
+typedef struct {
+  int64_t M, N, K;
+  const float *A, *B, *bias;
+  float *C;
+} conc_arg;
+
+static void *conc_worker(void *p)
+{
+  conc_arg *a = p;
+  for (int r = 0; r < 20; r++)
+    kk_gemm(a->M, a->N, a->K, a->A, a->K, 1, a->B, 1, a->K, a->bias, 1, KK_ACT_RELU, a->C);
+  kk_release_scratch();
+  return NULL;
+}
+
+static void test_gemm_concurrent(void)
+{
+  enum { NT = 4 };
+  const int64_t M = 150, N = 130, K = 200;
+  float *A = malloc((size_t)(M * K) * sizeof(float)), *B = malloc((size_t)(N * K) * sizeof(float));
+  float *bias = malloc((size_t)N * sizeof(float)), *C[NT], *want = malloc((size_t)(M * N) * sizeof(float));
+  for (int64_t i = 0; i < M * K; i++) A[i] = frand();
+  for (int64_t i = 0; i < N * K; i++) B[i] = frand();
+  for (int64_t i = 0; i < N; i++) bias[i] = frand();
+  kk_set_num_threads(1);
+  kk_gemm(M, N, K, A, K, 1, B, 1, K, bias, 1, KK_ACT_RELU, want);
+  kk_set_num_threads(2);
+  pthread_t th[NT];
+  conc_arg args[NT];
+  for (int t = 0; t < NT; t++) {
+    C[t] = malloc((size_t)(M * N) * sizeof(float));
+    args[t] = (conc_arg){M, N, K, A, B, bias, C[t]};
+    pthread_create(&th[t], NULL, conc_worker, &args[t]);
+  }
+  int ok = 1;
+  for (int t = 0; t < NT; t++) {
+    pthread_join(th[t], NULL);
+    for (int64_t i = 0; i < M * N; i++) ok &= close_rel(C[t][i], (double)want[i], 1e-5, 1e-5 * sqrt((double)K));
+    free(C[t]);
+  }
+  report(ok, "gemm from 4 threads at once, pool enabled");
+  free(A); free(B); free(bias); free(want);
 }
 
 /* ---- elementwise ---------------------------------------------------------- */
@@ -290,8 +378,9 @@ static void test_elementwise(void)
   }
   /* row sums: long rows, column sums, strided */
   static const int64_t RN[] = {0, 1, 5, 16, 17, 63, 64, 65, 1000, 4097, 9000};
-  float *L = malloc(40000 * sizeof(float));
-  for (int64_t i = 0; i < 40000; i++) L[i] = frand() + 0.5f;
+  /* largest reach: 4 rows of stride 2*9000+1 with inner stride 2 -> 72001 */
+  float *L = malloc(80000 * sizeof(float));
+  for (int64_t i = 0; i < 80000; i++) L[i] = frand() + 0.5f;
   for (size_t ni = 0; ni < sizeof RN / sizeof *RN; ni++)
     for (int lay = 0; lay < 3; lay++)
       for (int mean = 0; mean < 2; mean++) {
@@ -328,7 +417,18 @@ int main(void)
     g_isa = isas[i];
     int f0 = g_fail, p0 = g_pass;
     test_gemm();
+    test_gemm_paths();
     test_elementwise();
+    /* the threaded path: every GEMM shape again with a 3-thread budget
+       (capped at the CPU count) and no size threshold, so rows are split
+       (large M, row reductions) or columns (small M) across the pool */
+    kk_set_num_threads(3);
+    kk_set_gemm_thread_min(1);
+    test_gemm();
+    test_gemm_paths();
+    test_gemm_concurrent();
+    kk_set_num_threads(1);
+    kk_set_gemm_thread_min(-1);
     printf("%s: %d passed, %d failed\n", isas[i], g_pass - p0, g_fail - f0);
   }
   kk_release_scratch();
