@@ -399,6 +399,27 @@ static PyObject *kiln_bind(PyObject *self, PyObject *args, PyObject *kwargs) {
   Py_RETURN_NONE;
 }
 
+int kr_threads_set_explicitly;
+
+/* kiln._runtime.set_num_threads(n): threads kiln's large GEMMs may use. */
+static PyObject *py_set_num_threads(PyObject *self, PyObject *arg) {
+  (void)self;
+  long n = PyLong_AsLong(arg);
+  if (n == -1 && PyErr_Occurred()) return NULL;
+  if (n < 1) {
+    PyErr_SetString(PyExc_ValueError, "kiln: set_num_threads needs n >= 1");
+    return NULL;
+  }
+  kr_threads_set_explicitly = 1;
+  kk_set_num_threads((int)n);
+  Py_RETURN_NONE;
+}
+
+static PyObject *py_get_num_threads(PyObject *self, PyObject *noargs) {
+  (void)self, (void)noargs;
+  return PyLong_FromLong(kk_get_num_threads());
+}
+
 static PyMethodDef kiln_bind_def = {"_kiln_bind", (PyCFunction)(void (*)(void))kiln_bind,
                                     METH_VARARGS | METH_KEYWORDS,
                                     "_kiln_bind(globals, originals=None)\n--\n\n"
@@ -1306,6 +1327,9 @@ static PyObject *py_boundary_paths(PyObject *self, PyObject *noargs) {
 
 static PyMethodDef runtime_methods[] = {
     {"isa", py_isa, METH_NOARGS, "isa()\n--\n\nThe CPU kernel set selected: 'avx512', 'avx2' or 'reference'."},
+    {"set_num_threads", py_set_num_threads, METH_O,
+     "set_num_threads(n)\n--\n\nThreads kiln's large GEMMs may use (default: torch.get_num_threads(), or KILN_NUM_THREADS)."},
+    {"get_num_threads", py_get_num_threads, METH_NOARGS, "get_num_threads()\n--\n\nThe GEMM thread budget."},
     {"boundary_paths", py_boundary_paths, METH_NOARGS,
      "boundary_paths()\n--\n\nWhich boundary path each framework uses: {'torch': ..., 'tensorflow': ...}."},
     {NULL, NULL, 0, NULL},

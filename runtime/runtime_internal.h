@@ -23,6 +23,9 @@ KrTensor *kr_tensor_new(int framework, int rank, const int64_t *shape);
 KrTensor *kr_tensor_view(int framework, int rank, float *data, const int64_t *shape,
                          const int64_t *strides, PyObject *source);
 
+/* runtime.c: set once a user chose the GEMM thread budget */
+extern int kr_threads_set_explicitly;
+
 /* torch_bridge.c: DLPack C exchange API (torch >= 2.10), public fallback otherwise. */
 KrTensor *kr_torch_unbox(PyObject *o, int rank, const char *arg);
 PyObject *kr_torch_box(KrTensor *t);

@@ -121,6 +121,15 @@ static int torch_resolve(void) {
     }
   }
   torch_tensor_type = (PyTypeObject *)cls; /* keeps the reference */
+  /* Thread budget for large GEMMs: torch's own, read once when kiln first
+   * sees torch, unless KILN_NUM_THREADS or kiln._runtime.set_num_threads
+   * decided it (never more threads than the caller allows torch). */
+  if (!getenv("KILN_NUM_THREADS") && !kr_threads_set_explicitly) {
+    PyObject *n = PyObject_CallMethod(mod, "get_num_threads", NULL);
+    if (n && PyLong_Check(n)) kk_set_num_threads((int)PyLong_AsLong(n));
+    Py_XDECREF(n);
+    PyErr_Clear();
+  }
   is_neg_descr = isneg;
   xapi = api;
   return 1;
