@@ -506,7 +506,12 @@ static Val math_call(E *e, KlNode *n) {
   else if (!strcmp(fn, "sin") || !strcmp(fn, "cos") || !strcmp(fn, "tan")) domain = kl_fmt(e->ctx, "isinf(%s)", x);
   if (strcmp(domain, "0"))
     line(e, "if (%s) { PyErr_SetString(PyExc_ValueError, \"math domain error\"); KL_FAIL(%d); }", domain, L);
-  line(e, "%s = %s(%s);", r.s, fn, x);
+  static const char *const libm[] = {"exp", "log", "sin", "cos", "tan", "tanh", "atan", NULL};
+  int k = -1;
+  for (int i = 0; libm[i]; i++)
+    if (!strcmp(fn, libm[i])) k = i;
+  if (k >= 0) line(e, "%s = kl_libm[%d](%s); /* %s */", r.s, k, x, fn);
+  else line(e, "%s = %s(%s);", r.s, fn, x);
   if (!strcmp(fn, "exp"))
     line(e, "if (isinf(%s) && isfinite(%s)) { PyErr_SetString(PyExc_OverflowError, \"math range error\"); KL_FAIL(%d); }",
          r.s, x, L);
@@ -1243,6 +1248,11 @@ static const char preamble[] =
     "  else PyErr_SetString(PyExc_TypeError, \"exceptions must derive from BaseException\");\n"
     "  Py_DECREF(inst);\n"
     "}\n"
+    "\n"
+    "/* libm through pointers the C compiler cannot constant-fold: Python calls\n"
+    " * libm at run time, and a folded (correctly rounded) value can differ from\n"
+    " * libm's in the last bit. */\n"
+    "__attribute__((unused)) static double (*volatile kl_libm[7])(double) = {exp, log, sin, cos, tan, tanh, atan};\n"
     "\n"
     "__attribute__((unused)) static void kl_assert_fail(PyObject *msg) {\n"
     "  if (!msg) { PyErr_SetNone(PyExc_AssertionError); return; }\n"
