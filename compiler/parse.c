@@ -21,6 +21,7 @@ typedef struct Parser {
   jmp_buf *bail;       /* where an unsupported construct jumps */
   int depth;           /* nesting of the recursive descent (see enter) */
   KlToken *nfkc_name;  /* a module-scope name Python would normalize (see nfkc_check) */
+  int loops;           /* enclosing loop bodies in the current function */
 } Parser;
 
 /* Nesting deeper than this (parser recursion, or AST depth of a function)
@@ -690,8 +691,12 @@ static KlNode *small_stmt(Parser *p) {
   KlNode *n;
   switch (t->kind) {
   case KL_TOK_KW_PASS: next(p); return new_node(p, KL_N_PASS, t->loc);
-  case KL_TOK_KW_BREAK: next(p); return new_node(p, KL_N_BREAK, t->loc);
-  case KL_TOK_KW_CONTINUE: next(p); return new_node(p, KL_N_CONTINUE, t->loc);
+  case KL_TOK_KW_BREAK:
+  case KL_TOK_KW_CONTINUE:
+    /* CPython rejects these outside a loop body at compile time */
+    if (!p->loops) kl_fatal(p->ctx, KL_KILN001, t->loc, "'%s' outside loop", t->kind == KL_TOK_KW_BREAK ? "break" : "continue");
+    next(p);
+    return new_node(p, t->kind == KL_TOK_KW_BREAK ? KL_N_BREAK : KL_N_CONTINUE, t->loc);
   case KL_TOK_KW_RETURN:
     next(p);
     n = new_node(p, KL_N_RETURN, t->loc);
@@ -794,7 +799,9 @@ static KlNode *loop_stmt(Parser *p) {
     n->b = testlist(p, false);
   }
   expect(p, KL_TOK_COLON);
+  p->loops++;
   n->body = block(p);
+  p->loops--;
   if (accept(p, KL_TOK_KW_ELSE)) {
     expect(p, KL_TOK_COLON);
     n->orelse = block(p);
@@ -1117,6 +1124,7 @@ static void funcdef(Parser *p) {
   p->bail = &bail;
   p->fn = f;
   p->depth = 0;
+  p->loops = 0;
   if (setjmp(bail) == 0) {
     if (is_async) unsupported(p, f->loc, KL_KILN010, "async function (coroutine)");
     if (other_decorator) unsupported(p, (KlLoc){deco_line, deco_col}, KL_KILN012, "decorator");
@@ -1133,6 +1141,7 @@ static void funcdef(Parser *p) {
     check_depth(p, f->returns, f->body);
   } else {
     p->depth = 0;
+    p->loops = 0;
     /* Skip the rest of the function: back to the header, then the block. */
     p->pos = header;
     int depth = 0;

@@ -79,6 +79,12 @@ def check_syntax(source: bytes, filename: str) -> None:
     except ValueError as exc:  # e.g. null bytes on some Python versions
         diag = f"{filename}:1:1: error[KILN001]: invalid Python source: {exc}\n"
         raise KilnError(diag, diagnostics=diag, code="KILN001") from None
+    except (MemoryError, RecursionError) as exc:
+        # CPython's own parser gives up on very deeply nested source: the
+        # module could not be imported either.
+        diag = (f"{filename}:1:1: error[KILN001]: source too deeply nested for CPython's parser "
+                f"({type(exc).__name__})\n")
+        raise KilnError(diag, diagnostics=diag, code="KILN001") from None
 
 
 @dataclass

@@ -1,0 +1,5 @@
+def n():
+    while 1:
+        pass
+    else:
+        continue

@@ -1,0 +1,177 @@
+"""Compiled functions called from many threads at once give correct results:
+8 threads, tensor and scalar functions, native sites and Python-fallback
+sites, error paths, and the first call of kiln.compile racing in every
+thread (one build, one module)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+
+import pytest
+
+try:
+    import kiln._compiler  # noqa: F401
+except ImportError as exc:  # pragma: no cover
+    pytest.skip(f"kiln._compiler cannot be imported ({exc})", allow_module_level=True)
+
+import kiln
+
+THREADS = 8
+
+SCALAR_SRC = textwrap.dedent('''\
+    COUNTS = {}
+
+
+    def collatz(n: int) -> int:
+        steps = 0
+        while n != 1:
+            if n % 2 == 0:
+                n = n // 2
+            else:
+                n = 3 * n + 1
+            steps += 1
+        return steps
+
+
+    def mix(a: int, b: float, tag) -> float:
+        total = 0.0
+        for i in range(a):
+            total += (i * b) % 7.0
+        COUNTS[tag] = COUNTS.get(tag, 0) + 1   # fallback sites (dict ops)
+        return total
+
+
+    def divide(a: int, b: int) -> int:
+        return a // b
+''')
+
+TORCH_SRC = textwrap.dedent('''\
+    import torch.nn.functional as F
+    from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D
+
+
+    def mlp(x: TensorF32Cpu2D, w1: TensorF32Cpu2D, b1: TensorF32Cpu1D,
+            w2: TensorF32Cpu2D) -> TensorF32Cpu1D:
+        h = F.linear(x, w1, b1).relu()
+        out = h @ w2
+        return out.sigmoid().mean(dim=1, keepdim=False)
+
+
+    def with_fallback(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+        h = x @ y
+        h2 = h.clone()          # a Python-fallback site
+        return (h2 + x).relu()
+''')
+
+
+def run_threads(target, n=THREADS):
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(n)
+
+    def wrap(i):
+        try:
+            barrier.wait()
+            target(i)
+        except BaseException as e:  # noqa: BLE001
+            errors.append(e)
+    ts = [threading.Thread(target=wrap, args=(i,)) for i in range(n)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    if errors:
+        raise errors[0]
+
+
+@pytest.fixture(scope="module")
+def scalar_mod(tmp_path_factory):
+    d = tmp_path_factory.mktemp("conc")
+    (d / "kconc_scalar.py").write_text(SCALAR_SRC)
+    return kiln.build(str(d / "kconc_scalar.py"), out_dir=str(d))
+
+
+def test_scalar_functions_from_8_threads(scalar_mod):
+    m = scalar_mod
+    py = m.__kiln_python__
+    expect = {n: py["collatz"](n) for n in range(1, 400)}
+    mix_expect = {a: py["mix"](a, 0.37, "x") for a in range(0, 60)}
+
+    def work(i):
+        for rep in range(30):
+            for n in range(1 + i, 400, 7):
+                assert m.collatz(n) == expect[n]
+            for a in range(0, 60, 3):
+                assert m.mix(a, 0.37, i) == mix_expect[a]
+            with pytest.raises(ZeroDivisionError):
+                m.divide(rep, 0)
+            assert m.divide(-7 - rep, 2) == (-7 - rep) // 2
+    run_threads(work)
+    # every thread's fallback dict updates landed (the GIL serializes them)
+    assert all(m.COUNTS[i] == 30 * 20 for i in range(THREADS))
+
+
+def test_tensor_functions_from_8_threads(tmp_path):
+    torch = pytest.importorskip("torch")
+    (tmp_path / "kconc_torch.py").write_text(TORCH_SRC)
+    m = kiln.build(str(tmp_path / "kconc_torch.py"), out_dir=str(tmp_path))
+    py = m.__kiln_python__
+    g = torch.Generator().manual_seed(0)
+    shapes = [(1, 3, 4, 2), (5, 8, 16, 3), (33, 20, 40, 7), (64, 64, 64, 64), (0, 4, 5, 6)]
+    cases = []
+    for (mm, k, n, o) in shapes:
+        args = (torch.randn(mm, k, generator=g), torch.randn(n, k, generator=g),
+                torch.randn(n, generator=g), torch.randn(n, o, generator=g))
+        cases.append((args, py["mlp"](*args)))
+    sq = [torch.randn(s, s, generator=g) for s in (1, 7, 50)]
+    fb = [((a, a.t()), py["with_fallback"](a, a.t())) for a in sq]
+
+    def work(i):
+        for rep in range(20):
+            args, want = cases[(i + rep) % len(cases)]
+            torch.testing.assert_close(m.mlp(*args), want, rtol=1e-5, atol=1e-5)
+            args, want = fb[(i + rep) % len(fb)]
+            torch.testing.assert_close(m.with_fallback(*args), want, rtol=1e-5, atol=1e-5)
+            if rep % 10 == 0:
+                with pytest.raises(RuntimeError):
+                    m.mlp(args[0], args[0], torch.randn(3), args[0])
+    run_threads(work)
+
+
+RACE_PROG = textwrap.dedent('''\
+    import sys, threading
+    sys.path.insert(0, sys.argv[1])
+    import kiln
+    import krace
+    results, errors = [], []
+    barrier = threading.Barrier(8)
+    def go():
+        try:
+            barrier.wait()
+            f = kiln.compile(krace.f)
+            results.append((type(f).__name__, f(41)))
+        except BaseException as e:
+            errors.append(repr(e))
+    ts = [threading.Thread(target=go) for _ in range(8)]
+    [t.start() for t in ts]; [t.join() for t in ts]
+    print(errors or sorted(set(results)))
+''')
+
+
+@pytest.mark.xfail(strict=False, reason="race in kiln/_build.py: find_toolchain() reads sysconfig "
+                   "config vars, whose lazy first initialization is not thread-safe, so racing threads "
+                   "compute different cache keys ('cc -shared' vs a doubled LDSHARED) and build twice; "
+                   "reported (non-strict: the race does not lose every time)")
+def test_first_compile_races_in_8_threads(tmp_path):
+    (tmp_path / "krace.py").write_text("def f(x: int) -> int:\n    return x * 2 + 1\n")
+    env = dict(os.environ, KILN_CACHE_DIR=str(tmp_path / "cache"), KILN_MODE="auto")
+    proc = subprocess.run([sys.executable, "-c", RACE_PROG, str(tmp_path)], capture_output=True,
+                          text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = proc.stdout.strip().splitlines()[-1]
+    assert out.endswith("83)]") and "function'" not in out, out  # one native result, no Python fallback
+    from kiln import _cache
+    assert len([p for p in (tmp_path / "cache").iterdir() if p.name.endswith(_cache.ext_suffix())]) == 1
