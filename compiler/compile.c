@@ -73,6 +73,7 @@ void kl_compile(const char *src, size_t len, const char *filename, const char *m
   res->ok = ctx->nerrors == 0 && !res->c_source.oom && !res->report.oom;
   if (!res->report.len) kl_buf_printf(&res->report, "{\"kiln_version\": \"%s\", \"functions\": []}", KILN_VERSION);
   kl_render_diags(ctx, &res->diagnostics);
+  kl_free_tracked(ctx);
   kl_arena_free(&ctx->arena);
   free(ctx);
 }

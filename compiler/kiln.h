@@ -50,6 +50,9 @@ void kl_buf_puts(KlBuf *b, const char *s);
 void kl_buf_printf(KlBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void kl_buf_vprintf(KlBuf *b, const char *fmt, va_list ap);
 void kl_buf_free(KlBuf *b);
+/* A buffer freed with the context even when a kl_fatal unwinds past its owner. */
+KlBuf *kl_tracked_buf(KlCtx *ctx);
+void kl_free_tracked(KlCtx *ctx);
 /* Appends s as the body of a C string literal: every byte that is not a
  * plain letter, digit, space or safe punctuation becomes an octal escape,
  * so no source text can end the literal, a comment or a line. */
@@ -558,6 +561,7 @@ struct KlCtx {
   int nplugins;
   int next_node_id;
   KlModule *module;
+  struct KlTrackedBuf *tracked; /* util.c: buffers to free at the end */
 };
 
 typedef struct KlResult {

@@ -107,6 +107,23 @@ void kl_buf_free(KlBuf *b) {
   *b = (KlBuf){0};
 }
 
+struct KlTrackedBuf {
+  KlBuf buf;
+  struct KlTrackedBuf *next;
+};
+
+KlBuf *kl_tracked_buf(KlCtx *ctx) {
+  struct KlTrackedBuf *t = kl_alloc(ctx, sizeof *t);
+  t->next = ctx->tracked;
+  ctx->tracked = t;
+  return &t->buf;
+}
+
+void kl_free_tracked(KlCtx *ctx) {
+  for (struct KlTrackedBuf *t = ctx->tracked; t; t = t->next) kl_buf_free(&t->buf);
+  ctx->tracked = NULL;
+}
+
 void kl_buf_c_string(KlBuf *b, const char *s, size_t n) {
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];

@@ -211,10 +211,17 @@ def _split(cmd: str | None) -> list[str]:
     return shlex.split(cmd) if cmd else []
 
 
+_sysconfig_lock = threading.Lock()
+
+
 def find_toolchain() -> Toolchain:
     """The C compiler the way Python's build tools find it: sysconfig, with
     $CC (and $LDSHARED) taking precedence. Raises a KilnError saying what to
     install when the compiler or Python.h is missing."""
+    # sysconfig fills its cache on first use, and that is not thread-safe:
+    # racing first calls could see different values (and cache keys).
+    with _sysconfig_lock:
+        sysconfig.get_config_vars()
     sys_cc = sysconfig.get_config_var("CC") or "cc"
     env_cc = os.environ.get("CC")
     cc = _split(env_cc) or _split(sys_cc) or ["cc"]

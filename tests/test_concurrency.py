@@ -161,10 +161,8 @@ RACE_PROG = textwrap.dedent('''\
 ''')
 
 
-@pytest.mark.xfail(strict=False, reason="race in kiln/_build.py: find_toolchain() reads sysconfig "
-                   "config vars, whose lazy first initialization is not thread-safe, so racing threads "
-                   "compute different cache keys ('cc -shared' vs a doubled LDSHARED) and build twice; "
-                   "reported (non-strict: the race does not lose every time)")
+# Racing first compiles once saw different cache keys (sysconfig's lazy first
+# initialization is not thread-safe): find_toolchain() now initializes it under a lock.
 def test_first_compile_races_in_8_threads(tmp_path):
     (tmp_path / "krace.py").write_text("def f(x: int) -> int:\n    return x * 2 + 1\n")
     env = dict(os.environ, KILN_CACHE_DIR=str(tmp_path / "cache"), KILN_MODE="auto")
