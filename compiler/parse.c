@@ -405,7 +405,8 @@ static KlNode *primary(Parser *p) {
   for (;;) {
     KlToken *t = peek(p);
     if (accept(p, KL_TOK_LPAREN)) {
-      KlNode *c = new_node(p, KL_N_CALL, t->loc);
+      /* a call is located at the name called: `linear` in F.linear(...), `mean` in h.mean(...) */
+      KlNode *c = new_node(p, KL_N_CALL, n->kind == KL_N_NAME || n->kind == KL_N_ATTR ? n->loc : t->loc);
       c->a = n;
       call_args(p, c);
       n = c;
