@@ -265,18 +265,19 @@ static const char *double_literal(E *e, double d) {
   return kl_fmt(e->ctx, "%a", d);
 }
 
-static Val load_slot(E *e, int s, KlLoc loc);
-static Val load_local(E *e, KlNode *n) { return load_slot(e, n->slot, n->loc); }
+static Val load_slot(E *e, int s, KlLoc loc, bool check);
+static Val load_local(E *e, KlNode *n) { return load_slot(e, n->slot, n->loc, n->maybe_unbound); }
 
-static Val load_slot(E *e, int s, KlLoc loc) {
+/* Reads a local; `check` when some path reaches the read unbound (resolve.c). */
+static Val load_slot(E *e, int s, KlLoc loc, bool check) {
   KlLocal *l = &e->f->locals[s];
   KlNode nn = {.loc = loc};
   KlNode *n = &nn;
   if (is_obj(e, l->type)) {
-    if (!l->is_param) line(e, "if (!lv_%d) { kr->unbound_local(\"%s\"); KL_FAIL(%d); }", s, c_str(e->ctx, l->name), n->loc.line);
+    if (check) line(e, "if (!lv_%d) { kr->unbound_local(\"%s\"); KL_FAIL(%d); }", s, c_str(e->ctx, l->name), n->loc.line);
     return val(l->type, false, "lv_%d", s);
   }
-  if (!l->is_param) line(e, "if (!lb_%d) { kr->unbound_local(\"%s\"); KL_FAIL(%d); }", s, c_str(e->ctx, l->name), n->loc.line);
+  if (check) line(e, "if (!lb_%d) { kr->unbound_local(\"%s\"); KL_FAIL(%d); }", s, c_str(e->ctx, l->name), n->loc.line);
   return val(l->type, false, "lv_%d", s);
 }
 
@@ -311,8 +312,8 @@ static Val scalar_binop(E *e, int op, KlType rt, Val a, Val b, int L) {
   case KL_OP_ADD: overflow_check(e, kl_fmt(e->ctx, "__builtin_add_overflow((int64_t)%s, (int64_t)%s, &%s)", a.s, b.s, r.s), L); break;
   case KL_OP_SUB: overflow_check(e, kl_fmt(e->ctx, "__builtin_sub_overflow((int64_t)%s, (int64_t)%s, &%s)", a.s, b.s, r.s), L); break;
   case KL_OP_MUL: overflow_check(e, kl_fmt(e->ctx, "__builtin_mul_overflow((int64_t)%s, (int64_t)%s, &%s)", a.s, b.s, r.s), L); break;
-  case KL_OP_FLOORDIV: line(e, "if (kr->int_floordiv(%s, %s, &%s, kl_file, %d) < 0) KL_FAIL(%d);", a.s, b.s, r.s, L, L); break;
-  case KL_OP_MOD: line(e, "if (kr->int_mod(%s, %s, &%s) < 0) KL_FAIL(%d);", a.s, b.s, r.s, L); break;
+  case KL_OP_FLOORDIV: line(e, "if (kl_floordiv(%s, %s, &%s, kl_file, %d) < 0) KL_FAIL(%d);", a.s, b.s, r.s, L, L); break;
+  case KL_OP_MOD: line(e, "if (kl_mod(%s, %s, &%s) < 0) KL_FAIL(%d);", a.s, b.s, r.s, L); break;
   case KL_OP_POW: line(e, "if (kr->int_pow(%s, %s, &%s, kl_file, %d) < 0) KL_FAIL(%d);", a.s, b.s, r.s, L, L); break;
   case KL_OP_LSHIFT:
     line(e, "if (%s < 0) { kr->negative_shift(); KL_FAIL(%d); }", b.s, L);
@@ -930,7 +931,7 @@ static void augassign_stmt(E *e, KlNode *s) {
   KlSiteInfo *site = s->site;
   bool native = site->outcome == KL_SITE_SCALAR && kl_is_scalar(s->type);
   if (t->kind == KL_N_NAME) {
-    Val cur = load_slot(e, s->slot, t->loc);
+    Val cur = load_slot(e, s->slot, t->loc, s->maybe_unbound);
     Val rhs = ev(e, s->b);
     Val r = native ? scalar_binop(e, s->op, s->type, cur, rhs, L) : object_binop(e, s->op, cur, rhs, true, L);
     release(e, rhs);
@@ -1253,6 +1254,24 @@ static const char preamble[] =
     " * libm at run time, and a folded (correctly rounded) value can differ from\n"
     " * libm's in the last bit. */\n"
     "__attribute__((unused)) static double (*volatile kl_libm[7])(double) = {exp, log, sin, cos, tan, tanh, atan};\n"
+    "\n"
+    "/* Python's floor division and modulo on int64, inline for the common\n"
+    " * case; division by zero and INT64_MIN // -1 go to the runtime, which raises. */\n"
+    "__attribute__((unused)) static inline int kl_floordiv(int64_t a, int64_t b, int64_t *r, const char *file, int line) {\n"
+    "  if (b == 0 || (b == -1 && a == INT64_MIN)) return kr->int_floordiv(a, b, r, file, line);\n"
+    "  int64_t q = a / b;\n"
+    "  if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;\n"
+    "  *r = q;\n"
+    "  return 0;\n"
+    "}\n"
+    "__attribute__((unused)) static inline int kl_mod(int64_t a, int64_t b, int64_t *r) {\n"
+    "  if (b == 0) return kr->int_mod(a, b, r);\n"
+    "  if (b == -1) { *r = 0; return 0; }\n"
+    "  int64_t m = a % b;\n"
+    "  if (m != 0 && ((m < 0) != (b < 0))) m += b;\n"
+    "  *r = m;\n"
+    "  return 0;\n"
+    "}\n"
     "\n"
     "__attribute__((unused)) static void kl_assert_fail(PyObject *msg) {\n"
     "  if (!msg) { PyErr_SetNone(PyExc_AssertionError); return; }\n"

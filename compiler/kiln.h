@@ -307,6 +307,7 @@ struct KlNode {
   KlBinding binding;
   int slot;          /* LOCAL: index into func->locals; AUGASSIGN of a local: the slot read */
   int web;           /* resolve.c: definition id (stores) or a reaching one (loads) */
+  bool maybe_unbound; /* resolve.c: a load some path reaches without a binding */
   const char *dotted; /* expression statically denotes this module path / symbol,
                          e.g. "torch.nn.functional.linear" (NAME, ATTR) */
   /* claim.c */

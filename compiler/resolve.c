@@ -150,7 +150,8 @@ typedef struct Webs {
 } Webs;
 
 typedef struct St {
-  uint64_t *bits; /* nslots * words */
+  uint64_t *bits; /* nslots * words: definitions that may reach here */
+  uint64_t *unb;  /* one bit per slot: may be unbound here */
   bool dead;
 } St;
 
@@ -169,14 +170,18 @@ static void uf_union(Webs *w, int a, int b) {
   if (a != b) w->parent[a < b ? b : a] = a < b ? a : b;
 }
 
+static int unb_words(Webs *w) { return (w->nslots + 64) / 64; }
+
 static St st_new(Webs *w) {
-  St s = {kl_alloc(w->ctx, sizeof(uint64_t) * (size_t)(w->nslots * w->words + 1)), true};
+  St s = {kl_alloc(w->ctx, sizeof(uint64_t) * (size_t)(w->nslots * w->words + 1)),
+          kl_alloc(w->ctx, sizeof(uint64_t) * (size_t)unb_words(w)), true};
   return s;
 }
 
 static St st_copy(Webs *w, St *s) {
   St c = st_new(w);
   memcpy(c.bits, s->bits, sizeof(uint64_t) * (size_t)(w->nslots * w->words));
+  memcpy(c.unb, s->unb, sizeof(uint64_t) * (size_t)unb_words(w));
   c.dead = s->dead;
   return c;
 }
@@ -191,6 +196,11 @@ static bool st_join(Webs *w, St *into, St *from) {
     if (v != into->bits[i]) changed = true;
     into->bits[i] = v;
   }
+  for (int i = 0; i < unb_words(w); i++) {
+    uint64_t v = into->unb[i] | from->unb[i];
+    if (v != into->unb[i]) changed = true;
+    into->unb[i] = v;
+  }
   return changed;
 }
 
@@ -198,12 +208,20 @@ static void st_def(Webs *w, St *s, int slot, int def) {
   uint64_t *b = s->bits + slot * w->words;
   memset(b, 0, sizeof(uint64_t) * (size_t)w->words);
   if (def >= 0) b[def / 64] |= (uint64_t)1 << (def % 64);
+  /* a definition binds the name; `del` (def -1) unbinds it */
+  if (def >= 0) s->unb[slot / 64] &= ~((uint64_t)1 << (slot % 64));
+  else s->unb[slot / 64] |= (uint64_t)1 << (slot % 64);
 }
 
 /* A use: all definitions that reach it become one web. The use remembers
  * one of them (def id + 1 in n->slot's place is resolved at the end). */
 static void web_use(Webs *w, St *s, KlNode *n) {
-  if (w->counting || s->dead) return;
+  if (w->counting) return;
+  if (s->dead) { /* unreachable code: a read of nothing */
+    n->web = -1;
+    n->maybe_unbound = true;
+    return;
+  }
   uint64_t *b = s->bits + n->slot * w->words;
   int first = -1;
   for (int i = 0; i < w->ndefs; i++)
@@ -212,6 +230,7 @@ static void web_use(Webs *w, St *s, KlNode *n) {
       else uf_union(w, first, i);
     }
   n->web = first; /* -1: no definition reaches (UnboundLocalError if run) */
+  n->maybe_unbound = first < 0 || (s->unb[n->slot / 64] >> (n->slot % 64) & 1);
 }
 
 static void web_def(Webs *w, St *s, KlNode *n) {
@@ -418,6 +437,7 @@ static void split_webs(KlCtx *ctx, KlFunc *f) {
   for (int i = 0; i < w.ndefs; i++) w.parent[i] = i;
   s = st_new(&w);
   s.dead = false;
+  for (int i = 0; i < w.nslots; i++) s.unb[i / 64] |= (uint64_t)1 << (i % 64);
   for (int i = 0; i < f->nparams; i++) {
     w.def_slot[i] = f->params[i].slot;
     st_def(&w, &s, f->params[i].slot, i);
