@@ -801,3 +801,29 @@ def test_class_body_names_do_not_shadow_module_names(tmp_path):
     report = json.loads(_compiler.compile(src.read_bytes(), str(src), "cls_scope", 0)["report"])
     (site,) = report["functions"][0]["sites"]
     assert site["outcome"] == "claimed", site
+
+
+@pytest.mark.parametrize("public", ["0", "1"])
+def test_negative_bit_views_refused_on_both_paths(tmp_path, public):
+    """Negative-bit views (their memory holds -value) are refused: through
+    torch's C++ is_neg on the fast path, through Tensor.is_neg on the public one.
+    A detached neg view is not a view any more but keeps the bit."""
+    code = f"""
+import torch, kiln
+m = kiln.build({str(PROGRAMS / "tp_forms.py")!r}, out_dir={str(tmp_path)!r})
+x = torch.randn(2, 3)
+bad = [torch._neg_view(x), torch._neg_view(x).detach(),
+       torch.randn(2, 3, dtype=torch.complex64).conj().imag]
+out = []
+for t in bad:
+    try:
+        m.relu_2(t)
+        out.append("accepted")
+    except ValueError as e:
+        out.append("refused" if "negative-bit" in str(e) else str(e))
+print(out, m.relu_2(x.clone()).equal(torch.relu(x)))
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=dict(os.environ, KILN_TORCH_PUBLIC=public), cwd=PROGRAMS.parent.parent)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip() == "['refused', 'refused', 'refused'] True", r.stdout
