@@ -65,8 +65,7 @@ static void emit_site(Walk *w, KlNode *n) {
 
 static void walk_sites(Walk *w, KlNode *n) {
   if (!n) return;
-  /* children first for calls so receivers and arguments come before the call? no:
-   * source order reads better: the site, then what is inside it */
+  /* the site, then the sites inside it */
   if (n->site && n->site->outcome != KL_SITE_NONE) emit_site(w, n);
   walk_sites(w, n->a);
   walk_sites(w, n->b);
@@ -99,7 +98,7 @@ void kl_emit_report(KlCtx *ctx, KlModule *m, KlBuf *out) {
     kl_buf_puts(out, ", \"sites\": [");
     Walk w = {ctx, out, 0};
     if (!f->unsupported) walk_list(&w, f->body);
-    kl_buf_puts(out, w.count ? "]}" : "]}");
+    kl_buf_puts(out, "]}");
   }
   kl_buf_puts(out, "\n  ]\n}\n");
 }

@@ -258,6 +258,14 @@ void kl_infer_types(KlCtx *ctx, KlModule *m) {
     for (int j = 0; j < f->nparams; j++) {
       KlParam *p = &f->params[j];
       p->type = kl_annotation_type(ctx, p->annotation);
+      /* a kiln marker that does not exist (TensorF64Cpu2D, TensorF32Cpu3D): say so */
+      const char *ann = p->annotation ? p->annotation->dotted : NULL;
+      if (p->type == KL_T_OBJECT && ann &&
+          (!strncmp(ann, "kiln.", 5) || !strncmp(ann, "torch.", 6) || !strncmp(ann, "tensorflow.", 11)))
+        kl_diag(ctx, KL_SEV_WARNING, KL_KILN021, p->annotation->loc,
+                "'%s' is not a kiln type; parameter '%s' is a Python object (annotate tensors with "
+                "kiln.torch / kiln.tensorflow TensorF32Cpu1D or TensorF32Cpu2D)",
+                ann, p->name);
       f->locals[p->slot].type = p->type;
     }
     Infer in = {.ctx = ctx, .f = f};
