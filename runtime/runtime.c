@@ -30,14 +30,16 @@ KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *
  * framework has freed) instead of calling malloc. Buffers may be released
  * from any thread without the GIL (framework deleters), so the lists are
  * guarded by a spinlock: critical sections are a few instructions. */
-#define KR_POOL_CLASSES 13     /* 64 B .. 256 KiB */
+#define KR_POOL_CLASSES 13     /* 64 B .. 256 KiB (power-of-two classes: larger ones would waste memory) */
 #define KR_POOL_DEPTH 8        /* buffers kept per class */
+#define KR_POOL_MAX_BYTES ((size_t)32 << 20) /* never keep more than this idle */
 #define KR_HEADER 64
 
 static struct {
   atomic_flag lock;
   KrBuffer *free[KR_POOL_CLASSES][KR_POOL_DEPTH];
   int count[KR_POOL_CLASSES];
+  size_t bytes; /* idle bytes held */
 } pool = {.lock = ATOMIC_FLAG_INIT};
 
 static int size_class(size_t bytes) {
@@ -64,7 +66,10 @@ KrBuffer *kr_buffer_new(size_t nfloats) {
   KrBuffer *b = NULL;
   if (cls >= 0) {
     pool_lock();
-    if (pool.count[cls] > 0) b = pool.free[cls][--pool.count[cls]];
+    if (pool.count[cls] > 0) {
+      b = pool.free[cls][--pool.count[cls]];
+      pool.bytes -= (size_t)64 << cls;
+    }
     pool_unlock();
   }
   if (!b) {
@@ -92,8 +97,10 @@ void kr_buffer_release(KrBuffer *b) {
   int cls = b->size_class;
   if (cls >= 0) {
     pool_lock();
-    if (pool.count[cls] < KR_POOL_DEPTH) {
+    size_t cap = (size_t)64 << cls;
+    if (pool.count[cls] < KR_POOL_DEPTH && pool.bytes + cap <= KR_POOL_MAX_BYTES) {
       pool.free[cls][pool.count[cls]++] = b;
+      pool.bytes += cap;
       b = NULL;
     }
     pool_unlock();
