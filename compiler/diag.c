@@ -311,8 +311,26 @@ static const char *source_line(KlCtx *ctx, int line, size_t *len) {
   return p;
 }
 
+/* Diagnostics in source order (stable: same line keeps recording order). */
+static void sort_diags(KlCtx *ctx) {
+  KlDiag *sorted = NULL;
+  for (KlDiag *d = ctx->diags, *next; d; d = next) {
+    next = d->next;
+    KlDiag **at = &sorted;
+    while (*at && ((*at)->loc.line < d->loc.line ||
+                   ((*at)->loc.line == d->loc.line && (*at)->loc.col <= d->loc.col)))
+      at = &(*at)->next;
+    d->next = *at;
+    *at = d;
+  }
+  ctx->diags = sorted;
+  ctx->diag_tail = &ctx->diags;
+  while (*ctx->diag_tail) ctx->diag_tail = &(*ctx->diag_tail)->next;
+}
+
 void kl_render_diags(KlCtx *ctx, KlBuf *out) {
   static const char *const sev_text[] = {"error", "warning", "note"};
+  sort_diags(ctx);
   for (KlDiag *d = ctx->diags; d; d = d->next) {
     kl_buf_printf(out, "%s:%d:%d: %s[%s]: %s\n", ctx->filename, d->loc.line, d->loc.col,
                   sev_text[d->sev], kl_code_name(d->code), d->msg);

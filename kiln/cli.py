@@ -43,30 +43,8 @@ def _source(path: str) -> tuple[Path, bytes, str]:
     return src, _build.read_source(src), _build.module_stem(src)
 
 
-def _python_function_warnings(analysis: _build.Analysis) -> str:
-    """rustc-style warnings for functions left entirely as Python (the
-    compiler records them in the report, not among its diagnostics)."""
-    lines = analysis.source.decode("utf-8", "replace").splitlines()
-    out = []
-    for fn in analysis.report.get("functions", []) or []:
-        if fn.get("status") != "python":
-            continue
-        line = fn.get("construct_line") or fn.get("line") or 0
-        text = lines[line - 1] if 0 < line <= len(lines) else ""
-        col = len(text) - len(text.lstrip()) + 1
-        code = fn.get("code") or "KILN010"
-        what = fn.get("construct") or fn.get("reason") or "not compiled"
-        out.append(f"{analysis.filename}:{line}:{col}: warning[{code}]: function "
-                   f"{fn.get('name')} is left as Python: {what} "
-                   f"(see `kiln explain {code}`)\n")
-        if text:
-            out.append(f"{line:5d} | {text}\n      | {' ' * (col - 1)}^\n")
-    return "".join(out)
-
-
 def _print_diagnostics(analysis: _build.Analysis) -> None:
-    text = (analysis.diagnostics or "") + (_python_function_warnings(analysis)
-                                           if analysis.ok else "")
+    text = analysis.diagnostics or ""
     if text:
         _err(text)
 

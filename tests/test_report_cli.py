@@ -139,7 +139,7 @@ def c(x):
     proc = kiln("check", str(src), "-o", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     err = proc.stderr
-    assert f"{src}:4:1: warning[KILN011]: function a is left as Python: *args parameter" in err
+    assert f"{src}:4:10: warning[KILN011]: function a is left as Python: *args parameter" in err
     assert f"{src}:8:1: warning[KILN012]: function b is left as Python" in err
     assert f"{src}:14:5: warning[KILN010]: function c is left as Python: with statement" in err
     assert "   14 |     with open(x) as f:\n      |     ^\n" in err
