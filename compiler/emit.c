@@ -983,6 +983,7 @@ static void for_range(E *e, KlNode *s, Loop *lp) {
   store(e, s->a, it, L);
   stmts(e, s->body);
   if (lp->used_continue) line(e, "kl_cont_%d:;", lp->id);
+  comment_line(e, L); /* the increment belongs to the `for` line (HTML report) */
   line(e, "if (__builtin_add_overflow(%s, (int64_t)%s, &%s)) break;", it.s, step.s, it.s);
   e->indent--;
   line(e, "}");
