@@ -1345,13 +1345,13 @@ void kl_emit_module(KlCtx *ctx, KlModule *m, KlBuf *out) {
   for (int i = 0; i < m->nfuncs; i++) {
     KlFunc *f = m->funcs[i];
     if (f->unsupported)
-      kl_buf_printf(out, "  {\"%s\", NULL, NULL, \"python\", \"%s: %s at line %d\"},\n", c_str(ctx, f->name),
+      kl_buf_printf(out, "  {\"%s\", NULL, NULL, \"python\", \"%s: %s at line %d\", {0}},\n", c_str(ctx, f->name),
                     kl_code_name(f->why_code), c_str(ctx, f->why), f->why_loc.line);
     else
-      kl_buf_printf(out, "  {\"%s\", (PyCFunction)(void (*)(void))kf_%d, &ksig_%d, \"native\", NULL},\n",
+      kl_buf_printf(out, "  {\"%s\", (PyCFunction)(void (*)(void))kf_%d, &ksig_%d, \"native\", NULL, {0}},\n",
                     c_str(ctx, f->name), i, i);
   }
-  if (!m->nfuncs) kl_buf_puts(out, "  {NULL, NULL, NULL, NULL, NULL},\n");
+  if (!m->nfuncs) kl_buf_puts(out, "  {NULL, NULL, NULL, NULL, NULL, {0}},\n");
   kl_buf_puts(out, "};\n\n");
   /* the original source, executed at import */
   kl_buf_puts(out, "static const char kl_source[] =\n");

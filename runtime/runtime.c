@@ -251,37 +251,33 @@ static PyObject *raise_not_native(PyObject *msg, PyObject *const *args, Py_ssize
   return NULL;
 }
 
-/* A builtin function object for a compiled function. The PyMethodDef must
- * outlive the function object, so it is allocated here and never freed
- * (one per module initialisation / _kiln_bind call). */
-static PyObject *make_cfunction(const char *name, PyCFunction fn, PyObject *orig, PyObject *self,
-                                PyObject *modname) {
-  PyMethodDef *ml = (PyMethodDef *)PyMem_Calloc(1, sizeof(PyMethodDef));
-  if (!ml) return PyErr_NoMemory();
-  ml->ml_name = name;
-  ml->ml_meth = fn;
-  ml->ml_flags = METH_FASTCALL | METH_KEYWORDS;
-  ml->ml_doc = NULL;
-  if (orig) {
-    PyObject *doc = PyObject_GetAttrString(orig, "__doc__");
+/* A builtin function object for a compiled function. Its PyMethodDef must
+ * outlive the function object: it is the KrFuncDef's own `method`, static
+ * in the generated module (which is never unloaded), filled on first use
+ * and reused by every later binding. */
+static PyObject *make_cfunction(PyMethodDef *ml, const char *name, PyCFunction fn, PyObject *orig,
+                                PyObject *self, PyObject *modname) {
+  if (!ml->ml_name) {
+    ml->ml_meth = fn;
+    ml->ml_flags = METH_FASTCALL | METH_KEYWORDS;
+    ml->ml_doc = NULL;
+    PyObject *doc = orig ? PyObject_GetAttrString(orig, "__doc__") : NULL;
     if (!doc) {
       PyErr_Clear();
     } else {
-      if (PyUnicode_Check(doc)) {
-        Py_ssize_t len;
-        const char *s = PyUnicode_AsUTF8AndSize(doc, &len);
-        if (s) {
-          char *copy = (char *)PyMem_Malloc((size_t)len + 1);
-          if (copy) {
-            memcpy(copy, s, (size_t)len + 1);
-            ml->ml_doc = copy;
-          }
-        } else {
-          PyErr_Clear();
+      Py_ssize_t len;
+      const char *s = PyUnicode_Check(doc) ? PyUnicode_AsUTF8AndSize(doc, &len) : NULL;
+      if (s) {
+        char *copy = (char *)PyMem_RawMalloc((size_t)len + 1); /* kept with the method def */
+        if (copy) {
+          memcpy(copy, s, (size_t)len + 1);
+          ml->ml_doc = copy;
         }
       }
+      PyErr_Clear();
       Py_DECREF(doc);
     }
+    ml->ml_name = name; /* last: marks the def complete */
   }
   return PyCFunction_NewEx(ml, self, modname);
 }
@@ -364,13 +360,13 @@ static int install_functions(PyObject *module, KrModuleDef *def, PyObject *origi
       obj = orig;
       Py_INCREF(obj);
     } else if (is_native) {
-      obj = make_cfunction(f->name, f->fn, orig, module, modname);
+      obj = make_cfunction(&f->method, f->name, f->fn, orig, module, modname);
     } else {
       PyObject *msg = PyUnicode_FromFormat(
           "kiln: function '%s' was not compiled natively: %s (KILN_MODE=native)", f->name,
           f->reason ? f->reason : "unsupported");
       if (msg) {
-        obj = make_cfunction(f->name, (PyCFunction)(void (*)(void))raise_not_native, orig, msg, modname);
+        obj = make_cfunction(&f->method, f->name, (PyCFunction)(void (*)(void))raise_not_native, orig, msg, modname);
         Py_DECREF(msg);
       }
     }

@@ -328,6 +328,16 @@ def sweep():
 def test_sigmoid_tanh_vs_torch(kk, sweep, act, max_ulp, max_ulp_f64):
     got = k_unary(kk, act, sweep).numpy().ravel()
     want = TORCH_ACT[act](sweep).numpy()
+    # Float64 truth computed by NumPy, independent of torch's process state.
+    x64 = sweep.numpy().astype(np.float64)
+    exact = (np.tanh(x64) if act == TANH else 1.0 / (1.0 + np.exp(-x64))).astype(np.float32)
+    torch.testing.assert_close(torch.from_numpy(got), torch.from_numpy(exact), rtol=1e-5, atol=1e-6,
+                               equal_nan=True)
+    # torch's own float32 result was seen (once, in a full suite run) to lose
+    # ~1e-4 relative accuracy after other libraries loaded in the process; the
+    # comparison with eager is only meaningful while torch itself is accurate.
+    if not np.allclose(want, exact, rtol=2e-6, atol=1e-7, equal_nan=True):
+        pytest.skip("torch's own float32 result is not accurate in this process state")
     torch.testing.assert_close(torch.from_numpy(got), torch.from_numpy(want), rtol=1e-5, atol=1e-6,
                                equal_nan=True)
     # ulp metric on outputs that are normal floats (denormal outputs only occur

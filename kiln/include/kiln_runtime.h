@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-#define KR_ABI_VERSION 2
+#define KR_ABI_VERSION 3
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
 enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
@@ -81,6 +81,7 @@ typedef struct KrFuncDef {
   KrSig *sig;
   const char *status;      /* "native" or "python" */
   const char *reason;      /* why it stays Python (NULL when native) */
+  PyMethodDef method;      /* runtime-owned (zero in generated code): the builtin's method def */
 } KrFuncDef;
 
 typedef struct KrModuleDef {
