@@ -953,6 +953,92 @@ KK_AVX512 static void pack_a__avx512(int64_t mr, int64_t kc, const float *A, int
   }
 }
 
+/* Small-M GEMM for torch linear's layout (A rows and B columns both contiguous
+ * in k) computed transposed: C^T = B^T · A^T. A^T is packed once as K × 16
+ * (cheap: M <= 16 rows), each B column (a weight row, read in place) is
+ * broadcast, so W is never transposed. A 16-column tile of C is 16 zmm
+ * accumulators whose lanes are the M rows; the row sums are plain vector adds
+ * and C is stored through one in-register 16x16 transpose. */
+KK_AVX512 KK_INLINE void lt_tile_avx512(int64_t K, const float *xt, const float *w, int64_t ws, __m512 acc[16])
+{
+  /* rows addressed as w + i*ws from one base: the 16 broadcasts need a few
+   * address registers instead of 16 pointers (which would spill) */
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; i++) acc[i] = _mm512_setzero_ps();
+  const float *w5 = w + 5 * ws, *w10 = w + 10 * ws, *w15 = w + 15 * ws;
+  const int64_t ws3 = 3 * ws;
+  for (int64_t k = 0; k < K; k++) {
+    const __m512 xv = _mm512_load_ps(xt + k * 16);
+    acc[0] = _mm512_fmadd_ps(_mm512_set1_ps(w[k]), xv, acc[0]);
+    acc[1] = _mm512_fmadd_ps(_mm512_set1_ps(w[k + ws]), xv, acc[1]);
+    acc[2] = _mm512_fmadd_ps(_mm512_set1_ps(w[k + 2 * ws]), xv, acc[2]);
+    acc[3] = _mm512_fmadd_ps(_mm512_set1_ps(w[k + ws3]), xv, acc[3]);
+    acc[4] = _mm512_fmadd_ps(_mm512_set1_ps(w[k + 4 * ws]), xv, acc[4]);
+    acc[5] = _mm512_fmadd_ps(_mm512_set1_ps(w5[k]), xv, acc[5]);
+    acc[6] = _mm512_fmadd_ps(_mm512_set1_ps(w[k + 2 * ws3]), xv, acc[6]);
+    acc[7] = _mm512_fmadd_ps(_mm512_set1_ps(w5[k + 2 * ws]), xv, acc[7]);
+    acc[8] = _mm512_fmadd_ps(_mm512_set1_ps(w[k + 8 * ws]), xv, acc[8]);
+    acc[9] = _mm512_fmadd_ps(_mm512_set1_ps(w5[k + 4 * ws]), xv, acc[9]);
+    acc[10] = _mm512_fmadd_ps(_mm512_set1_ps(w10[k]), xv, acc[10]);
+    acc[11] = _mm512_fmadd_ps(_mm512_set1_ps(w5[k + 2 * ws3]), xv, acc[11]);
+    acc[12] = _mm512_fmadd_ps(_mm512_set1_ps(w10[k + 2 * ws]), xv, acc[12]);
+    acc[13] = _mm512_fmadd_ps(_mm512_set1_ps(w10[k + ws3]), xv, acc[13]);
+    acc[14] = _mm512_fmadd_ps(_mm512_set1_ps(w10[k + 4 * ws]), xv, acc[14]);
+    acc[15] = _mm512_fmadd_ps(_mm512_set1_ps(w15[k]), xv, acc[15]);
+  }
+}
+
+KK_AVX512 static void gemm_lt__avx512(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0,
+                                      const float *B, int64_t bs1, const float *bias, int64_t bias_s,
+                                      int act, float *C, int64_t ldc, float *rowout, float *xt)
+{
+  /* xt[k*16 + m] = A[m*as0 + k]; lanes m >= M are zero */
+  for (int64_t k0 = 0; k0 < K; k0 += 16) {
+    const __mmask16 mk = mask16(K - k0);
+    __m512 r[16];
+#pragma GCC unroll 16
+    for (int q = 0; q < 16; q++) r[q] = q < M ? _mm512_maskz_loadu_ps(mk, A + q * as0 + k0) : _mm512_setzero_ps();
+    tr16_avx512(r);
+    const int64_t kn = min64_(16, K - k0);
+    for (int64_t q = 0; q < kn; q++) _mm512_store_ps(xt + (k0 + q) * 16, r[q]);
+  }
+  /* A tile always reads 16 columns of B: the last partial tile is shifted left
+   * to end at N (recomputing columns already done, which are skipped); with
+   * N < 16 the columns are copied into a zero-padded block after xt. */
+  const float *Bt = B;
+  int64_t bst = bs1;
+  if (N < 16) {
+    float *wp = xt + K * 16;
+    for (int64_t i = 0; i < 16; i++)
+      for (int64_t k = 0; k < K; k++) wp[i * K + k] = i < N ? B[i * bs1 + k] : 0.0f;
+    Bt = wp;
+    bst = K;
+  }
+  const __mmask16 mm = mask16(M);
+  __m512 rs = _mm512_setzero_ps();
+  for (int64_t n0 = 0; n0 < N; n0 += 16) {
+    const int64_t base = N >= 16 && n0 + 16 > N ? N - 16 : n0;
+    const int lo = (int)(n0 - base), hi = (int)min64_(16, N - base); /* valid columns base+lo .. base+hi-1 */
+    __m512 acc[16];
+    lt_tile_avx512(K, xt, Bt + base * bst, bst, acc);
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; i++) {
+      if (i < lo || i >= hi) continue;
+      __m512 x = acc[i];
+      if (bias) x = _mm512_add_ps(x, _mm512_set1_ps(bias[(base + i) * bias_s]));
+      x = act_avx512(act, x);
+      if (rowout) rs = _mm512_add_ps(rs, x);
+      acc[i] = x;
+    }
+    if (C) {
+      tr16_avx512(acc); /* acc[m] lane i = C(m, base + i) */
+      const __mmask16 mn = (__mmask16)(mask16(hi) & ~mask16(lo));
+      for (int64_t m = 0; m < M; m++) _mm512_mask_storeu_ps(C + m * ldc + base, mn, acc[m]);
+    }
+  }
+  if (rowout) _mm512_mask_storeu_ps(rowout, mm, _mm512_add_ps(_mm512_maskz_loadu_ps(mm, rowout), rs));
+}
+
 KK_AVX512 static void act_row__avx512(int act, int64_t n, const float *x, float *y)
 {
   int64_t j = 0;
@@ -1056,19 +1142,22 @@ typedef struct {
   /* optional vectorised packing: B panel with bs0 == 1 (NR wide), A micro-panel with as1 == 1 (MR tall) */
   void (*pack_bt)(int64_t kc, int64_t nr, const float *B, int64_t bs1, float *dst);
   void (*pack_a)(int64_t mr, int64_t kc, const float *A, int64_t as0, float *dst);
+  /* optional transposed small-M kernel, same layout as gemm_dot, M <= 16; xt: K*32 floats, 64-byte aligned */
+  void (*gemm_lt)(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0, const float *B, int64_t bs1,
+                  const float *bias, int64_t bias_s, int act, float *C, int64_t ldc, float *rowout, float *xt);
 } kk_isa_table;
 
 static const kk_isa_table kk_table_ref = {
     "reference", kk_sgemm_ukernel_4x16__ref, 4, 16, 64, 256, 1024,
-    act_row__ref, add_row__ref, sum_row__ref, sum_cols__ref, NULL, NULL, NULL};
+    act_row__ref, add_row__ref, sum_row__ref, sum_cols__ref, NULL, NULL, NULL, NULL};
 #if KK_X86
 static const kk_isa_table kk_table_avx2 = {
     "avx2", kk_sgemm_ukernel_6x16__avx2, 6, 16, 120, 256, 1024,
-    act_row__avx2, add_row__avx2, sum_row__avx2, sum_cols__avx2, NULL, NULL, NULL};
+    act_row__avx2, add_row__avx2, sum_row__avx2, sum_cols__avx2, NULL, NULL, NULL, NULL};
 static const kk_isa_table kk_table_avx512 = {
     "avx512", kk_sgemm_ukernel_12x32__avx512, 12, 32, KK_AVX512_MC, KK_AVX512_KC, KK_AVX512_NC,
     act_row__avx512, add_row__avx512, sum_row__avx512, sum_cols__avx512,
-    gemm_dot__avx512, pack_bt__avx512, pack_a__avx512};
+    gemm_dot__avx512, pack_bt__avx512, pack_a__avx512, gemm_lt__avx512};
 #endif
 
 static _Atomic(const kk_isa_table *) kk_table;
@@ -1081,6 +1170,9 @@ static atomic_int kk_nthreads_set;      /* kk_set_num_threads was called: the en
  * another half of it). Measured break-even ~4e6 on a 2-core AVX-512 box. */
 #define KK_THREAD_MIN_DEFAULT 8000000LL
 static _Atomic int64_t kk_thread_min = KK_THREAD_MIN_DEFAULT;
+static atomic_int kk_small_m_path = KK_SMALLM_AUTO; /* test hook */
+
+void kk_set_small_m_path(int path) { atomic_store(&kk_small_m_path, path); }
 
 static int clamp_threads(long n) { return n < 1 ? 1 : (n > KK_MAX_THREADS ? KK_MAX_THREADS : (int)n); }
 
@@ -1282,11 +1374,29 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
   ep.bias_s = bias_s;
   ep.act = act;
 
-  /* dot products beat packing B (vectorised transpose) + micro-kernel only for
-   * very few rows (measured: M <= 4, or M <= 8 with K >= 512) */
-  if ((M <= 4 || (M <= 8 && K >= 512)) && t->gemm_dot && bs0 == 1 && bs1 != 1 && as1 == 1) {
-    t->gemm_dot(M, N, K, A, as0, B, bs1, bias, bias_s, act, C, ldc, rowout);
-    return;
+  /* torch linear's layout (B columns contiguous in k) at small M: dot
+   * products, the transposed kernel, or packing B panels for the micro-kernel.
+   * Measured on AVX-512: dot wins for M <= 4 (M <= 8 at K >= 512); the
+   * transposed kernel from M >= 9..14 depending on K*N (it pays no B packing,
+   * but its strided broadcasts run slower per FMA than the packed micro-kernel). */
+  if (M <= 16 && bs0 == 1 && bs1 != 1 && as1 == 1) {
+    const int force = atomic_load_explicit(&kk_small_m_path, memory_order_relaxed);
+    const int64_t kn = K * N;
+    int path = KK_SMALLM_TILE;
+    if (force != KK_SMALLM_AUTO) path = force;
+    else if (M <= 4 || (M <= 8 && K >= 512)) path = KK_SMALLM_DOT;
+    else if (kn >= 32768 ? M >= 9 : kn >= 8192 ? M >= 13 : kn >= 4096 && M >= 14) path = KK_SMALLM_LT;
+    if (path == KK_SMALLM_DOT && t->gemm_dot) {
+      t->gemm_dot(M, N, K, A, as0, B, bs1, bias, bias_s, act, C, ldc, rowout);
+      return;
+    }
+    if (path == KK_SMALLM_LT && t->gemm_lt) {
+      float *xt = scratch((size_t)(K * 32));
+      if (xt) {
+        t->gemm_lt(M, N, K, A, as0, B, bs1, bias, bias_s, act, C, ldc, rowout, xt);
+        return;
+      }
+    }
   }
   if (M <= 16) {
     /* Small M (matrix-vector regime): A is read in place; B is streamed in

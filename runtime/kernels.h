@@ -75,6 +75,18 @@ void kk_set_gemm_thread_min(int64_t mnk);
 
 /* ---- testing / housekeeping ------------------------------------------- */
 
+/* Small-M (M <= 16) GEMMs with torch linear's layout (bs0 == 1, as1 == 1)
+   choose between three kernels by shape; tests force one of them. A forced
+   kernel the ISA lacks falls back to TILE. Not thread-safe with respect to
+   concurrently running kernels. */
+enum {
+  KK_SMALLM_AUTO = 0,
+  KK_SMALLM_TILE, /* pack B panels, register-tile micro-kernel */
+  KK_SMALLM_DOT,  /* dot products along k (AVX-512 only) */
+  KK_SMALLM_LT    /* transposed: C^T = B^T A^T, B read in place (AVX-512 only) */
+};
+void kk_set_small_m_path(int path);
+
 /* Re-resolves the kernel table for the named ISA ("reference", "avx2",
    "avx512"). Returns 0 on success, -1 if unknown or unsupported by this CPU.
    Not thread-safe with respect to concurrently running kernels; for tests. */

@@ -235,6 +235,38 @@ static void test_gemm_paths(void)
   }
 }
 
+/* Small M in torch linear's layout (A rows, B columns contiguous in k): every
+ * M <= 16 against N around the 16-column tiles (N < 16 takes the zero-padded
+ * copy, partial last tiles the shifted tile), K around 16-blocks, with the
+ * kernel chosen by shape and then each one forced. */
+static void test_gemm_smallm(void)
+{
+  static const int64_t Ns[] = {1, 5, 15, 16, 17, 31, 33, 64, 70};
+  static const int64_t Ks[] = {1, 7, 16, 17, 64, 130};
+  static const int paths[] = {KK_SMALLM_AUTO, KK_SMALLM_TILE, KK_SMALLM_DOT, KK_SMALLM_LT};
+  int idx = 0;
+  for (size_t p = 0; p < sizeof paths / sizeof *paths; p++) {
+    kk_set_small_m_path(paths[p]);
+    for (int64_t M = 1; M <= 16; M++)
+      for (size_t ni = 0; ni < sizeof Ns / sizeof *Ns; ni++)
+        for (size_t ki = 0; ki < sizeof Ks / sizeof *Ks; ki++, idx++) {
+          gcase g;
+          g.M = M; g.N = Ns[ni]; g.K = Ks[ki];
+          float *A = make_mat(g.M, g.K, 0, &g.as0, &g.as1);
+          float *B = make_mat(g.K, g.N, 1, &g.bs0, &g.bs1);
+          if (idx % 7 == 0 && g.K >= 3) g.as0 = g.K + 3; /* padded rows (make_mat leaves room for 2K) */
+          float *bias = malloc(((size_t)g.N * 3 + 1) * sizeof(float));
+          for (int64_t i = 0; i < g.N * 3 + 1; i++) bias[i] = 2.0f * frand();
+          g.A = A; g.B = B; g.act = idx % 5;
+          g.bias = (idx % 4 == 3) ? NULL : bias;
+          g.bias_s = (idx % 4 == 2) ? 3 : 1;
+          test_gemm_case(&g);
+          free(A); free(B); free(bias);
+        }
+  }
+  kk_set_small_m_path(KK_SMALLM_AUTO);
+}
+
 /* Several threads calling kk_gemm at once while the pool is enabled: at most
  * one of them gets the pool, the others must run single-threaded correctly. */
 #include <pthread.h>
@@ -418,6 +450,7 @@ int main(void)
     int f0 = g_fail, p0 = g_pass;
     test_gemm();
     test_gemm_paths();
+    test_gemm_smallm();
     test_elementwise();
     /* the threaded path: every GEMM shape again with a 3-thread budget
        (capped at the CPU count) and no size threshold, so rows are split
@@ -426,6 +459,7 @@ int main(void)
     kk_set_gemm_thread_min(1);
     test_gemm();
     test_gemm_paths();
+    test_gemm_smallm();
     test_gemm_concurrent();
     kk_set_num_threads(1);
     kk_set_gemm_thread_min(-1);
