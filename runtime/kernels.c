@@ -954,75 +954,91 @@ KK_AVX512 static void pack_a__avx512(int64_t mr, int64_t kc, const float *A, int
 }
 
 /* Small-M GEMM for torch linear's layout (A rows and B columns both contiguous
- * in k) computed transposed: C^T = B^T · A^T. A^T is packed once as K × 16
- * (cheap: M <= 16 rows), each B column (a weight row, read in place) is
- * broadcast, so W is never transposed. A 16-column tile of C is 16 zmm
- * accumulators whose lanes are the M rows; the row sums are plain vector adds
- * and C is stored through one in-register 16x16 transpose. */
-KK_AVX512 KK_INLINE void lt_tile_avx512(int64_t K, const float *xt, const float *w, int64_t ws, __m512 acc[16])
+ * in k), computed transposed: C^T = B^T · A^T. A^T is packed once (cheap:
+ * M <= 16 rows); the B columns (weight rows) are broadcast from where they
+ * are, so the weights are never transposed or copied. One 64-bit broadcast
+ * carries w[k], w[k+1] of a column and xp interleaves the two k of a pair
+ * (lanes (m, k & 1)), so a tile of 12 columns x 16 rows (24 zmm) takes 14
+ * loads per 24 FMAs. Lanes are the rows of C, so row sums are vector adds and
+ * C is stored through one in-register 16x16 transpose. */
+KK_AVX512 KK_INLINE void lt_tile_avx512(int64_t K, const float *xp, const float *w, int64_t ws, __m512 out[16])
 {
-  /* rows addressed as w + i*ws from one base: the 16 broadcasts need a few
-   * address registers instead of 16 pointers (which would spill) */
-#pragma GCC unroll 16
-  for (int i = 0; i < 16; i++) acc[i] = _mm512_setzero_ps();
-  const float *w5 = w + 5 * ws, *w10 = w + 10 * ws, *w15 = w + 15 * ws;
+  __m512 acc[12][2];
+#pragma GCC unroll 12
+  for (int i = 0; i < 12; i++) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+  const float *w4 = w + 4 * ws, *w8 = w + 8 * ws;
   const int64_t ws3 = 3 * ws;
-  for (int64_t k = 0; k < K; k++) {
-    const __m512 xv = _mm512_load_ps(xt + k * 16);
-    acc[0] = _mm512_fmadd_ps(_mm512_set1_ps(w[k]), xv, acc[0]);
-    acc[1] = _mm512_fmadd_ps(_mm512_set1_ps(w[k + ws]), xv, acc[1]);
-    acc[2] = _mm512_fmadd_ps(_mm512_set1_ps(w[k + 2 * ws]), xv, acc[2]);
-    acc[3] = _mm512_fmadd_ps(_mm512_set1_ps(w[k + ws3]), xv, acc[3]);
-    acc[4] = _mm512_fmadd_ps(_mm512_set1_ps(w[k + 4 * ws]), xv, acc[4]);
-    acc[5] = _mm512_fmadd_ps(_mm512_set1_ps(w5[k]), xv, acc[5]);
-    acc[6] = _mm512_fmadd_ps(_mm512_set1_ps(w[k + 2 * ws3]), xv, acc[6]);
-    acc[7] = _mm512_fmadd_ps(_mm512_set1_ps(w5[k + 2 * ws]), xv, acc[7]);
-    acc[8] = _mm512_fmadd_ps(_mm512_set1_ps(w[k + 8 * ws]), xv, acc[8]);
-    acc[9] = _mm512_fmadd_ps(_mm512_set1_ps(w5[k + 4 * ws]), xv, acc[9]);
-    acc[10] = _mm512_fmadd_ps(_mm512_set1_ps(w10[k]), xv, acc[10]);
-    acc[11] = _mm512_fmadd_ps(_mm512_set1_ps(w5[k + 2 * ws3]), xv, acc[11]);
-    acc[12] = _mm512_fmadd_ps(_mm512_set1_ps(w10[k + 2 * ws]), xv, acc[12]);
-    acc[13] = _mm512_fmadd_ps(_mm512_set1_ps(w10[k + ws3]), xv, acc[13]);
-    acc[14] = _mm512_fmadd_ps(_mm512_set1_ps(w10[k + 4 * ws]), xv, acc[14]);
-    acc[15] = _mm512_fmadd_ps(_mm512_set1_ps(w15[k]), xv, acc[15]);
+  const float *r[12] = {w, w + ws, w + 2 * ws, w + ws3, w4, w4 + ws, w4 + 2 * ws, w4 + ws3,
+                        w8, w8 + ws, w8 + 2 * ws, w8 + ws3};
+  int64_t k = 0;
+  for (; k + 2 <= K; k += 2) {
+    const __m512 x0 = _mm512_load_ps(xp + k * 16), x1 = _mm512_load_ps(xp + k * 16 + 16);
+#pragma GCC unroll 12
+    for (int i = 0; i < 12; i++) {
+      double d;
+      memcpy(&d, r[i] + k, sizeof d);
+      const __m512 b = _mm512_castpd_ps(_mm512_set1_pd(d));
+      acc[i][0] = _mm512_fmadd_ps(b, x0, acc[i][0]);
+      acc[i][1] = _mm512_fmadd_ps(b, x1, acc[i][1]);
+    }
   }
+  if (k < K) { /* odd K: the last k alone, only the even lanes (the odd ones hold no k) */
+    const __m512 x0 = _mm512_load_ps(xp + k * 16), x1 = _mm512_load_ps(xp + k * 16 + 16);
+    const __mmask16 ev = 0x5555;
+#pragma GCC unroll 12
+    for (int i = 0; i < 12; i++) {
+      const __m512 b = _mm512_set1_ps(r[i][k]);
+      acc[i][0] = _mm512_mask3_fmadd_ps(b, x0, acc[i][0], ev);
+      acc[i][1] = _mm512_mask3_fmadd_ps(b, x1, acc[i][1], ev);
+    }
+  }
+  /* lanes (m, parity) -> lane m: add each lane pair */
+  const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i io = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+#pragma GCC unroll 12
+  for (int i = 0; i < 12; i++)
+    out[i] = _mm512_add_ps(_mm512_permutex2var_ps(acc[i][0], ie, acc[i][1]),
+                           _mm512_permutex2var_ps(acc[i][0], io, acc[i][1]));
+  out[12] = out[13] = out[14] = out[15] = _mm512_setzero_ps();
 }
 
 KK_AVX512 static void gemm_lt__avx512(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0,
-                                      const float *B, int64_t bs1, const float *bias, int64_t bias_s,
-                                      int act, float *C, int64_t ldc, float *rowout, float *xt)
+                                       const float *B, int64_t bs1, const float *bias, int64_t bias_s,
+                                       int act, float *C, int64_t ldc, float *rowout, float *xt)
 {
-  /* xt[k*16 + m] = A[m*as0 + k]; lanes m >= M are zero */
+  /* xt[(k & ~1)*16 + h*16 + 2*(m - 8h) + (k & 1)] = A[m*as0 + k]; lanes m >= M and k >= K are zero */
+  const __m512i ilo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i ihi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
   for (int64_t k0 = 0; k0 < K; k0 += 16) {
     const __mmask16 mk = mask16(K - k0);
     __m512 r[16];
 #pragma GCC unroll 16
     for (int q = 0; q < 16; q++) r[q] = q < M ? _mm512_maskz_loadu_ps(mk, A + q * as0 + k0) : _mm512_setzero_ps();
-    tr16_avx512(r);
+    tr16_avx512(r); /* r[q] lane m = A(m, k0 + q) */
     const int64_t kn = min64_(16, K - k0);
-    for (int64_t q = 0; q < kn; q++) _mm512_store_ps(xt + (k0 + q) * 16, r[q]);
+    for (int64_t q = 0; q < kn; q += 2) {
+      _mm512_store_ps(xt + (k0 + q) * 16, _mm512_permutex2var_ps(r[q], ilo, r[q + 1]));
+      _mm512_store_ps(xt + (k0 + q) * 16 + 16, _mm512_permutex2var_ps(r[q], ihi, r[q + 1]));
+    }
   }
-  /* A tile always reads 16 columns of B: the last partial tile is shifted left
-   * to end at N (recomputing columns already done, which are skipped); with
-   * N < 16 the columns are copied into a zero-padded block after xt. */
   const float *Bt = B;
   int64_t bst = bs1;
-  if (N < 16) {
-    float *wp = xt + K * 16;
-    for (int64_t i = 0; i < 16; i++)
+  if (N < 12) {
+    float *wp = xt + K * 16 + 16;
+    for (int64_t i = 0; i < 12; i++)
       for (int64_t k = 0; k < K; k++) wp[i * K + k] = i < N ? B[i * bs1 + k] : 0.0f;
     Bt = wp;
     bst = K;
   }
   const __mmask16 mm = mask16(M);
   __m512 rs = _mm512_setzero_ps();
-  for (int64_t n0 = 0; n0 < N; n0 += 16) {
-    const int64_t base = N >= 16 && n0 + 16 > N ? N - 16 : n0;
-    const int lo = (int)(n0 - base), hi = (int)min64_(16, N - base); /* valid columns base+lo .. base+hi-1 */
+  for (int64_t n0 = 0; n0 < N; n0 += 12) {
+    const int64_t base = N >= 12 && n0 + 12 > N ? N - 12 : n0;
+    const int lo = (int)(n0 - base), hi = (int)min64_(12, N - base); /* valid columns base+lo .. base+hi-1 */
     __m512 acc[16];
     lt_tile_avx512(K, xt, Bt + base * bst, bst, acc);
-#pragma GCC unroll 16
-    for (int i = 0; i < 16; i++) {
+#pragma GCC unroll 12
+    for (int i = 0; i < 12; i++) {
       if (i < lo || i >= hi) continue;
       __m512 x = acc[i];
       if (bias) x = _mm512_add_ps(x, _mm512_set1_ps(bias[(base + i) * bias_s]));
@@ -1365,6 +1381,21 @@ static void gemm_naive(int64_t M, int64_t N, int64_t K, const float *A, int64_t 
 /* Single-threaded GEMM on one (sub-)problem; C has row stride ldc.
  * rowout (C == NULL) is zero-initialised by the caller; receives raw row sums.
  * M, N, K > 0. */
+/* Which small-M kernel wins for torch linear's layout on AVX-512, from
+ * measured M = 1..16 sweeps over K×N in {16×16, 32×32, 64×64, 128×64, 256×128,
+ * 512×512, 1000×30} (bench: tile / dot / lt medians per shape). Tiny
+ * problems are cheapest to pack; dot products win for a few rows (more of
+ * them when K is long and N short); the transposed kernel from ~7-11 rows,
+ * as soon as packing B per call costs more than its slower broadcasts. */
+static int smallm_path(int64_t M, int64_t N, int64_t K)
+{
+  const int64_t kn = K * N;
+  if (kn <= 2048) return M == 1 && K >= 32 ? KK_SMALLM_DOT : KK_SMALLM_TILE;
+  if (M <= 4 || (M <= 6 && kn >= 16384) || (M <= 10 && K >= 512 && N < 64)) return KK_SMALLM_DOT;
+  if (M >= (kn >= 16384 ? 7 : 11)) return KK_SMALLM_LT;
+  return KK_SMALLM_TILE;
+}
+
 static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, const float *A, int64_t as0,
                     int64_t as1, const float *B, int64_t bs0, int64_t bs1, const float *bias, int64_t bias_s,
                     int act, float *C, int64_t ldc, float *rowout)
@@ -1375,23 +1406,16 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
   ep.act = act;
 
   /* torch linear's layout (B columns contiguous in k) at small M: dot
-   * products, the transposed kernel, or packing B panels for the micro-kernel.
-   * Measured on AVX-512: dot wins for M <= 4 (M <= 8 at K >= 512); the
-   * transposed kernel from M >= 9..14 depending on K*N (it pays no B packing,
-   * but its strided broadcasts run slower per FMA than the packed micro-kernel). */
+   * products, the transposed kernel, or packing B panels for the micro-kernel */
   if (M <= 16 && bs0 == 1 && bs1 != 1 && as1 == 1) {
     const int force = atomic_load_explicit(&kk_small_m_path, memory_order_relaxed);
-    const int64_t kn = K * N;
-    int path = KK_SMALLM_TILE;
-    if (force != KK_SMALLM_AUTO) path = force;
-    else if (M <= 4 || (M <= 8 && K >= 512)) path = KK_SMALLM_DOT;
-    else if (kn >= 32768 ? M >= 9 : kn >= 8192 ? M >= 13 : kn >= 4096 && M >= 14) path = KK_SMALLM_LT;
+    const int path = force != KK_SMALLM_AUTO ? force : smallm_path(M, N, K);
     if (path == KK_SMALLM_DOT && t->gemm_dot) {
       t->gemm_dot(M, N, K, A, as0, B, bs1, bias, bias_s, act, C, ldc, rowout);
       return;
     }
     if (path == KK_SMALLM_LT && t->gemm_lt) {
-      float *xt = scratch((size_t)(K * 32));
+      float *xt = scratch((size_t)(K * 32 + 32));
       if (xt) {
         t->gemm_lt(M, N, K, A, as0, B, bs1, bias, bias_s, act, C, ldc, rowout, xt);
         return;
