@@ -1192,16 +1192,29 @@ void kk_set_small_m_path(int path) { atomic_store(&kk_small_m_path, path); }
 
 static int clamp_threads(long n) { return n < 1 ? 1 : (n > KK_MAX_THREADS ? KK_MAX_THREADS : (int)n); }
 
+static _Atomic(kk_budget_fn) kk_budget_hook; /* live budget (the framework's setting), or NULL */
+
 void kk_set_num_threads(int n)
 {
   atomic_store(&kk_nthreads, clamp_threads(n));
   atomic_store(&kk_nthreads_set, 1);
+  atomic_store(&kk_budget_hook, NULL);
+}
+
+void kk_set_thread_budget_fn(kk_budget_fn fn) { atomic_store(&kk_budget_hook, fn); }
+
+/* The budget now: asked from the hook when there is one (only for GEMMs
+ * big enough to thread, so small calls never pay for it). */
+static int current_budget(void)
+{
+  kk_budget_fn fn = atomic_load_explicit(&kk_budget_hook, memory_order_acquire);
+  return fn ? clamp_threads(fn()) : atomic_load_explicit(&kk_nthreads, memory_order_relaxed);
 }
 
 int kk_get_num_threads(void)
 {
   kk_init();
-  return atomic_load(&kk_nthreads);
+  return current_budget();
 }
 
 void kk_set_gemm_thread_min(int64_t mnk) { atomic_store(&kk_thread_min, mnk < 0 ? KK_THREAD_MIN_DEFAULT : mnk); }
@@ -1707,12 +1720,12 @@ static void gemm_driver(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, 
     return;
   }
 
-  int budget = atomic_load_explicit(&kk_nthreads, memory_order_relaxed);
-  if (budget > 1) {
-    const int64_t tmin = atomic_load_explicit(&kk_thread_min, memory_order_relaxed);
-    /* saturate instead of overflowing for absurd shapes */
-    const double mnk = (double)M * (double)N * (double)K;
-    if (mnk >= (double)tmin) {
+  const int64_t tmin = atomic_load_explicit(&kk_thread_min, memory_order_relaxed);
+  /* saturate instead of overflowing for absurd shapes */
+  const double mnk = (double)M * (double)N * (double)K;
+  if (mnk >= (double)tmin) {
+    const int budget = current_budget();
+    if (budget > 1) {
       int cpus = online_cpus();
       int nth = budget < cpus ? budget : cpus;
       /* each thread beyond two needs another half threshold of work */

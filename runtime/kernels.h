@@ -67,7 +67,13 @@ void kk_rowsum(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, i
    torch.get_num_threads() or a kiln setting. If never called, kk_init()
    takes KILN_NUM_THREADS from the environment when set. */
 void kk_set_num_threads(int n);
-int kk_get_num_threads(void);
+/* Optional live budget, e.g. the framework's own thread setting: when set,
+   each GEMM large enough to be threaded asks it instead of the fixed budget,
+   so a setting changed after kiln started is followed. NULL removes it;
+   kk_set_num_threads removes it too. fn must be cheap and thread-safe. */
+typedef int (*kk_budget_fn)(void);
+void kk_set_thread_budget_fn(kk_budget_fn fn);
+int kk_get_num_threads(void); /* the budget now (the hook's answer when set) */
 /* Test/tuning hook: smallest M*N*K that is split over 2 threads (each further
    thread needs another half of it); < 0 restores the default. kk_init() also
    reads KILN_GEMM_THREAD_MIN. */

@@ -87,7 +87,7 @@ static PyObject *from_dlpack_fn;          /* torch.from_dlpack (public path) */
  * in sys.modules. Returns 1 when torch is available, 0 when not (no
  * exception), -1 with an exception. */
 typedef _Bool (*CxxIsNeg)(const void *tensor);
-static CxxIsNeg find_cxx_is_neg(PyObject *torch_mod, const char *sym);
+static void *find_torch_symbol(PyObject *torch_mod, const char *sym);
 static int cxx_is_neg_selftest(PyObject *torch_mod, CxxIsNeg fn);
 static CxxIsNeg cxx_is_neg;
 
@@ -133,18 +133,26 @@ static int torch_resolve(void) {
     static const char *const syms[] = {"_ZN2at6native6is_negERKNS_6TensorE",
                                        "_ZN2at4_ops6is_neg4callERKNS_6TensorE"};
     for (size_t i = 0; i < sizeof syms / sizeof *syms && !cxx_is_neg; i++) {
-      CxxIsNeg fn = find_cxx_is_neg(mod, syms[i]);
+      CxxIsNeg fn = (CxxIsNeg)(uintptr_t)find_torch_symbol(mod, syms[i]);
       if (fn && cxx_is_neg_selftest(mod, fn)) cxx_is_neg = fn;
     }
   }
-  /* Thread budget for large GEMMs: torch's own, read once when kiln first
-   * sees torch, unless KILN_NUM_THREADS or kiln._runtime.set_num_threads
-   * decided it (never more threads than the caller allows torch). */
+  /* Thread budget for large GEMMs: torch's own (never more threads than the
+   * caller allows torch), unless KILN_NUM_THREADS or
+   * kiln._runtime.set_num_threads decided it. */
   if (!getenv("KILN_NUM_THREADS") && !kr_threads_set_explicitly) {
     PyObject *n = PyObject_CallMethod(mod, "get_num_threads", NULL);
-    if (n && PyLong_Check(n)) kk_set_num_threads((int)PyLong_AsLong(n));
+    long now = n && PyLong_Check(n) ? PyLong_AsLong(n) : -1;
     Py_XDECREF(n);
     PyErr_Clear();
+    if (now > 0) {
+      kk_set_num_threads((int)now);
+      /* follow later torch.set_num_threads calls: `int at::get_num_threads()`
+       * (a plain C++ function, no arguments) is asked before each GEMM large
+       * enough to thread, once it agreed with the Python answer */
+      int (*fn)(void) = (int (*)(void))(uintptr_t)find_torch_symbol(mod, "_ZN2at15get_num_threadsEv");
+      if (api && fn && fn() == now) kk_set_thread_budget_fn(fn);
+    }
   }
   is_neg_descr = isneg;
   xapi = api;
@@ -203,16 +211,19 @@ static KrTensor *rank_error(int rank, long got, const char *arg) {
  * python_variable.h) define a tensor object as PyObject_HEAD followed by its
  * at::Tensor, the layout every torch C++ extension relies on, and libtorch_cpu
  * exports `bool at::native::is_neg(const at::Tensor&)` and the operator
- * `bool at::_ops::is_neg::call(const at::Tensor&)`. The symbol is
- * taken from the already-loaded library (RTLD_NOLOAD, provenance checked with
- * dladdr) and used only after it answered a self-test on known tensors
- * correctly; otherwise, or with KILN_TORCH_PUBLIC=1, the Python method is used. */
-static CxxIsNeg find_cxx_is_neg(PyObject *torch_mod, const char *sym) {
+ * `bool at::_ops::is_neg::call(const at::Tensor&)`. Either is used only
+ * after it answered a self-test on known tensors correctly; otherwise, or
+ * with KILN_TORCH_PUBLIC=1, the Python method is used. */
+
+/* A function exported by the already-loaded libtorch_cpu next to torch's
+ * __init__.py (RTLD_NOLOAD: never loads anything; provenance checked with
+ * dladdr), or NULL. */
+static void *find_torch_symbol(PyObject *torch_mod, const char *sym) {
   PyObject *file = PyObject_GetAttrString(torch_mod, "__file__");
   if (!file) return NULL;
   PyObject *dir = NULL, *path = NULL;
   const char *f = PyUnicode_Check(file) ? PyUnicode_AsUTF8(file) : NULL;
-  CxxIsNeg fn = NULL;
+  void *fn = NULL;
   if (f) {
     const char *slash = strrchr(f, '/');
     if (slash) {
@@ -226,7 +237,7 @@ static CxxIsNeg find_cxx_is_neg(PyObject *torch_mod, const char *sym) {
     void *addr = dlsym(lib, sym);
     Dl_info info;
     if (addr && dladdr(addr, &info) && info.dli_fname && strstr(info.dli_fname, "libtorch_cpu.so"))
-      fn = (CxxIsNeg)(uintptr_t)addr;
+      fn = addr;
     dlclose(lib); /* RTLD_NOLOAD took a reference; torch keeps the library loaded */
   }
   Py_XDECREF(path);

@@ -827,3 +827,35 @@ print(out, m.relu_2(x.clone()).equal(torch.relu(x)))
                        env=dict(os.environ, KILN_TORCH_PUBLIC=public), cwd=PROGRAMS.parent.parent)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.strip() == "['refused', 'refused', 'refused'] True", r.stdout
+
+
+def test_thread_budget_follows_torch_set_num_threads(tmp_path):
+    """kiln's GEMM thread budget is torch's own, read again before each GEMM
+    large enough to thread (not once at start-up): a later
+    torch.set_num_threads is followed, kiln._runtime.set_num_threads wins,
+    and KILN_NUM_THREADS wins over torch."""
+    code = f"""
+import torch, kiln
+from kiln import _runtime as rt
+torch.set_num_threads(2)
+m = kiln.build({str(PROGRAMS / "tp_forms.py")!r}, out_dir={str(tmp_path)!r})
+a, b = torch.randn(300, 300), torch.randn(300, 300)
+seen = []
+for n in (2, 1, 2):
+    torch.set_num_threads(n)
+    torch.testing.assert_close(m.matmul_op(a, b), a @ b, rtol=1e-5, atol=1e-4)
+    seen.append(rt.get_num_threads())
+rt.set_num_threads(1)
+torch.set_num_threads(2)
+seen.append(rt.get_num_threads())
+print(seen)
+"""
+    for env_val, want in ((None, "[2, 1, 2, 1]"), ("1", "[1, 1, 1, 1]")):
+        env = dict(os.environ)
+        env.pop("KILN_NUM_THREADS", None)
+        if env_val:
+            env["KILN_NUM_THREADS"] = env_val
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                           cwd=PROGRAMS.parent.parent)
+        assert r.returncode == 0, r.stderr[-2000:]
+        assert r.stdout.strip() == want, (env_val, r.stdout)
