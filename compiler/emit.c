@@ -52,6 +52,8 @@ typedef struct E {
   Loop *loop;
   int nloops;
   int indent;
+  int src_line;        /* comment_line's cursor: line src_line starts at src_pos */
+  size_t src_pos;      /* (lines are mostly asked in order: linear, not quadratic) */
 } E;
 
 /* ---- small helpers ---- */
@@ -127,9 +129,16 @@ static char *c_str(KlCtx *ctx, const char *s) {
 
 /* Source text of a line, safe inside a C comment. */
 static void comment_line(E *e, int lineno) {
-  const char *p = e->ctx->src, *end = p + e->ctx->srclen;
-  for (int l = 1; l < lineno && p < end; p++)
+  const char *src = e->ctx->src, *p = src, *end = p + e->ctx->srclen;
+  int l = 1;
+  if (e->src_line >= 1 && e->src_line <= lineno) {
+    l = e->src_line;
+    p = src + e->src_pos;
+  }
+  for (; l < lineno && p < end; p++)
     if (*p == '\n') l++;
+  e->src_line = l;
+  e->src_pos = (size_t)(p - src);
   while (p < end && (*p == ' ' || *p == '\t')) p++;
   KlBuf b = {0};
   for (; p < end && *p != '\n' && *p != '\r' && b.len < 100; p++) {

@@ -224,8 +224,9 @@ static void web_use(Webs *w, St *s, KlNode *n) {
   }
   uint64_t *b = s->bits + n->slot * w->words;
   int first = -1;
-  for (int i = 0; i < w->ndefs; i++)
-    if (b[i / 64] >> (i % 64) & 1) {
+  for (int q = 0; q < w->words; q++) /* set bits only: long functions have many defs */
+    for (uint64_t m = b[q]; m; m &= m - 1) {
+      const int i = q * 64 + __builtin_ctzll(m);
       if (first < 0) first = i;
       else uf_union(w, first, i);
     }
