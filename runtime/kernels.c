@@ -32,19 +32,21 @@
 #define KK_INLINE static inline __attribute__((always_inline))
 #define KK_NOINLINE __attribute__((noinline))
 
-/* AVX-512 cache blocking (12x32 micro-tile). Measured on a 48 KiB L1 / 2 MiB
- * L2 core: KC = 512 (B micro-panel 64 KiB, streamed from L2 with the packed A
- * block, 288 KiB) beats KC = 256 by ~10-15% at 2048^3 because C is
- * re-read/re-written once per K block; NC x KC packed B (4 MiB) is the L3
- * block. Overridable at build time for tuning (-DKK_AVX512_KC=...). */
+/* AVX-512 cache blocking (12x32 micro-tile; loop order in gemm_st's AVX-512
+ * packed path). KC x NC packed B block (768 KiB) stays in L2 while a 12 x KC
+ * A micro-panel (36 KiB) stays in L1 and the 32-wide B micro-panels stream
+ * past it; MC rows of A are packed once per K block (3 MiB, L3). Measured on
+ * a 48 KiB L1 / 2 MiB L2 core (KC 512/768, NC 256/512, MC 512..4096 within
+ * noise of each other; KC 256 and the old B-panel-in-L1 order were slower).
+ * Overridable at build time for tuning (-DKK_AVX512_KC=...). */
 #ifndef KK_AVX512_MC
-#define KK_AVX512_MC 144
+#define KK_AVX512_MC 1024
 #endif
 #ifndef KK_AVX512_KC
-#define KK_AVX512_KC 512
+#define KK_AVX512_KC 768
 #endif
 #ifndef KK_AVX512_NC
-#define KK_AVX512_NC 2048
+#define KK_AVX512_NC 256
 #endif
 
 /* ===================================================================== */
@@ -653,6 +655,77 @@ KK_AVX512 KK_NOINLINE static void epi_finish_avx512(int64_t mr, int64_t nr, cons
   }
 }
 
+/* 4 k of the 12x32 full-tile micro-kernel: packed A at %[a] (12 floats per k),
+ * B rows at %[b] (32 floats per k); accumulators zmm4..zmm27 (row i: zmm4+2i,
+ * zmm5+2i), B in zmm0/zmm1, broadcasts alternate zmm2/zmm3. */
+#define KK_UKR12X32_K4 \
+  "vmovups 0(%[b]), %%zmm0\n\t" "vmovups 64(%[b]), %%zmm1\n\t" \
+  "vbroadcastss 0(%[a]), %%zmm2\n\t" "vfmadd231ps %%zmm0, %%zmm2, %%zmm4\n\t" "vfmadd231ps %%zmm1, %%zmm2, %%zmm5\n\t" \
+  "vbroadcastss 4(%[a]), %%zmm3\n\t" "vfmadd231ps %%zmm0, %%zmm3, %%zmm6\n\t" "vfmadd231ps %%zmm1, %%zmm3, %%zmm7\n\t" \
+  "vbroadcastss 8(%[a]), %%zmm2\n\t" "vfmadd231ps %%zmm0, %%zmm2, %%zmm8\n\t" "vfmadd231ps %%zmm1, %%zmm2, %%zmm9\n\t" \
+  "vbroadcastss 12(%[a]), %%zmm3\n\t" "vfmadd231ps %%zmm0, %%zmm3, %%zmm10\n\t" "vfmadd231ps %%zmm1, %%zmm3, %%zmm11\n\t" \
+  "vbroadcastss 16(%[a]), %%zmm2\n\t" "vfmadd231ps %%zmm0, %%zmm2, %%zmm12\n\t" "vfmadd231ps %%zmm1, %%zmm2, %%zmm13\n\t" \
+  "vbroadcastss 20(%[a]), %%zmm3\n\t" "vfmadd231ps %%zmm0, %%zmm3, %%zmm14\n\t" "vfmadd231ps %%zmm1, %%zmm3, %%zmm15\n\t" \
+  "vbroadcastss 24(%[a]), %%zmm2\n\t" "vfmadd231ps %%zmm0, %%zmm2, %%zmm16\n\t" "vfmadd231ps %%zmm1, %%zmm2, %%zmm17\n\t" \
+  "vbroadcastss 28(%[a]), %%zmm3\n\t" "vfmadd231ps %%zmm0, %%zmm3, %%zmm18\n\t" "vfmadd231ps %%zmm1, %%zmm3, %%zmm19\n\t" \
+  "vbroadcastss 32(%[a]), %%zmm2\n\t" "vfmadd231ps %%zmm0, %%zmm2, %%zmm20\n\t" "vfmadd231ps %%zmm1, %%zmm2, %%zmm21\n\t" \
+  "vbroadcastss 36(%[a]), %%zmm3\n\t" "vfmadd231ps %%zmm0, %%zmm3, %%zmm22\n\t" "vfmadd231ps %%zmm1, %%zmm3, %%zmm23\n\t" \
+  "vbroadcastss 40(%[a]), %%zmm2\n\t" "vfmadd231ps %%zmm0, %%zmm2, %%zmm24\n\t" "vfmadd231ps %%zmm1, %%zmm2, %%zmm25\n\t" \
+  "vbroadcastss 44(%[a]), %%zmm3\n\t" "vfmadd231ps %%zmm0, %%zmm3, %%zmm26\n\t" "vfmadd231ps %%zmm1, %%zmm3, %%zmm27\n\t" \
+  "vmovups 128(%[b]), %%zmm0\n\t" "vmovups 192(%[b]), %%zmm1\n\t" \
+  "vbroadcastss 48(%[a]), %%zmm2\n\t" "vfmadd231ps %%zmm0, %%zmm2, %%zmm4\n\t" "vfmadd231ps %%zmm1, %%zmm2, %%zmm5\n\t" \
+  "vbroadcastss 52(%[a]), %%zmm3\n\t" "vfmadd231ps %%zmm0, %%zmm3, %%zmm6\n\t" "vfmadd231ps %%zmm1, %%zmm3, %%zmm7\n\t" \
+  "vbroadcastss 56(%[a]), %%zmm2\n\t" "vfmadd231ps %%zmm0, %%zmm2, %%zmm8\n\t" "vfmadd231ps %%zmm1, %%zmm2, %%zmm9\n\t" \
+  "vbroadcastss 60(%[a]), %%zmm3\n\t" "vfmadd231ps %%zmm0, %%zmm3, %%zmm10\n\t" "vfmadd231ps %%zmm1, %%zmm3, %%zmm11\n\t" \
+  "vbroadcastss 64(%[a]), %%zmm2\n\t" "vfmadd231ps %%zmm0, %%zmm2, %%zmm12\n\t" "vfmadd231ps %%zmm1, %%zmm2, %%zmm13\n\t" \
+  "vbroadcastss 68(%[a]), %%zmm3\n\t" "vfmadd231ps %%zmm0, %%zmm3, %%zmm14\n\t" "vfmadd231ps %%zmm1, %%zmm3, %%zmm15\n\t" \
+  "vbroadcastss 72(%[a]), %%zmm2\n\t" "vfmadd231ps %%zmm0, %%zmm2, %%zmm16\n\t" "vfmadd231ps %%zmm1, %%zmm2, %%zmm17\n\t" \
+  "vbroadcastss 76(%[a]), %%zmm3\n\t" "vfmadd231ps %%zmm0, %%zmm3, %%zmm18\n\t" "vfmadd231ps %%zmm1, %%zmm3, %%zmm19\n\t" \
+  "vbroadcastss 80(%[a]), %%zmm2\n\t" "vfmadd231ps %%zmm0, %%zmm2, %%zmm20\n\t" "vfmadd231ps %%zmm1, %%zmm2, %%zmm21\n\t" \
+  "vbroadcastss 84(%[a]), %%zmm3\n\t" "vfmadd231ps %%zmm0, %%zmm3, %%zmm22\n\t" "vfmadd231ps %%zmm1, %%zmm3, %%zmm23\n\t" \
+  "vbroadcastss 88(%[a]), %%zmm2\n\t" "vfmadd231ps %%zmm0, %%zmm2, %%zmm24\n\t" "vfmadd231ps %%zmm1, %%zmm2, %%zmm25\n\t" \
+  "vbroadcastss 92(%[a]), %%zmm3\n\t" "vfmadd231ps %%zmm0, %%zmm3, %%zmm26\n\t" "vfmadd231ps %%zmm1, %%zmm3, %%zmm27\n\t" \
+  "vmovups 256(%[b]), %%zmm0\n\t" "vmovups 320(%[b]), %%zmm1\n\t" \
+  "vbroadcastss 96(%[a]), %%zmm2\n\t" "vfmadd231ps %%zmm0, %%zmm2, %%zmm4\n\t" "vfmadd231ps %%zmm1, %%zmm2, %%zmm5\n\t" \
+  "vbroadcastss 100(%[a]), %%zmm3\n\t" "vfmadd231ps %%zmm0, %%zmm3, %%zmm6\n\t" "vfmadd231ps %%zmm1, %%zmm3, %%zmm7\n\t" \
+  "vbroadcastss 104(%[a]), %%zmm2\n\t" "vfmadd231ps %%zmm0, %%zmm2, %%zmm8\n\t" "vfmadd231ps %%zmm1, %%zmm2, %%zmm9\n\t" \
+  "vbroadcastss 108(%[a]), %%zmm3\n\t" "vfmadd231ps %%zmm0, %%zmm3, %%zmm10\n\t" "vfmadd231ps %%zmm1, %%zmm3, %%zmm11\n\t" \
+  "vbroadcastss 112(%[a]), %%zmm2\n\t" "vfmadd231ps %%zmm0, %%zmm2, %%zmm12\n\t" "vfmadd231ps %%zmm1, %%zmm2, %%zmm13\n\t" \
+  "vbroadcastss 116(%[a]), %%zmm3\n\t" "vfmadd231ps %%zmm0, %%zmm3, %%zmm14\n\t" "vfmadd231ps %%zmm1, %%zmm3, %%zmm15\n\t" \
+  "vbroadcastss 120(%[a]), %%zmm2\n\t" "vfmadd231ps %%zmm0, %%zmm2, %%zmm16\n\t" "vfmadd231ps %%zmm1, %%zmm2, %%zmm17\n\t" \
+  "vbroadcastss 124(%[a]), %%zmm3\n\t" "vfmadd231ps %%zmm0, %%zmm3, %%zmm18\n\t" "vfmadd231ps %%zmm1, %%zmm3, %%zmm19\n\t" \
+  "vbroadcastss 128(%[a]), %%zmm2\n\t" "vfmadd231ps %%zmm0, %%zmm2, %%zmm20\n\t" "vfmadd231ps %%zmm1, %%zmm2, %%zmm21\n\t" \
+  "vbroadcastss 132(%[a]), %%zmm3\n\t" "vfmadd231ps %%zmm0, %%zmm3, %%zmm22\n\t" "vfmadd231ps %%zmm1, %%zmm3, %%zmm23\n\t" \
+  "vbroadcastss 136(%[a]), %%zmm2\n\t" "vfmadd231ps %%zmm0, %%zmm2, %%zmm24\n\t" "vfmadd231ps %%zmm1, %%zmm2, %%zmm25\n\t" \
+  "vbroadcastss 140(%[a]), %%zmm3\n\t" "vfmadd231ps %%zmm0, %%zmm3, %%zmm26\n\t" "vfmadd231ps %%zmm1, %%zmm3, %%zmm27\n\t" \
+  "vmovups 384(%[b]), %%zmm0\n\t" "vmovups 448(%[b]), %%zmm1\n\t" \
+  "vbroadcastss 144(%[a]), %%zmm2\n\t" "vfmadd231ps %%zmm0, %%zmm2, %%zmm4\n\t" "vfmadd231ps %%zmm1, %%zmm2, %%zmm5\n\t" \
+  "vbroadcastss 148(%[a]), %%zmm3\n\t" "vfmadd231ps %%zmm0, %%zmm3, %%zmm6\n\t" "vfmadd231ps %%zmm1, %%zmm3, %%zmm7\n\t" \
+  "vbroadcastss 152(%[a]), %%zmm2\n\t" "vfmadd231ps %%zmm0, %%zmm2, %%zmm8\n\t" "vfmadd231ps %%zmm1, %%zmm2, %%zmm9\n\t" \
+  "vbroadcastss 156(%[a]), %%zmm3\n\t" "vfmadd231ps %%zmm0, %%zmm3, %%zmm10\n\t" "vfmadd231ps %%zmm1, %%zmm3, %%zmm11\n\t" \
+  "vbroadcastss 160(%[a]), %%zmm2\n\t" "vfmadd231ps %%zmm0, %%zmm2, %%zmm12\n\t" "vfmadd231ps %%zmm1, %%zmm2, %%zmm13\n\t" \
+  "vbroadcastss 164(%[a]), %%zmm3\n\t" "vfmadd231ps %%zmm0, %%zmm3, %%zmm14\n\t" "vfmadd231ps %%zmm1, %%zmm3, %%zmm15\n\t" \
+  "vbroadcastss 168(%[a]), %%zmm2\n\t" "vfmadd231ps %%zmm0, %%zmm2, %%zmm16\n\t" "vfmadd231ps %%zmm1, %%zmm2, %%zmm17\n\t" \
+  "vbroadcastss 172(%[a]), %%zmm3\n\t" "vfmadd231ps %%zmm0, %%zmm3, %%zmm18\n\t" "vfmadd231ps %%zmm1, %%zmm3, %%zmm19\n\t" \
+  "vbroadcastss 176(%[a]), %%zmm2\n\t" "vfmadd231ps %%zmm0, %%zmm2, %%zmm20\n\t" "vfmadd231ps %%zmm1, %%zmm2, %%zmm21\n\t" \
+  "vbroadcastss 180(%[a]), %%zmm3\n\t" "vfmadd231ps %%zmm0, %%zmm3, %%zmm22\n\t" "vfmadd231ps %%zmm1, %%zmm3, %%zmm23\n\t" \
+  "vbroadcastss 184(%[a]), %%zmm2\n\t" "vfmadd231ps %%zmm0, %%zmm2, %%zmm24\n\t" "vfmadd231ps %%zmm1, %%zmm2, %%zmm25\n\t" \
+  "vbroadcastss 188(%[a]), %%zmm3\n\t" "vfmadd231ps %%zmm0, %%zmm3, %%zmm26\n\t" "vfmadd231ps %%zmm1, %%zmm3, %%zmm27\n\t" \
+  "add $192, %[a]\n\t" "add $512, %[b]\n\t"
+/* prefetch the 12 x 32 C tile at %[c] (row stride %[ldc] bytes); clobbers %[p] */
+#define KK_UKR12X32_PFC(h) \
+  "lea (%[c], %[ldc], 2), %[p]\n\t" \
+  "" #h " (%[c])\n\t" #h " 64(%[c])\n\t" #h " (%[c], %[ldc])\n\t" #h " 64(%[c], %[ldc])\n\t" \
+  #h " (%[p])\n\t" #h " 64(%[p])\n\t" #h " (%[p], %[ldc])\n\t" #h " 64(%[p], %[ldc])\n\t" \
+  "lea (%[p], %[ldc], 2), %[p]\n\t" \
+  #h " (%[p])\n\t" #h " 64(%[p])\n\t" #h " (%[p], %[ldc])\n\t" #h " 64(%[p], %[ldc])\n\t" \
+  "lea (%[p], %[ldc], 2), %[p]\n\t" \
+  #h " (%[p])\n\t" #h " 64(%[p])\n\t" #h " (%[p], %[ldc])\n\t" #h " 64(%[p], %[ldc])\n\t" \
+  "lea (%[p], %[ldc], 2), %[p]\n\t" \
+  #h " (%[p])\n\t" #h " 64(%[p])\n\t" #h " (%[p], %[ldc])\n\t" #h " 64(%[p], %[ldc])\n\t" \
+  "lea (%[p], %[ldc], 2), %[p]\n\t" \
+  #h " (%[p])\n\t" #h " 64(%[p])\n\t" #h " (%[p], %[ldc])\n\t" #h " 64(%[p], %[ldc])\n\t"
+
 /* MR rows × NV zmm columns; KU interleaved accumulator sets hide the 4-cycle
  * FMA latency when MR is small (matrix-vector regime). AP: A packed with
  * a_rs = 1, a_cs = 12, so broadcasts use immediate offsets. */
@@ -672,6 +745,53 @@ KK_AVX512 KK_INLINE void ukr_avx512(const int MR, const int NV, const int KU, co
 #pragma GCC unroll 2
       for (int v = 0; v < NV; v++) acc[u][i][v] = _mm512_setzero_ps();
   int64_t k = 0;
+  if (AP && MR == 12 && NV == 2 && nr == 32 && b_rs == 32 && K >= 4) {
+    /* Full tile on a packed A micro-panel and a contiguous 32-wide B panel:
+     * hand-scheduled loop, 4 k per trip, accumulators in zmm4..zmm27 (GCC's
+     * own unrolling of this loop spills accumulators); they leave through a
+     * stack tile. The C tile is prefetched into L2 up front and into L1
+     * 8 trips before the end, so the epilogue's C loads don't stall and the
+     * lines are not evicted by the A/B streams before use. */
+    _Alignas(64) float tacc[12 * 32];
+    const float *ap = a, *bp = b, *pscratch;
+    const int64_t n4 = K / 4;
+    int64_t n2 = n4 < 8 ? n4 : 8, n1 = n4 - n2;
+    const float *cp = c ? c : b; /* prefetches never fault; keep them harmless */
+    const int64_t ldcb = c ? ldc * (int64_t)sizeof(float) : 0;
+    __asm__ volatile(
+        "vpxord %%zmm4, %%zmm4, %%zmm4\n\t" "vpxord %%zmm5, %%zmm5, %%zmm5\n\t" "vpxord %%zmm6, %%zmm6, %%zmm6\n\t"
+        "vpxord %%zmm7, %%zmm7, %%zmm7\n\t" "vpxord %%zmm8, %%zmm8, %%zmm8\n\t" "vpxord %%zmm9, %%zmm9, %%zmm9\n\t"
+        "vpxord %%zmm10, %%zmm10, %%zmm10\n\t" "vpxord %%zmm11, %%zmm11, %%zmm11\n\t" "vpxord %%zmm12, %%zmm12, %%zmm12\n\t"
+        "vpxord %%zmm13, %%zmm13, %%zmm13\n\t" "vpxord %%zmm14, %%zmm14, %%zmm14\n\t" "vpxord %%zmm15, %%zmm15, %%zmm15\n\t"
+        "vpxord %%zmm16, %%zmm16, %%zmm16\n\t" "vpxord %%zmm17, %%zmm17, %%zmm17\n\t" "vpxord %%zmm18, %%zmm18, %%zmm18\n\t"
+        "vpxord %%zmm19, %%zmm19, %%zmm19\n\t" "vpxord %%zmm20, %%zmm20, %%zmm20\n\t" "vpxord %%zmm21, %%zmm21, %%zmm21\n\t"
+        "vpxord %%zmm22, %%zmm22, %%zmm22\n\t" "vpxord %%zmm23, %%zmm23, %%zmm23\n\t" "vpxord %%zmm24, %%zmm24, %%zmm24\n\t"
+        "vpxord %%zmm25, %%zmm25, %%zmm25\n\t" "vpxord %%zmm26, %%zmm26, %%zmm26\n\t" "vpxord %%zmm27, %%zmm27, %%zmm27\n\t"
+        KK_UKR12X32_PFC(prefetcht1)
+        "test %[n1], %[n1]\n\t" "jz 2f\n\t"
+        ".p2align 5\n\t" "1:\n\t" KK_UKR12X32_K4 "dec %[n1]\n\t" "jnz 1b\n\t"
+        "2:\n\t" KK_UKR12X32_PFC(prefetcht0)
+        ".p2align 5\n\t" "3:\n\t" KK_UKR12X32_K4 "dec %[n2]\n\t" "jnz 3b\n\t"
+        "vmovaps %%zmm4, 0(%[t])\n\t" "vmovaps %%zmm5, 64(%[t])\n\t" "vmovaps %%zmm6, 128(%[t])\n\t"
+        "vmovaps %%zmm7, 192(%[t])\n\t" "vmovaps %%zmm8, 256(%[t])\n\t" "vmovaps %%zmm9, 320(%[t])\n\t"
+        "vmovaps %%zmm10, 384(%[t])\n\t" "vmovaps %%zmm11, 448(%[t])\n\t" "vmovaps %%zmm12, 512(%[t])\n\t"
+        "vmovaps %%zmm13, 576(%[t])\n\t" "vmovaps %%zmm14, 640(%[t])\n\t" "vmovaps %%zmm15, 704(%[t])\n\t"
+        "vmovaps %%zmm16, 768(%[t])\n\t" "vmovaps %%zmm17, 832(%[t])\n\t" "vmovaps %%zmm18, 896(%[t])\n\t"
+        "vmovaps %%zmm19, 960(%[t])\n\t" "vmovaps %%zmm20, 1024(%[t])\n\t" "vmovaps %%zmm21, 1088(%[t])\n\t"
+        "vmovaps %%zmm22, 1152(%[t])\n\t" "vmovaps %%zmm23, 1216(%[t])\n\t" "vmovaps %%zmm24, 1280(%[t])\n\t"
+        "vmovaps %%zmm25, 1344(%[t])\n\t" "vmovaps %%zmm26, 1408(%[t])\n\t" "vmovaps %%zmm27, 1472(%[t])\n\t"
+        : [a] "+r"(ap), [b] "+r"(bp), [n1] "+r"(n1), [n2] "+r"(n2), [p] "=&r"(pscratch)
+        : [t] "r"(tacc), [c] "r"(cp), [ldc] "r"(ldcb)
+        : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
+          "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19",
+          "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27", "cc", "memory");
+#pragma GCC unroll 12
+    for (int i = 0; i < MR; i++) {
+      acc[0][i][0] = _mm512_load_ps(tacc + 32 * i);
+      acc[0][i][1] = _mm512_load_ps(tacc + 32 * i + 16);
+    }
+    k = K / 4 * 4;
+  }
   for (; k + KU <= K; k += KU) {
 #pragma GCC unroll 4
     for (int u = 0; u < KU; u++) {
@@ -1139,6 +1259,29 @@ KK_AVX512 static void sum_cols__avx512(int64_t m, int64_t n, const float *x, int
 }
 #endif /* KK_X86 */
 
+/* Packs a kc x nc block of row-contiguous B (bs1 == 1) into nc/32 panels
+ * (panel j0 at dst + j0 * kc, dst[k*32 + j], zero-padded past nc), row by row:
+ * reads stream along B's rows, the next rows are prefetched. */
+KK_AVX512 static void pack_b_block__avx512(int64_t kc, int64_t nc, const float *B, int64_t bs0, float *dst)
+{
+  const int64_t nfull = nc / 32 * 32, tail = nc - nfull;
+  const __mmask16 t0 = mask16(tail), t1 = mask16(tail - 16);
+  for (int64_t k = 0; k < kc; k++) {
+    const float *src = B + k * bs0;
+    if (k + 4 < kc)
+      for (int64_t j = 0; j < nc; j += 16) _mm_prefetch((const char *)(src + 4 * bs0 + j), _MM_HINT_T0);
+    float *d = dst + k * 32;
+    for (int64_t j0 = 0; j0 < nfull; j0 += 32, d += 32 * kc) {
+      _mm512_store_ps(d, _mm512_loadu_ps(src + j0));
+      _mm512_store_ps(d + 16, _mm512_loadu_ps(src + j0 + 16));
+    }
+    if (tail) {
+      _mm512_store_ps(d, _mm512_maskz_loadu_ps(t0, src + nfull));
+      _mm512_store_ps(d + 16, _mm512_maskz_loadu_ps(t1, src + nfull + 16));
+    }
+  }
+}
+
 /* ===================================================================== */
 /* 4. dispatch, GEMM driver, entry points                                 */
 /* ===================================================================== */
@@ -1500,6 +1643,61 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
     return;
   }
 
+#if KK_X86
+  if (t == &kk_table_avx512) {
+    /* AVX-512 packed path, loop order m (A block, packed once per K block) →
+     * k → n (B block, KC x NC, L2-resident) → i (12-row A micro-panel, stays
+     * in L1 while ...) → j (... the 32-wide B micro-panels stream from L2).
+     * This is BLIS's order with the operands' roles swapped (our micro-kernel
+     * broadcasts A and loads B vectors); C is walked along rows. Each operand
+     * is packed once when M <= MC. K is split into equal blocks (multiples of
+     * 4); the row-reduce form (no C to accumulate into) uses one K block and
+     * shrinks the A/B blocks to keep their byte sizes. */
+    const int64_t nkb = rowout ? 1 : (K + t->kc - 1) / t->kc;
+    int64_t KC = (K + nkb - 1) / nkb;
+    KC = nkb > 1 ? (KC + 3) / 4 * 4 : KC;
+    const double shrink = KC > t->kc ? (double)t->kc / (double)KC : 1.0;
+    int64_t NC = (int64_t)((double)t->nc * shrink) / NR * NR, MC = (int64_t)((double)t->mc * shrink) / MR * MR;
+    NC = NC < NR ? NR : NC;
+    MC = MC < MR ? MR : MC;
+    const int64_t nblk = (N + NC - 1) / NC;
+    NC = ((N + nblk - 1) / nblk + NR - 1) / NR * NR; /* equal B blocks */
+    const int64_t ncmax = min64(NC, (N + NR - 1) / NR * NR), mcmax = min64(MC, (M + MR - 1) / MR * MR);
+    float *buf = scratch((size_t)(KC * ncmax + mcmax * KC));
+    if (!buf) {
+      gemm_naive(M, N, K, A, as0, as1, B, bs0, bs1, bias, bias_s, act, C, ldc, rowout);
+      return;
+    }
+    float *bpack = buf, *apack = buf + KC * ncmax;
+    for (int64_t m0 = 0; m0 < M; m0 += MC) {
+      const int64_t mc = min64(MC, M - m0);
+      for (int64_t k0 = 0; k0 < K; k0 += KC) {
+        const int64_t kc = min64(KC, K - k0);
+        ep.flags = (k0 > 0 ? KK_EPI_ACCUM : 0) | (k0 + kc >= K ? KK_EPI_FINAL : 0);
+        for (int64_t i0 = 0; i0 < mc; i0 += MR)
+          pack_a(t, min64(MR, mc - i0), kc, A + (m0 + i0) * as0 + k0 * as1, as0, as1, apack + i0 * kc);
+        for (int64_t n0 = 0; n0 < N; n0 += NC) {
+          const int64_t nc = min64(NC, N - n0);
+          if (bs1 == 1) pack_b_block__avx512(kc, nc, B + k0 * bs0 + n0, bs0, bpack);
+          else
+            for (int64_t j0 = 0; j0 < nc; j0 += NR)
+              pack_b(t, kc, min64(NR, nc - j0), B + k0 * bs0 + (n0 + j0) * bs1, bs0, bs1, bpack + j0 * kc);
+          for (int64_t i0 = 0; i0 < mc; i0 += MR) {
+            const int64_t mr = min64(MR, mc - i0);
+            ep.rowsum = rowout ? rowout + m0 + i0 : NULL;
+            float *crow = C ? C + (m0 + i0) * ldc + n0 : NULL;
+            for (int64_t j0 = 0; j0 < nc; j0 += NR) {
+              ep.bias = bias ? bias + (n0 + j0) * bias_s : NULL;
+              t->ukernel(mr, min64(NR, nc - j0), kc, apack + i0 * kc, 1, MR, bpack + j0 * kc, NR,
+                         crow ? crow + j0 : NULL, ldc, &ep);
+            }
+          }
+        }
+      }
+    }
+    return;
+  }
+#endif
   /* Packed path, BLIS loop order: nc (B block) → kc → mc (A block) → nr → mr.
    * The row-reduce form has no C to accumulate partial K blocks into, so it
    * uses a single K block. */
