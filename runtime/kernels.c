@@ -1393,6 +1393,12 @@ void kk_init(void)
     long v = strtol(nt, &end, 10);
     if (*end == '\0' && v > 0) atomic_store(&kk_nthreads, clamp_threads(v));
   }
+  const char *sm = getenv("KILN_GEMM_SMALLM"); /* tile|dot|lt: force one small-M kernel (A/B runs) */
+  if (sm && *sm)
+    atomic_store(&kk_small_m_path, strcmp(sm, "tile") == 0  ? KK_SMALLM_TILE
+                                   : strcmp(sm, "dot") == 0 ? KK_SMALLM_DOT
+                                   : strcmp(sm, "lt") == 0  ? KK_SMALLM_LT
+                                                            : KK_SMALLM_AUTO);
   const char *tm = getenv("KILN_GEMM_THREAD_MIN");
   if (tm && *tm) {
     char *end;

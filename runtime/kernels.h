@@ -84,7 +84,8 @@ void kk_set_gemm_thread_min(int64_t mnk);
 /* Small-M (M <= 16) GEMMs with torch linear's layout (bs0 == 1, as1 == 1)
    choose between three kernels by shape; tests force one of them. A forced
    kernel the ISA lacks falls back to TILE. Not thread-safe with respect to
-   concurrently running kernels. */
+   concurrently running kernels. kk_init() also reads KILN_GEMM_SMALLM
+   (tile|dot|lt) for A/B benchmarks. */
 enum {
   KK_SMALLM_AUTO = 0,
   KK_SMALLM_TILE, /* pack B panels, register-tile micro-kernel */

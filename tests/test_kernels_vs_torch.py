@@ -24,6 +24,7 @@ import math
 import os
 import subprocess
 import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -592,3 +593,32 @@ def test_num_threads_api_and_env(lib):
         out = subprocess.run([sys.executable, "-c", code, lib._name], env=env, capture_output=True,
                              text=True)
         assert out.stdout.strip() == want, (env_val, out.stdout, out.stderr)
+
+
+def test_small_m_kernel_forced_by_env(lib):
+    """KILN_GEMM_SMALLM=tile|dot|lt forces one small-M kernel (benchmark A/B
+    runs); each gives torch's linear (+ row mean) on a batch-16 linear-layout
+    problem, as does an unknown value (the shape-based choice)."""
+    code = textwrap.dedent("""
+        import ctypes, sys, torch
+        L = ctypes.CDLL(sys.argv[1])
+        i64, p = ctypes.c_int64, ctypes.c_void_p
+        L.kk_gemm.argtypes = [i64, i64, i64, p, i64, i64, p, i64, i64, p, i64, ctypes.c_int, p]
+        L.kk_gemm_rowreduce.argtypes = [i64, i64, i64, p, i64, i64, p, i64, i64, p, i64,
+                                        ctypes.c_int, ctypes.c_int, p]
+        L.kk_init()
+        torch.manual_seed(0)
+        x, w, b = torch.randn(16, 130), torch.randn(70, 130) / 12, torch.randn(70)
+        c, r = torch.empty(16, 70), torch.empty(16)
+        L.kk_gemm(16, 70, 130, x.data_ptr(), 130, 1, w.data_ptr(), 1, 130, b.data_ptr(), 1, 1, c.data_ptr())
+        L.kk_gemm_rowreduce(16, 70, 130, x.data_ptr(), 130, 1, w.data_ptr(), 1, 130, b.data_ptr(), 1, 1, 1,
+                            r.data_ptr())
+        want = torch.relu(torch.nn.functional.linear(x, w, b))
+        torch.testing.assert_close(c, want, rtol=1e-5, atol=1e-4)
+        torch.testing.assert_close(r, want.mean(1), rtol=1e-5, atol=1e-5)
+        print("ok")
+    """)
+    for val in ("tile", "dot", "lt", "junk"):
+        env = dict(os.environ, KILN_GEMM_SMALLM=val)
+        out = subprocess.run([sys.executable, "-c", code, lib._name], env=env, capture_output=True, text=True)
+        assert out.stdout.strip() == "ok", (val, out.stderr[-2000:])
