@@ -123,6 +123,73 @@ def summary_rows(results: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
+def cell_flops(group: str, params: dict[str, Any]) -> float | None:
+    """Multiply-add work of a cell (2 flops per MAC), for the peak-FMA ceiling."""
+    if group == "phase_a":
+        return 2.0 * params["batch"] * params["in"] * params["out"]
+    if group == "phase_b":
+        return 2.0 * params["depth"] * params["batch"] * params["width"] ** 2
+    if group == "lennard_jones":
+        return 2.0 * (16 + 3 * 16 * 16 + 16)
+    if group == "tf_chain":
+        return 2.0 * params["batch"] * params["in"] * params["out"]
+    return None
+
+
+# (group, which cells, peer, goal, what the goal is): the targets of issues #3 and #5
+TARGETS = [
+    ("phase_a", lambda p: p["batch"] <= 16, "eager", 5.0, "#3: Phase A batch <= 16 vs eager"),
+    ("phase_a", lambda p: p["batch"] <= 16, "eager", 10.0, "#5: Phase A batch <= 16 vs eager"),
+    ("phase_a", lambda p: p["batch"] <= 16, "torch.compile", 20.0, "#5: Phase A batch <= 16 vs torch.compile"),
+    ("phase_a", lambda p: p["batch"] == 64, "eager", 3.0, "#5: Phase A batch 64 vs eager"),
+    ("phase_a", lambda p: p["batch"] == 256, "eager", 1.5, "#5: Phase A 256/256->128 vs eager"),
+    ("phase_b", lambda p: p["batch"] <= 16, "eager", 10.0, "#5: Phase B batch <= 16 vs eager"),
+    ("phase_b", lambda p: p["batch"] <= 16, "torch.compile", 20.0, "#5: Phase B batch <= 16 vs torch.compile"),
+    ("phase_b", lambda p: p["batch"] == 64, "eager", 3.0, "#5: Phase B batch 64 vs eager"),
+    ("lennard_jones", lambda p: True, "eager", 10.0, "#5: lennard_jones vs eager"),
+    ("lennard_jones", lambda p: True, "torch.compile", 5.0, "#5: lennard_jones vs torch.compile"),
+    ("tf_chain", lambda p: p["batch"] <= 64, "eager", 30.0, "#5: TF chain batch <= 64 vs eager TF"),
+    ("tf_chain", lambda p: p["batch"] <= 64, "tf.function", 10.0, "#5: TF chain batch <= 64 vs tf.function"),
+]
+
+
+def targets_table(results: dict[str, Any]) -> str:
+    """Each target cell: measured ratio, goal, and the ceiling a kernel running
+    at the FMA peak with a free boundary would reach (peer time / (flops /
+    peak)): a goal above its ceiling cannot be met on this machine."""
+    single = results["passes"].get("single", {})
+    peak = results.get("fma_peak_gflops", {}).get(results["machine"]["kiln_isa"])
+    rows = []
+    for group, which, peer, goal, what in TARGETS:
+        for c in single.get(group, []):
+            if not which(c["params"]) or peer not in c["ratio"]:
+                continue
+            r = c["ratio"][peer]
+            flops = cell_flops(group, c["params"])
+            ceiling = (c["median_us"][peer] / (flops / (peak * 1e3))) if flops and peak else None
+            status = "met" if r >= goal else (
+                "**not met**, above the FMA-peak ceiling" if ceiling and ceiling < goal else "**not met**")
+            rows.append([what, c["label"], fmt_x(r), f">= {goal:g}x", status,
+                         f"{ceiling:.1f}x" if ceiling else "-"])
+    for c in single.get("fixed_cost", []):
+        r = c["ratio"]["kiln"]
+        rows.append(["#5: fixed cost vs C no-op (lower is better)", c["label"], fmt_x(r), "<= 3x",
+                     "met" if r <= 3 else "**not met**", "-"])
+    for pass_name, groups in results["passes"].items():
+        for c in groups.get("gemm", []):
+            m, n, k = (c["params"][x] for x in ("m", "n", "k"))
+            if not (m == n == k and 512 <= m <= 2048):
+                continue
+            r = c["ratio"].get("torch")
+            rows.append([f"#5: GEMM square vs torch.matmul ({PASS_TITLES[pass_name]})", c["label"], fmt_x(r),
+                         ">= 0.9x", "met" if r and r >= 0.9 else "**not met**", "-"])
+            if pass_name == "single" and peak:
+                f = c["extra"]["gflops"]["kiln"] / peak
+                rows.append(["#5: GEMM square, % of FMA peak (one thread)", c["label"], f"{100 * f:.0f}%",
+                             ">= 80%", "met" if f >= 0.8 else "**not met**", "-"])
+    return md_table(["target", "cell", "measured", "goal", "status", "ceiling at FMA peak"], rows)
+
+
 def mismatches(results: dict[str, Any]) -> list[str]:
     out = []
     for pass_name, groups in results["passes"].items():
@@ -167,7 +234,9 @@ def markdown(results: dict[str, Any], plots: list[str]) -> str:
         "  faster). Rounds adapt to a per-cell time budget.",
         "- Pass *one thread*: `OMP_NUM_THREADS=1`, `torch.set_num_threads(1)`, TF intra/inter",
         "  op threads 1 (set before any TF op). Pass *default thread count*: no limits",
-        "  (GEMM sweep and Phase A only). kiln's kernels are single-threaded in both.",
+        "  (GEMM sweep and Phase A only). kiln's large GEMMs use torch's thread budget",
+        "  (`torch.get_num_threads()`, asked before each GEMM large enough to thread), so",
+        "  one thread in the first pass and torch's default in the second.",
         "- Peers are warm: torch.compile (default settings), torch.jit.script,",
         "  tf.function and tf.function(jit_compile=True) are called once before timing; that",
         "  first call's wall time is reported as *compile s* (Dynamo's cache is reset per cell;",
@@ -179,6 +248,11 @@ def markdown(results: dict[str, Any], plots: list[str]) -> str:
         "",
         "## Summary", "",
         md_table(["pass", "group", "ratio", "geomean", "range"], summary_rows(results)), "",
+        "## Targets (issues #3 and #5, one thread)", "",
+        "*Ceiling at FMA peak*: the peer's time divided by the cell's multiply-adds run at",
+        "the measured FMA peak with no call, boundary or epilogue cost; a goal above it",
+        "cannot be met on this machine by any kernel.", "",
+        targets_table(results), "",
     ]
     bad = mismatches(results)
     if bad:
