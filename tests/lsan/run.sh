@@ -38,10 +38,12 @@ PRELOAD="$("$CC" -print-file-name=libasan.so) $("$CC" -print-file-name=libubsan.
 # those of their subprocesses); lsan_check.py judges the logs. ASan errors
 # still abort (abort_on_error). Slow unwinding: CPython is built without frame
 # pointers, so the fast unwinder would stop at the first libpython frame and
-# lose the kiln frames above it.
+# lose the kiln frames above it. 100 frames: every stack of the suite then
+# reaches an import or its thread's entry (lsan_check.py counts those that do
+# not); deep torch dispatch and CPython's parser need up to ~85.
 asan_options() {
   printf '%s' "detect_leaks=1:leak_check_at_exit=1:exitcode=0:abort_on_error=1"
-  printf '%s' ":detect_stack_use_after_return=0:fast_unwind_on_malloc=0:malloc_context_size=${LSAN_STACK_DEPTH:-30}"
+  printf '%s' ":detect_stack_use_after_return=0:fast_unwind_on_malloc=0:malloc_context_size=${LSAN_STACK_DEPTH:-100}"
   printf '%s' ":log_path=$1/lsan:log_exe_name=1"
   printf '%s' ':stack_trace_format="    #%n %p %F %L {%m+%o}"'
 }
