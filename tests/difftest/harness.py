@@ -32,6 +32,8 @@ import time
 from dataclasses import dataclass
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# `make test-lsan` runs everything 10-30x slower (tests/conftest.py)
+TIMEOUT_SCALE = float(os.environ.get("KILN_TEST_TIMEOUT_SCALE") or 1)
 I64_MIN, I64_MAX = -2**63, 2**63 - 1
 MSG_TYPES = ("ZeroDivisionError", "ValueError", "TypeError")
 
@@ -249,7 +251,7 @@ def signature(nat, ora) -> tuple:
 
 class Worker:
     def __init__(self, idle_timeout: float = 30.0):
-        self.idle_timeout = idle_timeout
+        self.idle_timeout = idle_timeout * TIMEOUT_SCALE
         self.dir = tempfile.mkdtemp(prefix="kiln-difftest-")
         self.progress = os.path.join(self.dir, "progress")
         self.p = None
@@ -267,7 +269,7 @@ class Worker:
         if self.p is not None:
             try:
                 self.p.stdin.close()
-                self.p.wait(timeout=10)
+                self.p.wait(timeout=10 * TIMEOUT_SCALE)
             except Exception:  # noqa: BLE001
                 self.p.kill()
             self.p = None
@@ -312,7 +314,7 @@ class Worker:
                 cur = None
             if cur != last[0]:
                 last = (cur, time.time())
-            elif time.time() - last[1] > self.idle_timeout + (60 if cur == "build" else 0):
+            elif time.time() - last[1] > self.idle_timeout + (60 * TIMEOUT_SCALE if cur == "build" else 0):
                 self.kill()
                 th.join(5)
                 return ("crash", cur, "hang")
