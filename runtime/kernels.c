@@ -1122,10 +1122,131 @@ KK_AVX512 KK_INLINE void lt_tile_avx512(int64_t K, const float *xp, const float 
   out[12] = out[13] = out[14] = out[15] = _mm512_setzero_ps();
 }
 
+/* The same for M <= 8: one zmm per column holds the 8 rows x the k pair, so a
+ * tile is 16 columns x 8 rows (16 zmm, 17 loads per 16 FMAs). xp: one zmm per
+ * k pair, lanes (m, k & 1). out[j] lanes 0-7 = column 2j, lanes 8-15 = 2j+1. */
+KK_AVX512 KK_INLINE void lt8_tile_avx512(int64_t K, const float *xp, const float *w, int64_t ws, __m512 out[8])
+{
+  /* Two passes of 8 columns each: 8 row pointers fit the general registers
+   * (16 would spill inside the loop), and two k pairs per trip into separate
+   * accumulators keep 16 FMAs in flight. */
+  __m512 acc[16];
+#pragma GCC unroll 2
+  for (int h = 0; h < 2; h++) {
+    const float *r[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++) r[i] = w + (8 * h + i) * ws;
+    __m512 a0[8], a1[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++) a0[i] = a1[i] = _mm512_setzero_ps();
+    int64_t k = 0;
+    for (; k + 4 <= K; k += 4) {
+      const __m512 x0 = _mm512_load_ps(xp + k * 8), x1 = _mm512_load_ps(xp + k * 8 + 16);
+#pragma GCC unroll 8
+      for (int i = 0; i < 8; i++) {
+        double d0, d1;
+        memcpy(&d0, r[i] + k, sizeof d0);
+        memcpy(&d1, r[i] + k + 2, sizeof d1);
+        a0[i] = _mm512_fmadd_ps(_mm512_castpd_ps(_mm512_set1_pd(d0)), x0, a0[i]);
+        a1[i] = _mm512_fmadd_ps(_mm512_castpd_ps(_mm512_set1_pd(d1)), x1, a1[i]);
+      }
+    }
+    if (k + 2 <= K) {
+      const __m512 x0 = _mm512_load_ps(xp + k * 8);
+#pragma GCC unroll 8
+      for (int i = 0; i < 8; i++) {
+        double d0;
+        memcpy(&d0, r[i] + k, sizeof d0);
+        a0[i] = _mm512_fmadd_ps(_mm512_castpd_ps(_mm512_set1_pd(d0)), x0, a0[i]);
+      }
+      k += 2;
+    }
+    if (k < K) { /* odd K: the last k alone, only the even lanes (the odd ones hold no k) */
+      const __m512 x0 = _mm512_load_ps(xp + k * 8);
+#pragma GCC unroll 8
+      for (int i = 0; i < 8; i++) a1[i] = _mm512_mask3_fmadd_ps(_mm512_set1_ps(r[i][k]), x0, a1[i], 0x5555);
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++) acc[8 * h + i] = _mm512_add_ps(a0[i], a1[i]);
+  }
+  const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i io = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+#pragma GCC unroll 8
+  for (int j = 0; j < 8; j++)
+    out[j] = _mm512_add_ps(_mm512_permutex2var_ps(acc[2 * j], ie, acc[2 * j + 1]),
+                           _mm512_permutex2var_ps(acc[2 * j], io, acc[2 * j + 1]));
+}
+
+KK_AVX512 static void gemm_lt8__avx512(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0,
+                                        const float *B, int64_t bs1, const float *bias, int64_t bias_s,
+                                        int act, float *C, int64_t ldc, float *rowout, float *xt)
+{
+  /* xt[(k & ~1)*8 + 2m + (k & 1)] = A[m*as0 + k]; lanes m >= M and k >= K are zero */
+  const __m512i ilo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  for (int64_t k0 = 0; k0 < K; k0 += 16) {
+    const __mmask16 mk = mask16(K - k0);
+    __m512 r[16];
+#pragma GCC unroll 16
+    for (int q = 0; q < 16; q++) r[q] = q < M ? _mm512_maskz_loadu_ps(mk, A + q * as0 + k0) : _mm512_setzero_ps();
+    tr16_avx512(r); /* r[q] lane m = A(m, k0 + q) */
+    const int64_t kn = min64_(16, K - k0);
+    for (int64_t q = 0; q < kn; q += 2) _mm512_store_ps(xt + (k0 + q) * 8, _mm512_permutex2var_ps(r[q], ilo, r[q + 1]));
+  }
+  const float *Bt = B;
+  int64_t bst = bs1;
+  if (N < 16) { /* pad to one whole tile */
+    float *wp = xt + (K + 1) / 2 * 16;
+    for (int64_t i = 0; i < 16; i++)
+      for (int64_t k = 0; k < K; k++) wp[i * K + k] = i < N ? B[i * bs1 + k] : 0.0f;
+    Bt = wp;
+    bst = K;
+  }
+  const __m512i rlo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  __m512 rs = _mm512_setzero_ps();
+  for (int64_t n0 = 0; n0 < N; n0 += 16) {
+    const int64_t base = N >= 16 && n0 + 16 > N ? N - 16 : n0;
+    const int lo = (int)(n0 - base), hi = (int)min64_(16, N - base); /* valid columns base+lo .. base+hi-1 */
+    __m512 acc[16];
+    lt8_tile_avx512(K, xt, Bt + base * bst, bst, acc);
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; j++) {
+      /* lanes 0-7: column 2j, lanes 8-15: column 2j+1 */
+      const __mmask16 valid = (__mmask16)((2 * j >= lo && 2 * j < hi ? 0x00ff : 0) |
+                                          (2 * j + 1 >= lo && 2 * j + 1 < hi ? 0xff00 : 0));
+      __m512 x = acc[j];
+      if (bias) {
+        const float b0 = 2 * j < hi ? bias[(base + 2 * j) * bias_s] : 0.0f;
+        const float b1 = 2 * j + 1 < hi ? bias[(base + 2 * j + 1) * bias_s] : 0.0f;
+        x = _mm512_add_ps(x, _mm512_insertf32x8(_mm512_set1_ps(b0), _mm256_set1_ps(b1), 1));
+      }
+      x = act_avx512(act, x);
+      if (rowout) rs = _mm512_mask_add_ps(rs, valid, rs, x);
+      acc[j] = x;
+    }
+    if (C) {
+#pragma GCC unroll 8
+      for (int j = 8; j < 16; j++) acc[j] = _mm512_setzero_ps();
+      tr16_avx512(acc); /* acc[m] lane j = C(m, base + 2j), acc[m + 8] lane j = C(m, base + 2j + 1) */
+      const __mmask16 mn = (__mmask16)(mask16(hi) & ~mask16(lo));
+      for (int64_t m = 0; m < M; m++)
+        _mm512_mask_storeu_ps(C + m * ldc + base, mn, _mm512_permutex2var_ps(acc[m], rlo, acc[m + 8]));
+    }
+  }
+  if (rowout) {
+    const __mmask16 mm = mask16(M);
+    const __m512 fold = _mm512_add_ps(rs, _mm512_shuffle_f32x4(rs, rs, 0x4e)); /* lanes m + lanes m+8 */
+    _mm512_mask_storeu_ps(rowout, mm, _mm512_add_ps(_mm512_maskz_loadu_ps(mm, rowout), fold));
+  }
+}
+
 KK_AVX512 static void gemm_lt__avx512(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0,
                                        const float *B, int64_t bs1, const float *bias, int64_t bias_s,
                                        int act, float *C, int64_t ldc, float *rowout, float *xt)
 {
+  if (M <= 8) {
+    gemm_lt8__avx512(M, N, K, A, as0, B, bs1, bias, bias_s, act, C, ldc, rowout, xt);
+    return;
+  }
   /* xt[(k & ~1)*16 + h*16 + 2*(m - 8h) + (k & 1)] = A[m*as0 + k]; lanes m >= M and k >= K are zero */
   const __m512i ilo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
   const __m512i ihi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
@@ -1544,18 +1665,25 @@ static void gemm_naive(int64_t M, int64_t N, int64_t K, const float *A, int64_t 
  * rowout (C == NULL) is zero-initialised by the caller; receives raw row sums.
  * M, N, K > 0. */
 /* Which small-M kernel wins for torch linear's layout on AVX-512, from
- * measured M = 1..16 sweeps over K×N in {16×16, 32×32, 64×64, 128×64, 256×128,
- * 512×512, 1000×30} (bench: tile / dot / lt medians per shape). Tiny
- * problems are cheapest to pack; dot products win for a few rows (more of
- * them when K is long and N short); the transposed kernel from ~7-11 rows,
- * as soon as packing B per call costs more than its slower broadcasts. */
+ * measured M = 1..16 sweeps over K×N in {16×16, 32×32, 64×32, 64×64, 128×64,
+ * 128×128, 256×128, 512×512, 1000×30} (tile / dot / transposed medians per
+ * shape). Dot products win for one or two rows, and up to four or five when K
+ * is long and N short; packing is cheapest for tiny problems; the transposed
+ * kernel (its 8-row form up to M = 8) wins nearly everywhere else, and for
+ * 9..12 rows only when B is large enough that packing it per call costs more
+ * than the transposed kernel's idle lanes. */
 static int smallm_path(int64_t M, int64_t N, int64_t K)
 {
   const int64_t kn = K * N;
-  if (kn <= 2048) return M == 1 && K >= 32 ? KK_SMALLM_DOT : KK_SMALLM_TILE;
-  if (M <= 4 || (M <= 6 && kn >= 16384) || (M <= 10 && K >= 512 && N < 64)) return KK_SMALLM_DOT;
-  if (M >= (kn >= 16384 ? 7 : 11)) return KK_SMALLM_LT;
-  return KK_SMALLM_TILE;
+  if (M <= 2) return K >= 32 ? KK_SMALLM_DOT : KK_SMALLM_TILE;
+  if (M <= 4) {
+    if (kn <= 2048) return KK_SMALLM_TILE;
+    if ((K >= 128 && N <= 64) || (M == 4 && kn >= 16384)) return KK_SMALLM_DOT;
+    return KK_SMALLM_LT;
+  }
+  if (M <= 10 && K >= 512 && N < 64) return M <= 5 || M >= 9 ? KK_SMALLM_DOT : KK_SMALLM_LT;
+  if (M <= 8) return KK_SMALLM_LT;
+  return kn >= 16384 || M >= 13 ? KK_SMALLM_LT : KK_SMALLM_TILE;
 }
 
 static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, const float *A, int64_t as0,

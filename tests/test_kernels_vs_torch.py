@@ -424,7 +424,10 @@ GEMM_SHAPES = [(1, 32, 32), (1, 1, 1), (1, 7, 3), (2, 33, 17), (3, 100, 64), (5,
                (0, 0, 0), (200, 1030, 30),
                # the transposed small-M kernel (linear layout, M 9..16, large K*N):
                # partial last column tile, M = 9, and N < 16 (zero-padded copy)
-               (14, 100, 90), (9, 130, 300), (15, 9, 4000)]
+               (14, 100, 90), (9, 130, 300), (15, 9, 4000),
+               # its 8-row form (M <= 8): whole 16-column tiles, a partial last
+               # tile, N < 16 with odd K, odd K >= 512, and M = 3
+               (8, 64, 64), (6, 100, 90), (7, 9, 33), (6, 40, 513), (3, 70, 65)]
 
 
 def gemm_tol(K):
@@ -597,8 +600,8 @@ def test_num_threads_api_and_env(lib):
 
 def test_small_m_kernel_forced_by_env(lib):
     """KILN_GEMM_SMALLM=tile|dot|lt forces one small-M kernel (benchmark A/B
-    runs); each gives torch's linear (+ row mean) on a batch-16 linear-layout
-    problem, as does an unknown value (the shape-based choice)."""
+    runs); each gives torch's linear (+ row mean) on batch-16 and batch-7
+    linear-layout problems, as does an unknown value (the shape-based choice)."""
     code = textwrap.dedent("""
         import ctypes, sys, torch
         L = ctypes.CDLL(sys.argv[1])
@@ -608,14 +611,15 @@ def test_small_m_kernel_forced_by_env(lib):
                                         ctypes.c_int, ctypes.c_int, p]
         L.kk_init()
         torch.manual_seed(0)
-        x, w, b = torch.randn(16, 130), torch.randn(70, 130) / 12, torch.randn(70)
-        c, r = torch.empty(16, 70), torch.empty(16)
-        L.kk_gemm(16, 70, 130, x.data_ptr(), 130, 1, w.data_ptr(), 1, 130, b.data_ptr(), 1, 1, c.data_ptr())
-        L.kk_gemm_rowreduce(16, 70, 130, x.data_ptr(), 130, 1, w.data_ptr(), 1, 130, b.data_ptr(), 1, 1, 1,
-                            r.data_ptr())
-        want = torch.relu(torch.nn.functional.linear(x, w, b))
-        torch.testing.assert_close(c, want, rtol=1e-5, atol=1e-4)
-        torch.testing.assert_close(r, want.mean(1), rtol=1e-5, atol=1e-5)
+        for M in (16, 7):
+            x, w, b = torch.randn(M, 130), torch.randn(70, 130) / 12, torch.randn(70)
+            c, r = torch.empty(M, 70), torch.empty(M)
+            L.kk_gemm(M, 70, 130, x.data_ptr(), 130, 1, w.data_ptr(), 1, 130, b.data_ptr(), 1, 1, c.data_ptr())
+            L.kk_gemm_rowreduce(M, 70, 130, x.data_ptr(), 130, 1, w.data_ptr(), 1, 130, b.data_ptr(), 1, 1, 1,
+                                r.data_ptr())
+            want = torch.relu(torch.nn.functional.linear(x, w, b))
+            torch.testing.assert_close(c, want, rtol=1e-5, atol=1e-4)
+            torch.testing.assert_close(r, want.mean(1), rtol=1e-5, atol=1e-5)
         print("ok")
     """)
     for val in ("tile", "dot", "lt", "junk"):
