@@ -1296,6 +1296,71 @@ KK_AVX512 static void gemm_lt__avx512(int64_t M, int64_t N, int64_t K, const flo
   if (rowout) _mm512_mask_storeu_ps(rowout, mm, _mm512_add_ps(_mm512_maskz_loadu_ps(mm, rowout), rs));
 }
 
+/* Small M with B rows contiguous (x @ W) and B larger than the caches: B is
+ * streamed in memory order, eight rows at a time, into row accumulators that
+ * stay in L1 (ys: M x ldy floats, <= 16 KB per column chunk). The strip-wise
+ * register tiles read 128 bytes per row with rows a page apart, which the
+ * prefetchers and the TLB cannot follow. */
+#define KK_ROWS_MAX_M 8
+#define KK_ROWS_CHUNK 4096 /* floats of accumulators per column chunk */
+#ifndef KK_ROWS_MIN_KN
+#define KK_ROWS_MIN_KN (512 * 1024 + 1) /* B larger than L2 (2 MB) */
+#endif
+KK_AVX512 KK_INLINE void rows_block_avx512(int kb, int64_t M, int64_t nc, const float *a, int64_t as0, int64_t as1,
+                                           const float *b, int64_t bs0, float *Y, int64_t ldy, int first)
+{
+  for (int64_t j = 0; j < nc; j += 16) {
+    const __mmask16 mk = mask16(nc - j);
+    __m512 bv[8];
+#pragma GCC unroll 8
+    for (int q = 0; q < 8; q++) bv[q] = q < kb ? _mm512_maskz_loadu_ps(mk, b + q * bs0 + j) : _mm512_setzero_ps();
+    for (int64_t m = 0; m < M; m++) {
+      __m512 y = first ? _mm512_setzero_ps() : _mm512_load_ps(Y + m * ldy + j);
+      const float *am = a + m * as0;
+#pragma GCC unroll 8
+      for (int q = 0; q < 8; q++)
+        if (q < kb) y = _mm512_fmadd_ps(_mm512_set1_ps(am[q * as1]), bv[q], y);
+      _mm512_store_ps(Y + m * ldy + j, y);
+    }
+  }
+}
+
+KK_AVX512 static void gemm_rows__avx512(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0, int64_t as1,
+                                         const float *B, int64_t bs0, const float *bias, int64_t bias_s, int act,
+                                         float *C, int64_t ldc, float *rowout, float *ys)
+{
+  const int64_t NC = KK_ROWS_CHUNK / M / 16 * 16;
+  for (int64_t n0 = 0; n0 < N; n0 += NC) {
+    const int64_t nc = min64_(NC, N - n0), ldy = (nc + 15) / 16 * 16;
+    for (int64_t k0 = 0; k0 < K; k0 += 8) {
+      const float *a = A + k0 * as1, *b = B + k0 * bs0 + n0;
+      if (k0 + 8 <= K) rows_block_avx512(8, M, nc, a, as0, as1, b, bs0, ys, ldy, k0 == 0);
+      else rows_block_avx512((int)(K - k0), M, nc, a, as0, as1, b, bs0, ys, ldy, k0 == 0);
+    }
+    for (int64_t m = 0; m < M; m++) {
+      __m512 rs = _mm512_setzero_ps();
+      for (int64_t j = 0; j < nc; j += 16) {
+        const __mmask16 mk = mask16(nc - j);
+        __m512 v = _mm512_load_ps(ys + m * ldy + j);
+        if (bias) {
+          const float *bj = bias + (n0 + j) * bias_s;
+          if (bias_s == 1) {
+            v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, bj));
+          } else {
+            float t[16];
+            for (int64_t q = 0; q < 16; q++) t[q] = q < nc - j ? bj[q * bias_s] : 0.0f;
+            v = _mm512_add_ps(v, _mm512_loadu_ps(t));
+          }
+        }
+        v = act_avx512(act, v);
+        if (C) _mm512_mask_storeu_ps(C + m * ldc + n0 + j, mk, v);
+        if (rowout) rs = _mm512_mask_add_ps(rs, mk, rs, v);
+      }
+      if (rowout) rowout[m] += _mm512_reduce_add_ps(rs);
+    }
+  }
+}
+
 KK_AVX512 static void act_row__avx512(int act, int64_t n, const float *x, float *y)
 {
   int64_t j = 0;
@@ -1712,6 +1777,15 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
       }
     }
   }
+#if KK_X86
+  if (t == &kk_table_avx512 && bs1 == 1 && M <= KK_ROWS_MAX_M && K * N >= KK_ROWS_MIN_KN) {
+    float *ys = scratch(KK_ROWS_CHUNK + 16 * KK_ROWS_MAX_M);
+    if (ys) {
+      gemm_rows__avx512(M, N, K, A, as0, as1, B, bs0, bias, bias_s, act, C, ldc, rowout, ys);
+      return;
+    }
+  }
+#endif
   if (M <= 16) {
     /* Small M (matrix-vector regime): A is read in place; B is streamed in
      * place when its columns are contiguous, else packed one panel at a time. */

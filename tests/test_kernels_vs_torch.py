@@ -481,6 +481,23 @@ def test_gemm_rowreduce_vs_torch(kk, M, N, K, act):
             assert (err <= bound).all(), (err - bound).max()
 
 
+# x @ W with W (K x N) row-major and larger than L2, M <= 8: B streamed row by
+# row into L1 accumulators (column chunks per M, K tails of the 8-row blocks)
+@pytest.mark.parametrize("M,N,K", [(1, 1100, 480), (3, 1500, 353), (8, 600, 900), (5, 4100, 131)])
+@pytest.mark.parametrize("act", [NONE, RELU, SIGMOID, TANH])
+def test_gemm_streamed_rows_vs_torch(kk, M, N, K, act):
+    x = rnd(M, K, seed=K)
+    w = rnd(K, N, seed=N) / math.sqrt(K) * 2
+    b = rnd(N, seed=M)
+    want = TORCH_ACT[act](x @ w + b)
+    torch.testing.assert_close(k_gemm(kk, x, w, b, act), want, **gemm_tol(K))
+    got_mean = k_rowreduce(kk, x, w, b, act, mean=1)
+    torch.testing.assert_close(got_mean, want.mean(1), rtol=1e-5, atol=1e-5 * math.sqrt(K))
+    strided_bias = rnd(2 * N, seed=7)[::2]
+    torch.testing.assert_close(k_gemm(kk, x, w, strided_bias, act), TORCH_ACT[act](x @ w + strided_bias),
+                               **gemm_tol(K))
+
+
 @pytest.mark.parametrize("M,N,K", [(1, 32, 32), (4, 50, 70), (40, 65, 300)])
 @pytest.mark.parametrize("act", [NONE, RELU, SIGMOID, TANH])
 def test_gemm_vs_tf(kk, M, N, K, act):

@@ -235,6 +235,29 @@ static void test_gemm_paths(void)
   }
 }
 
+/* Small M times a row-major B larger than L2 (the row-streamed path): column
+ * chunks (several for M = 3 and 8), K tails of the 8-row blocks, strided bias. */
+static void test_gemm_rows(void)
+{
+  static const int64_t sh[][3] = {{1, 1100, 480}, {3, 1500, 353}, {8, 600, 900}, {5, 4100, 131}};
+  int idx = 0;
+  for (size_t s = 0; s < sizeof sh / sizeof *sh; s++)
+    for (int act = 0; act < 5; act++, idx++) {
+      gcase g;
+      g.M = sh[s][0]; g.N = sh[s][1]; g.K = sh[s][2];
+      float *A = make_mat(g.M, g.K, 0, &g.as0, &g.as1);
+      float *B = make_mat(g.K, g.N, 0, &g.bs0, &g.bs1);
+      float *bias = malloc(((size_t)g.N * 2 + 1) * sizeof(float));
+      for (int64_t i = 0; i < g.N * 2 + 1; i++) bias[i] = 2.0f * frand();
+      if (idx % 3 == 1) g.as1 = 2, g.as0 = 2 * g.K; /* A with strided columns */
+      g.A = A; g.B = B; g.act = act;
+      g.bias = (idx % 4 == 3) ? NULL : bias;
+      g.bias_s = (idx % 4 == 1) ? 2 : 1;
+      test_gemm_case(&g);
+      free(A); free(B); free(bias);
+    }
+}
+
 /* Small M in torch linear's layout (A rows, B columns contiguous in k): every
  * M <= 16 against N around the 16-column tiles (N < 16 takes the zero-padded
  * copy, partial last tiles the shifted tile), K around 16-blocks, with the
@@ -451,6 +474,7 @@ int main(void)
     test_gemm();
     test_gemm_paths();
     test_gemm_smallm();
+    test_gemm_rows();
     test_elementwise();
     /* the threaded path: every GEMM shape again with a 3-thread budget
        (capped at the CPU count) and no size threshold, so rows are split
@@ -460,6 +484,7 @@ int main(void)
     test_gemm();
     test_gemm_paths();
     test_gemm_smallm();
+    test_gemm_rows();
     test_gemm_concurrent();
     kk_set_num_threads(1);
     kk_set_gemm_thread_min(-1);
