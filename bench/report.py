@@ -190,6 +190,78 @@ def targets_table(results: dict[str, Any]) -> str:
     return md_table(["target", "cell", "measured", "goal", "status", "ceiling at FMA peak"], rows)
 
 
+KERNEL_GROUPS = {"phase_a": "Phase A", "phase_b": "Phase B", "tf_chain": "TF chain"}
+
+
+def goal_time(group: str, cell: dict[str, Any]) -> tuple[float, str] | None:
+    """The strictest target of TARGETS for this cell as a time: min over its
+    goals of peer us / goal ratio, with the goal that sets it."""
+    best = None
+    for g, which, peer, goal, _what in TARGETS:
+        if g != group or not which(cell["params"]) or peer not in cell["median_us"]:
+            continue
+        us = cell["median_us"][peer] / goal
+        if best is None or us < best[0]:
+            best = (us, f">= {goal:g}x {peer}")
+    return best
+
+
+def time_split_table(results: dict[str, Any]) -> str | None:
+    """kiln's one-thread time per call split into the C kernels alone and the
+    rest, against the FMA-peak time and the time the strictest goal needs."""
+    kernels = results.get("kernel_cells")
+    if not kernels:
+        return None
+    single = results["passes"].get("single", {})
+    peak = results.get("fma_peak_gflops", {}).get(results["machine"]["kiln_isa"])
+    rows = []
+    for group, title in KERNEL_GROUPS.items():
+        for c in single.get(group, []):
+            k_us = kernels.get(group, {}).get(c["label"])
+            kiln_us = c["median_us"].get("kiln")
+            if k_us is None or kiln_us is None:
+                continue
+            flops = cell_flops(group, c["params"])
+            gflops = flops / (k_us * 1e3) if flops and k_us > 0 else None
+            goal = goal_time(group, c)
+            rows.append([
+                title, c["label"], fmt_us(kiln_us), fmt_us(k_us), fmt_us(kiln_us - k_us),
+                f"{100 * k_us / kiln_us:.0f}%",
+                f"{gflops:.1f}" if gflops else "-",
+                f"{100 * gflops / peak:.0f}%" if gflops and peak else "-",
+                fmt_us(flops / (peak * 1e3)) if flops and peak else "-",
+                f"{fmt_us(goal[0])} ({goal[1]})" if goal else "-",
+                fmt_us(goal[0] - k_us) if goal else "-",
+            ])
+    if not rows:
+        return None
+    return md_table(["group", "cell", "kiln us", "kernel us", "rest us", "kernel share of kiln",
+                     "kernel GFLOP/s", "kernel % of FMA peak", "FMA-peak us",
+                     "time the goal needs us (strictest goal)", "goal time - kernel us"], rows)
+
+
+def time_split_section(results: dict[str, Any]) -> list[str]:
+    """The "Where the time goes" section as Markdown lines ([] without data)."""
+    table = time_split_table(results)
+    if table is None:
+        return []
+    lines = [
+        "## Where the time goes (one thread)", "",
+        "*kernel us*: the C kernels alone. bench/kernel_cells.c makes the compiled function's",
+        "kk_* calls (same shapes, strides and activations; one thread; inputs allocated once, so",
+        "warm in cache) with no Python, framework or boundary code around them and reports the",
+        "median thread CPU time over samples of ~3 ms (~1 ms with --quick). *rest us* = kiln us -",
+        "kernel us: argument checks, the DLPack/TFE boundary, output allocation and the glue",
+        "between kernels; kiln us is the one-thread pass's wall-clock median, measured in another",
+        "process, so *rest* also absorbs any difference between the two measurements. *FMA-peak",
+        "us*: the cell's multiply-adds at the measured one-core FMA peak. *Time the goal needs*:",
+        "the peer's median time / goal ratio for the strictest of the cell's targets above; *goal",
+        "time - kernel us* is what that leaves for everything outside the kernels (negative: the",
+        "kernels alone take longer than the goal allows).", "",
+    ]
+    return lines + [table, ""]
+
+
 def mismatches(results: dict[str, Any]) -> list[str]:
     out = []
     for pass_name, groups in results["passes"].items():
@@ -254,6 +326,7 @@ def markdown(results: dict[str, Any], plots: list[str]) -> str:
         "cannot be met on this machine by any kernel.", "",
         targets_table(results), "",
     ]
+    lines += time_split_section(results)
     bad = mismatches(results)
     if bad:
         lines += ["**MISMATCHES (kiln output differs from eager):** " + ", ".join(bad), ""]

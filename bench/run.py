@@ -15,14 +15,18 @@ before a framework starts:
 
 The GEMM child runs with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset, for
 NumPy's sake.  bench/fma_peak.c is compiled with `cc -O2` and measures the
-core's FMA peak.  Every cell interleaves its contenders and reports medians;
-kiln's output is checked against eager once per cell and a mismatch is
-printed loudly and flagged in the results.
+core's FMA peak; bench/kernel_cells.c, compiled with runtime/kernels.c, times
+the C kernels of the Phase A, Phase B and TF-chain cells alone (the kernel
+calls the compiled functions make, without Python or framework boundary) for
+the report's "Where the time goes" section.  Every cell interleaves its
+contenders and reports medians; kiln's output is checked against eager once
+per cell and a mismatch is printed loudly and flagged in the results.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import platform
@@ -162,6 +166,94 @@ def fma_peak(out: Path, quick: bool) -> dict:
     return peaks
 
 
+def _module_constants(path: Path, names: set[str]) -> dict:
+    """Top-level literal constants of a workload module, read without importing
+    it (wl_torch imports torch, which the parent process never loads)."""
+    found = {}
+    for node in ast.parse(path.read_text()).body:
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            continue
+        target, value = node.targets[0], node.value
+        if isinstance(target, ast.Name):
+            pairs = [(target, value)]
+        elif isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple):
+            pairs = list(zip(target.elts, value.elts))
+        else:
+            continue
+        for t, v in pairs:
+            if isinstance(t, ast.Name) and t.id in names:
+                found[t.id] = ast.literal_eval(v)
+    missing = names - found.keys()
+    if missing:
+        raise ValueError(f"{path.name}: no literal {', '.join(sorted(missing))}")
+    return found
+
+
+def kernel_cell_specs(quick: bool) -> dict[str, dict[str, str]]:
+    """{group: {cell label: kernel_cells spec}} for the single-thread pass's
+    Phase A, Phase B and TF-chain cells (the labels the workloads give them)."""
+    t = _module_constants(BENCH / "wl_torch.py",
+                          {"PHASE_A_CELLS", "PHASE_B_CELLS", "QUICK_A", "QUICK_B"})
+    f = _module_constants(BENCH / "wl_tf.py", {"BATCHES", "IN", "OUT"})
+    if (f["IN"], f["OUT"]) != (128, 64):  # kernel_cells.c hard-codes the TF chain's shape
+        raise ValueError(f"wl_tf.py: TF chain is {f['IN']}->{f['OUT']}, kernel_cells.c has 128->64")
+    cells_a = t["QUICK_A"] if quick else t["PHASE_A_CELLS"]
+    cells_b = t["QUICK_B"] if quick else t["PHASE_B_CELLS"]
+    batches = f["BATCHES"][:1] if quick else f["BATCHES"]  # as wl_tf.run picks them
+    return {
+        "phase_a": {f"{b}/{i}->{o}": f"phase_a:{b}:{i}:{o}" for b, i, o in cells_a},
+        "phase_b": {f"{b}/{w}/{d}/{p}": f"phase_b:{b}:{w}:{d}:{p}" for b, w, d, p in cells_b},
+        "tf_chain": {f"batch {b}": f"tf_chain:{b}" for b in batches},
+    }
+
+
+def kernel_cells(out: Path, quick: bool) -> dict | None:
+    """Compile and run bench/kernel_cells.c: {group: {label: kernel us per call}}
+    (one thread, thread CPU time), or None with a warning if anything fails."""
+    try:
+        specs = kernel_cell_specs(quick)
+        exe = out / "build" / "kernel_cells"
+        exe.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["cc", "-std=c11", "-O2", f"-I{ROOT / 'runtime'}",
+                        str(BENCH / "kernel_cells.c"), str(ROOT / "runtime" / "kernels.c"),
+                        "-o", str(exe), "-lm", "-lpthread"],
+                       check=True, capture_output=True, text=True)
+        flat = {spec: (group, label) for group, cells in specs.items()
+                for label, spec in cells.items()}
+        res = subprocess.run([str(exe)] + (["quick"] if quick else []) + list(flat),
+                             capture_output=True, text=True, check=True, timeout=600)
+        measured: dict[str, dict[str, float]] = {group: {} for group in specs}
+        for line in res.stdout.splitlines():
+            spec, value = line.split()
+            group, label = flat[spec]
+            measured[group][label] = float(value)
+        missing = [spec for spec, (g, label) in flat.items() if label not in measured[g]]
+        if missing:
+            raise ValueError(f"no time for {', '.join(missing)}")
+    except (OSError, ValueError, KeyError, SyntaxError, subprocess.SubprocessError) as exc:
+        detail = getattr(exc, "stderr", None) or ""
+        print(f"WARNING: kernel-only timing (bench/kernel_cells.c) failed, no "
+              f"'Where the time goes' section: {exc}\n{detail}".rstrip(), flush=True)
+        return None
+    print(f"\n### kernel-only time per call (one thread, us): {measured}", flush=True)
+    return measured
+
+
+def kernels_newer_than_extension() -> str | None:
+    """kernel_cells is built from runtime/kernels.c as it is now, while the
+    compiled functions call the kernels built into kiln._runtime: say so when
+    the source is newer than that extension (`make build` rebuilds it)."""
+    import kiln._runtime
+
+    ext = Path(kiln._runtime.__file__)
+    sources = [ROOT / "runtime" / "kernels.c", ROOT / "runtime" / "kernels.h"]
+    newer = [s.name for s in sources if s.exists() and s.stat().st_mtime > ext.stat().st_mtime]
+    if not newer:
+        return None
+    return (f"runtime/{' and runtime/'.join(newer)} changed after {ext.name} was built: the "
+            f"kernel-only times may come from other kernel code than kiln's times")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="a tiny subset (smoke test)")
@@ -186,6 +278,12 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         results["fma_peak_gflops"] = fma_peak(out, args.quick)
+        kernels = kernel_cells(out, args.quick)
+        if kernels is not None:
+            results["kernel_cells"] = kernels
+            stale = kernels_newer_than_extension()
+            if stale:
+                print(f"WARNING: {stale}", flush=True)
         plan = [("single", name, None) for name in CHILDREN]
         if not (args.quick or args.no_default_threads):
             plan += [("default", "gemm", None), ("default", "torch", ["phase_a"])]

@@ -38,6 +38,14 @@ def test_bench_quick(tmp_path: Path) -> None:
                    "| pass | group | ratio | geomean | range |"):
         assert header in md, header
     assert "**MISMATCH** (" not in md and "**MISMATCHES" not in md
+    # kernel-only split: the section follows the Targets table and has a kernel time
+    assert "## Where the time goes (one thread)" in md
+    assert md.index("## Targets") < md.index("## Where the time goes")
+    split = md[md.index("## Where the time goes"):].split("\n## ")[0]
+    rows = [line.split(" | ") for line in split.splitlines()
+            if line.startswith(("| Phase A |", "| Phase B |", "| TF chain |"))]
+    assert rows, split
+    assert all(float(row[3]) > 0 for row in rows), rows  # kernel us
 
     results = json.loads((out / "results.json").read_text())
     assert results["quick"] is True
@@ -49,6 +57,10 @@ def test_bench_quick(tmp_path: Path) -> None:
         for cell in groups[group]:
             assert cell["extra"]["check"]["ok"], (group, cell["label"])
     assert results["fma_peak_gflops"]
+    kernels = results["kernel_cells"]
+    for group in ("phase_a", "phase_b", "tf_chain"):
+        assert {c["label"] for c in groups[group]} == set(kernels[group]), group
+        assert all(us > 0 for us in kernels[group].values()), group
 
     try:
         import matplotlib  # noqa: F401
