@@ -25,14 +25,18 @@ KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *
 /* KrBuffer                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* Buffers are one aligned block (header, then data at +64). Small ones are
- * recycled through per-size-class free lists, so a steady-state call reuses
- * the memory of the previous call's intermediates (and of outputs the
- * framework has freed) instead of calling malloc. Buffers may be released
- * from any thread without the GIL (framework deleters), so the lists are
- * guarded by a spinlock: critical sections are a few instructions. */
-#define KR_POOL_CLASSES 13     /* 64 B .. 256 KiB (power-of-two classes: larger ones would waste memory) */
+/* Buffers are one aligned block (header, then data at +64). They are
+ * recycled, so a steady-state call reuses the memory of the previous call's
+ * intermediates (and of outputs the framework has freed) instead of calling
+ * malloc: small ones through per-size-class free lists, large ones (above
+ * 256 KiB, sized in 64 KiB steps) through a few slots taken best-fit, where a
+ * power-of-two class would waste up to half the block. Buffers may be
+ * released from any thread without the GIL (framework deleters), so the
+ * lists are guarded by a spinlock: critical sections are a few instructions. */
+#define KR_POOL_CLASSES 13     /* 64 B .. 256 KiB (power-of-two classes) */
 #define KR_POOL_DEPTH 8        /* buffers kept per class */
+#define KR_LARGE_SLOTS 8       /* large buffers kept */
+#define KR_LARGE_STEP ((size_t)64 << 10)
 #define KR_POOL_MAX_BYTES ((size_t)32 << 20) /* never keep more than this idle */
 #define KR_HEADER 64
 
@@ -40,8 +44,10 @@ static struct {
   atomic_flag lock;
   KrBuffer *free[KR_POOL_CLASSES][KR_POOL_DEPTH];
   int count[KR_POOL_CLASSES];
+  KrBuffer *large[KR_LARGE_SLOTS]; /* NULL: empty slot */
   size_t bytes; /* idle bytes held */
 } pool = {.lock = ATOMIC_FLAG_INIT};
+static atomic_long allocations;
 
 static int size_class(size_t bytes) {
   size_t cap = 64;
@@ -57,6 +63,45 @@ static void pool_lock(void) {
 
 static void pool_unlock(void) { atomic_flag_clear_explicit(&pool.lock, memory_order_release); }
 
+long kr_buffer_allocations(void) { return atomic_load_explicit(&allocations, memory_order_relaxed); }
+
+size_t kr_buffer_idle_bytes(void) {
+  pool_lock();
+  size_t n = pool.bytes;
+  pool_unlock();
+  return n;
+}
+
+/* The smallest idle large buffer holding nbytes without wasting more than a
+ * quarter of itself, or NULL. Caller holds the lock. */
+static KrBuffer *take_large(size_t nbytes) {
+  int best = -1;
+  for (int i = 0; i < KR_LARGE_SLOTS; i++) {
+    KrBuffer *b = pool.large[i];
+    if (b && b->cap >= nbytes && b->cap - nbytes <= b->cap / 4 && (best < 0 || b->cap < pool.large[best]->cap))
+      best = i;
+  }
+  if (best < 0) return NULL;
+  KrBuffer *b = pool.large[best];
+  pool.large[best] = NULL;
+  pool.bytes -= b->cap;
+  return b;
+}
+
+/* Keeps an idle large buffer if a slot and the idle budget allow; returns
+ * whether it was kept. Caller holds the lock. */
+static int keep_large(KrBuffer *b) {
+  if (pool.bytes + b->cap > KR_POOL_MAX_BYTES) return 0;
+  for (int i = 0; i < KR_LARGE_SLOTS; i++)
+    if (!pool.large[i]) {
+      pool.large[i] = b;
+      pool.bytes += b->cap;
+      return 1;
+    }
+  return 0;
+}
+
+
 KrBuffer *kr_buffer_new(size_t nfloats) {
   if (nfloats > (SIZE_MAX - 2 * KR_HEADER) / sizeof(float)) {
     PyErr_NoMemory();
@@ -65,24 +110,32 @@ KrBuffer *kr_buffer_new(size_t nfloats) {
   size_t nbytes = nfloats * sizeof(float);
   int cls = size_class(nbytes);
   KrBuffer *b = NULL;
+  pool_lock();
   if (cls >= 0) {
-    pool_lock();
     if (pool.count[cls] > 0) {
       b = pool.free[cls][--pool.count[cls]];
       pool.bytes -= (size_t)64 << cls;
     }
-    pool_unlock();
+  } else {
+    b = take_large(nbytes);
   }
+  pool_unlock();
   if (!b) {
     /* zero-size tensors still get a valid, aligned pointer */
-    size_t cap = cls >= 0 ? (size_t)64 << cls : (nbytes + 63) & ~(size_t)63;
+    size_t cap = cls >= 0 ? (size_t)64 << cls : (nbytes + KR_LARGE_STEP - 1) / KR_LARGE_STEP * KR_LARGE_STEP;
+    if (cap < nbytes || cap > SIZE_MAX - KR_HEADER) {
+      PyErr_NoMemory();
+      return NULL;
+    }
     char *block = aligned_alloc(64, KR_HEADER + cap);
     if (!block) {
       PyErr_NoMemory();
       return NULL;
     }
+    atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
     b = (KrBuffer *)block;
     b->data = (float *)(block + KR_HEADER);
+    b->cap = cap;
     b->size_class = cls;
   }
   atomic_init(&b->refcnt, 1);
@@ -96,16 +149,17 @@ void kr_buffer_release(KrBuffer *b) {
   if (!b) return;
   if (atomic_fetch_sub_explicit(&b->refcnt, 1, memory_order_acq_rel) != 1) return;
   int cls = b->size_class;
+  pool_lock();
   if (cls >= 0) {
-    pool_lock();
-    size_t cap = (size_t)64 << cls;
-    if (pool.count[cls] < KR_POOL_DEPTH && pool.bytes + cap <= KR_POOL_MAX_BYTES) {
+    if (pool.count[cls] < KR_POOL_DEPTH && pool.bytes + b->cap <= KR_POOL_MAX_BYTES) {
       pool.free[cls][pool.count[cls]++] = b;
-      pool.bytes += cap;
+      pool.bytes += b->cap;
       b = NULL;
     }
-    pool_unlock();
+  } else if (keep_large(b)) {
+    b = NULL;
   }
+  pool_unlock();
   free(b);
 }
 
@@ -1356,6 +1410,13 @@ static PyObject *py_boundary_paths(PyObject *self, PyObject *noargs) {
   return Py_BuildValue("{s:s,s:s}", "torch", kr_torch_path(), "tensorflow", kr_tf_path());
 }
 
+static PyObject *py_buffer_stats(PyObject *self, PyObject *noargs) {
+  (void)self;
+  (void)noargs;
+  return Py_BuildValue("{s:l,s:n}", "allocations", kr_buffer_allocations(), "idle_bytes",
+                       (Py_ssize_t)kr_buffer_idle_bytes());
+}
+
 static PyMethodDef runtime_methods[] = {
     {"isa", py_isa, METH_NOARGS, "isa()\n--\n\nThe CPU kernel set selected: 'avx512', 'avx2' or 'reference'."},
     {"set_num_threads", py_set_num_threads, METH_O,
@@ -1363,6 +1424,9 @@ static PyMethodDef runtime_methods[] = {
     {"get_num_threads", py_get_num_threads, METH_NOARGS, "get_num_threads()\n--\n\nThe GEMM thread budget."},
     {"boundary_paths", py_boundary_paths, METH_NOARGS,
      "boundary_paths()\n--\n\nWhich boundary path each framework uses: {'torch': ..., 'tensorflow': ...}."},
+    {"buffer_stats", py_buffer_stats, METH_NOARGS,
+     "buffer_stats()\n--\n\n{'allocations': tensor buffers obtained from the C allocator so far, "
+     "'idle_bytes': bytes held for reuse}."},
     {NULL, NULL, 0, NULL},
 };
 

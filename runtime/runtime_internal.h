@@ -9,6 +9,7 @@ struct KrBuffer {
   atomic_long refcnt;
   size_t nbytes;
   float *data;    /* 64-byte aligned, inside the same allocation */
+  size_t cap;     /* data bytes allocated (>= nbytes) */
   int size_class; /* recycling pool class, -1 for large buffers */
 };
 
@@ -17,6 +18,8 @@ extern PyTypeObject KrTensor_Type;
 KrBuffer *kr_buffer_new(size_t nfloats);      /* refcnt 1; NULL + MemoryError */
 void kr_buffer_retain(KrBuffer *b);
 void kr_buffer_release(KrBuffer *b);          /* safe without the GIL */
+long kr_buffer_allocations(void);             /* blocks obtained from the C allocator so far */
+size_t kr_buffer_idle_bytes(void);            /* bytes held for reuse */
 /* A new dense (row-major) tensor owning fresh storage. */
 KrTensor *kr_tensor_new(int framework, int rank, const int64_t *shape);
 /* A tensor viewing framework memory; takes a new reference to source. */

@@ -859,3 +859,38 @@ print(seen)
                            cwd=PROGRAMS.parent.parent)
         assert r.returncode == 0, r.stderr[-2000:]
         assert r.stdout.strip() == want, (env_val, r.stdout)
+
+
+def test_steady_state_calls_allocate_no_tensor_buffers(tmp_path):
+    """After warm-up, a call takes every intermediate and output buffer from
+    kiln's pool, small ones (size classes) and large ones (> 256 KiB, reused
+    best-fit) alike: kiln._runtime.buffer_stats()['allocations'] stays put."""
+    import kiln._runtime as rt
+
+    src = tmp_path / "steady.py"
+    src.write_text(
+        "from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D\n"
+        "def head(x: TensorF32Cpu2D, w1: TensorF32Cpu2D, w2: TensorF32Cpu2D) -> TensorF32Cpu1D:\n"
+        "    h = (x @ w1).relu()\n"
+        "    return (h @ w2).sigmoid().mean(dim=1, keepdim=False)\n"
+        "def body(x: TensorF32Cpu2D, w1: TensorF32Cpu2D, w2: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
+        "    h = (x @ w1).relu()\n"
+        "    return h @ w2\n")
+    m = kiln.build(src, out_dir=tmp_path)
+    # hidden 4x8 (128 B) and 300x700 (820 KiB, a large buffer); body's output
+    # 300x500 (586 KiB) is large too
+    for M, K, N1, N2 in [(4, 8, 8, 8), (300, 64, 700, 500)]:
+        x = gen(M, M, K)
+        w1, w2 = gen(K, K, N1, scale=K ** -0.5), gen(N1, N1, N2, scale=N1 ** -0.5)
+        h = torch.relu(x @ w1)
+        wants = {"head": torch.sigmoid(h @ w2).mean(1), "body": h @ w2}
+        for name, want in wants.items():
+            fn = getattr(m, name)
+            for _ in range(3):
+                got = fn(x, w1, w2)
+            before = rt.buffer_stats()["allocations"]
+            for _ in range(20):
+                got = fn(x, w1, w2)
+            assert rt.buffer_stats()["allocations"] == before, (name, M)
+            torch.testing.assert_close(got, want, rtol=1e-5, atol=gemm_atol(N1))
+    assert 0 < rt.buffer_stats()["idle_bytes"] <= 32 << 20
