@@ -1122,6 +1122,28 @@ KK_AVX512 KK_INLINE void lt_tile_avx512(int64_t K, const float *xp, const float 
   out[12] = out[13] = out[14] = out[15] = _mm512_setzero_ps();
 }
 
+/* A^T for the transposed kernels, the two k of a pair interleaved: with
+ * `halves` zmm per k pair, xt[(k & ~1)*8*halves + 16h + 2(m - 8h) + (k & 1)]
+ * = A[m*as0 + k] for rows m in half h; lanes m >= M and k >= K are zero. */
+KK_AVX512 KK_INLINE void pack_xt_avx512(int64_t M, int64_t K, const float *A, int64_t as0, int halves, float *xt)
+{
+  const __m512i ilo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i ihi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  for (int64_t k0 = 0; k0 < K; k0 += 16) {
+    const __mmask16 mk = mask16(K - k0);
+    __m512 r[16];
+#pragma GCC unroll 16
+    for (int q = 0; q < 16; q++) r[q] = q < M ? _mm512_maskz_loadu_ps(mk, A + q * as0 + k0) : _mm512_setzero_ps();
+    tr16_avx512(r); /* r[q] lane m = A(m, k0 + q) */
+    const int64_t kn = min64_(16, K - k0);
+    for (int64_t q = 0; q < kn; q += 2) {
+      float *d = xt + (k0 + q) * 8 * halves;
+      _mm512_store_ps(d, _mm512_permutex2var_ps(r[q], ilo, r[q + 1]));
+      if (halves == 2) _mm512_store_ps(d + 16, _mm512_permutex2var_ps(r[q], ihi, r[q + 1]));
+    }
+  }
+}
+
 /* The same for M <= 8: one zmm per column holds the 8 rows x the k pair, so a
  * tile is 16 columns x 8 rows (16 zmm, 17 loads per 16 FMAs). xp: one zmm per
  * k pair, lanes (m, k & 1). out[j] lanes 0-7 = column 2j, lanes 8-15 = 2j+1. */
@@ -1181,17 +1203,7 @@ KK_AVX512 static void gemm_lt8__avx512(int64_t M, int64_t N, int64_t K, const fl
                                         const float *B, int64_t bs1, const float *bias, int64_t bias_s,
                                         int act, float *C, int64_t ldc, float *rowout, float *xt)
 {
-  /* xt[(k & ~1)*8 + 2m + (k & 1)] = A[m*as0 + k]; lanes m >= M and k >= K are zero */
-  const __m512i ilo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-  for (int64_t k0 = 0; k0 < K; k0 += 16) {
-    const __mmask16 mk = mask16(K - k0);
-    __m512 r[16];
-#pragma GCC unroll 16
-    for (int q = 0; q < 16; q++) r[q] = q < M ? _mm512_maskz_loadu_ps(mk, A + q * as0 + k0) : _mm512_setzero_ps();
-    tr16_avx512(r); /* r[q] lane m = A(m, k0 + q) */
-    const int64_t kn = min64_(16, K - k0);
-    for (int64_t q = 0; q < kn; q += 2) _mm512_store_ps(xt + (k0 + q) * 8, _mm512_permutex2var_ps(r[q], ilo, r[q + 1]));
-  }
+  pack_xt_avx512(M, K, A, as0, 1, xt);
   const float *Bt = B;
   int64_t bst = bs1;
   if (N < 16) { /* pad to one whole tile */
@@ -1247,21 +1259,7 @@ KK_AVX512 static void gemm_lt__avx512(int64_t M, int64_t N, int64_t K, const flo
     gemm_lt8__avx512(M, N, K, A, as0, B, bs1, bias, bias_s, act, C, ldc, rowout, xt);
     return;
   }
-  /* xt[(k & ~1)*16 + h*16 + 2*(m - 8h) + (k & 1)] = A[m*as0 + k]; lanes m >= M and k >= K are zero */
-  const __m512i ilo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-  const __m512i ihi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-  for (int64_t k0 = 0; k0 < K; k0 += 16) {
-    const __mmask16 mk = mask16(K - k0);
-    __m512 r[16];
-#pragma GCC unroll 16
-    for (int q = 0; q < 16; q++) r[q] = q < M ? _mm512_maskz_loadu_ps(mk, A + q * as0 + k0) : _mm512_setzero_ps();
-    tr16_avx512(r); /* r[q] lane m = A(m, k0 + q) */
-    const int64_t kn = min64_(16, K - k0);
-    for (int64_t q = 0; q < kn; q += 2) {
-      _mm512_store_ps(xt + (k0 + q) * 16, _mm512_permutex2var_ps(r[q], ilo, r[q + 1]));
-      _mm512_store_ps(xt + (k0 + q) * 16 + 16, _mm512_permutex2var_ps(r[q], ihi, r[q + 1]));
-    }
-  }
+  pack_xt_avx512(M, K, A, as0, 2, xt);
   const float *Bt = B;
   int64_t bst = bs1;
   if (N < 12) {
