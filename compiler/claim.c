@@ -72,11 +72,21 @@ static bool build_site(KlNode *n, KlSite *s) {
     s->target = n->op == KL_UOP_NEG ? "-" : n->op == KL_UOP_POS ? "+" : "~";
     add_arg(s, n->a);
     return true;
-  case KL_N_COMPARE:
+  case KL_N_COMPARE: {
+    /* A chain is named by its first identity or membership operator if it
+     * has one (rules that claim comparisons look at the target only), else
+     * by its first operator. */
+    int op = n->cmpops[0];
+    for (int i = 0; i < n->list.len - 1; i++)
+      if (n->cmpops[i] >= KL_CMP_IS) {
+        op = n->cmpops[i];
+        break;
+      }
     s->kind = KL_SK_COMPARE;
-    s->target = kl_cmpop_text[n->cmpops[0]];
+    s->target = kl_cmpop_text[op];
     for (int i = 0; i < n->list.len; i++) add_arg(s, n->list.items[i]);
     return true;
+  }
   case KL_N_CALL: {
     KlNode *fn = n->a;
     if (fn->kind == KL_N_ATTR && !fn->dotted) {
@@ -138,6 +148,12 @@ static KlType scalar_rule(const KlSite *s) {
     return a == KL_T_FLOAT ? KL_T_FLOAT : KL_T_INT;
   }
   case KL_SK_COMPARE: {
+    /* the six rich comparisons; `is` and `in` on scalars stay Python's
+     * (identity of the boxed values, membership needs a container) */
+    static const char *const rich[] = {"<", "<=", ">", ">=", "==", "!="};
+    bool ok = false;
+    for (size_t i = 0; i < sizeof rich / sizeof *rich; i++) ok |= !strcmp(s->target, rich[i]);
+    if (!ok) return KL_T_NONE_YET;
     for (int i = 0; i < s->nargs; i++)
       if (!kl_is_scalar(s->args[i])) return KL_T_NONE_YET;
     return KL_T_BOOL;

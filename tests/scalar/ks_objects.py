@@ -115,6 +115,18 @@ def set_ops(a, b):
     return sorted(a & b), sorted(a | b)
 
 
+def small_is(i: int, j: int) -> bool:
+    """`is` between ints compares identity (Python's semantics, left to the
+    fallback): for the small ints CPython caches (-5..256) that is equality."""
+    return i % 4 is j % 4
+
+
+def chain_is(a: int, b: int, p: bool, q: bool) -> bool:
+    """A chain holding `is` / `is not` (found by the fuzzer: it was taken for a
+    scalar comparison and indexed past the rich-comparison table)."""
+    return a < b is not p is q
+
+
 CASES = {
     "concat": [("ab", "cd"), ([1], [2, 3]), ((1,), (2,)), (1, 2.5), ("a", 1), ([1], (2,)), (None, 1)],
     "repeat": [("ab", 3), ("ab", 0), ("ab", -1), ([0], 4), ((1, 2), 2)],
@@ -139,4 +151,7 @@ CASES = {
     "obj_plus_int": [(1, 2), (2**63 - 1, 1), (1.5, 2), ("a", 1)],
     "method_chain": [("  Hello World  ",), ("",)],
     "set_ops": [({1, 2, 3}, {2, 3, 4}), (set(), {1})],
+    "small_is": [(1, 5), (2, 3), (-3, 1), (2**63 - 1, 3), (-2**63, 0), (7, 7)],
+    "chain_is": [(1, 2, True, True), (1, 2, True, False), (3, 2, True, True), (0, 0, False, False),
+                 (-1, 5, False, False)],
 }
