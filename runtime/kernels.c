@@ -1616,6 +1616,27 @@ const char *kk_isa_name(void) { return isa()->name; }
 static _Thread_local float *kk_scratch;
 static _Thread_local size_t kk_scratch_cap; /* floats */
 
+/* A thread's buffer is also freed when the thread exits (a pthread key's
+ * destructor), so threads that come and go (Python thread pools calling the
+ * kernels) do not leave theirs behind. */
+static pthread_key_t kk_scratch_key;
+static pthread_once_t kk_scratch_once = PTHREAD_ONCE_INIT;
+static int kk_scratch_key_ok;
+
+static void scratch_at_thread_exit(void *p)
+{
+  if (p == kk_scratch) {
+    kk_scratch = NULL;
+    kk_scratch_cap = 0;
+  }
+  free(p);
+}
+
+static void scratch_key_create(void)
+{
+  kk_scratch_key_ok = pthread_key_create(&kk_scratch_key, scratch_at_thread_exit) == 0;
+}
+
 static float *scratch(size_t nfloats)
 {
   if (nfloats <= kk_scratch_cap) return kk_scratch;
@@ -1626,6 +1647,8 @@ static float *scratch(size_t nfloats)
   free(kk_scratch);
   kk_scratch = p;
   kk_scratch_cap = bytes / sizeof(float);
+  pthread_once(&kk_scratch_once, scratch_key_create);
+  if (kk_scratch_key_ok) pthread_setspecific(kk_scratch_key, p);
   return p;
 }
 
@@ -1634,6 +1657,8 @@ void kk_release_scratch(void)
   free(kk_scratch);
   kk_scratch = NULL;
   kk_scratch_cap = 0;
+  pthread_once(&kk_scratch_once, scratch_key_create);
+  if (kk_scratch_key_ok) pthread_setspecific(kk_scratch_key, NULL);
 }
 
 /* ---- packing ------------------------------------------------------------ */
