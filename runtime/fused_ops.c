@@ -80,7 +80,6 @@ KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *
   KrTensor *r = f->reduce >= 0 ? kr_tensor_new(fw, 1, shape) : kr_tensor_new(fw, 2, shape);
   if (!r) return NULL;
   PyThreadState *ts = NULL;
-  kr_gemm_thread_arm();
   if ((double)M * (double)N * (double)K > KR_GIL_RELEASE_WORK) ts = PyEval_SaveThread();
   if (f->reduce >= 0)
     kk_gemm_rowreduce(M, N, K, a->data, a->strides[0], a->strides[1], b->data, bs0, bs1, bias, bias_s, act,

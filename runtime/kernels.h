@@ -98,8 +98,9 @@ void kk_set_small_m_path(int path);
    "avx512"). Returns 0 on success, -1 if unknown or unsupported by this CPU.
    Not thread-safe with respect to concurrently running kernels; for tests. */
 int kk_force_isa(const char *name);
-/* Frees the calling thread's GEMM packing buffer (it is otherwise kept and
-   reused by later calls on the same thread). */
+/* Frees the calling thread's GEMM packing buffer now (it is otherwise kept
+   and reused by later calls on the same thread, and freed when the thread
+   exits). */
 void kk_release_scratch(void);
 
 /* ---- micro-kernel interface (exposed for tests and benchmarks) ---------- */

@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,7 +100,6 @@ static int keep_large(KrBuffer *b) {
   return 0;
 }
 
-
 KrBuffer *kr_buffer_new(size_t nfloats) {
   if (nfloats > (SIZE_MAX - 2 * KR_HEADER) / sizeof(float)) {
     PyErr_NoMemory();
@@ -114,7 +112,7 @@ KrBuffer *kr_buffer_new(size_t nfloats) {
   if (cls >= 0) {
     if (pool.count[cls] > 0) {
       b = pool.free[cls][--pool.count[cls]];
-      pool.bytes -= (size_t)64 << cls;
+      pool.bytes -= b->cap;
     }
   } else {
     b = take_large(nbytes);
@@ -458,33 +456,6 @@ static PyObject *kiln_bind(PyObject *self, PyObject *args, PyObject *kwargs) {
 }
 
 int kr_threads_set_explicitly;
-
-/* kernels.c keeps one grow-only GEMM scratch buffer per thread (packing
- * space, up to a few MB) and frees it only in kk_release_scratch(), which
- * must run on that thread. A thread that ran a GEMM through the runtime and
- * then exited used to leave its buffer behind (make test-lsan: every short-
- * lived Python thread leaked ~1 MB). Before each GEMM the calling thread arms
- * a pthread key, once, whose destructor releases the buffer when the thread
- * exits. kernels.c's own pool workers never exit; the main thread's buffer
- * lives as long as the process. */
-static pthread_key_t scratch_key;
-static int scratch_key_ok;
-static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
-static _Thread_local int scratch_armed;
-
-static void scratch_release(void *unused) {
-  (void)unused;
-  kk_release_scratch();
-}
-
-static void scratch_key_create(void) { scratch_key_ok = pthread_key_create(&scratch_key, scratch_release) == 0; }
-
-void kr_gemm_thread_arm(void) {
-  if (scratch_armed) return;
-  scratch_armed = 1;
-  pthread_once(&scratch_once, scratch_key_create);
-  if (scratch_key_ok) pthread_setspecific(scratch_key, &scratch_armed); /* any non-NULL value */
-}
 
 /* kiln._runtime.set_num_threads(n): threads kiln's large GEMMs may use. */
 static PyObject *py_set_num_threads(PyObject *self, PyObject *arg) {

@@ -28,9 +28,6 @@ KrTensor *kr_tensor_view(int framework, int rank, float *data, const int64_t *sh
 
 /* runtime.c: set once a user chose the GEMM thread budget */
 extern int kr_threads_set_explicitly;
-/* runtime.c: call before a kk_gemm* call; the calling thread's GEMM scratch
- * buffer (kernels.c) is then released when that thread exits. */
-void kr_gemm_thread_arm(void);
 
 /* torch_bridge.c: DLPack C exchange API (torch >= 2.10), public fallback otherwise. */
 KrTensor *kr_torch_unbox(PyObject *o, int rank, const char *arg);

@@ -179,7 +179,6 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     r = kr_tensor_new(fw, rank, shape);
     if (!r) return NULL;
     work = (double)M * (double)N * (double)K;
-    kr_gemm_thread_arm();
     if (work > KR_GIL_RELEASE_WORK) ts = PyEval_SaveThread();
     kk_gemm(M, N, K, a->data, as0, as1, b->data, bs0, bs1, bias, bias_s, KK_ACT_NONE, r->data);
     if (ts) PyEval_RestoreThread(ts);
