@@ -13,9 +13,20 @@ A report (one allocation stack, as LeakSanitizer groups them) is
 - *third-party* when every frame of its stack, apart from the sanitizer
   runtime's own, is in a library listed in the `[third-party]` section of
   the suppressions file (CPython, libtorch, TensorFlow, numpy, libc, ...);
+- *third-party* too when the allocation happened inside a third-party
+  function listed in the `[third-party-setup]` section (a framework's own
+  one-time setup, which leaks whoever triggers it first): like an `import`,
+  such a frame is a boundary, and only the frames from the allocation out to
+  it are judged;
 - *kiln-singleton* when a frame outside those libraries is a function named
   in the `[kiln-singletons]` section (each one explained in
   docs/reliability.md);
+- *held-by-third-party* when it is an indirect leak (reachable only from
+  other leaked blocks) in a process with no kiln-attributed direct leak: the
+  blocks that hold it were allocated by third-party code and leaked there, so
+  it is freed exactly when they are. (A kiln stack under it only says kiln's
+  call allocated it: e.g. the dims tuples of the TensorShapes TensorFlow
+  caches on a tensor the first time an op kiln calls reads its `.shape`.)
 - *kiln-attributed* otherwise: some frame is in kiln's code (kiln/_compiler,
   kiln/_runtime, kilnc, a generated module, a test extension) or in a module
   nobody has classified. This fails the run.
@@ -69,7 +80,7 @@ class Leak:
     nbytes: int
     objects: int
     frames: list[Frame] = field(default_factory=list)
-    verdict: str = ""       # third-party / kiln-singleton / kiln
+    verdict: str = ""       # third-party / kiln-singleton / held-by-third-party / kiln
     reason: str = ""        # the frame or entry that decided it
 
 
@@ -77,10 +88,12 @@ class Leak:
 class Suppressions:
     third_party: list[str]
     kiln_singletons: list[str]
+    third_party_setup: list[str]
 
     @staticmethod
     def load(path: str) -> "Suppressions":
-        sections: dict[str, list[str]] = {"third-party": [], "kiln-singletons": []}
+        sections: dict[str, list[str]] = {"third-party": [], "kiln-singletons": [],
+                                          "third-party-setup": []}
         current = None
         with open(path, encoding="utf-8") as f:
             for raw in f:
@@ -103,7 +116,8 @@ class Suppressions:
                 if current == "kiln-singletons" and not re.fullmatch(r"[A-Za-z_]\w*", entry):
                     raise SystemExit(f"{path}: [kiln-singletons] entries are function names: {line!r}")
                 sections[current].append(entry)
-        return Suppressions(sections["third-party"], sections["kiln-singletons"])
+        return Suppressions(sections["third-party"], sections["kiln-singletons"],
+                            sections["third-party-setup"])
 
 
 def template_match(template: str, text: str) -> bool:
@@ -182,24 +196,33 @@ def parse_log(path: str) -> tuple[list[Leak], list[str], tuple[int, int]]:
 IMPORT_BOUNDARY = {"PyImport_ImportModuleLevelObject", "import_find_and_load"}
 
 
-def owning_frames(leak: Leak) -> list[Frame]:
-    """The frames from the allocation out to the innermost import boundary."""
+def third_party_frame(fr: Frame, supp: Suppressions) -> bool:
+    return bool(fr.module) and any(template_match(t, fr.module) for t in supp.third_party)
+
+
+def owning_frames(leak: Leak, supp: Suppressions) -> list[Frame]:
+    """The frames from the allocation out to the innermost import boundary or
+    listed third-party setup function (the boundary frame itself included:
+    a setup function is only a boundary when it is third-party code)."""
     out = []
     for fr in leak.frames:
         if fr.function in IMPORT_BOUNDARY:
             break
         out.append(fr)
+        if third_party_frame(fr, supp) and any(template_match(t, fr.function)
+                                               for t in supp.third_party_setup):
+            break
     return out
 
 
 def classify(leak: Leak, supp: Suppressions) -> None:
-    frames = [fr for fr in owning_frames(leak) if not (fr.module and RUNTIME_RE.search(fr.module))]
+    frames = [fr for fr in owning_frames(leak, supp)
+              if not (fr.module and RUNTIME_RE.search(fr.module))]
     if not frames:
         # nothing but the sanitizer runtime: nothing says whose leak it is
         leak.verdict, leak.reason = "kiln", "no frame beyond the sanitizer runtime"
         return
-    foreign = [fr for fr in frames
-               if not (fr.module and any(template_match(t, fr.module) for t in supp.third_party))]
+    foreign = [fr for fr in frames if not third_party_frame(fr, supp)]
     if not foreign:
         leak.verdict, leak.reason = "third-party", ""
         return
@@ -257,6 +280,13 @@ def main(argv: list[str]) -> int:
         per_exe[exe or "?"] += 1
     for leak in leaks:
         classify(leak, supp)
+    # An indirect leak is held only by other leaked blocks; with no direct
+    # leak through kiln in its process, those were allocated (and leaked) by
+    # third-party code, and it goes when they go.
+    kiln_direct = {l.log for l in leaks if l.verdict == "kiln" and l.kind == "Direct"}
+    for leak in leaks:
+        if leak.verdict == "kiln" and leak.kind == "Indirect" and leak.log not in kiln_direct:
+            leak.verdict, leak.reason = "held-by-third-party", leak.reason
 
     by = collections.Counter(l.verdict for l in leaks)
     kiln = [l for l in leaks if l.verdict == "kiln"]
@@ -275,6 +305,7 @@ def main(argv: list[str]) -> int:
                                                     if l.verdict == "third-party" and not complete(l)),
         "kiln_singleton": by["kiln-singleton"],
         "kiln_singleton_by_entry": dict(singletons),
+        "held_by_third_party": by["held-by-third-party"],
         "kiln_attributed": len(kiln),
         "sanitizer_errors": len(errors),
     }
@@ -282,6 +313,7 @@ def main(argv: list[str]) -> int:
           f"{len(leaks)} leak reports ({figures['reports_direct']} direct), "
           f"{leaked_objects} blocks, {leaked_bytes} bytes")
     print(f"lsan_check: third-party {by['third-party']}, kiln singletons {by['kiln-singleton']}, "
+          f"indirect held by third-party leaks {by['held-by-third-party']}, "
           f"kiln-attributed {len(kiln)}, sanitizer errors {len(errors)}")
     if by["third-party"]:
         print(f"lsan_check: {figures['third_party_stack_cut_at_depth_limit']} third-party stacks end at "
