@@ -962,11 +962,83 @@ KK_AVX512 KK_INLINE void dot_avx512(const int R, int64_t K, const float *a, int6
   _mm512_storeu_ps(out, hsum16_avx512(acc));
 }
 
+/* Four columns' dot products with a over all of K, each into two accumulators
+ * (alternate 16-k chunks) to keep 8 FMAs in flight; out[j] = the sum vectors. */
+KK_AVX512 KK_INLINE void dot4_avx512(int64_t K, const float *a, const float *b0, const float *b1,
+                                     const float *b2, const float *b3, __m512 out[4])
+{
+  __m512 s0[4], s1[4];
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; j++) s0[j] = s1[j] = _mm512_setzero_ps();
+  int64_t k = 0;
+  for (; k + 32 <= K; k += 32) {
+    const __m512 x0 = _mm512_loadu_ps(a + k), x1 = _mm512_loadu_ps(a + k + 16);
+    s0[0] = _mm512_fmadd_ps(_mm512_loadu_ps(b0 + k), x0, s0[0]);
+    s0[1] = _mm512_fmadd_ps(_mm512_loadu_ps(b1 + k), x0, s0[1]);
+    s0[2] = _mm512_fmadd_ps(_mm512_loadu_ps(b2 + k), x0, s0[2]);
+    s0[3] = _mm512_fmadd_ps(_mm512_loadu_ps(b3 + k), x0, s0[3]);
+    s1[0] = _mm512_fmadd_ps(_mm512_loadu_ps(b0 + k + 16), x1, s1[0]);
+    s1[1] = _mm512_fmadd_ps(_mm512_loadu_ps(b1 + k + 16), x1, s1[1]);
+    s1[2] = _mm512_fmadd_ps(_mm512_loadu_ps(b2 + k + 16), x1, s1[2]);
+    s1[3] = _mm512_fmadd_ps(_mm512_loadu_ps(b3 + k + 16), x1, s1[3]);
+  }
+  for (; k < K; k += 16) {
+    const __mmask16 m = mask16(K - k);
+    const __m512 x0 = _mm512_maskz_loadu_ps(m, a + k);
+    s0[0] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, b0 + k), x0, s0[0]);
+    s0[1] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, b1 + k), x0, s0[1]);
+    s0[2] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, b2 + k), x0, s0[2]);
+    s0[3] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, b3 + k), x0, s0[3]);
+  }
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; j++) out[j] = _mm512_add_ps(s0[j], s1[j]);
+}
+
+/* M = 1 in torch linear's layout (the matrix-vector case): y[n] = B column n
+ * (contiguous in k) . a. Sixteen columns per block, four at a time, are
+ * reduced by one hsum tree into one register that takes the bias, the
+ * activation, the store and the row sum directly: no tile, no spill. */
+KK_AVX512 static void gemv_t__avx512(int64_t N, int64_t K, const float *a, const float *B, int64_t bs1,
+                                     const float *bias, int64_t bias_s, int act, float *C, float *rowout)
+{
+  __m512 rs = _mm512_setzero_ps();
+  for (int64_t n0 = 0; n0 < N; n0 += 16) {
+    const int64_t nb = min64_(16, N - n0);
+    const __mmask16 mn = mask16(nb);
+    const float *b = B + n0 * bs1;
+    __m512 sums[16];
+#pragma GCC unroll 4
+    for (int g = 0; g < 16; g += 4) { /* columns past nb re-read the last valid one */
+      const float *c0 = b + min64_(g, nb - 1) * bs1, *c1 = b + min64_(g + 1, nb - 1) * bs1;
+      const float *c2 = b + min64_(g + 2, nb - 1) * bs1, *c3 = b + min64_(g + 3, nb - 1) * bs1;
+      dot4_avx512(K, a, c0, c1, c2, c3, sums + g);
+    }
+    __m512 y = hsum16_avx512(sums);
+    if (bias) {
+      if (bias_s == 1) {
+        y = _mm512_add_ps(y, _mm512_maskz_loadu_ps(mn, bias + n0));
+      } else {
+        float bt[16] = {0};
+        for (int64_t j = 0; j < nb; j++) bt[j] = bias[(n0 + j) * bias_s];
+        y = _mm512_add_ps(y, _mm512_loadu_ps(bt));
+      }
+    }
+    y = act_avx512(act, y);
+    if (C) _mm512_mask_storeu_ps(C + n0, mn, y);
+    if (rowout) rs = _mm512_mask_add_ps(rs, mn, rs, y);
+  }
+  if (rowout) rowout[0] += _mm512_reduce_add_ps(rs);
+}
+
 /* Small-M GEMM with B(k, n) = B[k + n*bs1] and A(i, k) = A[i*as0 + k]. */
 KK_AVX512 static void gemm_dot__avx512(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0,
                                        const float *B, int64_t bs1, const float *bias, int64_t bias_s,
                                        int act, float *C, int64_t ldc, float *rowout)
 {
+  if (M == 1) {
+    gemv_t__avx512(N, K, A, B, bs1, bias, bias_s, act, C, rowout);
+    return;
+  }
   kk_epilogue ep = {NULL, bias_s, NULL, act, KK_EPI_FINAL};
   for (int64_t m0 = 0; m0 < M;) {
     const int R = M - m0 >= 4 ? 4 : (M - m0 >= 2 ? 2 : 1), CC = 16 / R;
@@ -1755,7 +1827,9 @@ static void gemm_naive(int64_t M, int64_t N, int64_t K, const float *A, int64_t 
 /* Which small-M kernel wins for torch linear's layout on AVX-512, from
  * measured M = 1..16 sweeps over K×N in {16×16, 32×32, 64×32, 64×64, 128×64,
  * 128×128, 256×128, 512×512, 1000×30} (tile / dot / transposed medians per
- * shape). Dot products win for one or two rows, and up to four or five when K
+ * shape). One row is the matrix-vector kernel (gemv_t, on the dot path: 1.6-1.8x
+ * the tile and dot kernels it replaced from 16×16 to 128×64). Dot products win
+ * for two rows, and up to four or five when K
  * is long and N short; packing is cheapest for tiny problems; the transposed
  * kernel (its 8-row form up to M = 8) wins nearly everywhere else, and for
  * 9..12 rows only when B is large enough that packing it per call costs more
@@ -1763,7 +1837,8 @@ static void gemm_naive(int64_t M, int64_t N, int64_t K, const float *A, int64_t 
 static int smallm_path(int64_t M, int64_t N, int64_t K)
 {
   const int64_t kn = K * N;
-  if (M <= 2) return K >= 32 ? KK_SMALLM_DOT : KK_SMALLM_TILE;
+  if (M == 1) return KK_SMALLM_DOT; /* the matrix-vector kernel */
+  if (M == 2) return K >= 32 ? KK_SMALLM_DOT : KK_SMALLM_TILE;
   if (M <= 4) {
     if (kn <= 2048) return KK_SMALLM_TILE;
     if ((K >= 128 && N <= 64) || (M == 4 && kn >= 16384)) return KK_SMALLM_DOT;
