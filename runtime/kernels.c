@@ -1216,6 +1216,40 @@ KK_AVX512 KK_INLINE void pack_xt_avx512(int64_t M, int64_t K, const float *A, in
   }
 }
 
+/* pack_xt_avx512's layout for M <= 8 (one zmm per k pair): a k pair of a
+ * row is one double, so this is an 8x8 transpose of doubles per 16 k (24
+ * shuffles, against the 16x16 float transpose's 80). */
+KK_AVX512 KK_INLINE void pack_xt8_avx512(int64_t M, int64_t K, const float *A, int64_t as0, float *xt)
+{
+  const __m512i lo = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13), hi = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
+  for (int64_t k0 = 0; k0 < K; k0 += 16) {
+    const __mmask16 mk = mask16(K - k0);
+    __m512d r[8], a[8], b[8];
+#pragma GCC unroll 8
+    for (int q = 0; q < 8; q++)
+      r[q] = q < M ? _mm512_castps_pd(_mm512_maskz_loadu_ps(mk, A + q * as0 + k0)) : _mm512_setzero_pd();
+#pragma GCC unroll 4
+    for (int q = 0; q < 8; q += 2) { /* a[q]: even pairs of rows q, q+1; a[q+1]: odd pairs */
+      a[q] = _mm512_unpacklo_pd(r[q], r[q + 1]);
+      a[q + 1] = _mm512_unpackhi_pd(r[q], r[q + 1]);
+    }
+#pragma GCC unroll 2
+    for (int h = 0; h < 8; h += 4) /* b[h+j]: pairs j, j+4 (j = 0, 2 from lo; 1, 3 ...) of 4 rows */
+#pragma GCC unroll 2
+      for (int j = 0; j < 2; j++) {
+        b[h + j] = _mm512_permutex2var_pd(a[h + j], lo, a[h + 2 + j]);     /* pairs j, j+4 */
+        b[h + 2 + j] = _mm512_permutex2var_pd(a[h + j], hi, a[h + 2 + j]); /* pairs j+2, j+6 */
+      }
+    const int64_t np = (min64_(16, K - k0) + 1) / 2; /* k pairs in this block */
+    double *d = (double *)(void *)(xt + k0 * 8);
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; j++) { /* pair j: rows 0-3 in b[j], rows 4-7 in b[4 + j] */
+      if (j < np) _mm512_store_pd(d + 8 * j, _mm512_shuffle_f64x2(b[j], b[4 + j], 0x44));
+      if (j + 4 < np) _mm512_store_pd(d + 8 * (j + 4), _mm512_shuffle_f64x2(b[j], b[4 + j], 0xee));
+    }
+  }
+}
+
 /* The same for M <= 8: one zmm per column holds the 8 rows x the k pair, so a
  * tile is 16 columns x 8 rows (16 zmm, 17 loads per 16 FMAs). xp: one zmm per
  * k pair, lanes (m, k & 1). out[j] lanes 0-7 = column 2j, lanes 8-15 = 2j+1. */
@@ -1275,7 +1309,7 @@ KK_AVX512 static void gemm_lt8__avx512(int64_t M, int64_t N, int64_t K, const fl
                                         const float *B, int64_t bs1, const float *bias, int64_t bias_s,
                                         int act, float *C, int64_t ldc, float *rowout, float *xt)
 {
-  pack_xt_avx512(M, K, A, as0, 1, xt);
+  pack_xt8_avx512(M, K, A, as0, xt);
   const float *Bt = B;
   int64_t bst = bs1;
   if (N < 16) { /* pad to one whole tile */
