@@ -1146,258 +1146,163 @@ KK_AVX512 static void pack_a__avx512(int64_t mr, int64_t kc, const float *A, int
 }
 
 /* Small-M GEMM for torch linear's layout (A rows and B columns both contiguous
- * in k), computed transposed: C^T = B^T · A^T. A^T is packed once (cheap:
- * M <= 16 rows); the B columns (weight rows) are broadcast from where they
- * are, so the weights are never transposed or copied. One 64-bit broadcast
- * carries w[k], w[k+1] of a column and xp interleaves the two k of a pair
- * (lanes (m, k & 1)), so a tile of 12 columns x 16 rows (24 zmm) takes 14
- * loads per 24 FMAs. Lanes are the rows of C, so row sums are vector adds and
- * C is stored through one in-register 16x16 transpose. */
-KK_AVX512 KK_INLINE void lt_tile_avx512(int64_t K, const float *xp, const float *w, int64_t ws, __m512 out[16])
-{
-  __m512 acc[12][2];
-#pragma GCC unroll 12
-  for (int i = 0; i < 12; i++) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
-  const float *w4 = w + 4 * ws, *w8 = w + 8 * ws;
-  const int64_t ws3 = 3 * ws;
-  const float *r[12] = {w, w + ws, w + 2 * ws, w + ws3, w4, w4 + ws, w4 + 2 * ws, w4 + ws3,
-                        w8, w8 + ws, w8 + 2 * ws, w8 + ws3};
-  int64_t k = 0;
-  for (; k + 2 <= K; k += 2) {
-    const __m512 x0 = _mm512_load_ps(xp + k * 16), x1 = _mm512_load_ps(xp + k * 16 + 16);
-#pragma GCC unroll 12
-    for (int i = 0; i < 12; i++) {
-      double d;
-      memcpy(&d, r[i] + k, sizeof d);
-      const __m512 b = _mm512_castpd_ps(_mm512_set1_pd(d));
-      acc[i][0] = _mm512_fmadd_ps(b, x0, acc[i][0]);
-      acc[i][1] = _mm512_fmadd_ps(b, x1, acc[i][1]);
-    }
-  }
-  if (k < K) { /* odd K: the last k alone, only the even lanes (the odd ones hold no k) */
-    const __m512 x0 = _mm512_load_ps(xp + k * 16), x1 = _mm512_load_ps(xp + k * 16 + 16);
-    const __mmask16 ev = 0x5555;
-#pragma GCC unroll 12
-    for (int i = 0; i < 12; i++) {
-      const __m512 b = _mm512_set1_ps(r[i][k]);
-      acc[i][0] = _mm512_mask3_fmadd_ps(b, x0, acc[i][0], ev);
-      acc[i][1] = _mm512_mask3_fmadd_ps(b, x1, acc[i][1], ev);
-    }
-  }
-  /* lanes (m, parity) -> lane m: add each lane pair */
-  const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  const __m512i io = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-#pragma GCC unroll 12
-  for (int i = 0; i < 12; i++)
-    out[i] = _mm512_add_ps(_mm512_permutex2var_ps(acc[i][0], ie, acc[i][1]),
-                           _mm512_permutex2var_ps(acc[i][0], io, acc[i][1]));
-  out[12] = out[13] = out[14] = out[15] = _mm512_setzero_ps();
-}
+ * in k), computed transposed: C^T = B^T · A^T, with A^T packed once (cheap:
+ * M <= 16 rows) and the weight rows read where they are, never copied.
+ * A zmm holds 4 rows x 4 consecutive k (128-bit lane r = row r), and one
+ * vbroadcastf32x4 of 4 k of a weight row serves the R4 row groups: per 4 k
+ * and CP weight rows (16, 8, 4, 4 for R4 = 1..4), R4 + CP loads feed R4 x CP
+ * FMAs (10 per 16 for 8 rows, 8 per 16 for 16), where broadcasting k pairs
+ * needs 18. Each accumulator ends with 4 partial sums per (row, column),
+ * reduced 4 columns at a time. */
 
-/* A^T for the transposed kernels, the two k of a pair interleaved: with
- * `halves` zmm per k pair, xt[(k & ~1)*8*halves + 16h + 2(m - 8h) + (k & 1)]
- * = A[m*as0 + k] for rows m in half h; lanes m >= M and k >= K are zero. */
-KK_AVX512 KK_INLINE void pack_xt_avx512(int64_t M, int64_t K, const float *A, int64_t as0, int halves, float *xt)
+/* xq[(t*R4 + g)*16 + 4r + q] = A(4g + r, 4t + q); zero past M and K. */
+KK_AVX512 KK_INLINE void pack_xq_avx512(const int R4, int64_t M, int64_t K, const float *A, int64_t as0, float *xq)
 {
-  const __m512i ilo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-  const __m512i ihi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
   for (int64_t k0 = 0; k0 < K; k0 += 16) {
     const __mmask16 mk = mask16(K - k0);
-    __m512 r[16];
+    const int64_t nq = (min64_(16, K - k0) + 3) / 4;
+#pragma GCC unroll 4
+    for (int g = 0; g < R4; g++) {
+      __m512 r[4];
+#pragma GCC unroll 4
+      for (int i = 0; i < 4; i++)
+        r[i] = 4 * g + i < M ? _mm512_maskz_loadu_ps(mk, A + (4 * g + i) * as0 + k0) : _mm512_setzero_ps();
+      /* 4x4 transpose of 128-bit blocks: out[t] block i = r[i] block t */
+      const __m512 t0 = _mm512_shuffle_f32x4(r[0], r[1], 0x44), t1 = _mm512_shuffle_f32x4(r[0], r[1], 0xee);
+      const __m512 t2 = _mm512_shuffle_f32x4(r[2], r[3], 0x44), t3 = _mm512_shuffle_f32x4(r[2], r[3], 0xee);
+      const __m512 out[4] = {_mm512_shuffle_f32x4(t0, t2, 0x88), _mm512_shuffle_f32x4(t0, t2, 0xdd),
+                             _mm512_shuffle_f32x4(t1, t3, 0x88), _mm512_shuffle_f32x4(t1, t3, 0xdd)};
+#pragma GCC unroll 4
+      for (int t = 0; t < 4; t++)
+        if (t < nq) _mm512_store_ps(xq + ((k0 / 4 + t) * R4 + g) * 16, out[t]);
+    }
+  }
+}
+
+/* Lane 4r + j of the result = the sum of the four lanes of block r of a[j]. */
+KK_AVX512 KK_INLINE __m512 hsum4x4_avx512(__m512 a0, __m512 a1, __m512 a2, __m512 a3)
+{
+  const __m512 u01 = _mm512_add_ps(_mm512_unpacklo_ps(a0, a1), _mm512_unpackhi_ps(a0, a1));
+  const __m512 u23 = _mm512_add_ps(_mm512_unpacklo_ps(a2, a3), _mm512_unpackhi_ps(a2, a3));
+  return _mm512_add_ps(_mm512_shuffle_ps(u01, u23, 0x44), _mm512_shuffle_ps(u01, u23, 0xee));
+}
+
+/* k quads per accumulation block: with one accumulator per lane over all
+ * of K, a 20000-long row's float sums drifted 2-3x further from the exact
+ * result than the dot-product kernel's. */
+#define KK_LQ_BLOCK 64
+KK_AVX512 KK_INLINE void gemm_lq_avx512(const int R4, int64_t M, int64_t N, int64_t K, const float *A, int64_t as0,
+                                        const float *B, int64_t bs1, const float *bias, int64_t bias_s, int act,
+                                        float *C, int64_t ldc, float *rowout, float *xq)
+{
+  const int CP = R4 == 1 ? 16 : R4 == 2 ? 8 : 4; /* weight rows (output columns) per tile */
+  pack_xq_avx512(R4, M, K, A, as0, xq);
+  const int64_t KQ = K / 4;               /* whole quads; a partial one is masked */
+  const __mmask16 mtail = mask16(K - 4 * KQ);
+  __m512 rs[4];
+#pragma GCC unroll 4
+  for (int g = 0; g < R4; g++) rs[g] = _mm512_setzero_ps();
+  for (int64_t n0 = 0; n0 < N; n0 += CP) {
+    const int64_t nv = min64_(CP, N - n0); /* valid columns; the others re-read the last one */
+    const float *w[16];
 #pragma GCC unroll 16
-    for (int q = 0; q < 16; q++) r[q] = q < M ? _mm512_maskz_loadu_ps(mk, A + q * as0 + k0) : _mm512_setzero_ps();
-    tr16_avx512(r); /* r[q] lane m = A(m, k0 + q) */
-    const int64_t kn = min64_(16, K - k0);
-    for (int64_t q = 0; q < kn; q += 2) {
-      float *d = xt + (k0 + q) * 8 * halves;
-      _mm512_store_ps(d, _mm512_permutex2var_ps(r[q], ilo, r[q + 1]));
-      if (halves == 2) _mm512_store_ps(d + 16, _mm512_permutex2var_ps(r[q], ihi, r[q + 1]));
-    }
-  }
-}
-
-/* pack_xt_avx512's layout for M <= 8 (one zmm per k pair): a k pair of a
- * row is one double, so this is an 8x8 transpose of doubles per 16 k (24
- * shuffles, against the 16x16 float transpose's 80). */
-KK_AVX512 KK_INLINE void pack_xt8_avx512(int64_t M, int64_t K, const float *A, int64_t as0, float *xt)
-{
-  const __m512i lo = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13), hi = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
-  for (int64_t k0 = 0; k0 < K; k0 += 16) {
-    const __mmask16 mk = mask16(K - k0);
-    __m512d r[8], a[8], b[8];
-#pragma GCC unroll 8
-    for (int q = 0; q < 8; q++)
-      r[q] = q < M ? _mm512_castps_pd(_mm512_maskz_loadu_ps(mk, A + q * as0 + k0)) : _mm512_setzero_pd();
-#pragma GCC unroll 4
-    for (int q = 0; q < 8; q += 2) { /* a[q]: even pairs of rows q, q+1; a[q+1]: odd pairs */
-      a[q] = _mm512_unpacklo_pd(r[q], r[q + 1]);
-      a[q + 1] = _mm512_unpackhi_pd(r[q], r[q + 1]);
-    }
-#pragma GCC unroll 2
-    for (int h = 0; h < 8; h += 4) /* b[h+j]: pairs j, j+4 (j = 0, 2 from lo; 1, 3 ...) of 4 rows */
-#pragma GCC unroll 2
-      for (int j = 0; j < 2; j++) {
-        b[h + j] = _mm512_permutex2var_pd(a[h + j], lo, a[h + 2 + j]);     /* pairs j, j+4 */
-        b[h + 2 + j] = _mm512_permutex2var_pd(a[h + j], hi, a[h + 2 + j]); /* pairs j+2, j+6 */
-      }
-    const int64_t np = (min64_(16, K - k0) + 1) / 2; /* k pairs in this block */
-    double *d = (double *)(void *)(xt + k0 * 8);
-#pragma GCC unroll 4
-    for (int j = 0; j < 4; j++) { /* pair j: rows 0-3 in b[j], rows 4-7 in b[4 + j] */
-      if (j < np) _mm512_store_pd(d + 8 * j, _mm512_shuffle_f64x2(b[j], b[4 + j], 0x44));
-      if (j + 4 < np) _mm512_store_pd(d + 8 * (j + 4), _mm512_shuffle_f64x2(b[j], b[4 + j], 0xee));
-    }
-  }
-}
-
-/* The same for M <= 8: one zmm per column holds the 8 rows x the k pair, so a
- * tile is 16 columns x 8 rows (16 zmm, 17 loads per 16 FMAs). xp: one zmm per
- * k pair, lanes (m, k & 1). out[j] lanes 0-7 = column 2j, lanes 8-15 = 2j+1. */
-KK_AVX512 KK_INLINE void lt8_tile_avx512(int64_t K, const float *xp, const float *w, int64_t ws, __m512 out[8])
-{
-  /* Two passes of 8 columns each: 8 row pointers fit the general registers
-   * (16 would spill inside the loop), and two k pairs per trip into separate
-   * accumulators keep 16 FMAs in flight. */
-  __m512 acc[16];
-#pragma GCC unroll 2
-  for (int h = 0; h < 2; h++) {
-    const float *r[8];
-#pragma GCC unroll 8
-    for (int i = 0; i < 8; i++) r[i] = w + (8 * h + i) * ws;
-    __m512 a0[8], a1[8];
-#pragma GCC unroll 8
-    for (int i = 0; i < 8; i++) a0[i] = a1[i] = _mm512_setzero_ps();
-    int64_t k = 0;
-    for (; k + 4 <= K; k += 4) {
-      const __m512 x0 = _mm512_load_ps(xp + k * 8), x1 = _mm512_load_ps(xp + k * 8 + 16);
-#pragma GCC unroll 8
-      for (int i = 0; i < 8; i++) {
-        double d0, d1;
-        memcpy(&d0, r[i] + k, sizeof d0);
-        memcpy(&d1, r[i] + k + 2, sizeof d1);
-        a0[i] = _mm512_fmadd_ps(_mm512_castpd_ps(_mm512_set1_pd(d0)), x0, a0[i]);
-        a1[i] = _mm512_fmadd_ps(_mm512_castpd_ps(_mm512_set1_pd(d1)), x1, a1[i]);
-      }
-    }
-    if (k + 2 <= K) {
-      const __m512 x0 = _mm512_load_ps(xp + k * 8);
-#pragma GCC unroll 8
-      for (int i = 0; i < 8; i++) {
-        double d0;
-        memcpy(&d0, r[i] + k, sizeof d0);
-        a0[i] = _mm512_fmadd_ps(_mm512_castpd_ps(_mm512_set1_pd(d0)), x0, a0[i]);
-      }
-      k += 2;
-    }
-    if (k < K) { /* odd K: the last k alone, only the even lanes (the odd ones hold no k) */
-      const __m512 x0 = _mm512_load_ps(xp + k * 8);
-#pragma GCC unroll 8
-      for (int i = 0; i < 8; i++) a1[i] = _mm512_mask3_fmadd_ps(_mm512_set1_ps(r[i][k]), x0, a1[i], 0x5555);
-    }
-#pragma GCC unroll 8
-    for (int i = 0; i < 8; i++) acc[8 * h + i] = _mm512_add_ps(a0[i], a1[i]);
-  }
-  const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  const __m512i io = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-#pragma GCC unroll 8
-  for (int j = 0; j < 8; j++)
-    out[j] = _mm512_add_ps(_mm512_permutex2var_ps(acc[2 * j], ie, acc[2 * j + 1]),
-                           _mm512_permutex2var_ps(acc[2 * j], io, acc[2 * j + 1]));
-}
-
-KK_AVX512 static void gemm_lt8__avx512(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0,
-                                        const float *B, int64_t bs1, const float *bias, int64_t bias_s,
-                                        int act, float *C, int64_t ldc, float *rowout, float *xt)
-{
-  pack_xt8_avx512(M, K, A, as0, xt);
-  const float *Bt = B;
-  int64_t bst = bs1;
-  if (N < 16) { /* pad to one whole tile */
-    float *wp = xt + (K + 1) / 2 * 16;
-    for (int64_t i = 0; i < 16; i++)
-      for (int64_t k = 0; k < K; k++) wp[i * K + k] = i < N ? B[i * bs1 + k] : 0.0f;
-    Bt = wp;
-    bst = K;
-  }
-  const __m512i rlo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-  __m512 rs = _mm512_setzero_ps();
-  for (int64_t n0 = 0; n0 < N; n0 += 16) {
-    const int64_t base = N >= 16 && n0 + 16 > N ? N - 16 : n0;
-    const int lo = (int)(n0 - base), hi = (int)min64_(16, N - base); /* valid columns base+lo .. base+hi-1 */
+    for (int j = 0; j < CP; j++) w[j] = B + (n0 + min64_(j, nv - 1)) * bs1;
     __m512 acc[16];
-    lt8_tile_avx512(K, xt, Bt + base * bst, bst, acc);
-#pragma GCC unroll 8
-    for (int j = 0; j < 8; j++) {
-      /* lanes 0-7: column 2j, lanes 8-15: column 2j+1 */
-      const __mmask16 valid = (__mmask16)((2 * j >= lo && 2 * j < hi ? 0x00ff : 0) |
-                                          (2 * j + 1 >= lo && 2 * j + 1 < hi ? 0xff00 : 0));
-      __m512 x = acc[j];
-      if (bias) {
-        const float b0 = 2 * j < hi ? bias[(base + 2 * j) * bias_s] : 0.0f;
-        const float b1 = 2 * j + 1 < hi ? bias[(base + 2 * j + 1) * bias_s] : 0.0f;
-        x = _mm512_add_ps(x, _mm512_insertf32x8(_mm512_set1_ps(b0), _mm256_set1_ps(b1), 1));
+    _Alignas(64) float tot[16 * 16]; /* running sums of finished k blocks */
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; i++) acc[i] = _mm512_setzero_ps();
+    for (int64_t t0 = 0; t0 < KQ; t0 += KK_LQ_BLOCK) {
+      if (t0) { /* fold the finished block in: each lane's float chain stays short */
+#pragma GCC unroll 16
+        for (int i = 0; i < 16; i++) {
+          _mm512_store_ps(tot + 16 * i, t0 > KK_LQ_BLOCK ? _mm512_add_ps(_mm512_load_ps(tot + 16 * i), acc[i]) : acc[i]);
+          acc[i] = _mm512_setzero_ps();
+        }
       }
-      x = act_avx512(act, x);
-      if (rowout) rs = _mm512_mask_add_ps(rs, valid, rs, x);
-      acc[j] = x;
+      const int64_t t1 = min64_(KQ, t0 + KK_LQ_BLOCK);
+      for (int64_t t = t0; t < t1; t++) {
+        __m512 xv[4];
+#pragma GCC unroll 4
+        for (int g = 0; g < R4; g++) xv[g] = _mm512_load_ps(xq + (t * R4 + g) * 16);
+#pragma GCC unroll 16
+        for (int j = 0; j < CP; j++) {
+          const __m512 wv = _mm512_broadcast_f32x4(_mm_loadu_ps(w[j] + 4 * t));
+#pragma GCC unroll 4
+          for (int g = 0; g < R4; g++) acc[j * R4 + g] = _mm512_fmadd_ps(xv[g], wv, acc[j * R4 + g]);
+        }
+      }
     }
-    if (C) {
-#pragma GCC unroll 8
-      for (int j = 8; j < 16; j++) acc[j] = _mm512_setzero_ps();
-      tr16_avx512(acc); /* acc[m] lane j = C(m, base + 2j), acc[m + 8] lane j = C(m, base + 2j + 1) */
-      const __mmask16 mn = (__mmask16)(mask16(hi) & ~mask16(lo));
-      for (int64_t m = 0; m < M; m++)
-        _mm512_mask_storeu_ps(C + m * ldc + base, mn, _mm512_permutex2var_ps(acc[m], rlo, acc[m + 8]));
+    if (KQ > KK_LQ_BLOCK)
+#pragma GCC unroll 16
+      for (int i = 0; i < 16; i++) acc[i] = _mm512_add_ps(acc[i], _mm512_load_ps(tot + 16 * i));
+    if (mtail) { /* the last 1-3 k: masked weight loads (the packed lanes past K are zero) */
+      __m512 xv[4];
+#pragma GCC unroll 4
+      for (int g = 0; g < R4; g++) xv[g] = _mm512_load_ps(xq + (KQ * R4 + g) * 16);
+#pragma GCC unroll 16
+      for (int j = 0; j < CP; j++) {
+        const __m512 q = _mm512_maskz_loadu_ps(mtail, w[j] + 4 * KQ);
+        const __m512 wv = _mm512_shuffle_f32x4(q, q, 0x00);
+#pragma GCC unroll 4
+        for (int g = 0; g < R4; g++) acc[j * R4 + g] = _mm512_fmadd_ps(xv[g], wv, acc[j * R4 + g]);
+      }
+    }
+    /* 4 columns at a time: lane 4r + jj = C(4g + r, n0 + c + jj) */
+#pragma GCC unroll 4
+    for (int c = 0; c < CP; c += 4) {
+      const int64_t vc = min64_(4, nv - c); /* valid columns of this quad (<= 0: none) */
+      if (vc <= 0) break;
+      const __mmask16 cm4 = (__mmask16)mask16(vc);
+      const __mmask16 cm = (__mmask16)(cm4 * 0x1111); /* the valid columns in every row block */
+      __m512 bq = _mm512_setzero_ps();
+      if (bias) {
+        if (bias_s == 1) {
+          bq = _mm512_maskz_loadu_ps(cm4, bias + n0 + c);
+        } else {
+          float bt[16] = {0};
+          for (int64_t jj = 0; jj < vc; jj++) bt[jj] = bias[(n0 + c + jj) * bias_s];
+          bq = _mm512_loadu_ps(bt);
+        }
+        bq = _mm512_shuffle_f32x4(bq, bq, 0x00);
+      }
+#pragma GCC unroll 4
+      for (int g = 0; g < R4; g++) {
+        __m512 y = hsum4x4_avx512(acc[c * R4 + g], acc[(c + 1) * R4 + g], acc[(c + 2) * R4 + g],
+                                  acc[(c + 3) * R4 + g]);
+        if (bias) y = _mm512_add_ps(y, bq);
+        y = act_avx512(act, y);
+        if (rowout) rs[g] = _mm512_mask_add_ps(rs[g], cm, rs[g], y);
+        if (C) {
+          /* block r to lane 0, then a 4-lane store into row 4g + r */
+          if (4 * g + 0 < M) _mm512_mask_storeu_ps(C + (4 * g + 0) * ldc + n0 + c, cm4, y);
+          if (4 * g + 1 < M)
+            _mm512_mask_storeu_ps(C + (4 * g + 1) * ldc + n0 + c, cm4, _mm512_shuffle_f32x4(y, y, 0x01));
+          if (4 * g + 2 < M)
+            _mm512_mask_storeu_ps(C + (4 * g + 2) * ldc + n0 + c, cm4, _mm512_shuffle_f32x4(y, y, 0x02));
+          if (4 * g + 3 < M)
+            _mm512_mask_storeu_ps(C + (4 * g + 3) * ldc + n0 + c, cm4, _mm512_shuffle_f32x4(y, y, 0x03));
+        }
+      }
     }
   }
   if (rowout) {
-    const __mmask16 mm = mask16(M);
-    const __m512 fold = _mm512_add_ps(rs, _mm512_shuffle_f32x4(rs, rs, 0x4e)); /* lanes m + lanes m+8 */
-    _mm512_mask_storeu_ps(rowout, mm, _mm512_add_ps(_mm512_maskz_loadu_ps(mm, rowout), fold));
+#pragma GCC unroll 4
+    for (int g = 0; g < R4; g++) {
+      _Alignas(64) float t[16];
+      _mm512_store_ps(t, rs[g]);
+      for (int r = 0; r < 4 && 4 * g + r < M; r++) rowout[4 * g + r] += (t[4 * r] + t[4 * r + 1]) + (t[4 * r + 2] + t[4 * r + 3]);
+    }
   }
 }
 
 KK_AVX512 static void gemm_lt__avx512(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0,
                                        const float *B, int64_t bs1, const float *bias, int64_t bias_s,
-                                       int act, float *C, int64_t ldc, float *rowout, float *xt)
+                                       int act, float *C, int64_t ldc, float *rowout, float *xq)
 {
-  if (M <= 8) {
-    gemm_lt8__avx512(M, N, K, A, as0, B, bs1, bias, bias_s, act, C, ldc, rowout, xt);
-    return;
-  }
-  pack_xt_avx512(M, K, A, as0, 2, xt);
-  const float *Bt = B;
-  int64_t bst = bs1;
-  if (N < 12) {
-    float *wp = xt + K * 16 + 16;
-    for (int64_t i = 0; i < 12; i++)
-      for (int64_t k = 0; k < K; k++) wp[i * K + k] = i < N ? B[i * bs1 + k] : 0.0f;
-    Bt = wp;
-    bst = K;
-  }
-  const __mmask16 mm = mask16(M);
-  __m512 rs = _mm512_setzero_ps();
-  for (int64_t n0 = 0; n0 < N; n0 += 12) {
-    const int64_t base = N >= 12 && n0 + 12 > N ? N - 12 : n0;
-    const int lo = (int)(n0 - base), hi = (int)min64_(12, N - base); /* valid columns base+lo .. base+hi-1 */
-    __m512 acc[16];
-    lt_tile_avx512(K, xt, Bt + base * bst, bst, acc);
-#pragma GCC unroll 12
-    for (int i = 0; i < 12; i++) {
-      if (i < lo || i >= hi) continue;
-      __m512 x = acc[i];
-      if (bias) x = _mm512_add_ps(x, _mm512_set1_ps(bias[(base + i) * bias_s]));
-      x = act_avx512(act, x);
-      if (rowout) rs = _mm512_add_ps(rs, x);
-      acc[i] = x;
-    }
-    if (C) {
-      tr16_avx512(acc); /* acc[m] lane i = C(m, base + i) */
-      const __mmask16 mn = (__mmask16)(mask16(hi) & ~mask16(lo));
-      for (int64_t m = 0; m < M; m++) _mm512_mask_storeu_ps(C + m * ldc + base, mn, acc[m]);
-    }
-  }
-  if (rowout) _mm512_mask_storeu_ps(rowout, mm, _mm512_add_ps(_mm512_maskz_loadu_ps(mm, rowout), rs));
+  if (M <= 4) gemm_lq_avx512(1, M, N, K, A, as0, B, bs1, bias, bias_s, act, C, ldc, rowout, xq);
+  else if (M <= 8) gemm_lq_avx512(2, M, N, K, A, as0, B, bs1, bias, bias_s, act, C, ldc, rowout, xq);
+  else if (M <= 12) gemm_lq_avx512(3, M, N, K, A, as0, B, bs1, bias, bias_s, act, C, ldc, rowout, xq);
+  else gemm_lq_avx512(4, M, N, K, A, as0, B, bs1, bias, bias_s, act, C, ldc, rowout, xq);
 }
 
 /* Small M with B rows contiguous (x @ W) and B larger than the caches: B is
@@ -1860,27 +1765,16 @@ static void gemm_naive(int64_t M, int64_t N, int64_t K, const float *A, int64_t 
  * M, N, K > 0. */
 /* Which small-M kernel wins for torch linear's layout on AVX-512, from
  * measured M = 1..16 sweeps over K×N in {16×16, 32×32, 64×32, 64×64, 128×64,
- * 128×128, 256×128, 512×512, 1000×30} (tile / dot / transposed medians per
- * shape). One row is the matrix-vector kernel (gemv_t, on the dot path: 1.6-1.8x
- * the tile and dot kernels it replaced from 16×16 to 128×64). Dot products win
- * for two rows, and up to four or five when K
- * is long and N short; packing is cheapest for tiny problems; the transposed
- * kernel (its 8-row form up to M = 8) wins nearly everywhere else, and for
- * 9..12 rows only when B is large enough that packing it per call costs more
- * than the transposed kernel's idle lanes. */
+ * 256×128, 512×512, 1000×30} (tile / dot / transposed medians per shape).
+ * One row is the matrix-vector kernel (gemv_t, on the dot path); dot products
+ * still win for two rows once K >= 64; the k-quad transposed kernel wins
+ * everywhere else, by 1.1-1.7x over the best of the others (e.g. 128×64: 8
+ * rows 1.04 -> 0.88 us, 12 rows 2.13 -> 1.42, 4 rows 0.85 -> 0.56). */
 static int smallm_path(int64_t M, int64_t N, int64_t K)
 {
-  const int64_t kn = K * N;
-  if (M == 1) return KK_SMALLM_DOT; /* the matrix-vector kernel */
-  if (M == 2) return K >= 32 ? KK_SMALLM_DOT : KK_SMALLM_TILE;
-  if (M <= 4) {
-    if (kn <= 2048) return KK_SMALLM_TILE;
-    if ((K >= 128 && N <= 64) || (M == 4 && kn >= 16384)) return KK_SMALLM_DOT;
-    return KK_SMALLM_LT;
-  }
-  if (M <= 10 && K >= 512 && N < 64) return M <= 5 || M >= 9 ? KK_SMALLM_DOT : KK_SMALLM_LT;
-  if (M <= 8) return KK_SMALLM_LT;
-  return kn >= 16384 || M >= 13 ? KK_SMALLM_LT : KK_SMALLM_TILE;
+  (void)N;
+  if (M == 1 || (M == 2 && K >= 64)) return KK_SMALLM_DOT;
+  return KK_SMALLM_LT;
 }
 
 static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, const float *A, int64_t as0,
@@ -1902,7 +1796,7 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
       return;
     }
     if (path == KK_SMALLM_LT && t->gemm_lt) {
-      float *xt = scratch((size_t)(K * 32 + 32));
+      float *xt = scratch((size_t)((K + 3) / 4 * 64)); /* x^T in k quads, up to 4 row groups */
       if (xt) {
         t->gemm_lt(M, N, K, A, as0, B, bs1, bias, bias_s, act, C, ldc, rowout, xt);
         return;

@@ -422,11 +422,11 @@ GEMM_SHAPES = [(1, 32, 32), (1, 1, 1), (1, 7, 3), (2, 33, 17), (3, 100, 64), (5,
                (12, 32, 32), (13, 31, 65), (16, 64, 128), (17, 40, 9), (31, 70, 257),
                (64, 64, 64), (100, 129, 511), (150, 33, 600), (0, 5, 5), (5, 0, 5), (5, 5, 0),
                (0, 0, 0), (200, 1030, 30),
-               # the transposed small-M kernel (linear layout, M 9..16, large K*N):
-               # partial last column tile, M = 9, and N < 16 (zero-padded copy)
-               (14, 100, 90), (9, 130, 300), (15, 9, 4000),
-               # its 8-row form (M <= 8): whole 16-column tiles, a partial last
-               # tile, N < 16 with odd K, odd K >= 512, and M = 3
+               # the k-quad transposed kernel (linear layout, M 2..16) with each row
+               # group count (M 3-4, 5-8, 9-12, 13-16): partial last column
+               # tiles, N below one tile, K with a partial quad, K over several
+               # 256-k accumulation blocks
+               (14, 100, 90), (9, 130, 300), (15, 9, 4000), (11, 3, 1027), (2, 5, 31),
                (8, 64, 64), (6, 100, 90), (7, 9, 33), (6, 40, 513), (3, 70, 65)]
 
 

@@ -259,13 +259,15 @@ static void test_gemm_rows(void)
 }
 
 /* Small M in torch linear's layout (A rows, B columns contiguous in k): every
- * M <= 16 against N around the 16-column tiles (N < 16 takes the zero-padded
- * copy, partial last tiles the shifted tile), K around 16-blocks, with the
+ * M <= 16 against N around the 4-, 8- and 16-column tiles (the k-quad
+ * kernel's columns past N re-read the last one; the dot kernel's too), K
+ * around 16-blocks, partial quads and 256-k accumulation blocks, with the
  * kernel chosen by shape and then each one forced. */
 static void test_gemm_smallm(void)
 {
   static const int64_t Ns[] = {1, 5, 15, 16, 17, 31, 33, 64, 70};
-  static const int64_t Ks[] = {1, 7, 16, 17, 64, 130};
+  /* 259 and 600: one and three of the k-quad kernel's 256-k accumulation blocks, plus a partial quad */
+  static const int64_t Ks[] = {1, 7, 16, 17, 64, 130, 259, 600};
   static const int paths[] = {KK_SMALLM_AUTO, KK_SMALLM_TILE, KK_SMALLM_DOT, KK_SMALLM_LT};
   int idx = 0;
   for (size_t p = 0; p < sizeof paths / sizeof *paths; p++) {
