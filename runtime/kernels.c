@@ -962,6 +962,15 @@ KK_AVX512 KK_INLINE void dot_avx512(const int R, int64_t K, const float *a, int6
   _mm512_storeu_ps(out, hsum16_avx512(acc));
 }
 
+/* n <= 16 bias values bias[j * bias_s] in lanes 0..n-1, zero past n. */
+KK_AVX512 KK_INLINE __m512 load_bias_avx512(const float *bias, int64_t bias_s, int64_t n)
+{
+  if (bias_s == 1) return _mm512_maskz_loadu_ps(mask16(n), bias);
+  float bt[16] = {0};
+  for (int64_t j = 0; j < n; j++) bt[j] = bias[j * bias_s];
+  return _mm512_loadu_ps(bt);
+}
+
 /* Four columns' dot products with a over all of K, each into two accumulators
  * (alternate 16-k chunks) to keep 8 FMAs in flight; out[j] = the sum vectors. */
 KK_AVX512 KK_INLINE void dot4_avx512(int64_t K, const float *a, const float *b0, const float *b1,
@@ -1014,15 +1023,7 @@ KK_AVX512 static void gemv_t__avx512(int64_t N, int64_t K, const float *a, const
       dot4_avx512(K, a, c0, c1, c2, c3, sums + g);
     }
     __m512 y = hsum16_avx512(sums);
-    if (bias) {
-      if (bias_s == 1) {
-        y = _mm512_add_ps(y, _mm512_maskz_loadu_ps(mn, bias + n0));
-      } else {
-        float bt[16] = {0};
-        for (int64_t j = 0; j < nb; j++) bt[j] = bias[(n0 + j) * bias_s];
-        y = _mm512_add_ps(y, _mm512_loadu_ps(bt));
-      }
-    }
+    if (bias) y = _mm512_add_ps(y, load_bias_avx512(bias + n0 * bias_s, bias_s, nb));
     y = act_avx512(act, y);
     if (C) _mm512_mask_storeu_ps(C + n0, mn, y);
     if (rowout) rs = _mm512_mask_add_ps(rs, mn, rs, y);
@@ -1256,13 +1257,7 @@ KK_AVX512 KK_INLINE void gemm_lq_avx512(const int R4, int64_t M, int64_t N, int6
       const __mmask16 cm = (__mmask16)(cm4 * 0x1111); /* the valid columns in every row block */
       __m512 bq = _mm512_setzero_ps();
       if (bias) {
-        if (bias_s == 1) {
-          bq = _mm512_maskz_loadu_ps(cm4, bias + n0 + c);
-        } else {
-          float bt[16] = {0};
-          for (int64_t jj = 0; jj < vc; jj++) bt[jj] = bias[(n0 + c + jj) * bias_s];
-          bq = _mm512_loadu_ps(bt);
-        }
+        bq = load_bias_avx512(bias + (n0 + c) * bias_s, bias_s, vc);
         bq = _mm512_shuffle_f32x4(bq, bq, 0x00);
       }
 #pragma GCC unroll 4
@@ -1772,9 +1767,8 @@ static void gemm_naive(int64_t M, int64_t N, int64_t K, const float *A, int64_t 
  * still win for two rows once K >= 64; the k-quad transposed kernel wins
  * everywhere else, by 1.1-1.7x over the best of the others (e.g. 128×64: 8
  * rows 1.04 -> 0.88 us, 12 rows 2.13 -> 1.42, 4 rows 0.85 -> 0.56). */
-static int smallm_path(int64_t M, int64_t N, int64_t K)
+static int smallm_path(int64_t M, int64_t K)
 {
-  (void)N;
   if (M == 1 || (M == 2 && K >= 64)) return KK_SMALLM_DOT;
   return KK_SMALLM_LT;
 }
@@ -1792,7 +1786,7 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
    * products, the transposed kernel, or packing B panels for the micro-kernel */
   if (M <= 16 && bs0 == 1 && bs1 != 1 && as1 == 1) {
     const int force = atomic_load_explicit(&kk_small_m_path, memory_order_relaxed);
-    const int path = force != KK_SMALLM_AUTO ? force : smallm_path(M, N, K);
+    const int path = force != KK_SMALLM_AUTO ? force : smallm_path(M, K);
     if (path == KK_SMALLM_DOT && t->gemm_dot) {
       t->gemm_dot(M, N, K, A, as0, B, bs1, bias, bias_s, act, C, ldc, rowout);
       return;
