@@ -21,6 +21,7 @@
 #include "kernels.h"
 
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,6 +92,10 @@ static void *find_torch_symbol(PyObject *torch_mod, const char *sym);
 static int cxx_is_neg_selftest(PyObject *torch_mod, CxxIsNeg fn);
 static CxxIsNeg cxx_is_neg;
 
+static int direct_calibrate(PyObject *torch_mod);
+static int direct_on; /* 1 once direct_calibrate passed: kr_torch_unbox may read tensors directly */
+static const char *direct_off = "torch not loaded"; /* why not, for boundary_paths() */
+
 static int torch_resolve(void) {
   if (torch_tensor_type) return 1;
   PyObject *mod = PyDict_GetItemString(PyImport_GetModuleDict(), "torch");
@@ -156,6 +161,15 @@ static int torch_resolve(void) {
   }
   is_neg_descr = isneg;
   xapi = api;
+  if (api) {
+    const char *d = getenv("KILN_TORCH_DIRECT");
+    if (d && strcmp(d, "0") == 0)
+      direct_off = "off (KILN_TORCH_DIRECT=0)";
+    else
+      direct_on = direct_calibrate(mod);
+  } else {
+    direct_off = "off (no exchange API)";
+  }
   return 1;
 }
 
@@ -164,6 +178,12 @@ const char *kr_torch_path(void) {
   if (r < 0) PyErr_Clear();
   if (r <= 0) return "not loaded";
   return xapi ? "dlpack-c-exchange-api" : "public";
+}
+
+const char *kr_torch_direct(void) {
+  int r = torch_resolve();
+  if (r < 0) PyErr_Clear();
+  return direct_on ? "on" : direct_off;
 }
 
 /* ---- entry checks -------------------------------------------------------- */
@@ -402,6 +422,190 @@ done:
   return t;
 }
 
+/* ---- direct read -----------------------------------------------------------
+ * The exchange API's dltensor_from_py_object_no_sync costs ~45 ns per tensor,
+ * most of it in making a temporary at::Tensor copy through pybind11 (GIL
+ * state lookups, two atomic refcount updates and a PyObject incref/decref
+ * round trip), about half of a three-tensor call's fixed cost. The facts
+ * kiln needs (data, shape, strides, and that the tensor is a plain dense
+ * float32 CPU tensor) are fields of the tensor's c10::TensorImpl. For the
+ * layout below, copied from torch 2.13's installed headers (x86-64), they
+ * are read directly, but only for a tensor that provably has nothing
+ * special about it:
+ *   - its type is exactly torch.Tensor (no subclass, no __torch_function__);
+ *   - its TensorImpl is exactly c10::TensorImpl (same vtable as a probe's),
+ *     so no functorch, nested, sparse, functional or lazy wrapper;
+ *   - its dispatch key set equals a probe's plain CPU tensor's (normal or
+ *     inference-mode), so it is CPU, dense, not a negative/conjugate view,
+ *     not a zero tensor, no Python key;
+ *   - dtype float32, rank as declared, CPU device, default size/stride and
+ *     device policies, storage access allowed, and a storage with no
+ *     data-pointer hook (copy-on-write materialisation, fake tensors).
+ * Anything else takes the exchange API, which also produces every error.
+ * direct_calibrate enables the read only for torch 2.13 and only after it
+ * reproduced, on probe tensors, what torch's Python API says (data_ptr,
+ * shape, stride, storage, _cdata) and the exchange API's DLTensor, and
+ * rejected the probes it must reject (float64, a negative view, a lazy
+ * clone, a meta tensor, a sparse tensor). KILN_TORCH_DIRECT=0 turns it off. */
+
+typedef struct {         /* c10::StorageImpl (c10/core/StorageImpl.h), prefix */
+  void *vptr;
+  uint64_t combined_refcount; /* c10::intrusive_ptr_target */
+  char *data;                 /* data_ptr_ (c10::DataPtr): its UniqueVoidPtr's data_ */
+  void *ctx, *ctx_deleter;
+  int8_t device[2];
+  int64_t size_bytes;         /* c10::SymInt */
+  _Bool size_bytes_is_heap_allocated, resizable, received_cuda;
+  _Bool has_mutable_data_ptr_check; /* any hook on data access: materialise, throw, warn */
+} KStorageImpl;
+
+typedef struct {         /* c10::TensorImpl (c10/core/TensorImpl.h), prefix */
+  const void *vptr;
+  uint64_t combined_refcount;
+  const KStorageImpl *storage; /* c10::Storage: an intrusive_ptr<StorageImpl> */
+  void *autograd_meta, *extra_meta, *version_counter, *pyobj_slot;
+  uint64_t ndim;               /* sizes_and_strides_ (c10::impl::SizesAndStrides) */
+  int64_t sizes[5], strides[5]; /* its inline storage, used while ndim <= 5 */
+  int64_t storage_offset, numel;
+  uint16_t dtype;              /* data_type_: the ScalarType's index */
+  int8_t device_type, device_index; /* device_opt_ */
+  _Bool has_device;
+  uint8_t bits[3];             /* the bool/uint8 bit-fields, first declared lowest */
+  uint64_t key_set;            /* c10::DispatchKeySet */
+} KTensorImpl;
+
+_Static_assert(offsetof(KStorageImpl, has_mutable_data_ptr_check) == 0x3b, "StorageImpl layout");
+_Static_assert(offsetof(KTensorImpl, sizes) == 0x40 && offsetof(KTensorImpl, storage_offset) == 0x90 &&
+                   offsetof(KTensorImpl, dtype) == 0xa0 && offsetof(KTensorImpl, key_set) == 0xa8,
+               "TensorImpl layout");
+
+enum {
+  KT_CPU = 0,                      /* c10::DeviceType::CPU */
+  KT_FLOAT = 6,                    /* c10::ScalarType::Float */
+  KT_BITS0_STORAGE_THROWS = 1 << 1, /* storage_access_should_throw_ */
+  /* sizes_strides_policy_ (2 bits), has_symbolic_sizes_strides_, device_policy_ */
+  KT_BITS1_CUSTOM = (3 << 2) | (1 << 4) | (1 << 7),
+};
+
+static const void *direct_vptr;      /* c10::TensorImpl's vtable */
+static uint64_t direct_keys[2];      /* a plain CPU tensor's key set; inference mode's */
+
+static const KTensorImpl *impl_of(PyObject *o) {
+  /* THPVariable: PyObject_HEAD, then its at::Tensor, an intrusive_ptr<TensorImpl> */
+  return *(const KTensorImpl *const *)((const char *)o + sizeof(PyObject));
+}
+
+/* Fills data/shape/strides and returns 1 when o is a plain dense float32 CPU
+ * tensor of rank `rank` (see above); 0 when the exchange API must decide. */
+static int direct_read(PyObject *o, int rank, float **data, const int64_t **shape, const int64_t **strides) {
+  if (Py_TYPE(o) != torch_tensor_type) return 0;
+  const KTensorImpl *t = impl_of(o);
+  if (!t || t->vptr != direct_vptr) return 0;
+  if (t->key_set != direct_keys[0] && t->key_set != direct_keys[1]) return 0;
+  if (t->dtype != KT_FLOAT || t->ndim != (uint64_t)rank || !t->has_device || t->device_type != KT_CPU) return 0;
+  if ((t->bits[0] & KT_BITS0_STORAGE_THROWS) || (t->bits[1] & KT_BITS1_CUSTOM)) return 0;
+  const KStorageImpl *s = t->storage;
+  if (!s || s->has_mutable_data_ptr_check) return 0;
+  *data = (float *)(void *)((uintptr_t)s->data + (uintptr_t)t->storage_offset * sizeof(float));
+  *shape = t->sizes;
+  *strides = t->strides;
+  return 1;
+}
+
+/* Probe tensors: `accept` must be read directly with these facts, `reject`
+ * must not be. Built by Python so that every expected value is torch's own. */
+static const char direct_probes_src[] =
+    "import torch\n"
+    "base = torch.zeros(4, 6)\n"
+    "with torch.inference_mode():\n"
+    "    inf = torch.zeros(3, 2)\n"
+    "keys = (torch.zeros(1), inf)\n"
+    "accept = [base, base[1:, 1:5], base[1:, 1:5].t(), torch.arange(5.0)[1::2], torch.zeros(0, 3),\n"
+    "          torch.ones(2, 2, requires_grad=True), inf, torch.empty(7, 2).as_strided((3, 2), (2, 3), 1)]\n"
+    "accept = [(t, t.dim(), t._cdata, t.untyped_storage()._cdata, t.data_ptr(), tuple(t.shape), t.stride())\n"
+    "          for t in accept]\n"
+    "reject = [(torch.zeros(2, dtype=torch.float64), 1), (torch._neg_view(torch.zeros(2)), 1),\n"
+    "          (torch.zeros(2, 2)._lazy_clone(), 2), (torch.zeros(2, device='meta'), 1),\n"
+    "          (torch.zeros(2, 2).to_sparse(), 2), (torch.zeros(2, 2), 1),\n"
+    "          (torch.nn.Parameter(torch.zeros(2)), 1)]\n";
+
+static int direct_check_accept(PyObject *item) {
+  PyObject *o;
+  int rank;
+  unsigned long long impl, storage, ptr;
+  PyObject *shape, *stride;
+  if (!PyArg_ParseTuple(item, "OiKKKOO", &o, &rank, &impl, &storage, &ptr, &shape, &stride)) return 0;
+  if (rank < 1 || rank > 2 || Py_TYPE(o) != torch_tensor_type) return 0;
+  if ((uintptr_t)impl_of(o) != impl || (uintptr_t)impl_of(o)->storage != storage) return 0;
+  float *data;
+  const int64_t *sh, *st;
+  if (!direct_read(o, rank, &data, &sh, &st) || (uintptr_t)data != ptr) return 0;
+  KDLTensor dl;
+  if (xapi->dltensor_from_py_object_no_sync(o, &dl) != 0) return 0;
+  if ((char *)dl.data + dl.byte_offset != (char *)data || dl.ndim != rank) return 0;
+  for (int i = 0; i < rank; i++) {
+    long long want_sh = PyLong_AsLongLong(PyTuple_GetItem(shape, i));
+    long long want_st = PyLong_AsLongLong(PyTuple_GetItem(stride, i));
+    if (PyErr_Occurred()) return 0;
+    if (sh[i] != want_sh || st[i] != want_st || dl.shape[i] != want_sh || dl.strides[i] != want_st) return 0;
+  }
+  return 1;
+}
+
+/* 1 when the direct read may be used (it then is), 0 otherwise with
+ * direct_off saying why. Never leaves an exception. */
+static int direct_calibrate(PyObject *torch_mod) {
+  int ok = 0;
+  PyObject *ver = PyObject_GetAttrString(torch_mod, "__version__");
+  PyObject *vs = ver ? PyObject_Str(ver) : NULL;
+  const char *v = vs ? PyUnicode_AsUTF8(vs) : NULL;
+  int known = v && strncmp(v, "2.13.", 5) == 0;
+  Py_XDECREF(ver);
+  Py_XDECREF(vs);
+  if (!known) {
+    PyErr_Clear();
+    direct_off = "off (TensorImpl layout known for torch 2.13 only)";
+    return 0;
+  }
+  direct_off = "off (self-test failed)";
+  PyObject *g = PyDict_New();
+  PyObject *r = g && PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0
+                    ? PyRun_String(direct_probes_src, Py_file_input, g, g)
+                    : NULL;
+  PyObject *keys = r ? PyDict_GetItemString(g, "keys") : NULL;
+  PyObject *accept = r ? PyDict_GetItemString(g, "accept") : NULL;
+  PyObject *reject = r ? PyDict_GetItemString(g, "reject") : NULL;
+  if (!keys || !accept || !reject || !PyTuple_Check(keys) || PyTuple_GET_SIZE(keys) != 2 || !PyList_Check(accept) ||
+      !PyList_Check(reject))
+    goto done;
+  for (int i = 0; i < 2; i++) {
+    PyObject *k = PyTuple_GET_ITEM(keys, i);
+    if (Py_TYPE(k) != torch_tensor_type) goto done;
+    const KTensorImpl *t = impl_of(k);
+    if (i == 0) direct_vptr = t->vptr;
+    if (t->vptr != direct_vptr) goto done;
+    direct_keys[i] = t->key_set;
+  }
+  if (direct_keys[0] == direct_keys[1]) goto done; /* inference mode must show in the key set */
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(accept); i++)
+    if (!direct_check_accept(PyList_GET_ITEM(accept, i))) goto done;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(reject); i++) {
+    PyObject *o;
+    int rank;
+    float *data;
+    const int64_t *sh, *st;
+    if (!PyArg_ParseTuple(PyList_GET_ITEM(reject, i), "Oi", &o, &rank) || direct_read(o, rank, &data, &sh, &st))
+      goto done;
+  }
+  ok = 1;
+done:
+  if (!ok) direct_vptr = NULL; /* direct_read then refuses everything */
+  Py_XDECREF(r);
+  Py_XDECREF(g);
+  PyErr_Clear();
+  return ok;
+}
+
 KrTensor *kr_torch_unbox(PyObject *o, int rank, const char *arg) {
   if (!torch_tensor_type) {
     int r = torch_resolve();
@@ -410,6 +614,10 @@ KrTensor *kr_torch_unbox(PyObject *o, int rank, const char *arg) {
   }
   if (!PyObject_TypeCheck(o, torch_tensor_type)) return type_error(o, arg);
   if (!xapi) return public_unbox(o, rank, arg);
+  float *data;
+  const int64_t *shape, *strides;
+  if (direct_on && direct_read(o, rank, &data, &shape, &strides))
+    return kr_tensor_view(KR_FW_TORCH, rank, data, shape, strides, o);
   KDLTensor dl;
   if (xapi->dltensor_from_py_object_no_sync(o, &dl) != 0) return exchange_failed(o, rank, arg);
   if (dl.device.device_type != kDLCPU_) return device_error(o, arg);
@@ -419,7 +627,7 @@ KrTensor *kr_torch_unbox(PyObject *o, int rank, const char *arg) {
    * resolving them; their memory holds the negated values. */
   int neg = check_neg(o);
   if (neg) return neg < 0 ? NULL : neg_error(arg);
-  float *data = (float *)((char *)dl.data + dl.byte_offset);
+  data = (float *)((char *)dl.data + dl.byte_offset);
   return kr_tensor_view(KR_FW_TORCH, rank, data, dl.shape, dl.strides, o);
 }
 

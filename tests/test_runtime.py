@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import importlib.util
+import json
 import math
 import os
 import shlex
@@ -124,7 +125,7 @@ def test_runtime_module():
 
     assert rt.isa() in ("avx512", "avx2", "reference")
     paths = rt.boundary_paths()
-    assert set(paths) == {"torch", "tensorflow"}
+    assert set(paths) == {"torch", "torch_direct", "tensorflow"}
     assert type(rt._C_API).__name__ == "PyCapsule"
     assert 'kiln._runtime._C_API' in repr(rt._C_API)
 
@@ -605,6 +606,72 @@ def test_torch_public_path(build_dir, torch):
         "kiln-torch: argument 'x': expected a torch.Tensor, got int",
         "OK",
     ], r.stderr
+
+
+# The direct read of plain tensors (torch_bridge.c) must agree with torch's
+# exchange API on every tensor: the same facts for the ones it reads, and the
+# same errors, from the exchange path, for every one it leaves alone.
+DIRECT_SCRIPT = """
+    import json, os, sys, torch, kiln._runtime as rt, kiln_testmod as m
+    x = torch.arange(24, dtype=torch.float32).reshape(4, 6)
+    with torch.inference_mode():
+        inf = torch.ones(3, 2)
+    cplx = torch.tensor([1 + 2j, 3 + 4j], dtype=torch.complex64)
+    thrower = torch.zeros(2, 2)
+    torch._C._set_throw_on_mutable_data_ptr(thrower)
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with FakeTensorMode():
+        fake = torch.zeros(2, 2)
+    cases = [x, x.t(), x[1:, ::2], x[:, 1], x[2], x[::2], x.narrow(1, 2, 3), torch.ones(3).expand(2, 3),
+             torch.ones(0, 3), torch.ones(3, 0), torch.zeros(0), torch.nn.Parameter(torch.ones(2, 2)),
+             torch.ones(2, 2, requires_grad=True), torch.ones(2, 2, requires_grad=True).detach(), inf, inf.t(),
+             torch.empty(9, 2).as_strided((3, 2), (4, 1), 5), torch.view_as_real(cplx), cplx.conj().imag,
+             cplx.imag, torch._neg_view(torch.ones(2, 2)), torch.zeros(2, 2)._lazy_clone(), thrower, fake,
+             torch.from_numpy(__import__('numpy').ones((2, 3), 'float32')), torch.ones(2, 2, device='meta'),
+             torch.ones(2, 2).to_sparse(), torch.ones(2, 2, dtype=torch.float64), torch.ones(2, dtype=torch.int64),
+             torch.ones(2, 2, dtype=torch.bfloat16), torch.tensor(1.0), torch.ones(2, 2, 2),
+             torch.ones(1, 3, 2, 2).to(memory_format=torch.channels_last), 3, [1.0]]
+    out = [rt.boundary_paths()['torch_direct']]
+    def unbox(t, rank):
+        try:
+            shape, strides, ptr, src, fw = m.tensor_unbox(t, 1, rank, 'x')
+            return ['ok', shape, strides, ptr == t.data_ptr() if t.numel() else None, src, fw]
+        except Exception as e:
+            return ['err', type(e).__name__, str(e).splitlines()[0]]
+    for t in cases:
+        for rank in (1, 2):
+            out.append(unbox(t, rank))
+    # metadata changed in place between calls is read afresh
+    y = torch.zeros(2, 3)
+    out.append(unbox(y, 2))
+    y.resize_(5, 4); out.append(unbox(y, 2))
+    y.t_(); out.append(unbox(y, 2))
+    y.set_(torch.arange(7.0)[1:]); out.append(unbox(y, 1))
+    y.as_strided_((2, 2), (1, 2), 1); out.append(unbox(y, 2))
+    # functorch wrappers are plain torch.Tensor objects around another TensorImpl
+    try:
+        torch.vmap(lambda t: m.roundtrip(t, 1, 1))(torch.ones(3, 2))
+        out.append('vmap ok')
+    except Exception as e:
+        out.append(['vmap', type(e).__name__, str(e).splitlines()[0]])
+    print(json.dumps(out))
+"""
+
+
+def test_torch_direct_read_matches_exchange_api(build_dir, torch):
+    got = {}
+    for setting in ("1", "0"):
+        env_code = f"import os; os.environ['KILN_TORCH_DIRECT'] = '{setting}'\n"
+        r = run_py(build_dir, env_code + textwrap.dedent(DIRECT_SCRIPT))
+        assert r.returncode == 0, r.stderr[-3000:]
+        got[setting] = json.loads(r.stdout.strip().splitlines()[-1])
+    assert got["1"][0] == "on"
+    assert got["0"][0] == "off (KILN_TORCH_DIRECT=0)"
+    assert got["1"][1:] == got["0"][1:]
+    results = got["1"][1:]
+    assert sum(r[0] == "ok" for r in results if isinstance(r, list)) >= 25
+    assert sum(r[0] == "err" for r in results if isinstance(r, list)) >= 25
+    assert results[-1][0] == "vmap"  # refused, not read through the wrapper
 
 
 def test_torch_not_imported(build_dir):
