@@ -165,6 +165,14 @@ void kr_buffer_release(KrBuffer *b) {
 /* KrTensor                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* Freed KrTensors are kept for reuse, as CPython keeps floats: a compiled
+ * call makes one per tensor argument and per result, and a pop from this
+ * array is cheaper than pymalloc's allocation and free. Every KrTensor is
+ * made and destroyed with the GIL held, which guards the array. */
+#define KR_TENSOR_FREE_MAX 64
+static KrTensor *tensor_free[KR_TENSOR_FREE_MAX];
+static int tensor_nfree;
+
 static void krtensor_dealloc(PyObject *self) {
   KrTensor *t = (KrTensor *)self;
   Py_CLEAR(t->source);
@@ -172,7 +180,10 @@ static void krtensor_dealloc(PyObject *self) {
     kr_buffer_release(t->buf);
     t->buf = NULL;
   }
-  PyObject_Free(self);
+  if (tensor_nfree < KR_TENSOR_FREE_MAX)
+    tensor_free[tensor_nfree++] = t;
+  else
+    PyObject_Free(self);
 }
 
 static PyObject *krtensor_repr(PyObject *self) {
@@ -197,7 +208,7 @@ PyTypeObject KrTensor_Type = {
 };
 
 static KrTensor *krtensor_alloc(void) {
-  KrTensor *t = (KrTensor *)PyObject_Malloc(sizeof(KrTensor));
+  KrTensor *t = tensor_nfree ? tensor_free[--tensor_nfree] : (KrTensor *)PyObject_Malloc(sizeof(KrTensor));
   if (!t) return (KrTensor *)PyErr_NoMemory();
   PyObject_Init((PyObject *)t, &KrTensor_Type);
   t->source = NULL;
