@@ -83,6 +83,7 @@ static PyTypeObject *torch_tensor_type;   /* torch.Tensor (strong ref) once torc
 static const KDLPackExchangeAPI *xapi;    /* NULL: public path */
 static PyObject *is_neg_descr;            /* torch.Tensor.is_neg */
 static PyObject *from_dlpack_fn;          /* torch.from_dlpack (public path) */
+static PyObject *plain_dispatch;          /* torch.Tensor.__torch_dispatch__ (the disabled one) */
 
 /* Resolves torch.Tensor and the exchange API the first time torch is seen
  * in sys.modules. Returns 1 when torch is available, 0 when not (no
@@ -109,6 +110,8 @@ static int torch_resolve(void) {
     Py_DECREF(cls);
     return 0;
   }
+  plain_dispatch = PyObject_GetAttrString(cls, "__torch_dispatch__");
+  if (!plain_dispatch) PyErr_Clear(); /* old torch: no __torch_dispatch__ at all */
   PyObject *isneg = PyObject_GetAttrString(cls, "is_neg");
   if (!isneg) PyErr_Clear(); /* very old torch: no negative-bit views */
   const KDLPackExchangeAPI *api = NULL;
@@ -303,6 +306,36 @@ static KrTensor *neg_error(const char *arg) {
   return NULL;
 }
 
+/* A subclass that defines __torch_dispatch__ decides what its operations
+ * mean (and a wrapper subclass has no data of its own): kiln cannot run its
+ * operations natively. 1 if o's type does, 0 if not, -1 with an exception. */
+static int defines_torch_dispatch(PyObject *o) {
+  if (Py_TYPE(o) == torch_tensor_type || !plain_dispatch) return 0;
+  PyObject *d = PyObject_GetAttrString((PyObject *)Py_TYPE(o), "__torch_dispatch__");
+  if (!d) return -1;
+  int r = d != plain_dispatch;
+  Py_DECREF(d);
+  return r;
+}
+
+static KrTensor *dispatch_error(PyObject *o, const char *arg) {
+  PyErr_Format(PyExc_TypeError,
+               "kiln-torch: argument '%s': %s defines __torch_dispatch__; tensor subclasses that redefine "
+               "operations are not supported",
+               arg, Py_TYPE(o)->tp_name);
+  return NULL;
+}
+
+/* Data torch reported as missing although the tensor has elements. */
+static KrTensor *no_data_error(const char *arg) {
+  PyErr_Format(PyExc_ValueError, "kiln-torch: argument '%s': torch reports no data for this tensor (was its storage freed?)", arg);
+  return NULL;
+}
+
+static int has_elements(int rank, const int64_t *shape) {
+  return shape[0] > 0 && (rank == 1 || shape[1] > 0);
+}
+
 /* Python-level checks in the contract's order (device, dtype, rank, then
  * layout), used when the exchange API refused the tensor and by the public
  * path. Returns 0 when every check passes, -1 with the exception. */
@@ -414,6 +447,10 @@ static KrTensor *public_unbox(PyObject *o, int rank, const char *arg) {
   }
   void *ptr = PyLong_AsVoidPtr(dp);
   if (!ptr && PyErr_Occurred()) goto done;
+  if (!ptr && has_elements(rank, shape)) {
+    no_data_error(arg);
+    goto done;
+  }
   t = kr_tensor_view(KR_FW_TORCH, rank, (float *)ptr, shape, strides, o);
 done:
   Py_XDECREF(sh);
@@ -432,16 +469,21 @@ done:
  * layout below, copied from torch 2.13's installed headers (x86-64), they
  * are read directly, but only for a tensor that provably has nothing
  * special about it:
- *   - its type is exactly torch.Tensor (no subclass, no __torch_function__);
+ *   - (the caller checked that it is a torch.Tensor, so it has the layout of
+ *     torch's tensor object; subclasses such as nn.Parameter included, read
+ *     as the exchange API reads them, without __torch_function__);
  *   - its TensorImpl is exactly c10::TensorImpl (same vtable as a probe's),
  *     so no functorch, nested, sparse, functional or lazy wrapper;
  *   - its dispatch key set equals a probe's plain CPU tensor's (normal or
  *     inference-mode), so it is CPU, dense, not a negative/conjugate view,
- *     not a zero tensor, no Python key;
+ *     not a zero tensor, no Python key (so no __torch_dispatch__ wrapper);
  *   - dtype float32, rank as declared, CPU device, default size/stride and
  *     device policies, storage access allowed, and a storage with no
  *     data-pointer hook (copy-on-write materialisation, fake tensors).
- * Anything else takes the exchange API, which also produces every error.
+ * Anything else takes the exchange API, which also produces its errors. One
+ * more check only this path can make: the elements must lie inside the
+ * storage (a storage resized smaller, as FSDP does to free parameters,
+ * would otherwise be read past its end; eager torch crashes on it).
  * direct_calibrate enables the read only for torch 2.13 and only after it
  * reproduced, on probe tensors, what torch's Python API says (data_ptr,
  * shape, stride, storage, _cdata) and the exchange API's DLTensor, and
@@ -454,7 +496,7 @@ typedef struct {         /* c10::StorageImpl (c10/core/StorageImpl.h), prefix */
   char *data;                 /* data_ptr_ (c10::DataPtr): its UniqueVoidPtr's data_ */
   void *ctx, *ctx_deleter;
   int8_t device[2];
-  int64_t size_bytes;         /* c10::SymInt */
+  int64_t size_bytes;         /* size_bytes_ (c10::SymInt: the value itself unless symbolic) */
   _Bool size_bytes_is_heap_allocated, resizable, received_cuda;
   _Bool has_mutable_data_ptr_check; /* any hook on data access: materialise, throw, warn */
 } KStorageImpl;
@@ -495,10 +537,27 @@ static const KTensorImpl *impl_of(PyObject *o) {
   return *(const KTensorImpl *const *)((const char *)o + sizeof(PyObject));
 }
 
-/* Fills data/shape/strides and returns 1 when o is a plain dense float32 CPU
- * tensor of rank `rank` (see above); 0 when the exchange API must decide. */
+/* Do the elements of t lie inside storage s? (Nothing is read from a tensor
+ * without elements.) */
+static int inside_storage(const KTensorImpl *t, int rank, const KStorageImpl *s) {
+  for (int i = 0; i < rank; i++)
+    if (t->sizes[i] == 0) return 1;
+  if (s->size_bytes_is_heap_allocated || s->size_bytes < 0 || !s->data || t->storage_offset < 0) return 0;
+  uint64_t last = (uint64_t)t->storage_offset, span;
+  for (int i = 0; i < rank; i++) {
+    if (t->sizes[i] < 0 || t->strides[i] < 0) return 0;
+    if (__builtin_mul_overflow((uint64_t)(t->sizes[i] - 1), (uint64_t)t->strides[i], &span) ||
+        __builtin_add_overflow(last, span, &last))
+      return 0;
+  }
+  return last < (uint64_t)s->size_bytes / sizeof(float);
+}
+
+/* o is a torch.Tensor. Fills data/shape/strides and returns 1 when it is a
+ * plain dense float32 CPU tensor of rank `rank` (see above); 0 when the
+ * exchange API must decide; -1 when it is plain but its elements do not lie
+ * inside its storage. */
 static int direct_read(PyObject *o, int rank, float **data, const int64_t **shape, const int64_t **strides) {
-  if (Py_TYPE(o) != torch_tensor_type) return 0;
   const KTensorImpl *t = impl_of(o);
   if (!t || t->vptr != direct_vptr) return 0;
   if (t->key_set != direct_keys[0] && t->key_set != direct_keys[1]) return 0;
@@ -506,6 +565,7 @@ static int direct_read(PyObject *o, int rank, float **data, const int64_t **shap
   if ((t->bits[0] & KT_BITS0_STORAGE_THROWS) || (t->bits[1] & KT_BITS1_CUSTOM)) return 0;
   const KStorageImpl *s = t->storage;
   if (!s || s->has_mutable_data_ptr_check) return 0;
+  if (!inside_storage(t, rank, s)) return -1;
   *data = (float *)(void *)((uintptr_t)s->data + (uintptr_t)t->storage_offset * sizeof(float));
   *shape = t->sizes;
   *strides = t->strides;
@@ -521,25 +581,30 @@ static const char direct_probes_src[] =
     "    inf = torch.zeros(3, 2)\n"
     "keys = (torch.zeros(1), inf)\n"
     "accept = [base, base[1:, 1:5], base[1:, 1:5].t(), torch.arange(5.0)[1::2], torch.zeros(0, 3),\n"
-    "          torch.ones(2, 2, requires_grad=True), inf, torch.empty(7, 2).as_strided((3, 2), (2, 3), 1)]\n"
-    "accept = [(t, t.dim(), t._cdata, t.untyped_storage()._cdata, t.data_ptr(), tuple(t.shape), t.stride())\n"
-    "          for t in accept]\n"
+    "          torch.ones(2, 2, requires_grad=True), inf, torch.empty(7, 2).as_strided((3, 2), (2, 3), 1),\n"
+    "          torch.nn.Parameter(torch.zeros(3))]\n"
+    "accept = [(t, t.dim(), t._cdata, t.untyped_storage()._cdata, t.data_ptr(), t.untyped_storage().nbytes(),\n"
+    "           tuple(t.shape), t.stride()) for t in accept]\n"
+    "shrunk = torch.zeros(4, 4)\n"
+    "shrunk.untyped_storage().resize_(60)\n"
+
     "reject = [(torch.zeros(2, dtype=torch.float64), 1), (torch._neg_view(torch.zeros(2)), 1),\n"
     "          (torch.zeros(2, 2)._lazy_clone(), 2), (torch.zeros(2, device='meta'), 1),\n"
-    "          (torch.zeros(2, 2).to_sparse(), 2), (torch.zeros(2, 2), 1),\n"
-    "          (torch.nn.Parameter(torch.zeros(2)), 1)]\n";
+    "          (torch.zeros(2, 2).to_sparse(), 2), (torch.zeros(2, 2), 1)]\n";
 
 static int direct_check_accept(PyObject *item) {
   PyObject *o;
   int rank;
   unsigned long long impl, storage, ptr;
+  long long nbytes;
   PyObject *shape, *stride;
-  if (!PyArg_ParseTuple(item, "OiKKKOO", &o, &rank, &impl, &storage, &ptr, &shape, &stride)) return 0;
-  if (rank < 1 || rank > 2 || Py_TYPE(o) != torch_tensor_type) return 0;
+  if (!PyArg_ParseTuple(item, "OiKKKLOO", &o, &rank, &impl, &storage, &ptr, &nbytes, &shape, &stride)) return 0;
+  if (rank < 1 || rank > 2 || !PyObject_TypeCheck(o, torch_tensor_type)) return 0;
   if ((uintptr_t)impl_of(o) != impl || (uintptr_t)impl_of(o)->storage != storage) return 0;
   float *data;
   const int64_t *sh, *st;
-  if (!direct_read(o, rank, &data, &sh, &st) || (uintptr_t)data != ptr) return 0;
+  if (direct_read(o, rank, &data, &sh, &st) != 1 || (uintptr_t)data != ptr) return 0;
+  if (impl_of(o)->storage->size_bytes != nbytes) return 0;
   KDLTensor dl;
   if (xapi->dltensor_from_py_object_no_sync(o, &dl) != 0) return 0;
   if ((char *)dl.data + dl.byte_offset != (char *)data || dl.ndim != rank) return 0;
@@ -594,9 +659,15 @@ static int direct_calibrate(PyObject *torch_mod) {
     int rank;
     float *data;
     const int64_t *sh, *st;
-    if (!PyArg_ParseTuple(PyList_GET_ITEM(reject, i), "Oi", &o, &rank) || direct_read(o, rank, &data, &sh, &st))
+    if (!PyArg_ParseTuple(PyList_GET_ITEM(reject, i), "Oi", &o, &rank) || !PyObject_TypeCheck(o, torch_tensor_type) ||
+        direct_read(o, rank, &data, &sh, &st) != 0)
       goto done;
   }
+  PyObject *shrunk = PyDict_GetItemString(g, "shrunk");
+  float *data;
+  const int64_t *sh, *st;
+  if (!shrunk || !PyObject_TypeCheck(shrunk, torch_tensor_type) || direct_read(shrunk, 2, &data, &sh, &st) != -1)
+    goto done;
   ok = 1;
 done:
   if (!ok) direct_vptr = NULL; /* direct_read then refuses everything */
@@ -613,11 +684,20 @@ KrTensor *kr_torch_unbox(PyObject *o, int rank, const char *arg) {
     if (r == 0) return type_error(o, arg);
   }
   if (!PyObject_TypeCheck(o, torch_tensor_type)) return type_error(o, arg);
-  if (!xapi) return public_unbox(o, rank, arg);
   float *data;
   const int64_t *shape, *strides;
-  if (direct_on && direct_read(o, rank, &data, &shape, &strides))
-    return kr_tensor_view(KR_FW_TORCH, rank, data, shape, strides, o);
+  int direct = direct_on ? direct_read(o, rank, &data, &shape, &strides) : 0;
+  if (direct > 0) return kr_tensor_view(KR_FW_TORCH, rank, data, shape, strides, o);
+  if (direct < 0) {
+    PyErr_Format(PyExc_ValueError,
+                 "kiln-torch: argument '%s': the tensor's elements extend past the end of its storage "
+                 "(was the storage resized?)",
+                 arg);
+    return NULL;
+  }
+  int td = defines_torch_dispatch(o);
+  if (td) return td < 0 ? NULL : dispatch_error(o, arg);
+  if (!xapi) return public_unbox(o, rank, arg);
   KDLTensor dl;
   if (xapi->dltensor_from_py_object_no_sync(o, &dl) != 0) return exchange_failed(o, rank, arg);
   if (dl.device.device_type != kDLCPU_) return device_error(o, arg);
@@ -627,6 +707,7 @@ KrTensor *kr_torch_unbox(PyObject *o, int rank, const char *arg) {
    * resolving them; their memory holds the negated values. */
   int neg = check_neg(o);
   if (neg) return neg < 0 ? NULL : neg_error(arg);
+  if (!dl.data && has_elements(rank, dl.shape)) return no_data_error(arg);
   data = (float *)((char *)dl.data + dl.byte_offset);
   return kr_tensor_view(KR_FW_TORCH, rank, data, dl.shape, dl.strides, o);
 }

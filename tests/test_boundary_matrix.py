@@ -157,6 +157,34 @@ def same_outcome(mod, name, args, kwargs=None):
 
 # ---- bad arguments: the documented errors ------------------------------------
 
+class DispatchWrapper(torch.Tensor):
+    """A __torch_dispatch__ wrapper subclass: no data of its own."""
+
+    @staticmethod
+    def __new__(cls, inner):
+        return torch.Tensor._make_wrapper_subclass(cls, inner.shape, dtype=inner.dtype)
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        raise RuntimeError(f"DispatchWrapper: {func}")
+
+
+class FunctionLogged(torch.Tensor):
+    """A __torch_function__-only subclass: a plain tensor underneath."""
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return super().__torch_function__(func, types, args, kwargs or {})
+
+
+def shrunk(nbytes):
+    """A 3x4 tensor whose storage was resized to nbytes afterwards (FSDP frees
+    parameters this way); eager torch reads past the storage's end."""
+    t = t2()
+    t.untyped_storage().resize_(nbytes)
+    return t
+
+
 BAD_2D = [
     # (id, value, exception, message fragments)
     ("none", None, TypeError, ["kiln-torch:", "'a'", "expected a torch.Tensor"]),
@@ -205,6 +233,36 @@ def test_bad_argument(mod, case, position):
         assert sys.getrefcount(value) == before
 
 
+# Arguments eager torch itself cannot read safely (so no snapshot/clone of
+# them): refused before any data is touched, in either position.
+UNREADABLE = [
+    ("dispatch_subclass", lambda: DispatchWrapper(t2()), TypeError, "DispatchWrapper defines __torch_dispatch__"),
+    ("storage_shrunk", lambda: shrunk(40), ValueError, "extend past the end of its storage"),
+    ("storage_freed", lambda: shrunk(0), ValueError, "storage"),
+]
+
+
+@pytest.mark.parametrize("case", UNREADABLE, ids=[c[0] for c in UNREADABLE])
+@pytest.mark.parametrize("position", [0, 1])
+def test_unreadable_argument_refused(mod, case, position):
+    name, make, exc, fragment = case
+    import kiln._runtime as rt
+    if name == "storage_shrunk" and rt.boundary_paths()["torch_direct"] != "on":
+        pytest.skip("a shrunk storage is only detected by the direct read (its size is not in DLPack)")
+    value = make()
+    args = [t2(), t2(seed=5)]
+    args[position] = value
+    before = sys.getrefcount(value)
+    for _ in range(100):
+        with pytest.raises(exc) as info:
+            mod.add2(*args)
+        assert "kiln-torch:" in str(info.value) and fragment in str(info.value), str(info.value)
+        assert ("'a'" if position == 0 else "'b'") in str(info.value)
+    del info
+    gc.collect()
+    assert sys.getrefcount(value) == before
+
+
 def test_error_paths_do_not_leak_refs(mod):
     good, bad = t2(), t2().double()
     refs = (sys.getrefcount(good), sys.getrefcount(bad))
@@ -237,6 +295,7 @@ def _unusual():
                     torch.tensor([[1.0, -float("inf")], [0.0, 1.0]])),
         "requires_grad": (torch.randn(6, 8, requires_grad=True), base),
         "parameter": (torch.nn.Parameter(torch.randn(6, 8)), base),
+        "function_subclass": (torch.randn(6, 8).as_subclass(FunctionLogged), base),
         "storage_offset": (torch.randn(100)[10:58].view(6, 8), base),
         "channels_last_like": (torch.randn(8, 6).t().contiguous().t(), base),
     }

@@ -622,6 +622,22 @@ DIRECT_SCRIPT = """
     from torch._subclasses.fake_tensor import FakeTensorMode
     with FakeTensorMode():
         fake = torch.zeros(2, 2)
+    class Logged(torch.Tensor):  # __torch_function__ only: same TensorImpl as a plain tensor
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            print('torch_function', func)
+            return super().__torch_function__(func, types, args, kwargs or {})
+    class Wrapper(torch.Tensor):  # __torch_dispatch__ wrapper: Python key, no storage of its own
+        @staticmethod
+        def __new__(cls, inner):
+            return torch.Tensor._make_wrapper_subclass(cls, inner.shape, dtype=inner.dtype)
+        def __init__(self, inner):
+            self.inner = inner
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+            raise RuntimeError('dispatch ' + str(func))
+    logged = torch.ones(2, 3).as_subclass(Logged)
+    wrapped = Wrapper(torch.ones(2, 3))
     cases = [x, x.t(), x[1:, ::2], x[:, 1], x[2], x[::2], x.narrow(1, 2, 3), torch.ones(3).expand(2, 3),
              torch.ones(0, 3), torch.ones(3, 0), torch.zeros(0), torch.nn.Parameter(torch.ones(2, 2)),
              torch.ones(2, 2, requires_grad=True), torch.ones(2, 2, requires_grad=True).detach(), inf, inf.t(),
@@ -630,12 +646,14 @@ DIRECT_SCRIPT = """
              torch.from_numpy(__import__('numpy').ones((2, 3), 'float32')), torch.ones(2, 2, device='meta'),
              torch.ones(2, 2).to_sparse(), torch.ones(2, 2, dtype=torch.float64), torch.ones(2, dtype=torch.int64),
              torch.ones(2, 2, dtype=torch.bfloat16), torch.tensor(1.0), torch.ones(2, 2, 2),
-             torch.ones(1, 3, 2, 2).to(memory_format=torch.channels_last), 3, [1.0]]
+             torch.ones(1, 3, 2, 2).to(memory_format=torch.channels_last), logged, wrapped, 3, [1.0]]
     out = [rt.boundary_paths()['torch_direct']]
     def unbox(t, rank):
         try:
             shape, strides, ptr, src, fw = m.tensor_unbox(t, 1, rank, 'x')
-            return ['ok', shape, strides, ptr == t.data_ptr() if t.numel() else None, src, fw]
+            with torch._C.DisableTorchFunctionSubclass():
+                same = ptr == t.data_ptr() if t.numel() else None
+            return ['ok', shape, strides, same, src, fw]
         except Exception as e:
             return ['err', type(e).__name__, str(e).splitlines()[0]]
     for t in cases:
