@@ -79,16 +79,27 @@ def calibrate(fn: Callable[[], Any], budget: Budget) -> tuple[int, float]:
     return max(1, round(budget.sample_s / per_call)), per_call
 
 
+def _run_for(fn: Callable[[], Any], seconds: float) -> None:
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        fn()
+
+
 def measure(group: str, label: str, params: dict[str, Any],
             contenders: dict[str, Callable[[], Any]], budget: Budget,
-            reference: str = "kiln") -> Cell:
-    """Time every contender (zero-argument callables) interleaved."""
+            reference: str = "kiln", settle_s: float = 0.0) -> Cell:
+    """Time every contender (zero-argument callables) interleaved.  With
+    settle_s, run each contender untimed for that long before its sample:
+    multi-threaded libraries keep their idle worker threads spinning for a
+    while after a call, and those would take cores from the next
+    contender's threads. (Sleeping instead lets this VM's cores go idle,
+    and the calls after it ran up to 2x slower.)"""
     names = list(contenders)
     cell = Cell(group, label, params, names, reference)
     per_call = {}
     for name in names:
         cell.calls_per_sample[name], per_call[name] = calibrate(contenders[name], budget)
-    round_s = sum(cell.calls_per_sample[n] * per_call[n] for n in names)
+    round_s = sum(cell.calls_per_sample[n] * per_call[n] + settle_s for n in names)
     rounds = int(budget.cell_s / max(round_s, 1e-9))
     rounds = max(budget.min_rounds, min(budget.max_rounds, rounds))
     if rounds * round_s > 4 * budget.cell_s:  # slow calls (or an overloaded machine)
@@ -97,6 +108,8 @@ def measure(group: str, label: str, params: dict[str, Any],
     for r in range(rounds):
         k = r % len(names)
         for name in names[k:] + names[:k]:
+            if settle_s:
+                _run_for(contenders[name], settle_s)
             samples[name].append(_sample(contenders[name], cell.calls_per_sample[name]))
     cell.rounds = rounds
     for name in names:
