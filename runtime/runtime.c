@@ -168,9 +168,14 @@ void kr_buffer_release(KrBuffer *b) {
 /* Freed KrTensors are kept for reuse, as CPython keeps floats: a compiled
  * call makes one per tensor argument and per result, and a pop from this
  * array is cheaper than pymalloc's allocation and free. Every KrTensor is
- * made and destroyed with the GIL held, which guards the array. */
+ * made and destroyed with the GIL held, which guards the array (so there is
+ * none in a free-threaded build). */
+#ifdef Py_GIL_DISABLED
+#define KR_TENSOR_FREE_MAX 0
+#else
 #define KR_TENSOR_FREE_MAX 64
-static KrTensor *tensor_free[KR_TENSOR_FREE_MAX];
+#endif
+static KrTensor *tensor_free[KR_TENSOR_FREE_MAX + 1];
 static int tensor_nfree;
 
 static void krtensor_dealloc(PyObject *self) {
