@@ -86,7 +86,9 @@ static PyTypeObject *torch_tensor_type;   /* torch.Tensor (strong ref) once torc
 static const KDLPackExchangeAPI *xapi;    /* NULL: public path */
 static PyObject *is_neg_descr;            /* torch.Tensor.is_neg */
 static PyObject *from_dlpack_fn;          /* torch.from_dlpack (public path) */
-static PyObject *plain_dispatch;          /* torch.Tensor.__torch_dispatch__ (the disabled one) */
+static PyObject *plain_dispatch;          /* torch.Tensor's __torch_dispatch__ (the disabled one) */
+static PyObject *plain_function;          /* torch.Tensor's own __torch_function__ (a classmethod) */
+static PyObject *disabled_function;       /* torch._C._disabled_torch_function_impl (nn.Parameter's) */
 
 /* Resolves torch.Tensor and the exchange API the first time torch is seen
  * in sys.modules. Returns 1 when torch is available, 0 when not (no
@@ -113,8 +115,16 @@ static int torch_resolve(void) {
     Py_DECREF(cls);
     return 0;
   }
-  plain_dispatch = PyObject_GetAttrString(cls, "__torch_dispatch__");
-  if (!plain_dispatch) PyErr_Clear(); /* old torch: no __torch_dispatch__ at all */
+  /* as found in the class dicts (_PyType_Lookup: no binding), for
+   * subclass_override(); missing in old torch, which then accepts subclasses */
+  plain_dispatch = _PyType_Lookup((PyTypeObject *)cls, PyUnicode_InternFromString("__torch_dispatch__"));
+  plain_function = _PyType_Lookup((PyTypeObject *)cls, PyUnicode_InternFromString("__torch_function__"));
+  PyObject *tc = PyObject_GetAttrString(mod, "_C");
+  disabled_function = tc ? PyObject_GetAttrString(tc, "_disabled_torch_function_impl") : NULL;
+  Py_XDECREF(tc);
+  Py_XINCREF(plain_dispatch);
+  Py_XINCREF(plain_function);
+  PyErr_Clear();
   PyObject *isneg = PyObject_GetAttrString(cls, "is_neg");
   if (!isneg) PyErr_Clear(); /* very old torch: no negative-bit views */
   const KDLPackExchangeAPI *api = NULL;
@@ -309,23 +319,45 @@ static KrTensor *neg_error(const char *arg) {
   return NULL;
 }
 
-/* A subclass that defines __torch_dispatch__ decides what its operations
- * mean (and a wrapper subclass has no data of its own): kiln cannot run its
- * operations natively. 1 if o's type does, 0 if not, -1 with an exception. */
-static int defines_torch_dispatch(PyObject *o) {
-  if (Py_TYPE(o) == torch_tensor_type || !plain_dispatch) return 0;
-  PyObject *d = PyObject_GetAttrString((PyObject *)Py_TYPE(o), "__torch_dispatch__");
-  if (!d) return -1;
-  int r = d != plain_dispatch;
-  Py_DECREF(d);
-  return r;
+/* A tensor subclass that defines __torch_function__ or __torch_dispatch__
+ * decides what operations on it mean (and a __torch_dispatch__ wrapper has no
+ * data of its own): kiln's native code cannot honour that, so such an
+ * argument is refused rather than computed differently from eager. Plain
+ * subclasses and nn.Parameter (whose __torch_function__ is the disabled
+ * one) pass. Returns the name of the overriding hook, or NULL. The verdict
+ * for the last subclass seen is kept until its type changes (version tag). */
+static const char *subclass_override(PyTypeObject *tp) {
+  static PyTypeObject *seen;
+  static unsigned int seen_tag;
+  static const char *seen_verdict;
+  if (tp == torch_tensor_type) return NULL;
+  if (tp == seen && PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG) && tp->tp_version_tag == seen_tag)
+    return seen_verdict;
+  static PyObject *s_dispatch, *s_function;
+  if (!s_dispatch) s_dispatch = PyUnicode_InternFromString("__torch_dispatch__");
+  if (!s_function) s_function = PyUnicode_InternFromString("__torch_function__");
+  const char *verdict = NULL;
+  if (s_dispatch && s_function) {
+    PyObject *d = _PyType_Lookup(tp, s_dispatch), *f = _PyType_Lookup(tp, s_function);
+    if (plain_dispatch && d != plain_dispatch)
+      verdict = "__torch_dispatch__";
+    else if (plain_function && f != plain_function && f != disabled_function)
+      verdict = "__torch_function__";
+  }
+  PyErr_Clear();
+  if (PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG)) {
+    seen = tp;
+    seen_tag = tp->tp_version_tag;
+    seen_verdict = verdict;
+  }
+  return verdict;
 }
 
-static KrTensor *dispatch_error(PyObject *o, const char *arg) {
+static KrTensor *override_error(PyObject *o, const char *hook, const char *arg) {
   PyErr_Format(PyExc_TypeError,
-               "kiln-torch: argument '%s': %s defines __torch_dispatch__; tensor subclasses that redefine "
-               "operations are not supported",
-               arg, Py_TYPE(o)->tp_name);
+               "kiln-torch: argument '%s': %s defines %s; tensor subclasses that redefine operations are not "
+               "supported (kiln's native code would not call it)",
+               arg, Py_TYPE(o)->tp_name, hook);
   return NULL;
 }
 
@@ -688,6 +720,8 @@ KrTensor *kr_torch_unbox(PyObject *o, int rank, const char *arg) {
     if (r == 0) return type_error(o, arg);
   }
   if (!PyObject_TypeCheck(o, torch_tensor_type)) return type_error(o, arg);
+  const char *hook = subclass_override(Py_TYPE(o));
+  if (hook) return override_error(o, hook, arg);
   float *data;
   const int64_t *shape, *strides;
   int direct = direct_on ? direct_read(o, rank, &data, &shape, &strides) : 0;
@@ -699,8 +733,6 @@ KrTensor *kr_torch_unbox(PyObject *o, int rank, const char *arg) {
                  arg);
     return NULL;
   }
-  int td = defines_torch_dispatch(o);
-  if (td) return td < 0 ? NULL : dispatch_error(o, arg);
   if (!xapi) return public_unbox(o, rank, arg);
   KDLTensor dl;
   if (xapi->dltensor_from_py_object_no_sync(o, &dl) != 0) return exchange_failed(o, rank, arg);

@@ -170,11 +170,16 @@ class DispatchWrapper(torch.Tensor):
 
 
 class FunctionLogged(torch.Tensor):
-    """A __torch_function__-only subclass: a plain tensor underneath."""
+    """A __torch_function__ subclass: a plain tensor underneath, but eager
+    would call this hook on every operation and kiln's native code cannot."""
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         return super().__torch_function__(func, types, args, kwargs or {})
+
+
+class PlainSubclass(torch.Tensor):
+    """A subclass that redefines nothing."""
 
 
 def shrunk(nbytes):
@@ -233,10 +238,13 @@ def test_bad_argument(mod, case, position):
         assert sys.getrefcount(value) == before
 
 
-# Arguments eager torch itself cannot read safely (so no snapshot/clone of
-# them): refused before any data is touched, in either position.
+# Arguments kiln cannot compute with as eager would, several of which eager
+# torch itself cannot even read safely (so no snapshot/clone of them):
+# refused before any data is touched, in either position.
 UNREADABLE = [
     ("dispatch_subclass", lambda: DispatchWrapper(t2()), TypeError, "DispatchWrapper defines __torch_dispatch__"),
+    ("function_subclass", lambda: t2().as_subclass(FunctionLogged), TypeError,
+     "FunctionLogged defines __torch_function__"),
     ("storage_shrunk", lambda: shrunk(40), ValueError, "extend past the end of its storage"),
     ("storage_freed", lambda: shrunk(0), ValueError, "storage"),
 ]
@@ -295,7 +303,7 @@ def _unusual():
                     torch.tensor([[1.0, -float("inf")], [0.0, 1.0]])),
         "requires_grad": (torch.randn(6, 8, requires_grad=True), base),
         "parameter": (torch.nn.Parameter(torch.randn(6, 8)), base),
-        "function_subclass": (torch.randn(6, 8).as_subclass(FunctionLogged), base),
+        "plain_subclass": (torch.randn(6, 8).as_subclass(PlainSubclass), base),
         "storage_offset": (torch.randn(100)[10:58].view(6, 8), base),
         "channels_last_like": (torch.randn(8, 6).t().contiguous().t(), base),
     }
