@@ -330,7 +330,6 @@ static const char *subclass_override(PyTypeObject *tp) {
   static PyTypeObject *seen;
   static unsigned int seen_tag;
   static const char *seen_verdict;
-  if (tp == torch_tensor_type) return NULL;
   if (tp == seen && PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG) && tp->tp_version_tag == seen_tag)
     return seen_verdict;
   static PyObject *s_dispatch, *s_function;
@@ -574,19 +573,17 @@ static const KTensorImpl *impl_of(PyObject *o) {
   return *(const KTensorImpl *const *)((const char *)o + sizeof(PyObject));
 }
 
-/* Do the elements of t lie inside storage s? (Nothing is read from a tensor
- * without elements.) */
-static int inside_storage(const KTensorImpl *t, int rank, const KStorageImpl *s) {
-  for (int i = 0; i < rank; i++)
-    if (t->sizes[i] == 0) return 1;
-  if (s->size_bytes_is_heap_allocated || s->size_bytes < 0 || !s->data || t->storage_offset < 0) return 0;
-  uint64_t last = (uint64_t)t->storage_offset, span;
-  for (int i = 0; i < rank; i++) {
-    if (t->sizes[i] < 0 || t->strides[i] < 0) return 0;
-    if (__builtin_mul_overflow((uint64_t)(t->sizes[i] - 1), (uint64_t)t->strides[i], &span) ||
-        __builtin_add_overflow(last, span, &last))
-      return 0;
-  }
+/* Do the elements of t (rank 1 or 2) lie inside storage s? Nothing is read
+ * from a tensor without elements. Sizes and strides are below 2^63, so the
+ * last element's index cannot overflow 128 bits. */
+static inline int inside_storage(const KTensorImpl *t, int rank, const KStorageImpl *s) {
+  const int64_t n0 = t->sizes[0], d0 = t->strides[0];
+  const int64_t n1 = rank == 2 ? t->sizes[1] : 1, d1 = rank == 2 ? t->strides[1] : 0;
+  if (n0 == 0 || n1 == 0) return 1;
+  if ((n0 | n1 | d0 | d1 | t->storage_offset | s->size_bytes) < 0 || s->size_bytes_is_heap_allocated || !s->data)
+    return 0;
+  unsigned __int128 last = (unsigned __int128)(uint64_t)(n0 - 1) * (uint64_t)d0 +
+                           (unsigned __int128)(uint64_t)(n1 - 1) * (uint64_t)d1 + (uint64_t)t->storage_offset;
   return last < (uint64_t)s->size_bytes / sizeof(float);
 }
 
@@ -594,7 +591,8 @@ static int inside_storage(const KTensorImpl *t, int rank, const KStorageImpl *s)
  * plain dense float32 CPU tensor of rank `rank` (see above); 0 when the
  * exchange API must decide; -1 when it is plain but its elements do not lie
  * inside its storage. */
-static int direct_read(PyObject *o, int rank, float **data, const int64_t **shape, const int64_t **strides) {
+static inline int direct_read(PyObject *o, int rank, float **data, const int64_t **shape,
+                              const int64_t **strides) {
   const KTensorImpl *t = impl_of(o);
   if (!t || t->vptr != direct_vptr) return 0;
   if (t->key_set != direct_keys[0] && t->key_set != direct_keys[1]) return 0;
@@ -720,7 +718,7 @@ KrTensor *kr_torch_unbox(PyObject *o, int rank, const char *arg) {
     if (r == 0) return type_error(o, arg);
   }
   if (!PyObject_TypeCheck(o, torch_tensor_type)) return type_error(o, arg);
-  const char *hook = subclass_override(Py_TYPE(o));
+  const char *hook = Py_TYPE(o) == torch_tensor_type ? NULL : subclass_override(Py_TYPE(o));
   if (hook) return override_error(o, hook, arg);
   float *data;
   const int64_t *shape, *strides;
