@@ -241,7 +241,7 @@ def test_bad_argument(mod, case, position):
 # Arguments kiln cannot compute with as eager would, several of which eager
 # torch itself cannot even read safely (so no snapshot/clone of them):
 # refused before any data is touched, in either position.
-UNREADABLE = [
+REFUSED = [
     ("dispatch_subclass", lambda: DispatchWrapper(t2()), TypeError, "DispatchWrapper defines __torch_dispatch__"),
     ("function_subclass", lambda: t2().as_subclass(FunctionLogged), TypeError,
      "FunctionLogged defines __torch_function__"),
@@ -250,9 +250,9 @@ UNREADABLE = [
 ]
 
 
-@pytest.mark.parametrize("case", UNREADABLE, ids=[c[0] for c in UNREADABLE])
+@pytest.mark.parametrize("case", REFUSED, ids=[c[0] for c in REFUSED])
 @pytest.mark.parametrize("position", [0, 1])
-def test_unreadable_argument_refused(mod, case, position):
+def test_argument_kiln_cannot_honour_is_refused(mod, case, position):
     name, make, exc, fragment = case
     import kiln._runtime as rt
     if name == "storage_shrunk" and rt.boundary_paths()["torch_direct"] != "on":
