@@ -61,7 +61,7 @@ kilnc: build/flags $(COMPILER_SRC) $(ALL_H)
 # ---- test / demo / bench ---------------------------------------------------
 test: build
 	@if [ -f tests/c/run.sh ]; then bash tests/c/run.sh; fi
-	$(RUN_ENV) $(VPY) -m pytest -q tests
+	$(RUN_ENV) $(VPY) -m pytest -q -rs tests
 
 demo: build
 	$(RUN_ENV) $(VPY) examples/demo.py
