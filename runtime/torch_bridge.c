@@ -89,6 +89,7 @@ static PyObject *from_dlpack_fn;          /* torch.from_dlpack (public path) */
 static PyObject *plain_dispatch;          /* torch.Tensor's __torch_dispatch__ (the disabled one) */
 static PyObject *plain_function;          /* torch.Tensor's own __torch_function__ (a classmethod) */
 static PyObject *disabled_function;       /* torch._C._disabled_torch_function_impl (nn.Parameter's) */
+static PyObject *s_torch_dispatch, *s_torch_function; /* the interned hook names */
 
 /* Resolves torch.Tensor and the exchange API the first time torch is seen
  * in sys.modules. Returns 1 when torch is available, 0 when not (no
@@ -117,8 +118,12 @@ static int torch_resolve(void) {
   }
   /* as found in the class dicts (_PyType_Lookup: no binding), for
    * subclass_override(); missing in old torch, which then accepts subclasses */
-  plain_dispatch = _PyType_Lookup((PyTypeObject *)cls, PyUnicode_InternFromString("__torch_dispatch__"));
-  plain_function = _PyType_Lookup((PyTypeObject *)cls, PyUnicode_InternFromString("__torch_function__"));
+  s_torch_dispatch = PyUnicode_InternFromString("__torch_dispatch__");
+  s_torch_function = PyUnicode_InternFromString("__torch_function__");
+  if (s_torch_dispatch && s_torch_function) {
+    plain_dispatch = _PyType_Lookup((PyTypeObject *)cls, s_torch_dispatch);
+    plain_function = _PyType_Lookup((PyTypeObject *)cls, s_torch_function);
+  }
   PyObject *tc = PyObject_GetAttrString(mod, "_C");
   disabled_function = tc ? PyObject_GetAttrString(tc, "_disabled_torch_function_impl") : NULL;
   Py_XDECREF(tc);
@@ -332,12 +337,9 @@ static const char *subclass_override(PyTypeObject *tp) {
   static const char *seen_verdict;
   if (tp == seen && PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG) && tp->tp_version_tag == seen_tag)
     return seen_verdict;
-  static PyObject *s_dispatch, *s_function;
-  if (!s_dispatch) s_dispatch = PyUnicode_InternFromString("__torch_dispatch__");
-  if (!s_function) s_function = PyUnicode_InternFromString("__torch_function__");
   const char *verdict = NULL;
-  if (s_dispatch && s_function) {
-    PyObject *d = _PyType_Lookup(tp, s_dispatch), *f = _PyType_Lookup(tp, s_function);
+  if (s_torch_dispatch && s_torch_function) {
+    PyObject *d = _PyType_Lookup(tp, s_torch_dispatch), *f = _PyType_Lookup(tp, s_torch_function);
     if (plain_dispatch && d != plain_dispatch)
       verdict = "__torch_dispatch__";
     else if (plain_function && f != plain_function && f != disabled_function)
@@ -505,8 +507,8 @@ done:
  * are read directly, but only for a tensor that provably has nothing
  * special about it:
  *   - (the caller checked that it is a torch.Tensor, so it has the layout of
- *     torch's tensor object; subclasses such as nn.Parameter included, read
- *     as the exchange API reads them, without __torch_function__);
+ *     torch's tensor object, and that a subclass redefines nothing:
+ *     subclass_override; nn.Parameter is read like torch.Tensor);
  *   - its TensorImpl is exactly c10::TensorImpl (same vtable as a probe's),
  *     so no functorch, nested, sparse, functional or lazy wrapper;
  *   - its dispatch key set equals a probe's plain CPU tensor's (normal or
