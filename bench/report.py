@@ -240,6 +240,86 @@ def time_split_table(results: dict[str, Any]) -> str | None:
                      "time the goal needs us (strictest goal)", "goal time - kernel us"], rows)
 
 
+def unmet_table(results: dict[str, Any]) -> str | None:
+    """Each unmet target, how far off it is and whether any kernel could meet
+    it: the kernels' share of the FMA peak it would need, given the measured
+    non-kernel time (*rest*) of the same cell and, more kindly, the smallest
+    rest measured in its group."""
+    kernels = results.get("kernel_cells") or {}
+    single = results["passes"].get("single", {})
+    peak = results.get("fma_peak_gflops", {}).get(results["machine"]["kiln_isa"])
+    if not peak:
+        return None
+    rows = []
+    for group, which, peer, goal, what in TARGETS:
+        cells = single.get(group, [])
+        rests = [c["median_us"]["kiln"] - kernels[group][c["label"]] for c in cells
+                 if c["label"] in kernels.get(group, {}) and "kiln" in c["median_us"]]
+        for c in cells:
+            if not which(c["params"]) or peer not in c["ratio"] or c["ratio"][peer] >= goal:
+                continue
+            kiln_us, k_us = c["median_us"]["kiln"], kernels.get(group, {}).get(c["label"])
+            flops = cell_flops(group, c["params"])
+            goal_us, peak_us = c["median_us"][peer] / goal, flops / (peak * 1e3)
+            if k_us is None:
+                rows.append([what, c["label"], fmt_us(kiln_us), fmt_us(goal_us),
+                             f"{100 * (1 - goal_us / kiln_us):.0f}%", "-", "-", "-", "-"])
+                continue
+            rest, min_rest = kiln_us - k_us, min(rests)
+
+            def need(rest_us: float) -> str:
+                left = goal_us - rest_us
+                return f"{100 * peak_us / left:.0f}%" if left > 0 else "-"
+
+            if peak_us >= goal_us:
+                verdict = "no kernel can: the multiply-adds alone at the FMA peak take longer"
+            elif peak_us + min_rest >= goal_us:
+                verdict = f"no kernel can with the group's smallest rest ({fmt_us(min_rest)} us)"
+            elif peak_us + rest >= goal_us:
+                verdict = "needs a smaller rest as well as faster kernels"
+            else:
+                verdict = "faster kernels could"
+            rows.append([what, c["label"], fmt_us(kiln_us), fmt_us(goal_us),
+                         f"{100 * (1 - goal_us / kiln_us):.0f}%",
+                         f"{100 * peak_us / k_us:.0f}%", need(rest), need(min_rest), verdict])
+    if not rows:
+        return None
+    return md_table(["target", "cell", "kiln us", "goal needs us", "time to cut", "kernels now, % of FMA peak",
+                     "kernels need (this cell's rest)", "kernels need (group's smallest rest)", "verdict"], rows)
+
+
+def unmet_section(results: dict[str, Any]) -> list[str]:
+    """The "Targets not met" section as Markdown lines ([] when all are met)."""
+    table = unmet_table(results)
+    peaks = results.get("fma_peak_gflops", {})
+    isa = results["machine"]["kiln_isa"]
+    gemm = [c for c in results["passes"].get("single", {}).get("gemm", [])
+            if c["params"]["m"] == c["params"]["n"] == c["params"]["k"] and 512 <= c["params"]["m"] <= 2048]
+    gemm_text = []
+    if gemm and peaks.get(isa) and any(c["extra"]["gflops"]["kiln"] / peaks[isa] < 0.8 for c in gemm):
+        def pcts(who: str) -> str:
+            return "/".join(f"{100 * c['extra']['gflops'][who] / peaks[isa]:.0f}" for c in gemm)
+        gemm_text = [f"GEMM square {'/'.join(c['label'].split('x')[0] for c in gemm)}, one thread, % of the FMA"
+                     f" peak: kiln {pcts('kiln')}, torch.matmul (MKL) {pcts('torch')}, NumPy (OpenBLAS)"
+                     f" {pcts('numpy')} (goal 80%).", ""]
+    if table is None and not gemm_text:
+        return []
+    peaks = results.get("fma_peak_gflops", {})
+    isa = results["machine"]["kiln_isa"]
+    fed = peaks.get(f"{isa}_loadfed")
+    fed_text = (f" The same FMAs fed by loads from L1 through a 6x4 register tile (`{isa}_loadfed`)"
+                f" ran at {100 * fed / peaks[isa]:.0f}% of the peak: the practical ceiling of a kernel"
+                " whose operands are in L1." if fed and peaks.get(isa) else "")
+    return [
+        "## Targets not met: by how much, and could a kernel close it", "",
+        "*goal needs us*: the peer's median / the goal ratio; *time to cut*: the share of kiln's time",
+        "that must go. *Kernels need*: the share of the measured FMA peak at which the kernels would",
+        "have to run for kiln to meet the goal, if everything outside them took this cell's *rest*",
+        "(previous section) or the smallest *rest* of any cell in its group; `-` or above 100%: no",
+        "kernel can." + fed_text, "",
+    ] + ([table, ""] if table else []) + gemm_text
+
+
 def time_split_section(results: dict[str, Any]) -> list[str]:
     """The "Where the time goes" section as Markdown lines ([] without data)."""
     table = time_split_table(results)
@@ -332,6 +412,7 @@ def markdown(results: dict[str, Any], plots: list[str]) -> str:
         targets_table(results), "",
     ]
     lines += time_split_section(results)
+    lines += unmet_section(results)
     bad = mismatches(results)
     if bad:
         lines += ["**MISMATCHES (kiln output differs from eager):** " + ", ".join(bad), ""]

@@ -15,7 +15,8 @@ before a framework starts:
 
 The GEMM child runs with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset, for
 NumPy's sake.  bench/fma_peak.c is compiled with `cc -O2` and measures the
-core's FMA peak; bench/kernel_cells.c, compiled with runtime/kernels.c, times
+core's FMA peak, from registers and (AVX-512) fed by loads as in a GEMM
+register tile; bench/kernel_cells.c, compiled with runtime/kernels.c, times
 the C kernels of the Phase A, Phase B and TF-chain cells alone (the kernel
 calls the compiled functions make, without Python or framework boundary) for
 the report's "Where the time goes" section.  Every cell interleaves its

@@ -869,9 +869,12 @@ KK_AVX512 KK_INLINE void ukr_avx512(const int MR, const int NV, const int KU, co
   if (!inl) epi_finish_avx512(MR, nr, tile, c, ldc, act, ep->rowsum);
 }
 
+/* A full 32-wide panel gets its own copy with constant masks: plain B loads,
+ * 2-6% faster at 4..8 rows (x @ W, 64 columns). */
 #define KK_UKR512_CASE(MR_, KU_)                                                          \
   case MR_:                                                                               \
-    if (nr > 16) ukr_avx512(MR_, 2, KU_, 0, nr, K, a, a_rs, a_cs, b, b_rs, c, ldc, ep);   \
+    if (nr == 32) ukr_avx512(MR_, 2, KU_, 0, 32, K, a, a_rs, a_cs, b, b_rs, c, ldc, ep);  \
+    else if (nr > 16) ukr_avx512(MR_, 2, KU_, 0, nr, K, a, a_rs, a_cs, b, b_rs, c, ldc, ep); \
     else ukr_avx512(MR_, 1, KU_, 0, nr, K, a, a_rs, a_cs, b, b_rs, c, ldc, ep);           \
     return;
 
@@ -1196,7 +1199,9 @@ KK_AVX512 KK_INLINE void gemm_lq_avx512(const int R4, int64_t M, int64_t N, int6
                                         const float *B, int64_t bs1, const float *bias, int64_t bias_s, int act,
                                         float *C, int64_t ldc, float *rowout, float *xq)
 {
-  const int CP = R4 == 1 ? 16 : R4 == 2 ? 8 : 4; /* weight rows (output columns) per tile */
+  /* weight rows (output columns) per tile: 16-24 accumulators (9..12 rows: 8
+   * columns, 7% faster at 12×128×64 than 4) */
+  const int CP = R4 == 1 ? 16 : R4 <= 3 ? 8 : 4;
   pack_xq_avx512(R4, M, K, A, as0, xq);
   const int64_t KQ = K / 4;               /* whole quads; a partial one is masked */
   const __mmask16 mtail = mask16(K - 4 * KQ);
@@ -1208,14 +1213,14 @@ KK_AVX512 KK_INLINE void gemm_lq_avx512(const int R4, int64_t M, int64_t N, int6
     const float *w[16];
 #pragma GCC unroll 16
     for (int j = 0; j < CP; j++) w[j] = B + (n0 + min64_(j, nv - 1)) * bs1;
-    __m512 acc[16];
-    _Alignas(64) float tot[16 * 16]; /* running sums of finished k blocks */
-#pragma GCC unroll 16
-    for (int i = 0; i < 16; i++) acc[i] = _mm512_setzero_ps();
+    __m512 acc[24];
+    _Alignas(64) float tot[24 * 16]; /* running sums of finished k blocks */
+#pragma GCC unroll 24
+    for (int i = 0; i < CP * R4; i++) acc[i] = _mm512_setzero_ps();
     for (int64_t t0 = 0; t0 < KQ; t0 += KK_LQ_BLOCK) {
       if (t0) { /* fold the finished block in: each lane's float chain stays short */
-#pragma GCC unroll 16
-        for (int i = 0; i < 16; i++) {
+#pragma GCC unroll 24
+        for (int i = 0; i < CP * R4; i++) {
           _mm512_store_ps(tot + 16 * i, t0 > KK_LQ_BLOCK ? _mm512_add_ps(_mm512_load_ps(tot + 16 * i), acc[i]) : acc[i]);
           acc[i] = _mm512_setzero_ps();
         }
@@ -1234,8 +1239,8 @@ KK_AVX512 KK_INLINE void gemm_lq_avx512(const int R4, int64_t M, int64_t N, int6
       }
     }
     if (KQ > KK_LQ_BLOCK)
-#pragma GCC unroll 16
-      for (int i = 0; i < 16; i++) acc[i] = _mm512_add_ps(acc[i], _mm512_load_ps(tot + 16 * i));
+#pragma GCC unroll 24
+      for (int i = 0; i < CP * R4; i++) acc[i] = _mm512_add_ps(acc[i], _mm512_load_ps(tot + 16 * i));
     if (mtail) { /* the last 1-3 k: masked weight loads (the packed lanes past K are zero) */
       __m512 xv[4];
 #pragma GCC unroll 4
