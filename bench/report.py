@@ -304,8 +304,6 @@ def unmet_section(results: dict[str, Any]) -> list[str]:
                      f" {pcts('numpy')} (goal 80%).", ""]
     if table is None and not gemm_text:
         return []
-    peaks = results.get("fma_peak_gflops", {})
-    isa = results["machine"]["kiln_isa"]
     fed = peaks.get(f"{isa}_loadfed")
     fed_text = (f" The same FMAs fed by loads from L1 through a 6x4 register tile (`{isa}_loadfed`)"
                 f" ran at {100 * fed / peaks[isa]:.0f}% of the peak: the practical ceiling of a kernel"
