@@ -1394,8 +1394,8 @@ static PyObject *py_isa(PyObject *self, PyObject *noargs) {
 static PyObject *py_boundary_paths(PyObject *self, PyObject *noargs) {
   (void)self;
   (void)noargs;
-  return Py_BuildValue("{s:s,s:s,s:s}", "torch", kr_torch_path(), "torch_direct", kr_torch_direct(), "tensorflow",
-                       kr_tf_path());
+  return Py_BuildValue("{s:s,s:s,s:s,s:s}", "torch", kr_torch_path(), "torch_direct", kr_torch_direct(),
+                       "torch_reuse", kr_torch_reuse(), "tensorflow", kr_tf_path());
 }
 
 static PyObject *py_buffer_stats(PyObject *self, PyObject *noargs) {
@@ -1411,7 +1411,7 @@ static PyMethodDef runtime_methods[] = {
      "set_num_threads(n)\n--\n\nThreads kiln's large GEMMs may use (default: torch.get_num_threads(), or KILN_NUM_THREADS)."},
     {"get_num_threads", py_get_num_threads, METH_NOARGS, "get_num_threads()\n--\n\nThe GEMM thread budget."},
     {"boundary_paths", py_boundary_paths, METH_NOARGS,
-     "boundary_paths()\n--\n\nWhich boundary path each framework uses: {'torch': ..., 'tensorflow': ...}."},
+     "boundary_paths()\n--\n\nWhich boundary path each framework uses: {'torch': ..., 'torch_direct': ..., 'torch_reuse': ..., 'tensorflow': ...}."},
     {"buffer_stats", py_buffer_stats, METH_NOARGS,
      "buffer_stats()\n--\n\n{'allocations': tensor buffers obtained from the C allocator so far, "
      "'idle_bytes': bytes held for reuse}."},

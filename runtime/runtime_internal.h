@@ -34,6 +34,7 @@ KrTensor *kr_torch_unbox(PyObject *o, int rank, const char *arg);
 PyObject *kr_torch_box(KrTensor *t);
 const char *kr_torch_path(void);   /* "dlpack-c-exchange-api", "public", or "not loaded" */
 const char *kr_torch_direct(void); /* "on", or "off (why)" / "torch not loaded" */
+const char *kr_torch_reuse(void);  /* result reuse: "on", or "off (why)" / "torch not loaded" */
 
 /* tf_bridge.c: TFE C API of the loaded wheel, public fallback otherwise. */
 KrTensor *kr_tf_unbox(PyObject *o, int rank, const char *arg);

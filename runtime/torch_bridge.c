@@ -95,13 +95,15 @@ static PyObject *s_torch_dispatch, *s_torch_function; /* the interned hook names
  * in sys.modules. Returns 1 when torch is available, 0 when not (no
  * exception), -1 with an exception. */
 typedef _Bool (*CxxIsNeg)(const void *tensor);
-static void *find_torch_symbol(PyObject *torch_mod, const char *sym);
+static void *find_torch_symbol(PyObject *torch_mod, const char *in_lib, const char *sym);
 static int cxx_is_neg_selftest(PyObject *torch_mod, CxxIsNeg fn);
 static CxxIsNeg cxx_is_neg;
 
 static int direct_calibrate(PyObject *torch_mod);
 static int direct_on; /* 1 once direct_calibrate passed: kr_torch_unbox may read tensors directly */
 static const char *direct_off = "torch not loaded"; /* why not, for boundary_paths() */
+static int reuse_calibrate(PyObject *torch_mod); /* result reuse: see "result reuse" */
+static int reuse_on;
 
 static int torch_resolve(void) {
   if (torch_tensor_type) return 1;
@@ -159,7 +161,7 @@ static int torch_resolve(void) {
     static const char *const syms[] = {"_ZN2at6native6is_negERKNS_6TensorE",
                                        "_ZN2at4_ops6is_neg4callERKNS_6TensorE"};
     for (size_t i = 0; i < sizeof syms / sizeof *syms && !cxx_is_neg; i++) {
-      CxxIsNeg fn = (CxxIsNeg)(uintptr_t)find_torch_symbol(mod, syms[i]);
+      CxxIsNeg fn = (CxxIsNeg)(uintptr_t)find_torch_symbol(mod, "libtorch_cpu.so", syms[i]);
       if (fn && cxx_is_neg_selftest(mod, fn)) cxx_is_neg = fn;
     }
   }
@@ -176,7 +178,7 @@ static int torch_resolve(void) {
       /* follow later torch.set_num_threads calls: `int at::get_num_threads()`
        * (a plain C++ function, no arguments) is asked before each GEMM large
        * enough to thread, once it agreed with the Python answer */
-      int (*fn)(void) = (int (*)(void))(uintptr_t)find_torch_symbol(mod, "_ZN2at15get_num_threadsEv");
+      int (*fn)(void) = (int (*)(void))(uintptr_t)find_torch_symbol(mod, "libtorch_cpu.so", "_ZN2at15get_num_threadsEv");
       if (api && fn && fn() == now) kk_set_thread_budget_fn(fn);
     }
   }
@@ -191,6 +193,7 @@ static int torch_resolve(void) {
   } else {
     direct_off = "off (no exchange API)";
   }
+  reuse_on = reuse_calibrate(mod);
   return 1;
 }
 
@@ -257,9 +260,10 @@ static KrTensor *rank_error(int rank, long got, const char *arg) {
  * with KILN_TORCH_PUBLIC=1, the Python method is used. */
 
 /* A function exported by the already-loaded libtorch_cpu next to torch's
- * __init__.py (RTLD_NOLOAD: never loads anything; provenance checked with
- * dladdr), or NULL. */
-static void *find_torch_symbol(PyObject *torch_mod, const char *sym) {
+ * __init__.py, or by a library it links (dlsym searches those too) whose
+ * name contains `in_lib` (RTLD_NOLOAD: never loads anything; provenance
+ * checked with dladdr), or NULL. */
+static void *find_torch_symbol(PyObject *torch_mod, const char *in_lib, const char *sym) {
   PyObject *file = PyObject_GetAttrString(torch_mod, "__file__");
   if (!file) return NULL;
   PyObject *dir = NULL, *path = NULL;
@@ -277,7 +281,7 @@ static void *find_torch_symbol(PyObject *torch_mod, const char *sym) {
   if (lib) {
     void *addr = dlsym(lib, sym);
     Dl_info info;
-    if (addr && dladdr(addr, &info) && info.dli_fname && strstr(info.dli_fname, "libtorch_cpu.so"))
+    if (addr && dladdr(addr, &info) && info.dli_fname && strstr(info.dli_fname, in_lib))
       fn = addr;
     dlclose(lib); /* RTLD_NOLOAD took a reference; torch keeps the library loaded */
   }
@@ -653,6 +657,29 @@ static int direct_check_accept(PyObject *item) {
   return 1;
 }
 
+/* torch._C._InferenceMode(on): InferenceMode is `on` from here until
+ * inference_mode_end (the calibrations must not depend on whether kiln was
+ * first used inside `with torch.inference_mode()`). New reference or NULL. */
+static PyObject *inference_mode_begin(PyObject *torch_mod, int on) {
+  PyObject *c = PyObject_GetAttrString(torch_mod, "_C");
+  PyObject *cls = c ? PyObject_GetAttrString(c, "_InferenceMode") : NULL;
+  PyObject *guard = cls ? PyObject_CallFunctionObjArgs(cls, on ? Py_True : Py_False, NULL) : NULL;
+  PyObject *in = guard ? PyObject_CallMethod(guard, "__enter__", NULL) : NULL;
+  if (!in) Py_CLEAR(guard);
+  Py_XDECREF(in);
+  Py_XDECREF(cls);
+  Py_XDECREF(c);
+  return guard;
+}
+
+/* Restores the mode inference_mode_begin found; 0 on failure. */
+static int inference_mode_end(PyObject *guard) {
+  PyObject *out = PyObject_CallMethod(guard, "__exit__", "OOO", Py_None, Py_None, Py_None);
+  Py_XDECREF(out);
+  Py_DECREF(guard);
+  return out != NULL;
+}
+
 /* 1 when the direct read may be used (it then is), 0 otherwise with
  * direct_off saying why. Never leaves an exception. */
 static int direct_calibrate(PyObject *torch_mod) {
@@ -670,9 +697,11 @@ static int direct_calibrate(PyObject *torch_mod) {
   }
   direct_off = "off (self-test failed)";
   PyObject *g = PyDict_New();
-  PyObject *r = g && PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0
+  PyObject *mode = inference_mode_begin(torch_mod, 0);
+  PyObject *r = mode && g && PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0
                     ? PyRun_String(direct_probes_src, Py_file_input, g, g)
                     : NULL;
+  if (mode && !inference_mode_end(mode)) Py_CLEAR(r);
   PyObject *keys = r ? PyDict_GetItemString(g, "keys") : NULL;
   PyObject *accept = r ? PyDict_GetItemString(g, "accept") : NULL;
   PyObject *reject = r ? PyDict_GetItemString(g, "reject") : NULL;
@@ -853,6 +882,212 @@ static PyObject *box_buffer(KrTensor *t) {
   return r;
 }
 
+/* ---- result reuse ----------------------------------------------------------
+ * Making a torch tensor for a result and destroying it later costs ~250 ns
+ * (at::fromDLPack, THPVariable_Wrap, and at its death a GIL release in
+ * THPVariable_clear): most of a small call. So the last few small results
+ * are kept (one strong reference each). When one of them is referenced by
+ * nothing but this cache and is exactly as it was made, the next result of
+ * its shape is copied into it and it is returned again: a free list, as
+ * CPython keeps for floats and tuples, for objects nobody can reach.
+ *
+ * "Exactly as made" is a byte comparison with a snapshot taken when it was
+ * made: the THPVariable's fields (backward hooks), the TensorImpl prefix
+ * (strong and weak reference counts, storage, autograd and extra metadata,
+ * version counter, sizes, strides, dtype, device, key set), the version
+ * counter's count and version, and the StorageImpl prefix (reference counts,
+ * data pointer, size). Anything that holds, views, exports, grads, hooks,
+ * renames, resizes or changes the tensor in place changes one of those; so do
+ * a Python weak reference or an attribute set on it, which are checked
+ * directly. InferenceMode must be as it was when the tensor was made, since
+ * a result made under it is an inference tensor. What stays observable: a
+ * kept result that is weakly referenced (or held from C++) when its last
+ * Python reference goes dies at the next small result instead (weakref
+ * callbacks run then). Only with the direct read (its layouts verified on
+ * this torch) and KILN_TORCH_REUSE unset or not 0. */
+
+enum { REUSE_SLOTS = 4, REUSE_MAX_BYTES = 4096 };
+
+typedef struct {
+  PyObject *obj;     /* strong reference, or NULL */
+  KrBuffer *buf;     /* its storage's buffer; the BoxCtx holds the reference */
+  int32_t rank;
+  int inference;     /* InferenceMode was on when it was made */
+  int idle;          /* found reusable while only the cache held it (and it has not been handed out since) */
+  int64_t shape[2], strides[2];
+  unsigned char var[64];           /* THPVariable bytes after PyObject_HEAD */
+  unsigned char impl[sizeof(KTensorImpl)];
+  unsigned char storage[sizeof(KStorageImpl)];
+  unsigned char version[12];       /* VersionCounter: combined refcount, version */
+} ReuseSlot;
+
+static ReuseSlot reuse_slots[REUSE_SLOTS];
+static int reuse_next;             /* round-robin victim */
+static const char *reuse_off = "torch not loaded";
+static size_t reuse_var_bytes;     /* THPVariable's size after PyObject_HEAD */
+static _Bool (*inference_enabled)(void); /* c10::InferenceMode::is_enabled */
+
+enum { VC_COUNTS = 8 }; /* VersionCounter: vptr, then the bytes snapshotted */
+
+static void reuse_snapshot(PyObject *o, unsigned char var[64], unsigned char impl[sizeof(KTensorImpl)],
+                           unsigned char storage[sizeof(KStorageImpl)], unsigned char version[12]) {
+  const KTensorImpl *t = impl_of(o);
+  memcpy(var, (const char *)o + sizeof(PyObject), reuse_var_bytes);
+  memcpy(impl, t, sizeof(KTensorImpl));
+  memcpy(storage, t->storage, sizeof(KStorageImpl));
+  if (t->version_counter)
+    memcpy(version, (const char *)t->version_counter + VC_COUNTS, 12);
+  else
+    memset(version, 0, 12);
+}
+
+/* Is the slot's tensor reachable only from the slot, and unchanged? */
+static int reuse_free(const ReuseSlot *s) {
+  PyObject *o = s->obj;
+  if (Py_REFCNT(o) != 1 || Py_TYPE(o) != torch_tensor_type) return 0;
+  if (atomic_load_explicit(&s->buf->refcnt, memory_order_acquire) != 1) return 0;
+  Py_ssize_t wl = torch_tensor_type->tp_weaklistoffset;
+  if (wl && *(PyObject **)((char *)o + wl)) return 0;
+  unsigned char var[64], impl[sizeof(KTensorImpl)], storage[sizeof(KStorageImpl)], version[12];
+  reuse_snapshot(o, var, impl, storage, version); /* the same storage: impl compares its pointer first */
+  if (memcmp(impl, s->impl, sizeof impl) || memcmp(var, s->var, reuse_var_bytes) ||
+      memcmp(storage, s->storage, sizeof storage) || memcmp(version, s->version, sizeof version))
+    return 0;
+  if (inference_enabled() != s->inference) return 0;
+  PyObject *dict = PyObject_GenericGetDict(o, NULL);
+  Py_ssize_t n = dict ? PyDict_GET_SIZE(dict) : -1;
+  Py_XDECREF(dict);
+  if (n) PyErr_Clear();
+  return n == 0;
+}
+
+static int reuse_fits(const ReuseSlot *s, const KrTensor *t) {
+  if (s->rank != t->rank) return 0;
+  for (int i = 0; i < t->rank; i++)
+    if (s->shape[i] != t->shape[i] || s->strides[i] != t->strides[i]) return 0;
+  return 1;
+}
+
+/* t's elements, in row-major order, fill how many bytes (0: not dense)? */
+static size_t dense_bytes(const KrTensor *t) {
+  int64_t n = 1, want = 1;
+  for (int i = t->rank - 1; i >= 0; i--) {
+    if (t->shape[i] != 1 && t->strides[i] != want) return 0;
+    want *= t->shape[i];
+    n *= t->shape[i];
+  }
+  return (size_t)n * sizeof(float);
+}
+
+/* A kept tensor holding t's values, t then sharing its buffer (so that t
+ * and the tensor stay one value, as a fresh box makes them); or NULL.
+ * Kept tensors that only the cache references but that cannot be reused
+ * (weakly referenced, held from C++, given attributes, changed) are
+ * released on the way: their death was only postponed to this call. */
+static PyObject *reuse_take(KrTensor *t, size_t nbytes) {
+  PyObject *dead[REUSE_SLOTS], *found = NULL;
+  int ndead = 0;
+  for (int i = 0; i < REUSE_SLOTS; i++) {
+    ReuseSlot *s = &reuse_slots[i];
+    if (!s->obj || Py_REFCNT(s->obj) != 1) continue;
+    int fits = !found && reuse_fits(s, t);
+    if (!fits && s->idle) continue; /* found free before, and nobody can have reached it since */
+    if (!reuse_free(s)) {
+      dead[ndead++] = s->obj;
+      s->obj = NULL;
+      continue;
+    }
+    s->idle = !fits;
+    if (!fits) continue;
+    memcpy(s->buf->data, t->data, nbytes);
+    kr_buffer_retain(s->buf);
+    kr_buffer_release(t->buf);
+    t->buf = s->buf;
+    t->data = s->buf->data;
+    Py_INCREF(s->obj);
+    found = s->obj;
+  }
+  for (int i = 0; i < ndead; i++) Py_DECREF(dead[i]); /* last: a death may run Python code that calls kiln */
+  return found;
+}
+
+/* Keep o, just made for t, in a free slot or the next one round. */
+static void reuse_keep(PyObject *o, const KrTensor *t) {
+  int i = 0;
+  while (i < REUSE_SLOTS && reuse_slots[i].obj) i++;
+  if (i == REUSE_SLOTS) i = reuse_next = (reuse_next + 1) % REUSE_SLOTS;
+  ReuseSlot *s = &reuse_slots[i];
+  PyObject *victim = s->obj;
+  Py_INCREF(o);
+  s->obj = o;
+  s->buf = t->buf;
+  s->rank = t->rank;
+  s->inference = inference_enabled();
+  s->idle = 0;
+  for (int d = 0; d < 2; d++) {
+    s->shape[d] = d < t->rank ? t->shape[d] : 0;
+    s->strides[d] = d < t->rank ? t->strides[d] : 0;
+  }
+  reuse_snapshot(o, s->var, s->impl, s->storage, s->version);
+  Py_XDECREF(victim); /* last: its death may run Python code that calls kiln */
+}
+
+/* Enables reuse when the layouts it relies on say what torch says: the
+ * version counter's count (after two in-place adds) and InferenceMode's
+ * flag before, inside and after a torch._C._InferenceMode that flips it. */
+static int reuse_calibrate(PyObject *torch_mod) {
+  const char *env = getenv("KILN_TORCH_REUSE");
+  if (env && strcmp(env, "0") == 0) {
+    reuse_off = "off (KILN_TORCH_REUSE=0)";
+    return 0;
+  }
+  if (!direct_on) {
+    reuse_off = "off (needs the direct read)";
+    return 0;
+  }
+  reuse_off = "off (self-test failed)";
+  PyTypeObject *base = torch_tensor_type->tp_base;
+  if (!base || base->tp_basicsize < (Py_ssize_t)(sizeof(PyObject) + sizeof(void *)) ||
+      base->tp_basicsize > (Py_ssize_t)(sizeof(PyObject) + 64))
+    return 0;
+  reuse_var_bytes = (size_t)base->tp_basicsize - sizeof(PyObject);
+  inference_enabled = (_Bool(*)(void))(uintptr_t)find_torch_symbol(torch_mod, "libc10.so",
+                                                                     "_ZN3c1013InferenceMode10is_enabledEv");
+  if (!inference_enabled) return 0;
+  int before = inference_enabled(), ok = 0;
+  PyObject *mode = inference_mode_begin(torch_mod, 0);
+  PyObject *t = mode ? PyObject_CallMethod(torch_mod, "zeros", "i", 2) : NULL;
+  PyObject *r1 = t ? PyObject_CallMethod(t, "add_", "i", 1) : NULL;
+  PyObject *r2 = r1 ? PyObject_CallMethod(t, "add_", "i", 1) : NULL;
+  PyObject *ver = r2 ? PyObject_GetAttrString(t, "_version") : NULL;
+  if (ver && Py_TYPE(t) == torch_tensor_type && PyLong_Check(ver) && PyLong_AsLong(ver) == 2 && !inference_enabled()) {
+    const KTensorImpl *ti = impl_of(t);
+    uint32_t count;
+    if (ti->version_counter) {
+      memcpy(&count, (const char *)ti->version_counter + VC_COUNTS + 8, sizeof count);
+      ok = count == 2;
+    }
+  }
+  Py_XDECREF(ver);
+  Py_XDECREF(r2);
+  Py_XDECREF(r1);
+  Py_XDECREF(t);
+  if (mode && !inference_mode_end(mode)) ok = 0;
+  if (ok) { /* the flipped mode and back */
+    mode = inference_mode_begin(torch_mod, !before);
+    int inside = inference_enabled();
+    ok = mode && inside == !before && inference_mode_end(mode) && inference_enabled() == before;
+  }
+  PyErr_Clear();
+  return ok;
+}
+
+const char *kr_torch_reuse(void) {
+  int r = torch_resolve();
+  if (r < 0) PyErr_Clear();
+  return reuse_on ? "on" : reuse_off;
+}
+
 /* A KrTensor with a source is always the unboxed view of that very tensor
  * (kr_torch_unbox is the only producer of torch views; kiln tensors are
  * values, the runtime never makes views of them). So its data, shape and
@@ -894,5 +1129,11 @@ PyObject *kr_torch_box(KrTensor *t) {
       return NULL;
     }
   }
-  return box_buffer(t);
+  size_t nbytes = reuse_on ? dense_bytes(t) : 0;
+  if (nbytes == 0 || nbytes > REUSE_MAX_BYTES) return box_buffer(t);
+  PyObject *o = reuse_take(t, nbytes);
+  if (o) return o;
+  o = box_buffer(t);
+  if (o && Py_TYPE(o) == torch_tensor_type) reuse_keep(o, t);
+  return o;
 }
