@@ -22,6 +22,18 @@ long kr_buffer_allocations(void);             /* blocks obtained from the C allo
 size_t kr_buffer_idle_bytes(void);            /* bytes held for reuse */
 /* A new dense (row-major) tensor owning fresh storage. */
 KrTensor *kr_tensor_new(int framework, int rank, const int64_t *shape);
+/* Inline: the bridges are also built alone into test extensions. */
+static inline int64_t kr_numel(int rank, const int64_t *shape) {
+  int64_t n = 1;
+  for (int i = 0; i < rank; i++) n *= shape[i];
+  return n;
+}
+/* Row-major with no gaps (any tensor without elements is). */
+static inline int kr_tensor_is_dense(const KrTensor *t) {
+  if (kr_numel(t->rank, t->shape) == 0) return 1;
+  if (t->rank == 1) return t->shape[0] <= 1 || t->strides[0] == 1;
+  return (t->shape[1] <= 1 || t->strides[1] == 1) && (t->shape[0] <= 1 || t->strides[0] == t->shape[1]);
+}
 /* A tensor viewing framework memory; takes a new reference to source. */
 KrTensor *kr_tensor_view(int framework, int rank, float *data, const int64_t *shape,
                          const int64_t *strides, PyObject *source);

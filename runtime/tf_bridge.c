@@ -147,23 +147,10 @@ static int ends_with(const char *s, const char *suffix) {
 
 static int is_cpu0(const char *dev) { return dev && ends_with(dev, "/device:CPU:0"); }
 
-static int64_t numel_of(int rank, const int64_t *shape) {
-  int64_t n = 1;
-  for (int i = 0; i < rank; i++) n *= shape[i];
-  return n;
-}
-
 /* Dense row-major strides (in elements) for a shape. */
 static void dense_strides(int rank, const int64_t *shape, int64_t *strides) {
   if (rank == 1) strides[0] = 1;
   else { strides[1] = 1; strides[0] = shape[1]; }
-}
-
-static int is_dense(const KrTensor *t) {
-  if (numel_of(t->rank, t->shape) == 0) return 1;
-  if (t->rank == 1) return t->shape[0] <= 1 || t->strides[0] == 1;
-  return (t->shape[1] <= 1 || t->strides[1] == 1) &&
-         (t->shape[0] <= 1 || t->strides[0] == t->shape[1]);
 }
 
 /* "numpy.ndarray", "list", "ResourceVariable" -> module-qualified when not builtins. */
@@ -527,7 +514,7 @@ static KrTensor *unbox_fast(PyObject *o, int rank, const char *arg) {
   float *data = (float *)S.TFE_TensorHandleDevicePointer(h, S.status);
   if (S.TF_GetCode(S.status) != KR_TF_OK) goto tf_error;
   if (!data) {
-    if (numel_of(rank, shape) != 0) {
+    if (kr_numel(rank, shape) != 0) {
       PyErr_Format(PyExc_RuntimeError, "kiln-tensorflow: argument '%s': tensor has no data", arg);
       return NULL;
     }
@@ -576,7 +563,7 @@ static KrTensor *unbox_public(PyObject *o, int rank, const char *arg) {
   }
   if (!v.strides) dense_strides(rank, shape, strides);
   float *data = (float *)v.buf;
-  if (!data || numel_of(rank, shape) == 0) {
+  if (!data || kr_numel(rank, shape) == 0) {
     data = kr_tf_empty;
     dense_strides(rank, shape, strides);
   }
@@ -625,7 +612,7 @@ static void release_buffer_dealloc(void *data, size_t len, void *arg) {
 /* A new EagerTensor over `data` (dense, rank/shape) kept alive by a new
  * reference to `b`. */
 static PyObject *fast_box_buffer(KrBuffer *b, float *data, int rank, const int64_t *shape) {
-  size_t nbytes = (size_t)numel_of(rank, shape) * sizeof(float);
+  size_t nbytes = (size_t)kr_numel(rank, shape) * sizeof(float);
   kr_buffer_retain(b);
   /* data is 64-byte aligned (KrBuffer), so TF keeps it instead of copying. */
   TF_Tensor *tt = S.TF_NewTensor(KR_TF_FLOAT, shape, rank, data ? (void *)data : (void *)kr_tf_empty,
@@ -724,9 +711,9 @@ static PyObject *public_box_buffer(KrBuffer *buf, float *data, int rank, const i
 /* Is `t` exactly the whole of its source EagerTensor? */
 static int is_whole_source(const KrTensor *t) {
   PyObject *src = t->source;
-  if (!src || t->framework != KR_FW_TF || Py_TYPE(src) != (PyTypeObject *)S.eager_type || !is_dense(t))
+  if (!src || t->framework != KR_FW_TF || Py_TYPE(src) != (PyTypeObject *)S.eager_type || !kr_tensor_is_dense(t))
     return 0;
-  int64_t n = numel_of(t->rank, t->shape);
+  int64_t n = kr_numel(t->rank, t->shape);
   if (S.state == ST_FAST) {
     TFE_TensorHandle *h = S.EagerTensor_Handle(src);
     if (!h || S.TFE_TensorHandleNumDims(h, S.status) != t->rank || S.TF_GetCode(S.status) != KR_TF_OK)
@@ -761,12 +748,12 @@ PyObject *kr_tf_box(KrTensor *t) {
     return t->source;
   }
   /* Dense kiln storage: hand it to TensorFlow without copying. */
-  if (t->buf && is_dense(t))
+  if (t->buf && kr_tensor_is_dense(t))
     return S.state == ST_FAST ? fast_box_buffer(t->buf, t->data, t->rank, t->shape)
                               : public_box_buffer(t->buf, t->data, t->rank, t->shape);
 
   /* A strided view, or memory kiln does not own: copy into a dense buffer. */
-  int64_t n = numel_of(t->rank, t->shape);
+  int64_t n = kr_numel(t->rank, t->shape);
   KrBuffer *b = kr_buffer_new((size_t)(n > 0 ? n : 1));
   if (!b) return NULL;
   float *dst = b->data;

@@ -906,7 +906,14 @@ static PyObject *box_buffer(KrTensor *t) {
  * callbacks run then). Only with the direct read (its layouts verified on
  * this torch) and KILN_TORCH_REUSE unset or not 0. */
 
-enum { REUSE_SLOTS = 4, REUSE_MAX_BYTES = 4096 };
+enum {
+  REUSE_SLOTS = 4,
+  REUSE_MAX_BYTES = 4096,
+  REUSE_VAR_MAX = 64, /* THPVariable bytes after PyObject_HEAD, at most */
+  VC_COUNTS = 8,      /* VersionCounter: vptr, then the combined refcount (8 bytes) */
+  VC_VERSION = 16,    /* and the version (uint32) */
+  VC_SNAP = 12,       /* bytes snapshotted from VC_COUNTS: refcount and version */
+};
 
 typedef struct {
   PyObject *obj;     /* strong reference, or NULL */
@@ -915,10 +922,10 @@ typedef struct {
   int inference;     /* InferenceMode was on when it was made */
   int idle;          /* found reusable while only the cache held it (and it has not been handed out since) */
   int64_t shape[2], strides[2];
-  unsigned char var[64];           /* THPVariable bytes after PyObject_HEAD */
+  unsigned char var[REUSE_VAR_MAX];
   unsigned char impl[sizeof(KTensorImpl)];
   unsigned char storage[sizeof(KStorageImpl)];
-  unsigned char version[12];       /* VersionCounter: combined refcount, version */
+  unsigned char version[VC_SNAP];
 } ReuseSlot;
 
 static ReuseSlot reuse_slots[REUSE_SLOTS];
@@ -927,18 +934,16 @@ static const char *reuse_off = "torch not loaded";
 static size_t reuse_var_bytes;     /* THPVariable's size after PyObject_HEAD */
 static _Bool (*inference_enabled)(void); /* c10::InferenceMode::is_enabled */
 
-enum { VC_COUNTS = 8 }; /* VersionCounter: vptr, then the bytes snapshotted */
-
-static void reuse_snapshot(PyObject *o, unsigned char var[64], unsigned char impl[sizeof(KTensorImpl)],
-                           unsigned char storage[sizeof(KStorageImpl)], unsigned char version[12]) {
+static void reuse_snapshot(PyObject *o, unsigned char var[REUSE_VAR_MAX], unsigned char impl[sizeof(KTensorImpl)],
+                           unsigned char storage[sizeof(KStorageImpl)], unsigned char version[VC_SNAP]) {
   const KTensorImpl *t = impl_of(o);
   memcpy(var, (const char *)o + sizeof(PyObject), reuse_var_bytes);
   memcpy(impl, t, sizeof(KTensorImpl));
   memcpy(storage, t->storage, sizeof(KStorageImpl));
   if (t->version_counter)
-    memcpy(version, (const char *)t->version_counter + VC_COUNTS, 12);
+    memcpy(version, (const char *)t->version_counter + VC_COUNTS, VC_SNAP);
   else
-    memset(version, 0, 12);
+    memset(version, 0, VC_SNAP);
 }
 
 /* Is the slot's tensor reachable only from the slot, and unchanged? */
@@ -948,7 +953,7 @@ static int reuse_free(const ReuseSlot *s) {
   if (atomic_load_explicit(&s->buf->refcnt, memory_order_acquire) != 1) return 0;
   Py_ssize_t wl = torch_tensor_type->tp_weaklistoffset;
   if (wl && *(PyObject **)((char *)o + wl)) return 0;
-  unsigned char var[64], impl[sizeof(KTensorImpl)], storage[sizeof(KStorageImpl)], version[12];
+  unsigned char var[REUSE_VAR_MAX], impl[sizeof(KTensorImpl)], storage[sizeof(KStorageImpl)], version[VC_SNAP];
   reuse_snapshot(o, var, impl, storage, version); /* the same storage: impl compares its pointer first */
   if (memcmp(impl, s->impl, sizeof impl) || memcmp(var, s->var, reuse_var_bytes) ||
       memcmp(storage, s->storage, sizeof storage) || memcmp(version, s->version, sizeof version))
@@ -966,17 +971,6 @@ static int reuse_fits(const ReuseSlot *s, const KrTensor *t) {
   for (int i = 0; i < t->rank; i++)
     if (s->shape[i] != t->shape[i] || s->strides[i] != t->strides[i]) return 0;
   return 1;
-}
-
-/* t's elements, in row-major order, fill how many bytes (0: not dense)? */
-static size_t dense_bytes(const KrTensor *t) {
-  int64_t n = 1, want = 1;
-  for (int i = t->rank - 1; i >= 0; i--) {
-    if (t->shape[i] != 1 && t->strides[i] != want) return 0;
-    want *= t->shape[i];
-    n *= t->shape[i];
-  }
-  return (size_t)n * sizeof(float);
 }
 
 /* A kept tensor holding t's values, t then sharing its buffer (so that t
@@ -1048,7 +1042,7 @@ static int reuse_calibrate(PyObject *torch_mod) {
   reuse_off = "off (self-test failed)";
   PyTypeObject *base = torch_tensor_type->tp_base;
   if (!base || base->tp_basicsize < (Py_ssize_t)(sizeof(PyObject) + sizeof(void *)) ||
-      base->tp_basicsize > (Py_ssize_t)(sizeof(PyObject) + 64))
+      base->tp_basicsize > (Py_ssize_t)(sizeof(PyObject) + REUSE_VAR_MAX))
     return 0;
   reuse_var_bytes = (size_t)base->tp_basicsize - sizeof(PyObject);
   inference_enabled = (_Bool(*)(void))(uintptr_t)find_torch_symbol(torch_mod, "libc10.so",
@@ -1064,7 +1058,7 @@ static int reuse_calibrate(PyObject *torch_mod) {
     const KTensorImpl *ti = impl_of(t);
     uint32_t count;
     if (ti->version_counter) {
-      memcpy(&count, (const char *)ti->version_counter + VC_COUNTS + 8, sizeof count);
+      memcpy(&count, (const char *)ti->version_counter + VC_VERSION, sizeof count);
       ok = count == 2;
     }
   }
@@ -1129,7 +1123,7 @@ PyObject *kr_torch_box(KrTensor *t) {
       return NULL;
     }
   }
-  size_t nbytes = reuse_on ? dense_bytes(t) : 0;
+  size_t nbytes = reuse_on && kr_tensor_is_dense(t) ? (size_t)kr_numel(t->rank, t->shape) * sizeof(float) : 0;
   if (nbytes == 0 || nbytes > REUSE_MAX_BYTES) return box_buffer(t);
   PyObject *o = reuse_take(t, nbytes);
   if (o) return o;
