@@ -1103,14 +1103,16 @@ KK_AVX512 KK_INLINE void tr16_avx512(__m512 r[16])
 
 /* Packs a B panel whose columns are contiguous in k (torch linear's w: bs0 == 1):
  * dst[k*32 + j] = B[k + j*bs1] for j < nr, 0 for nr <= j < 32. */
-KK_AVX512 static void pack_bt__avx512(int64_t kc, int64_t nr, const float *B, int64_t bs1, float *dst)
+/* dst[k*W + j] = B[k + j*bs1] for j < nr, zero for nr <= j < W (W = 32 or 64). */
+KK_AVX512 KK_INLINE void pack_bt_w_avx512(const int W, int64_t kc, int64_t nr, const float *B, int64_t bs1,
+                                          float *dst)
 {
   for (int64_t k0 = 0; k0 < kc; k0 += 16) {
     const __mmask16 mk = mask16(kc - k0);
     const int64_t kn = min64_(16, kc - k0);
-    for (int h = 0; h < 2; h++) {
+    for (int h = 0; h < W / 16; h++) {
       if (16 * h >= nr) {
-        for (int64_t q = 0; q < kn; q++) _mm512_storeu_ps(dst + (k0 + q) * 32 + 16 * h, _mm512_setzero_ps());
+        for (int64_t q = 0; q < kn; q++) _mm512_storeu_ps(dst + (k0 + q) * W + 16 * h, _mm512_setzero_ps());
         continue;
       }
       __m512 r[16];
@@ -1120,12 +1122,22 @@ KK_AVX512 static void pack_bt__avx512(int64_t kc, int64_t nr, const float *B, in
       tr16_avx512(r);
       if (kn == 16) {
 #pragma GCC unroll 16
-        for (int q = 0; q < 16; q++) _mm512_storeu_ps(dst + (k0 + q) * 32 + 16 * h, r[q]);
+        for (int q = 0; q < 16; q++) _mm512_storeu_ps(dst + (k0 + q) * W + 16 * h, r[q]);
       } else {
-        for (int64_t q = 0; q < kn; q++) _mm512_storeu_ps(dst + (k0 + q) * 32 + 16 * h, r[q]);
+        for (int64_t q = 0; q < kn; q++) _mm512_storeu_ps(dst + (k0 + q) * W + 16 * h, r[q]);
       }
     }
   }
+}
+
+KK_AVX512 static void pack_bt__avx512(int64_t kc, int64_t nr, const float *B, int64_t bs1, float *dst)
+{
+  pack_bt_w_avx512(32, kc, nr, B, bs1, dst);
+}
+
+KK_AVX512 static void pack_bt64__avx512(int64_t kc, int64_t nr, const float *B, int64_t bs1, float *dst)
+{
+  pack_bt_w_avx512(64, kc, nr, B, bs1, dst);
 }
 
 /* Packs an A micro-panel with contiguous rows (as1 == 1): dst[k*12 + i] = A[i*as0 + k], i < mr
@@ -1303,6 +1315,125 @@ KK_AVX512 static void gemm_lt__avx512(int64_t M, int64_t N, int64_t K, const flo
   else if (M <= 8) gemm_lq_avx512(2, M, N, K, A, as0, B, bs1, bias, bias_s, act, C, ldc, rowout, xq);
   else if (M <= 12) gemm_lq_avx512(3, M, N, K, A, as0, B, bs1, bias, bias_s, act, C, ldc, rowout, xq);
   else gemm_lq_avx512(4, M, N, K, A, as0, B, bs1, bias, bias_s, act, C, ldc, rowout, xq);
+}
+
+/* act over an R x 64 tile (row stride 64) into C and/or row sums. */
+KK_AVX512 KK_NOINLINE static void epi_finish64_avx512(int R, const float *tile, int act, float *c, int64_t ldc,
+                                                      float *rowout)
+{
+  for (int i = 0; i < R; i++) {
+    __m512 rs = _mm512_setzero_ps();
+    for (int v = 0; v < 4; v++) {
+      const __m512 x = act == KK_ACT_SIGMOID ? sigmoid_avx512(_mm512_load_ps(tile + 64 * i + 16 * v))
+                                             : act_avx512(act, _mm512_load_ps(tile + 64 * i + 16 * v));
+      if (c) _mm512_storeu_ps(c + i * ldc + 16 * v, x);
+      rs = _mm512_add_ps(rs, x);
+    }
+    if (rowout) rowout[i] += _mm512_reduce_add_ps(rs);
+  }
+}
+
+/* Small M times a row-major B (x @ W with bs1 == 1), 64 columns at a time:
+ * an R x 64 register tile (R <= 6; 4 B vectors and R broadcasts per k feed
+ * 4R FMAs, 10 loads per 24 where the 12x32 micro-kernel's 8-row remainder
+ * needs 10 per 16). A rows and the B panel are read in place. Each output is
+ * one k-ordered FMA chain, as in the micro-kernel (R = 1: two, summed). */
+KK_AVX512 KK_INLINE void xw_tile_avx512(const int R, int64_t K, const float *a, int64_t as0, const float *b,
+                                        int64_t bs0, const float *bias, int64_t bias_s, int act, float *c,
+                                        int64_t ldc, float *rowout)
+{
+  const int KU = R == 1 ? 2 : 1;
+  __m512 acc[2][6][4];
+#pragma GCC unroll 2
+  for (int u = 0; u < KU; u++)
+#pragma GCC unroll 6
+    for (int i = 0; i < R; i++)
+#pragma GCC unroll 4
+      for (int v = 0; v < 4; v++) acc[u][i][v] = _mm512_setzero_ps();
+  const int pf = bs0 > 256; /* B rows far apart: the prefetchers do not follow */
+  int64_t k = 0;
+  for (; k + KU <= K; k += KU) {
+#pragma GCC unroll 2
+    for (int u = 0; u < KU; u++) {
+      const float *bk = b + (k + u) * bs0;
+      if (pf) {
+        _mm_prefetch((const char *)(bk + 8 * bs0), _MM_HINT_T0);
+        _mm_prefetch((const char *)(bk + 8 * bs0 + 16), _MM_HINT_T0);
+        _mm_prefetch((const char *)(bk + 8 * bs0 + 32), _MM_HINT_T0);
+        _mm_prefetch((const char *)(bk + 8 * bs0 + 48), _MM_HINT_T0);
+      }
+      const __m512 b0 = _mm512_loadu_ps(bk), b1 = _mm512_loadu_ps(bk + 16);
+      const __m512 b2 = _mm512_loadu_ps(bk + 32), b3 = _mm512_loadu_ps(bk + 48);
+#pragma GCC unroll 6
+      for (int i = 0; i < R; i++) {
+        const __m512 av = _mm512_set1_ps(a[i * as0 + k + u]);
+        acc[u][i][0] = _mm512_fmadd_ps(av, b0, acc[u][i][0]);
+        acc[u][i][1] = _mm512_fmadd_ps(av, b1, acc[u][i][1]);
+        acc[u][i][2] = _mm512_fmadd_ps(av, b2, acc[u][i][2]);
+        acc[u][i][3] = _mm512_fmadd_ps(av, b3, acc[u][i][3]);
+      }
+    }
+  }
+  for (; k < K; k++) { /* R = 1, odd K */
+    const float *bk = b + k * bs0;
+    const __m512 av = _mm512_set1_ps(a[k]);
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; v++) acc[0][0][v] = _mm512_fmadd_ps(av, _mm512_loadu_ps(bk + 16 * v), acc[0][0][v]);
+  }
+  __m512 bv[4];
+#pragma GCC unroll 4
+  for (int v = 0; v < 4; v++) bv[v] = bias ? load_bias_avx512(bias + 16 * v * bias_s, bias_s, 16) : _mm512_setzero_ps();
+  if (act == KK_ACT_SIGMOID || act == KK_ACT_TANH) {
+    /* through a stack tile: unrolled over the register tile, their ~25
+     * instructions a vector made the 8-row sigmoid layer slower than the
+     * 32-wide micro-kernel's row pass */
+    _Alignas(64) float tile[6 * 64];
+#pragma GCC unroll 6
+    for (int i = 0; i < R; i++)
+#pragma GCC unroll 4
+      for (int v = 0; v < 4; v++)
+        _mm512_store_ps(tile + 64 * i + 16 * v,
+                        _mm512_add_ps(KU == 2 ? _mm512_add_ps(acc[0][i][v], acc[1][i][v]) : acc[0][i][v], bv[v]));
+    epi_finish64_avx512(R, tile, act, c, ldc, rowout);
+    return;
+  }
+#pragma GCC unroll 6
+  for (int i = 0; i < R; i++) {
+    __m512 rs = _mm512_setzero_ps();
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; v++) {
+      __m512 x = KU == 2 ? _mm512_add_ps(acc[0][i][v], acc[1][i][v]) : acc[0][i][v];
+      x = act_avx512(act, _mm512_add_ps(x, bv[v]));
+      if (c) _mm512_storeu_ps(c + i * ldc + 16 * v, x);
+      if (rowout) rs = _mm512_add_ps(rs, x);
+    }
+    if (rowout) rowout[i] += _mm512_reduce_add_ps(rs);
+  }
+}
+
+/* The whole 64-column panels of C (N / 64 of them); panel p of B starts at
+ * B + p * bps (64 in place, K * 64 packed), row stride bs0. Rows are split
+ * into near-equal blocks of <= 6 (8 rows: 4 + 4, not 6 + 2). */
+KK_AVX512 static void gemm_xw__avx512(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0,
+                                      const float *B, int64_t bs0, int64_t bps, const float *bias,
+                                      int64_t bias_s, int act, float *C, int64_t ldc, float *rowout)
+{
+  const int64_t N64 = N / 64 * 64, nblk = (M + 5) / 6, rb = (M + nblk - 1) / nblk;
+  for (int64_t n0 = 0; n0 < N64; n0 += 64) {
+    const float *bp = B + n0 / 64 * bps, *bb = bias ? bias + n0 * bias_s : NULL;
+    for (int64_t m0 = 0; m0 < M; m0 += rb) {
+      const float *a = A + m0 * as0;
+      float *c = C ? C + m0 * ldc + n0 : NULL, *ro = rowout ? rowout + m0 : NULL;
+      switch (min64_(rb, M - m0)) {
+      case 1: xw_tile_avx512(1, K, a, as0, bp, bs0, bb, bias_s, act, c, ldc, ro); break;
+      case 2: xw_tile_avx512(2, K, a, as0, bp, bs0, bb, bias_s, act, c, ldc, ro); break;
+      case 3: xw_tile_avx512(3, K, a, as0, bp, bs0, bb, bias_s, act, c, ldc, ro); break;
+      case 4: xw_tile_avx512(4, K, a, as0, bp, bs0, bb, bias_s, act, c, ldc, ro); break;
+      case 5: xw_tile_avx512(5, K, a, as0, bp, bs0, bb, bias_s, act, c, ldc, ro); break;
+      default: xw_tile_avx512(6, K, a, as0, bp, bs0, bb, bias_s, act, c, ldc, ro); break;
+      }
+    }
+  }
 }
 
 /* Small M with B rows contiguous (x @ W) and B larger than the caches: B is
@@ -1499,19 +1630,24 @@ typedef struct {
   /* optional transposed small-M kernel, same layout as gemm_dot, M <= 16; xt: K*32 floats, 64-byte aligned */
   void (*gemm_lt)(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0, const float *B, int64_t bs1,
                   const float *bias, int64_t bias_s, int act, float *C, int64_t ldc, float *rowout, float *xt);
+  /* optional 64-column kernel for row-contiguous A and B (x @ W in place, or B packed by pack_bt64):
+   * computes C's N / 64 leading whole 64-column panels; B panel p at B + p * bps, row stride bs0 */
+  void (*gemm_xw)(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0, const float *B, int64_t bs0,
+                  int64_t bps, const float *bias, int64_t bias_s, int act, float *C, int64_t ldc, float *rowout);
+  void (*pack_bt64)(int64_t kc, int64_t nr, const float *B, int64_t bs1, float *dst); /* pack_bt, 64 wide */
 } kk_isa_table;
 
 static const kk_isa_table kk_table_ref = {
     "reference", kk_sgemm_ukernel_4x16__ref, 4, 16, 64, 256, 1024,
-    act_row__ref, add_row__ref, sum_row__ref, sum_cols__ref, NULL, NULL, NULL, NULL};
+    act_row__ref, add_row__ref, sum_row__ref, sum_cols__ref, NULL, NULL, NULL, NULL, NULL, NULL};
 #if KK_X86
 static const kk_isa_table kk_table_avx2 = {
     "avx2", kk_sgemm_ukernel_6x16__avx2, 6, 16, 120, 256, 1024,
-    act_row__avx2, add_row__avx2, sum_row__avx2, sum_cols__avx2, NULL, NULL, NULL, NULL};
+    act_row__avx2, add_row__avx2, sum_row__avx2, sum_cols__avx2, NULL, NULL, NULL, NULL, NULL, NULL};
 static const kk_isa_table kk_table_avx512 = {
     "avx512", kk_sgemm_ukernel_12x32__avx512, 12, 32, KK_AVX512_MC, KK_AVX512_KC, KK_AVX512_NC,
     act_row__avx512, add_row__avx512, sum_row__avx512, sum_cols__avx512,
-    gemm_dot__avx512, pack_bt__avx512, pack_a__avx512, gemm_lt__avx512};
+    gemm_dot__avx512, pack_bt__avx512, pack_a__avx512, gemm_lt__avx512, gemm_xw__avx512, pack_bt64__avx512};
 #endif
 
 static _Atomic(const kk_isa_table *) kk_table;
@@ -1807,8 +1943,14 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
   /* The same layout up to KK_LT_BLOCKS_MAX_M rows: the k-quad kernel 16 rows
    * at a time, reading the weights in place from cache for each block,
    * beats transposing them into packed panels (64×128×64: 8.4 -> 7.8 us,
-   * 64×256×256: 67 -> 54; parity from 128 rows on). */
-  if (M > 16 && M <= KK_LT_BLOCKS_MAX_M && bs0 == 1 && bs1 != 1 && as1 == 1 && t->gemm_lt) {
+   * 64×256×256: 67 -> 54; parity from 128 rows on) -- except, from 33 rows
+   * with K <= 128, against the 64-wide tiles of the no-pack path below, whose
+   * packed 64-column panels then fit L1 (64×128×64: 6.6 -> 6.0 us, 40×64×64:
+   * 2.6 -> 2.2, 33×128×64: 4.3 -> 4.1; at 17-32 rows or K = 256 the k-quad
+   * kernel is 5-15% faster). */
+  const int wide_first =
+      M > 32 && K <= 128 && N >= 64 && t->gemm_xw && K * N * (int64_t)sizeof(float) <= KK_NOPACK_B_BYTES;
+  if (M > 16 && M <= KK_LT_BLOCKS_MAX_M && bs0 == 1 && bs1 != 1 && as1 == 1 && t->gemm_lt && !wide_first) {
     float *xt = scratch((size_t)((K + 3) / 4 * 64));
     if (xt) {
       for (int64_t m0 = 0; m0 < M; m0 += 16)
@@ -1838,7 +1980,12 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
       }
     }
     ep.flags = KK_EPI_FINAL;
-    for (int64_t n0 = 0; n0 < N; n0 += NR) {
+    int64_t n64 = 0; /* columns computed by the 64-wide x @ W tiles */
+    if (N >= 64 && bs1 == 1 && as1 == 1 && t->gemm_xw) {
+      n64 = N / 64 * 64;
+      t->gemm_xw(M, N, K, A, as0, B, bs0, 64, bias, bias_s, act, C, ldc, rowout);
+    }
+    for (int64_t n0 = n64; n0 < N; n0 += NR) {
       int64_t nr = min64(NR, N - n0);
       const float *panel = B + n0 * bs1;
       int64_t b_rs = bs0;
@@ -1859,8 +2006,12 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
 
   if (K * N * (int64_t)sizeof(float) <= KK_NOPACK_B_BYTES) {
     /* No-pack path: B small enough for L2. A in place (any strides); B in
-     * place when bs1 == 1, else packed once as a whole. One K block. */
+     * place when bs1 == 1, else packed once as a whole. One K block. With
+     * row-contiguous A, whole 64-column panels go to the 64-wide tiles
+     * (B^T packed 64 wide when B is column-contiguous, as in torch linear). */
     const int64_t npan = (N + NR - 1) / NR;
+    const int wide = N >= 64 && as1 == 1 && t->gemm_xw && (bs1 == 1 || (bs0 == 1 && t->pack_bt64));
+    const int64_t n64 = wide ? N / 64 * 64 : 0; /* a multiple of NR: the panels after it are NR wide */
     float *bp = NULL;
     if (bs1 != 1) {
       bp = scratch((size_t)(npan * K * NR));
@@ -1868,7 +2019,8 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
         gemm_naive(M, N, K, A, as0, as1, B, bs0, bs1, bias, bias_s, act, C, ldc, rowout);
         return;
       }
-      for (int64_t p = 0; p < npan; p++)
+      for (int64_t n0 = 0; n0 < n64; n0 += 64) t->pack_bt64(K, 64, B + n0 * bs1, bs1, bp + n0 * K);
+      for (int64_t p = n64 / NR; p < npan; p++)
         pack_b(t, K, min64(NR, N - p * NR), B + p * NR * bs1, bs0, bs1, bp + p * K * NR);
     }
     int64_t mb = KK_NOPACK_A_BYTES / (K * (int64_t)sizeof(float));
@@ -1876,7 +2028,10 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
     ep.flags = KK_EPI_FINAL;
     for (int64_t mb0 = 0; mb0 < M; mb0 += mb) {
       const int64_t mbe = min64(M, mb0 + mb);
-      for (int64_t p = 0; p < npan; p++) {
+      if (n64)
+        t->gemm_xw(mbe - mb0, n64, K, A + mb0 * as0, as0, bp ? bp : B, bp ? 64 : bs0, bp ? K * 64 : 64, bias,
+                   bias_s, act, C ? C + mb0 * ldc : NULL, ldc, rowout ? rowout + mb0 : NULL);
+      for (int64_t p = n64 / NR; p < npan; p++) {
         const int64_t n0 = p * NR, nr = min64(NR, N - n0);
         const float *panel = bp ? bp + p * K * NR : B + n0 * bs1;
         const int64_t b_rs = bp ? NR : bs0;

@@ -259,6 +259,37 @@ static void test_gemm_rows(void)
     }
 }
 
+/* The 64-column tiles: x @ W in place (bs1 == 1) at M <= 16 and in the
+ * no-pack path, and W^T packed 64 wide (torch linear's layout) from 33 rows
+ * with K <= 128 and from 65 rows; N past the last whole 64-column panel goes
+ * to the 32-wide micro-kernel. Row blocks of 1..6 (M = 1..16 split evenly),
+ * odd K (the one-row tile's two accumulator sets), padded A rows, strided
+ * bias, every activation, and strided A columns (as1 != 1: never wide). */
+static void test_gemm_wide(void)
+{
+  static const int64_t Ms[] = {1, 2, 3, 5, 7, 8, 11, 13, 16, 17, 33, 40, 64, 65, 97};
+  static const int64_t Ns[] = {64, 65, 96, 128, 150, 192};
+  static const int64_t Ks[] = {1, 2, 7, 64, 128, 129, 300};
+  int idx = 0;
+  for (size_t mi = 0; mi < sizeof Ms / sizeof *Ms; mi++)
+    for (size_t ni = 0; ni < sizeof Ns / sizeof *Ns; ni++)
+      for (size_t ki = 0; ki < sizeof Ks / sizeof *Ks; ki++, idx++) {
+        gcase g;
+        g.M = Ms[mi]; g.N = Ns[ni]; g.K = Ks[ki];
+        const int lay = idx % 2; /* B: x @ W row-major, or torch linear's weight */
+        float *A = make_mat(g.M, g.K, idx % 11 == 5 ? 2 : 0, &g.as0, &g.as1);
+        float *B = make_mat(g.K, g.N, lay, &g.bs0, &g.bs1);
+        if (idx % 7 == 0 && g.as1 == 1 && g.K >= 3) g.as0 = g.K + 3; /* padded rows */
+        float *bias = malloc(((size_t)g.N * 3 + 1) * sizeof(float));
+        for (int64_t i = 0; i < g.N * 3 + 1; i++) bias[i] = 2.0f * frand();
+        g.A = A; g.B = B; g.act = (idx / 2) % 5;
+        g.bias = (idx % 4 == 3) ? NULL : bias;
+        g.bias_s = (idx % 4 == 2) ? 3 : 1;
+        test_gemm_case(&g);
+        free(A); free(B); free(bias);
+      }
+}
+
 /* Small M in torch linear's layout (A rows, B columns contiguous in k): every
  * M <= 16 against N around the 4-, 8- and 16-column tiles (the k-quad
  * kernel's columns past N re-read the last one; the dot kernel's too), K
@@ -478,6 +509,7 @@ int main(void)
     test_gemm_paths();
     test_gemm_smallm();
     test_gemm_rows();
+    test_gemm_wide();
     test_elementwise();
     /* the threaded path: every GEMM shape again with a 3-thread budget
        (capped at the CPU count) and no size threshold, so rows are split
@@ -488,6 +520,7 @@ int main(void)
     test_gemm_paths();
     test_gemm_smallm();
     test_gemm_rows();
+    test_gemm_wide();
     test_gemm_concurrent();
     kk_set_num_threads(1);
     kk_set_gemm_thread_min(-1);
