@@ -41,8 +41,12 @@ def test_each_verdict_follows_from_the_numbers() -> None:
     # 64/128->64 (goal 3x eager): 1048576 flops -> 10.5 us at the peak; goal 12 us;
     # rest here 3.0 (too much), smallest rest in the group 0.2 -> needs a smaller rest.
     rest_bound = phase_a_cell(64, 128, 64, kiln=16.0, eager=36.0)
-    res = results_with([met, could, never, rest_bound],
-                       {"1/32->32": 0.3, "8/64->64": 1.3, "16/128->64": 3.5, "64/128->64": 13.0})
+    # 256/256->128 (goal 1.5x eager): 16777216 flops -> 167.8 us at the peak, 186.4 us at
+    # the load-fed 90%; goal 180 us: the peak fits, an L1-fed kernel does not.
+    beyond_fed = phase_a_cell(256, 256, 128, kiln=250.0, eager=270.0)
+    res = results_with([met, could, never, rest_bound, beyond_fed],
+                       {"1/32->32": 0.3, "8/64->64": 1.3, "16/128->64": 3.5, "64/128->64": 13.0,
+                        "256/256->128": 245.0})
     section = report.unmet_section(res)
     text = "\n".join(section)
     assert "## Targets not met" in text
@@ -56,6 +60,8 @@ def test_each_verdict_follows_from_the_numbers() -> None:
     assert r[-1].startswith("no kernel can: the multiply-adds alone"), r
     r = rows["#5: Phase A batch 64 vs eager 64/128->64"]
     assert r[-1] == "needs a smaller rest as well as faster kernels", r
+    r = rows["#5: Phase A 256/256->128 vs eager 256/256->128"]
+    assert r[-1].startswith("no kernel fed from L1 can: at the load-fed ceiling (90% of the peak)"), r
 
 
 def test_all_met_gives_no_section_and_gemm_line_names_the_blases() -> None:
