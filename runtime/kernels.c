@@ -11,7 +11,7 @@
  * bit (NaN payloads and signed zeros included); they are written with
  * compares/blends and an explicit NaN fix-up rather than relying on the
  * operand order the compiler picks for max/add. */
-#define _GNU_SOURCE /* pthreads, sysconf, sigset_t */
+#define _GNU_SOURCE /* pthreads, sysconf, sigset_t, clock_gettime */
 #include "kernels.h"
 
 #include <float.h>
@@ -21,6 +21,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define KK_X86 1
@@ -2140,7 +2141,8 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
 
 /* ---- thread pool ----------------------------------------------------------
  * Workers are created lazily (never more than budget - 1; the caller is part
- * 0), persist, and park on a condition variable between jobs. pool_lock is
+ * 0), persist, poll for the next job for up to 1 ms after each one, then park
+ * on a condition variable. pool_lock is
  * held by the one submitter using the pool; a concurrent caller that cannot
  * take it runs single-threaded, so threads never exceed the budget. */
 typedef struct {
@@ -2193,11 +2195,56 @@ static pthread_cond_t pool_wake = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t pool_done = PTHREAD_COND_INITIALIZER;
 static int pool_nworkers;                 /* created so far (ids 1..pool_nworkers) */
 static uint64_t pool_gen;                 /* bumped per job */
+/* Copies of pool_gen and pool_inside that a thread may poll without the mutex. */
+static _Atomic uint64_t pool_gen_poll;
+static atomic_int pool_inside_poll;
 static uint64_t pool_gen0[KK_MAX_THREADS]; /* pool_gen when worker i was created */
 static gemm_job *pool_job;                /* NULL once the submitter retired it */
 static int pool_active;                   /* workers with id < pool_active may join */
 static int pool_inside;                   /* workers currently inside pool_job */
 static int pool_atfork_done;
+
+/* Being woken from a condition variable took 50-250 us here: longer than a
+ * 256^3 GEMM's half, so the caller had claimed both halves by the time the
+ * worker came (2 threads no faster than one), and ~8% of 512^3. So before
+ * sleeping a thread polls, for up to KK_POOL_SPIN_NS, for what it waits for:
+ * a worker for the next job (back-to-back GEMMs: 256^3 at 2 threads 200 ->
+ * 105 us, 512^3 860 -> 770 us), the caller for the workers still inside. No
+ * sched_yield in the loop: with it the worker missed every 256^3 job. The
+ * mutex and condition variables stay the source of truth; the polled copies
+ * only decide when to stop polling. */
+#define KK_POOL_SPIN_NS 1000000
+static double mono_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return 1e9 * (double)ts.tv_sec + (double)ts.tv_nsec;
+}
+
+static void spin_pause(void)
+{
+#if KK_X86
+  _mm_pause();
+#endif
+}
+
+static void spin_while_gen(uint64_t seen) /* until pool_gen moves on */
+{
+  const double end = mono_ns() + KK_POOL_SPIN_NS;
+  for (int i = 1; atomic_load_explicit(&pool_gen_poll, memory_order_relaxed) == seen; i++) {
+    spin_pause();
+    if (i % 64 == 0 && mono_ns() > end) return;
+  }
+}
+
+static void spin_while_inside(void) /* until no worker is inside the job */
+{
+  const double end = mono_ns() + KK_POOL_SPIN_NS;
+  for (int i = 1; atomic_load_explicit(&pool_inside_poll, memory_order_relaxed) > 0; i++) {
+    spin_pause();
+    if (i % 64 == 0 && mono_ns() > end) return;
+  }
+}
 
 static void *pool_worker(void *arg)
 {
@@ -2205,14 +2252,21 @@ static void *pool_worker(void *arg)
   pthread_mutex_lock(&pool_mu);
   uint64_t seen = pool_gen0[id];
   for (;;) {
+    if (pool_gen == seen) {
+      pthread_mutex_unlock(&pool_mu);
+      spin_while_gen(seen);
+      pthread_mutex_lock(&pool_mu);
+    }
     while (pool_gen == seen) pthread_cond_wait(&pool_wake, &pool_mu);
     seen = pool_gen;
     gemm_job *job = pool_job;
     if (!job || id >= pool_active) continue; /* already retired (woke late) or not needed */
     pool_inside++;
+    atomic_store_explicit(&pool_inside_poll, pool_inside, memory_order_relaxed);
     pthread_mutex_unlock(&pool_mu);
     gemm_job_part(job);
     pthread_mutex_lock(&pool_mu);
+    atomic_store_explicit(&pool_inside_poll, pool_inside - 1, memory_order_relaxed);
     if (--pool_inside == 0) pthread_cond_signal(&pool_done);
   }
   return NULL;
@@ -2228,6 +2282,7 @@ static void pool_atfork_child(void)
   pool_nworkers = 0;
   pool_job = NULL;
   pool_active = pool_inside = 0;
+  atomic_store(&pool_inside_poll, 0);
 }
 
 /* Called with pool_lock held. Returns how many workers exist (<= want). */
@@ -2272,6 +2327,7 @@ static int pool_run(gemm_job *job)
     pool_job = job;
     pool_active = job->nparts;
     pool_gen++;
+    atomic_store_explicit(&pool_gen_poll, pool_gen, memory_order_relaxed);
     pthread_cond_broadcast(&pool_wake);
     pthread_mutex_unlock(&pool_mu);
   }
@@ -2279,6 +2335,11 @@ static int pool_run(gemm_job *job)
   if (job->nparts > 1) {
     pthread_mutex_lock(&pool_mu);
     pool_job = NULL;
+    if (pool_inside > 0) {
+      pthread_mutex_unlock(&pool_mu);
+      spin_while_inside();
+      pthread_mutex_lock(&pool_mu);
+    }
     while (pool_inside > 0) pthread_cond_wait(&pool_done, &pool_mu);
     pthread_mutex_unlock(&pool_mu);
   }
