@@ -72,3 +72,15 @@ def test_all_met_gives_no_section_and_gemm_line_names_the_blases() -> None:
     text = "\n".join(report.unmet_section(results_with([met], {"1/32->32": 0.3}, gemm)))
     assert "GEMM square 512/1024, one thread, % of the FMA peak: kiln 70/70, " \
            "torch.matmul (MKL) 72/72, NumPy (OpenBLAS) 65/65 (goal 80%)." in text
+
+
+def test_a_negative_rest_counts_as_none() -> None:
+    # kiln's time and the kernels' come from different processes: 1/32->32's kernel
+    # measured 0.9 us against kiln's 0.5 us. That -0.4 us must not make the group's
+    # smallest rest negative: 8/64->64 (0.66 us at the peak, goal 1.0 us) then needs
+    # 66% of the peak with no rest at all, not 47% as if 0.4 us were handed back.
+    noisy = phase_a_cell(1, 32, 32, kiln=0.5, eager=10.0)
+    could = phase_a_cell(8, 64, 64, kiln=1.5, eager=10.0)
+    res = results_with([noisy, could], {"1/32->32": 0.9, "8/64->64": 1.3})
+    r = rows_of(report.unmet_section(res))["#5: Phase A batch <= 16 vs eager 8/64->64"]
+    assert r[6] == "82%" and r[7] == "66%", r
