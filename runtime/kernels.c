@@ -1102,9 +1102,8 @@ KK_AVX512 KK_INLINE void tr16_avx512(__m512 r[16])
   }
 }
 
-/* Packs a B panel whose columns are contiguous in k (torch linear's w: bs0 == 1):
- * dst[k*32 + j] = B[k + j*bs1] for j < nr, 0 for nr <= j < 32. */
-/* dst[k*W + j] = B[k + j*bs1] for j < nr, zero for nr <= j < W (W = 32 or 64). */
+/* Packs a B panel W = 32 or 64 wide whose columns are contiguous in k (torch
+ * linear's w: bs0 == 1): dst[k*W + j] = B[k + j*bs1] for j < nr, 0 for nr <= j < W. */
 KK_AVX512 KK_INLINE void pack_bt_w_avx512(const int W, int64_t kc, int64_t nr, const float *B, int64_t bs1,
                                           float *dst)
 {
