@@ -1730,6 +1730,12 @@ void kk_init(void)
                                    : strcmp(sm, "dot") == 0 ? KK_SMALLM_DOT
                                    : strcmp(sm, "lt") == 0  ? KK_SMALLM_LT
                                                             : KK_SMALLM_AUTO);
+  const char *ps = getenv("KILN_POOL_SPIN_US");
+  if (ps && *ps) {
+    char *end;
+    long v = strtol(ps, &end, 10);
+    if (*end == '\0' && v >= 0) kk_set_pool_spin_us(v > 1000000 ? 1000000 : (int)v);
+  }
   const char *tm = getenv("KILN_GEMM_THREAD_MIN");
   if (tm && *tm) {
     char *end;
@@ -2206,13 +2212,20 @@ static int pool_atfork_done;
 /* Being woken from a condition variable took 50-250 us here: longer than a
  * 256^3 GEMM's half, so the caller had claimed both halves by the time the
  * worker came (2 threads no faster than one), and ~8% of 512^3. So before
- * sleeping a thread polls, for up to KK_POOL_SPIN_NS, for what it waits for:
+ * sleeping a thread polls, for up to 1 ms (kk_set_pool_spin_us), for what it waits for:
  * a worker for the next job (back-to-back GEMMs: 256^3 at 2 threads 200 ->
  * 105 us, 512^3 860 -> 770 us), the caller for the workers still inside. No
  * sched_yield in the loop: with it the worker missed every 256^3 job. The
  * mutex and condition variables stay the source of truth; the polled copies
  * only decide when to stop polling. */
-#define KK_POOL_SPIN_NS 1000000
+#define KK_POOL_SPIN_US_DEFAULT 1000
+static atomic_int kk_pool_spin_us = KK_POOL_SPIN_US_DEFAULT; /* kk_set_pool_spin_us / KILN_POOL_SPIN_US */
+
+void kk_set_pool_spin_us(int us)
+{
+  atomic_store(&kk_pool_spin_us, us < 0 ? KK_POOL_SPIN_US_DEFAULT : (us > 1000000 ? 1000000 : us));
+}
+
 static double mono_ns(void)
 {
   struct timespec ts;
@@ -2229,7 +2242,9 @@ static void spin_pause(void)
 
 static void spin_while_gen(uint64_t seen) /* until pool_gen moves on */
 {
-  const double end = mono_ns() + KK_POOL_SPIN_NS;
+  const int us = atomic_load_explicit(&kk_pool_spin_us, memory_order_relaxed);
+  if (us <= 0) return;
+  const double end = mono_ns() + 1e3 * us;
   for (int i = 1; atomic_load_explicit(&pool_gen_poll, memory_order_relaxed) == seen; i++) {
     spin_pause();
     if (i % 64 == 0 && mono_ns() > end) return;
@@ -2238,7 +2253,9 @@ static void spin_while_gen(uint64_t seen) /* until pool_gen moves on */
 
 static void spin_while_inside(void) /* until no worker is inside the job */
 {
-  const double end = mono_ns() + KK_POOL_SPIN_NS;
+  const int us = atomic_load_explicit(&kk_pool_spin_us, memory_order_relaxed);
+  if (us <= 0) return;
+  const double end = mono_ns() + 1e3 * us;
   for (int i = 1; atomic_load_explicit(&pool_inside_poll, memory_order_relaxed) > 0; i++) {
     spin_pause();
     if (i % 64 == 0 && mono_ns() > end) return;

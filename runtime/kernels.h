@@ -78,6 +78,11 @@ int kk_get_num_threads(void); /* the budget now (the hook's answer when set) */
    thread needs another half of it); < 0 restores the default. kk_init() also
    reads KILN_GEMM_THREAD_MIN. */
 void kk_set_gemm_thread_min(int64_t mnk);
+/* How long (microseconds, <= 1e6) a pool thread polls for its next job, or
+   for workers to finish, before sleeping on a condition variable; 0 never
+   polls, < 0 restores the default (1000). kk_init() also reads
+   KILN_POOL_SPIN_US. */
+void kk_set_pool_spin_us(int us);
 
 /* ---- testing / housekeeping ------------------------------------------- */
 

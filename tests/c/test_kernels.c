@@ -522,6 +522,10 @@ int main(void)
     test_gemm_rows();
     test_gemm_wide();
     test_gemm_concurrent();
+    kk_set_pool_spin_us(0); /* threads that never poll: sleep and wake on every job */
+    test_gemm_paths();
+    test_gemm_concurrent();
+    kk_set_pool_spin_us(-1);
     kk_set_num_threads(1);
     kk_set_gemm_thread_min(-1);
     printf("%s: %d passed, %d failed\n", isas[i], g_pass - p0, g_fail - f0);
