@@ -617,6 +617,42 @@ def test_num_threads_api_and_env(lib):
         assert out.stdout.strip() == want, (env_val, out.stdout, out.stderr)
 
 
+def test_pool_polling_set_by_env(lib):
+    """KILN_POOL_SPIN_US sets how long pool threads poll before sleeping (0:
+    never, so every job wakes a sleeping worker). With 2 threads and no size
+    threshold, back-to-back threaded GEMMs and row reductions of several
+    shapes give torch's answers with polling off, short, default and for an
+    unparsable value (the default)."""
+    code = textwrap.dedent("""
+        import ctypes, sys, torch
+        L = ctypes.CDLL(sys.argv[1])
+        i64, p = ctypes.c_int64, ctypes.c_void_p
+        L.kk_gemm.argtypes = [i64, i64, i64, p, i64, i64, p, i64, i64, p, i64, ctypes.c_int, p]
+        L.kk_gemm_rowreduce.argtypes = [i64, i64, i64, p, i64, i64, p, i64, i64, p, i64,
+                                        ctypes.c_int, ctypes.c_int, p]
+        L.kk_set_gemm_thread_min.argtypes = [i64]
+        L.kk_init()
+        L.kk_set_num_threads(2)
+        L.kk_set_gemm_thread_min(1)
+        torch.manual_seed(0)
+        for M, K, N in ((300, 200, 150), (40, 64, 130), (5, 300, 700), (256, 256, 128)):
+            for rep in range(3):
+                a, b = torch.randn(M, K), torch.randn(K, N) / K ** 0.5
+                c, r = torch.empty(M, N), torch.empty(M)
+                L.kk_gemm(M, N, K, a.data_ptr(), K, 1, b.data_ptr(), N, 1, None, 0, 0, c.data_ptr())
+                L.kk_gemm_rowreduce(M, N, K, a.data_ptr(), K, 1, b.data_ptr(), N, 1, None, 0, 1, 0,
+                                    r.data_ptr())
+                want = a @ b
+                torch.testing.assert_close(c, want, rtol=1e-5, atol=1e-4)
+                torch.testing.assert_close(r, torch.relu(want).sum(1), rtol=1e-5, atol=1e-3)
+        print("ok")
+    """)
+    for val in ("0", "50", "1000", "junk"):
+        env = dict(os.environ, KILN_POOL_SPIN_US=val)
+        out = subprocess.run([sys.executable, "-c", code, lib._name], env=env, capture_output=True, text=True)
+        assert out.stdout.strip() == "ok", (val, out.stderr[-2000:])
+
+
 def test_small_m_kernel_forced_by_env(lib):
     """KILN_GEMM_SMALLM=tile|dot|lt forces one small-M kernel (benchmark A/B
     runs); each gives torch's linear (+ row mean) on batch-16 and batch-7
