@@ -705,11 +705,17 @@ static Val display(E *e, KlNode *n) {
 
 /* A fused chain (fuse.c): operands in Python's evaluation order, one call. */
 static Val fused(E *e, KlFusion *fu) {
-  Val v[4];
-  const char *arg[4] = {"NULL", "NULL", "NULL", "NULL"};
-  int order[4] = {0, 1, 2, 3};
-  if (fu->bias_first) order[0] = 3, order[1] = 0, order[2] = 1, order[3] = 2;
-  for (int k = 0; k < 4; k++) {
+  Val v[5];
+  const char *arg[5] = {"NULL", "NULL", "NULL", "NULL", "NULL"};
+  /* Python's order: a bias written first comes before the base operands, and
+   * a post row written first before all of them (else after) */
+  int order[5], n = 0;
+  if (fu->post_first) order[n++] = 4;
+  if (fu->bias_first) order[n++] = 3;
+  for (int i = 0; i < 3; i++) order[n++] = i;
+  if (!fu->bias_first) order[n++] = 3;
+  if (!fu->post_first) order[n++] = 4;
+  for (int k = 0; k < 5; k++) {
     int i = order[k];
     if (!fu->leaf[i]) continue;
     v[i] = ev(e, fu->leaf[i]);
@@ -717,17 +723,18 @@ static Val fused(E *e, KlFusion *fu) {
       kl_fatal(e->ctx, KL_KILN041, fu->leaf[i]->loc, "fused operand is not a native tensor");
     arg[i] = kl_fmt(e->ctx, "(KrTensor *)%s", v[i].s);
   }
-  KlNode *act = fu->act_node, *red = fu->reduce_node, *bias = fu->bias_node;
-  Val r = temp(e, (red ? red : act ? act : bias ? bias : fu->base_node)->type);
-  line(e, "{ static const KrFused kl_fz = {%s, %d, %d, %d, %s, %d, %s, %d};", tensor_op_enum[fu->base],
+  KlNode *act = fu->act_node, *post = fu->post_node, *red = fu->reduce_node, *bias = fu->bias_node;
+  KlNode *last = red ? red : post ? post : act ? act : bias ? bias : fu->base_node;
+  Val r = temp(e, last->type);
+  line(e, "{ static const KrFused kl_fz = {%s, %d, %d, %d, %s, %d, %d, %d, %s, %d};", tensor_op_enum[fu->base],
        fu->base_node->loc.line, bias ? bias->loc.line : 0, fu->bias_first,
-       act ? tensor_op_enum[act->site->lowered.op] : "-1", act ? act->loc.line : 0,
-       red ? tensor_op_enum[red->site->lowered.op] : "-1", red ? red->loc.line : 0);
-  line(e, "  %s = (PyObject *)kr->tensor_fused(&kl_fz, %s, %s, %s, %s, kl_file); }", r.s, arg[0], arg[1], arg[2], arg[3]);
-  for (int i = 0; i < 4; i++)
+       act ? tensor_op_enum[act->site->lowered.op] : "-1", act ? act->loc.line : 0, post ? post->loc.line : 0,
+       fu->post_first, red ? tensor_op_enum[red->site->lowered.op] : "-1", red ? red->loc.line : 0);
+  line(e, "  %s = (PyObject *)kr->tensor_fused(&kl_fz, %s, %s, %s, %s, %s, kl_file); }", r.s, arg[0], arg[1], arg[2],
+       arg[3], arg[4]);
+  for (int i = 0; i < 5; i++)
     if (fu->leaf[i]) release(e, v[i]);
-  int L = (red ? red : act ? act : bias ? bias : fu->base_node)->loc.line;
-  fail_if(e, L, "!%s", r.s);
+  fail_if(e, last->loc.line, "!%s", r.s);
   return r;
 }
 

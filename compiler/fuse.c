@@ -4,8 +4,9 @@
  *  - forwarding: a tensor local assigned once from a claimed op and read
  *    once, in the next statement of the same block, stands for its value
  *    there (`even = h @ w + b` / `h = even.relu()` is one expression);
- *  - fusion: matmul/linear, then optionally a bias row (+), an activation
- *    and a row reduction, become one GEMM with a fused epilogue.
+ *  - fusion: matmul/linear, then optionally a bias row (+), an activation,
+ *    a row added to the activation's result (+) and a row reduction, become
+ *    one GEMM with a fused epilogue.
  * Only chains whose extra operands are plain locals or literals are fused,
  * so evaluation order and exceptions are exactly those of the op-by-op code. */
 #include "kiln.h"
@@ -150,6 +151,8 @@ void kl_plan_forwarding(KlCtx *ctx, KlFunc *f) {
 
 /* ---- fusion ---- */
 
+static bool is_act(int op) { return op == KL_TOP_RELU || op == KL_TOP_SIGMOID || op == KL_TOP_TANH; }
+
 static bool leaf_ok(KlNode *n) {
   return n->kind == KL_N_NAME ? n->binding == KL_B_LOCAL : is_literal(n);
 }
@@ -163,7 +166,24 @@ bool kl_plan_fusion(KlCtx *ctx, KlFunc *f, KlNode *root, KlFusion *out) {
     n = kl_forwarded(f, kl_site_operand(n, n->site->lowered.operands[0]));
     ops++;
   }
-  if (op_of(n) == KL_TOP_RELU || op_of(n) == KL_TOP_SIGMOID || op_of(n) == KL_TOP_TANH) {
+  if (op_of(n) == KL_TOP_ADD) { /* act(...) + row, or row + act(...) */
+    KlNode *x = kl_site_operand(n, 0), *y = kl_site_operand(n, 1);
+    KlNode *fx = kl_forwarded(f, x), *fy = kl_forwarded(f, y);
+    int rank_x = ctx->types[x->type].rank, rank_y = ctx->types[y->type].rank;
+    if (is_act(op_of(fx)) && rank_y == 1) {
+      out->post_node = n;
+      out->leaf[4] = y;
+      n = fx;
+      ops++;
+    } else if (is_act(op_of(fy)) && rank_x == 1) {
+      out->post_node = n;
+      out->post_first = true;
+      out->leaf[4] = x;
+      n = fy;
+      ops++;
+    }
+  }
+  if (is_act(op_of(n))) {
     out->act_node = n;
     n = kl_forwarded(f, kl_site_operand(n, n->site->lowered.operands[0]));
     ops++;
@@ -192,8 +212,8 @@ bool kl_plan_fusion(KlCtx *ctx, KlFunc *f, KlNode *root, KlFusion *out) {
   if (ops < 2) return false;
   for (int i = 0; i < n->site->lowered.noperands; i++) out->leaf[i] = kl_site_operand(n, n->site->lowered.operands[i]);
   /* Every operand but the first one Python evaluates must be side-effect free. */
-  KlNode *first = out->bias_first ? out->leaf[3] : out->leaf[0];
-  for (int i = 0; i < 4; i++)
+  KlNode *first = out->post_first ? out->leaf[4] : out->bias_first ? out->leaf[3] : out->leaf[0];
+  for (int i = 0; i < 5; i++)
     if (out->leaf[i] && out->leaf[i] != first && !leaf_ok(out->leaf[i])) return false;
   return true;
 }

@@ -510,15 +510,17 @@ KlSiteInfo *kl_decide_site(KlCtx *ctx, KlFunc *f, KlNode *n);
 
 /* ------------------------------------------------------------------ fuse.c */
 
-/* r = reduce(act(base(leaf0, leaf1[, leaf2]) + bias)) as one kernel call. */
+/* r = reduce(act(base(leaf0, leaf1[, leaf2]) + bias) + post) as one kernel call. */
 typedef struct KlFusion {
   KlTensorOp base;          /* MATMUL or LINEAR */
   KlNode *base_node;
   KlNode *bias_node;        /* the ADD whose other operand is a rank-1 row, or NULL */
   bool bias_first;          /* written bias + base(...) */
   KlNode *act_node;         /* RELU / SIGMOID / TANH, or NULL */
+  KlNode *post_node;        /* the ADD of a rank-1 row to act's result, or NULL */
+  bool post_first;          /* written post + act(...) */
   KlNode *reduce_node;      /* ROWSUM / ROWMEAN, or NULL */
-  KlNode *leaf[4];          /* base operands, then the bias row; NULL when absent */
+  KlNode *leaf[5];          /* base operands, the bias row, the post row; NULL when absent */
 } KlFusion;
 
 /* Marks single-use tensor temporaries whose value can be inlined into the

@@ -1,16 +1,19 @@
 /* fused_ops.c — KrApi.tensor_fused: a chain of claimed ops in one kernel call.
  *
  * The common case — a rank-2 matmul or linear, optionally followed by a
- * bias row, an activation and a row reduction — becomes one kk_gemm or
- * kk_gemm_rowreduce call: bias, activation and reduction are applied to the
- * register tile, and no intermediate tensor exists. Anything else (an add
- * base, rank-1 operands, any shape mismatch) runs the same ops one by one
- * through kr_tensor_op, which also produces exactly the unfused errors. */
+ * bias row, an activation, a row added after the activation (the TF
+ * reference chain's `relu(x @ w) + b`) and a row reduction — becomes one
+ * kk_gemm, kk_gemm_rowreduce or kk_gemm_post call: bias, activation, the
+ * added row and the reduction are applied to the register tile, and no
+ * intermediate tensor exists. Anything else (rank-1 operands, any shape
+ * mismatch) runs the same ops one by one through kr_tensor_op, which also
+ * produces exactly the unfused errors. */
 #include "runtime_internal.h"
 #include "kernels.h"
 
 KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char *file, int line);
-KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *c, KrTensor *d, const char *file);
+KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *c, KrTensor *d, KrTensor *e,
+                          const char *file);
 
 #define KR_GIL_RELEASE_WORK 1000000.0
 
@@ -31,7 +34,8 @@ static int step(KrTensor **r, int op, KrTensor *other, int other_first, const ch
   return t ? 0 : -1;
 }
 
-static KrTensor *one_by_one(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *c, KrTensor *d, const char *file) {
+static KrTensor *one_by_one(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *c, KrTensor *d, KrTensor *e,
+                            const char *file) {
   KrTensor *r;
   if (f->base >= 0) {
     r = kr_tensor_op(f->base, a, b, c, file, f->base_line);
@@ -42,17 +46,22 @@ static KrTensor *one_by_one(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor
   }
   if (f->bias_line > 0 && step(&r, KR_OP_ADD, d, f->bias_first, file, f->bias_line) < 0) return NULL;
   if (f->act >= 0 && step(&r, f->act, NULL, 0, file, f->act_line) < 0) return NULL;
+  if (f->post_line > 0 && step(&r, KR_OP_ADD, e, f->post_first, file, f->post_line) < 0) return NULL;
   if (f->reduce >= 0 && step(&r, f->reduce, NULL, 0, file, f->reduce_line) < 0) return NULL;
   return r;
 }
 
-KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *c, KrTensor *d, const char *file) {
+KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *c, KrTensor *d, KrTensor *e,
+                          const char *file) {
   bool gemm = f->base == KR_OP_MATMUL || f->base == KR_OP_LINEAR;
-  if (!gemm || a->rank != 2 || b->rank != 2 || (c && c->rank != 1) || (f->bias_line > 0 && (!d || d->rank != 1)))
-    return one_by_one(f, a, b, c, d, file);
+  bool post = f->post_line > 0;
+  if (!gemm || a->rank != 2 || b->rank != 2 || (c && c->rank != 1) || (f->bias_line > 0 && (!d || d->rank != 1)) ||
+      (post && (!e || e->rank != 1 || f->act < 0)))
+    return one_by_one(f, a, b, c, d, e, file);
   int fw = a->framework;
-  if (b->framework != fw || (c && c->framework != fw) || (d && f->bias_line > 0 && d->framework != fw))
-    return one_by_one(f, a, b, c, d, file);
+  if (b->framework != fw || (c && c->framework != fw) || (d && f->bias_line > 0 && d->framework != fw) ||
+      (post && e->framework != fw))
+    return one_by_one(f, a, b, c, d, e, file);
   int64_t M = a->shape[0], K = a->shape[1], N, bs0, bs1, bk;
   if (f->base == KR_OP_MATMUL) {
     bk = b->shape[0];
@@ -65,27 +74,38 @@ KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *
     bs0 = b->strides[1];
     bs1 = b->strides[0];
   }
-  if (bk != K) return one_by_one(f, a, b, c, d, file);
+  if (bk != K) return one_by_one(f, a, b, c, d, e, file);
   const float *bias = NULL;
   int64_t bias_s = 0;
   KrTensor *row = f->base == KR_OP_LINEAR ? c : (f->bias_line > 0 ? d : NULL);
-  if (f->base == KR_OP_LINEAR && f->bias_line > 0) return one_by_one(f, a, b, c, d, file); /* two biases */
+  if (f->base == KR_OP_LINEAR && f->bias_line > 0) return one_by_one(f, a, b, c, d, e, file); /* two biases */
   if (row) {
-    if (row->shape[0] != N && row->shape[0] != 1) return one_by_one(f, a, b, c, d, file);
+    if (row->shape[0] != N && row->shape[0] != 1) return one_by_one(f, a, b, c, d, e, file);
     bias = row->data;
     bias_s = row->shape[0] == 1 ? 0 : row->strides[0];
   }
+  if (post && e->shape[0] != N && e->shape[0] != 1) return one_by_one(f, a, b, c, d, e, file);
   kk_act act = act_of(f->act, fw);
   int64_t shape[2] = {M, N};
   KrTensor *r = f->reduce >= 0 ? kr_tensor_new(fw, 1, shape) : kr_tensor_new(fw, 2, shape);
   if (!r) return NULL;
+  KrBuffer *scratch = NULL; /* the M x N values a fallback kk_gemm_post reduces */
+  if (post && f->reduce >= 0 && !(scratch = kr_buffer_new((size_t)M * (size_t)N))) {
+    Py_DECREF(r);
+    return NULL;
+  }
   PyThreadState *ts = NULL;
   if ((double)M * (double)N * (double)K > KR_GIL_RELEASE_WORK) ts = PyEval_SaveThread();
-  if (f->reduce >= 0)
+  if (post)
+    kk_gemm_post(M, N, K, a->data, a->strides[0], a->strides[1], b->data, bs0, bs1, bias, bias_s, act, e->data,
+                 e->shape[0] == 1 ? 0 : e->strides[0], f->post_first, scratch ? scratch->data : r->data,
+                 f->reduce < 0 ? 0 : f->reduce == KR_OP_ROWMEAN ? 2 : 1, r->data);
+  else if (f->reduce >= 0)
     kk_gemm_rowreduce(M, N, K, a->data, a->strides[0], a->strides[1], b->data, bs0, bs1, bias, bias_s, act,
                       f->reduce == KR_OP_ROWMEAN, r->data);
   else
     kk_gemm(M, N, K, a->data, a->strides[0], a->strides[1], b->data, bs0, bs1, bias, bias_s, act, r->data);
   if (ts) PyEval_RestoreThread(ts);
+  kr_buffer_release(scratch);
   return r;
 }

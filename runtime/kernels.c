@@ -1317,15 +1317,29 @@ KK_AVX512 static void gemm_lt__avx512(int64_t M, int64_t N, int64_t K, const flo
   else gemm_lq_avx512(4, M, N, K, A, as0, B, bs1, bias, bias_s, act, C, ldc, rowout, xq);
 }
 
-/* act over an R x 64 tile (row stride 64) into C and/or row sums. */
-KK_AVX512 KK_NOINLINE static void epi_finish64_avx512(int R, const float *tile, int act, float *c, int64_t ldc,
-                                                      float *rowout)
+/* The 64-column tiles' epilogue after bias: act, then the optional post row
+ * (xw_post), then C and/or row sums. */
+typedef struct {
+  const float *post; /* row added after act (post[n * post_s]), or NULL */
+  int64_t post_s;
+  int post_first;    /* post is the left operand: its NaN loses to the sum's, as in kk_add */
+} xw_post;
+
+KK_AVX512 KK_INLINE __m512 post_add_avx512(const xw_post *pp, __m512 pv, __m512 x)
+{
+  return pp->post_first ? add_avx512(pv, x) : add_avx512(x, pv);
+}
+
+/* act (and the post row) over an R x 64 tile (row stride 64) into C and/or row sums. */
+KK_AVX512 KK_NOINLINE static void epi_finish64_avx512(int R, const float *tile, int act, const xw_post *pp,
+                                                      const __m512 *pv, float *c, int64_t ldc, float *rowout)
 {
   for (int i = 0; i < R; i++) {
     __m512 rs = _mm512_setzero_ps();
     for (int v = 0; v < 4; v++) {
-      const __m512 x = act == KK_ACT_SIGMOID ? sigmoid_avx512(_mm512_load_ps(tile + 64 * i + 16 * v))
-                                             : act_avx512(act, _mm512_load_ps(tile + 64 * i + 16 * v));
+      __m512 x = act == KK_ACT_SIGMOID ? sigmoid_avx512(_mm512_load_ps(tile + 64 * i + 16 * v))
+                                       : act_avx512(act, _mm512_load_ps(tile + 64 * i + 16 * v));
+      if (pp->post) x = post_add_avx512(pp, pv[v], x);
       if (c) _mm512_storeu_ps(c + i * ldc + 16 * v, x);
       rs = _mm512_add_ps(rs, x);
     }
@@ -1339,8 +1353,8 @@ KK_AVX512 KK_NOINLINE static void epi_finish64_avx512(int R, const float *tile, 
  * needs 10 per 16). A rows and the B panel are read in place. Each output is
  * one k-ordered FMA chain, as in the micro-kernel (R = 1: two, summed). */
 KK_AVX512 KK_INLINE void xw_tile_avx512(const int R, int64_t K, const float *a, int64_t as0, const float *b,
-                                        int64_t bs0, const float *bias, int64_t bias_s, int act, float *c,
-                                        int64_t ldc, float *rowout)
+                                        int64_t bs0, const float *bias, int64_t bias_s, int act,
+                                        const xw_post *pp, float *c, int64_t ldc, float *rowout)
 {
   const int KU = R == 1 ? 2 : 1;
   __m512 acc[2][6][4];
@@ -1383,6 +1397,10 @@ KK_AVX512 KK_INLINE void xw_tile_avx512(const int R, int64_t K, const float *a, 
   __m512 bv[4];
 #pragma GCC unroll 4
   for (int v = 0; v < 4; v++) bv[v] = bias ? load_bias_avx512(bias + 16 * v * bias_s, bias_s, 16) : _mm512_setzero_ps();
+  __m512 pv[4];
+#pragma GCC unroll 4
+  for (int v = 0; v < 4; v++)
+    pv[v] = pp->post ? load_bias_avx512(pp->post + 16 * v * pp->post_s, pp->post_s, 16) : _mm512_setzero_ps();
   if (act == KK_ACT_SIGMOID || act == KK_ACT_TANH) {
     /* through a stack tile: unrolled over the register tile, their ~25
      * instructions a vector made the 8-row sigmoid layer slower than the
@@ -1394,7 +1412,7 @@ KK_AVX512 KK_INLINE void xw_tile_avx512(const int R, int64_t K, const float *a, 
       for (int v = 0; v < 4; v++)
         _mm512_store_ps(tile + 64 * i + 16 * v,
                         _mm512_add_ps(KU == 2 ? _mm512_add_ps(acc[0][i][v], acc[1][i][v]) : acc[0][i][v], bv[v]));
-    epi_finish64_avx512(R, tile, act, c, ldc, rowout);
+    epi_finish64_avx512(R, tile, act, pp, pv, c, ldc, rowout);
     return;
   }
 #pragma GCC unroll 6
@@ -1404,6 +1422,7 @@ KK_AVX512 KK_INLINE void xw_tile_avx512(const int R, int64_t K, const float *a, 
     for (int v = 0; v < 4; v++) {
       __m512 x = KU == 2 ? _mm512_add_ps(acc[0][i][v], acc[1][i][v]) : acc[0][i][v];
       x = act_avx512(act, _mm512_add_ps(x, bv[v]));
+      if (pp->post) x = post_add_avx512(pp, pv[v], x);
       if (c) _mm512_storeu_ps(c + i * ldc + 16 * v, x);
       if (rowout) rs = _mm512_add_ps(rs, x);
     }
@@ -1416,21 +1435,23 @@ KK_AVX512 KK_INLINE void xw_tile_avx512(const int R, int64_t K, const float *a, 
  * into near-equal blocks of <= 6 (8 rows: 4 + 4, not 6 + 2). */
 KK_AVX512 static void gemm_xw__avx512(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0,
                                       const float *B, int64_t bs0, int64_t bps, const float *bias,
-                                      int64_t bias_s, int act, float *C, int64_t ldc, float *rowout)
+                                      int64_t bias_s, int act, const float *post, int64_t post_s, int post_first,
+                                      float *C, int64_t ldc, float *rowout)
 {
   const int64_t N64 = N / 64 * 64, nblk = (M + 5) / 6, rb = (M + nblk - 1) / nblk;
   for (int64_t n0 = 0; n0 < N64; n0 += 64) {
     const float *bp = B + n0 / 64 * bps, *bb = bias ? bias + n0 * bias_s : NULL;
+    const xw_post pp = {post ? post + n0 * post_s : NULL, post_s, post_first}, *ppp = &pp;
     for (int64_t m0 = 0; m0 < M; m0 += rb) {
       const float *a = A + m0 * as0;
       float *c = C ? C + m0 * ldc + n0 : NULL, *ro = rowout ? rowout + m0 : NULL;
       switch (min64_(rb, M - m0)) {
-      case 1: xw_tile_avx512(1, K, a, as0, bp, bs0, bb, bias_s, act, c, ldc, ro); break;
-      case 2: xw_tile_avx512(2, K, a, as0, bp, bs0, bb, bias_s, act, c, ldc, ro); break;
-      case 3: xw_tile_avx512(3, K, a, as0, bp, bs0, bb, bias_s, act, c, ldc, ro); break;
-      case 4: xw_tile_avx512(4, K, a, as0, bp, bs0, bb, bias_s, act, c, ldc, ro); break;
-      case 5: xw_tile_avx512(5, K, a, as0, bp, bs0, bb, bias_s, act, c, ldc, ro); break;
-      default: xw_tile_avx512(6, K, a, as0, bp, bs0, bb, bias_s, act, c, ldc, ro); break;
+      case 1: xw_tile_avx512(1, K, a, as0, bp, bs0, bb, bias_s, act, ppp, c, ldc, ro); break;
+      case 2: xw_tile_avx512(2, K, a, as0, bp, bs0, bb, bias_s, act, ppp, c, ldc, ro); break;
+      case 3: xw_tile_avx512(3, K, a, as0, bp, bs0, bb, bias_s, act, ppp, c, ldc, ro); break;
+      case 4: xw_tile_avx512(4, K, a, as0, bp, bs0, bb, bias_s, act, ppp, c, ldc, ro); break;
+      case 5: xw_tile_avx512(5, K, a, as0, bp, bs0, bb, bias_s, act, ppp, c, ldc, ro); break;
+      default: xw_tile_avx512(6, K, a, as0, bp, bs0, bb, bias_s, act, ppp, c, ldc, ro); break;
       }
     }
   }
@@ -1633,7 +1654,8 @@ typedef struct {
   /* optional 64-column kernel for row-contiguous A and B (x @ W in place, or B packed by pack_bt64):
    * computes C's N / 64 leading whole 64-column panels; B panel p at B + p * bps, row stride bs0 */
   void (*gemm_xw)(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0, const float *B, int64_t bs0,
-                  int64_t bps, const float *bias, int64_t bias_s, int act, float *C, int64_t ldc, float *rowout);
+                  int64_t bps, const float *bias, int64_t bias_s, int act, const float *post, int64_t post_s,
+                  int post_first, float *C, int64_t ldc, float *rowout);
   void (*pack_bt64)(int64_t kc, int64_t nr, const float *B, int64_t bs1, float *dst); /* pack_bt, 64 wide */
 } kk_isa_table;
 
@@ -1989,7 +2011,7 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
     int64_t n64 = 0; /* columns computed by the 64-wide x @ W tiles */
     if (N >= 64 && bs1 == 1 && as1 == 1 && t->gemm_xw) {
       n64 = N / 64 * 64;
-      t->gemm_xw(M, N, K, A, as0, B, bs0, 64, bias, bias_s, act, C, ldc, rowout);
+      t->gemm_xw(M, N, K, A, as0, B, bs0, 64, bias, bias_s, act, NULL, 0, 0, C, ldc, rowout);
     }
     for (int64_t n0 = n64; n0 < N; n0 += NR) {
       int64_t nr = min64(NR, N - n0);
@@ -2036,7 +2058,7 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
       const int64_t mbe = min64(M, mb0 + mb);
       if (n64)
         t->gemm_xw(mbe - mb0, n64, K, A + mb0 * as0, as0, bp ? bp : B, bp ? 64 : bs0, bp ? K * 64 : 64, bias,
-                   bias_s, act, C ? C + mb0 * ldc : NULL, ldc, rowout ? rowout + mb0 : NULL);
+                   bias_s, act, NULL, 0, 0, C ? C + mb0 * ldc : NULL, ldc, rowout ? rowout + mb0 : NULL);
       for (int64_t p = n64 / NR; p < npan; p++) {
         const int64_t n0 = p * NR, nr = min64(NR, N - n0);
         const float *panel = bp ? bp + p * K * NR : B + n0 * bs1;
@@ -2476,6 +2498,34 @@ void kk_unary(kk_act act, int64_t M, int64_t N, const float *X, int64_t xs0, int
       t->act_row((int)act, nb, tmp, y + j0);
     }
   }
+}
+
+void kk_gemm_post(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0, int64_t as1, const float *B,
+                  int64_t bs0, int64_t bs1, const float *bias, int64_t bias_s, kk_act act, const float *post,
+                  int64_t post_s, int post_first, float *C, int reduce, float *out)
+{
+  const kk_isa_table *t = isa();
+  if (M <= 0) return;
+  /* One pass through the 64-column tiles when they take the whole problem
+   * and it is too small to thread; else the unfused steps, in place. */
+  if (t->gemm_xw && N >= 64 && N % 64 == 0 && K > 0 && as1 == 1 && bs1 == 1 &&
+      K * N * (int64_t)sizeof(float) <= KK_NOPACK_B_BYTES &&
+      ((double)M * (double)N * (double)K < (double)atomic_load_explicit(&kk_thread_min, memory_order_relaxed) ||
+       current_budget() <= 1)) {
+    if (!reduce) {
+      t->gemm_xw(M, N, K, A, as0, B, bs0, 64, bias, bias_s, (int)act, post, post_s, post_first, C, N, NULL);
+      return;
+    }
+    for (int64_t i = 0; i < M; i++) out[i] = 0.0f;
+    t->gemm_xw(M, N, K, A, as0, B, bs0, 64, bias, bias_s, (int)act, post, post_s, post_first, NULL, N, out);
+    if (reduce == 2)
+      for (int64_t i = 0; i < M; i++) out[i] = out[i] / (float)N;
+    return;
+  }
+  kk_gemm(M, N, K, A, as0, as1, B, bs0, bs1, bias, bias_s, act, C);
+  if (post_first) kk_add(M, N, post, 0, post_s, C, N, 1, KK_ACT_NONE, C);
+  else kk_add(M, N, C, N, 1, post, 0, post_s, KK_ACT_NONE, C);
+  if (reduce) kk_rowsum(M, N, C, N, 1, reduce == 2, out);
 }
 
 void kk_add(int64_t M, int64_t N, const float *A, int64_t as0, int64_t as1, const float *B, int64_t bs0,

@@ -51,6 +51,18 @@ void kk_gemm_rowreduce(int64_t M, int64_t N, int64_t K,
              const float *A, int64_t as0, int64_t as1,
              const float *B, int64_t bs0, int64_t bs1,
              const float *bias, int64_t bias_s, kk_act act, int mean, float *out);
+/* C[M×N] (dense) = act(A·B + bias) + post, post a row added after the activation
+   (post[n*post_s]; post_s 0 broadcasts one value), computed as kk_add does (post_first:
+   post is the left operand, which decides which NaN payload wins). reduce 1 / 2: instead
+   out[i] = the row's sum / mean, and C is scratch the caller provides (M×N floats), which
+   may or may not be written. Small problems whose every column falls in a 64-column tile
+   take one pass; others run kk_gemm, kk_add and kk_rowsum in place. */
+void kk_gemm_post(int64_t M, int64_t N, int64_t K,
+                  const float *A, int64_t as0, int64_t as1,
+                  const float *B, int64_t bs0, int64_t bs1,
+                  const float *bias, int64_t bias_s, kk_act act,
+                  const float *post, int64_t post_s, int post_first,
+                  float *C, int reduce, float *out);
 /* Y[M×N] dense = act(X) ; X strided. act NONE = copy (bit-exact). */
 void kk_unary(kk_act act, int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, float *Y);
 /* C[M×N] dense = act(A + B), A and B strided; broadcasting is expressed with stride 0 (a 1-D bias row: bs0 = 0).

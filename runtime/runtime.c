@@ -18,7 +18,8 @@
 #include <string.h>
 
 KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char *file, int line);
-KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *c, KrTensor *d, const char *file);
+KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *c, KrTensor *d, KrTensor *e,
+                          const char *file);
 
 /* ------------------------------------------------------------------------ */
 /* KrBuffer                                                                  */

@@ -206,6 +206,11 @@ def form_args(name, M, K, N, maker=gen):
         "linear_dotted": (maker(1, M, K), maker(2, N, K), maker(3, N)),
         "identity": (a2,),
         "mlp": (maker(1, M, K), maker(2, N, K), maker(3, N), maker(4, N, K), maker(5, K)),
+        # a row added after the activation: fused into the GEMM's epilogue
+        "post_mean": (maker(1, M, K), maker(2, K, N), maker(3, N)),
+        "post_first": (maker(1, M, K), maker(2, K, N), maker(3, N)),
+        "post_linear_sum": (maker(1, M, K), maker(2, N, K), maker(3, N), maker(4, N)),
+        "post_bias": (maker(1, M, K), maker(2, K, N), maker(3, N), maker(4, N)),
     }
     return table[name]
 
@@ -214,16 +219,18 @@ FORM_STEM = {"linear_from": "tp_linear_from_import", "linear_dotted": "tp_linear
 FORMS = ["binop_receiver", "call_receiver", "mean_kw_order", "sum_kw_order", "mean_kw", "sum_kw",
          "add_11", "add_22", "add_21", "add_12", "relu_1", "relu_2", "sigmoid_1", "sigmoid_2",
          "tanh_1", "tanh_2", "matmul_op", "matmul_call", "matmul_method", "linear_f", "linear_full",
-         "linear_from", "linear_dotted", "identity", "mlp"]
+         "linear_from", "linear_dotted", "identity", "mlp", "post_mean", "post_first", "post_linear_sum",
+         "post_bias"]
 BITWISE = {"add_11", "add_22", "add_21", "add_12", "relu_1", "relu_2", "identity"}
-FORM_SHAPES = [(1, 1, 1), (3, 5, 2), (0, 4, 3), (3, 0, 2), (64, 33, 17), (200, 300, 129)]
+FORM_SHAPES = [(1, 1, 1), (3, 5, 2), (0, 4, 3), (3, 0, 2), (64, 33, 17), (200, 300, 129), (16, 128, 64),
+               (40, 64, 128)]
 
 
 def form_tol(name, K):
     if name in BITWISE:
         return dict(bitwise=True)
-    if name.startswith(("matmul", "linear", "binop", "call", "mlp")):
-        return dict(rtol=RTOL, atol=gemm_atol(K) * (2 if name == "mlp" else 1))
+    if name.startswith(("matmul", "linear", "binop", "call", "mlp", "post")):
+        return dict(rtol=RTOL, atol=gemm_atol(K) * (2 if name in ("mlp", "post_linear_sum") else 1))
     if name.startswith(("sum", "mean")):
         return dict(rtol=RTOL, atol=ATOL * max(1.0, math.sqrt(K)))
     return dict(rtol=RTOL, atol=ATOL)
@@ -243,7 +250,7 @@ def test_forms_special_values(built, name):
     mod = built[FORM_STEM.get(name, "tp_forms")][0]
     M, K, N = 9, 13, 7
     counter = iter(range(100))
-    huge = not name.startswith(("matmul", "linear", "binop", "call", "mlp"))
+    huge = not name.startswith(("matmul", "linear", "binop", "call", "mlp", "post"))
     args = form_args(name, M, K, N, maker=lambda seed, *shape: special(shape, seed=next(counter), huge=huge))
     check_equivalent(mod, name, *args, **form_tol(name, K))
 
@@ -524,6 +531,17 @@ def _line_of(stem, needle):
      "return F.linear(x, w, b)"),
     ("linear_f", lambda: (torch.zeros(2, 3), torch.zeros(5, 3), torch.zeros(4)), ("[5, 3]", "[4]"),
      "return F.linear(x, w, b)"),
+    # fused rows added after the activation: the add's own line and shapes
+    ("post_mean", lambda: (torch.zeros(2, 3), torch.zeros(3, 4), torch.zeros(5)), ("[2, 4]", "[5]"),
+     "return (h + b).mean(dim=1, keepdim=False)"),
+    ("post_mean", lambda: (torch.zeros(2, 3), torch.zeros(2, 4), torch.zeros(4)), ("[2, 3]", "[2, 4]"),
+     "h = (x @ w).relu()"),
+    ("post_first", lambda: (torch.zeros(2, 3), torch.zeros(3, 4), torch.zeros(3)), ("[3]", "[2, 4]"),
+     "return b + (x @ w).sigmoid()"),
+    ("post_bias", lambda: (torch.zeros(2, 3), torch.zeros(3, 4), torch.zeros(4), torch.zeros(2)), ("[2, 4]", "[2]"),
+     "return (x @ w + c).relu() + b"),
+    ("post_bias", lambda: (torch.zeros(2, 3), torch.zeros(3, 4), torch.zeros(2), torch.zeros(4)), ("[2, 4]", "[2]"),
+     "return (x @ w + c).relu() + b"),
 ])
 def test_incompatible_shapes(built, name, args, shapes, needle):
     fm = built["tp_forms"][0]

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-#define KR_ABI_VERSION 3
+#define KR_ABI_VERSION 4
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
 enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
@@ -31,16 +31,19 @@ enum {
 };
 
 /* A chain of claimed ops the compiler fused into one kernel call:
- *   r = reduce(act(base(a, b, c) + d))
- * base: KR_OP_MATMUL (a @ b), KR_OP_LINEAR (a @ b.T + c) or KR_OP_ADD (a + b);
+ *   r = reduce(act(base(a, b, c) + d) + e)
+ * base: KR_OP_MATMUL (a @ b) or KR_OP_LINEAR (a @ b.T + c);
  * d, when bias_line > 0: a rank-1 row added to a matmul/linear result;
- * act: KR_OP_RELU / SIGMOID / TANH or -1; reduce: KR_OP_ROWSUM / ROWMEAN or -1.
+ * act: KR_OP_RELU / SIGMOID / TANH or -1;
+ * e, when post_line > 0 (only after an act): a rank-1 row added to act's result;
+ * reduce: KR_OP_ROWSUM / ROWMEAN or -1.
  * Each part keeps the .py line of the op it came from, so a shape error
  * names the same op and line as the unfused code would. */
 typedef struct KrFused {
   int base, base_line;
   int bias_line, bias_first; /* bias_first: written `d + base(...)` */
   int act, act_line;
+  int post_line, post_first; /* post_first: written `e + act(...)` */
   int reduce, reduce_line;
 } KrFused;
 
@@ -173,7 +176,8 @@ typedef struct KrApi {
   KrTensor *(*tensor_op)(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char *file, int line);
   /* A fused chain (see KrFused): same checks and errors as the ops one by
    * one, one pass over the output, no intermediate tensors. New ref. */
-  KrTensor *(*tensor_fused)(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *c, KrTensor *d, const char *file);
+  KrTensor *(*tensor_fused)(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *c, KrTensor *d, KrTensor *e,
+                            const char *file);
   /* After Python code ran (a fallback site), re-reads the view of a tensor
    * local from the framework tensor it shares memory with: Python may have
    * changed that tensor's metadata in place (x.t_(), x.resize_(...),

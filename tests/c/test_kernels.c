@@ -290,6 +290,69 @@ static void test_gemm_wide(void)
       }
 }
 
+/* kk_gemm_post: act(A·B + bias) + post row, stored or row-reduced. Stored
+ * results must equal kk_gemm followed by kk_add bit for bit (NaN payloads in
+ * post included, on both sides of the +), on the one-pass 64-column path as
+ * on the in-place fallback; row sums and means are checked against double
+ * precision. Covers post_s 1, 0 (one broadcast value) and 2, post_first, N
+ * in and out of the 64-column tiles, N = 0 and K = 0. */
+static void test_gemm_post(void)
+{
+  static const int64_t sh[][3] = {{1, 64, 33}, {5, 128, 128}, {16, 64, 128}, {17, 192, 64}, {64, 64, 128},
+                                  {3, 70, 40}, {40, 1, 16}, {8, 64, 0}, {4, 0, 8}, {100, 64, 300}};
+  int idx = 0;
+  for (size_t s = 0; s < sizeof sh / sizeof *sh; s++)
+    for (int ps = 0; ps < 3; ps++)
+      for (int first = 0; first < 2; first++, idx++) {
+        const int64_t M = sh[s][0], N = sh[s][1], K = sh[s][2], post_s = ps == 0 ? 1 : ps == 1 ? 0 : 2;
+        int64_t as0, as1, bs0, bs1;
+        float *A = make_mat(M, K, 0, &as0, &as1), *B = make_mat(K, N, 0, &bs0, &bs1);
+        float *bias = malloc(((size_t)N + 1) * sizeof(float)), *post = malloc(((size_t)N * 2 + 2) * sizeof(float));
+        for (int64_t i = 0; i < N + 1; i++) bias[i] = frand();
+        for (int64_t i = 0; i < 2 * N + 2; i++) post[i] = 2.0f * frand();
+        if (N > 3) { /* NaNs with distinct payloads, and an infinity */
+          const uint32_t q1 = 0x7fc01234u, q2 = 0xffc04321u;
+          memcpy(&post[1 * post_s], &q1, 4);
+          if (post_s) memcpy(&post[3 * post_s], &q2, 4);
+          post[2 * post_s + (post_s == 0)] = INFINITY;
+        }
+        if (M > 1 && K > 0) A[as0] = NAN; /* a NaN row from the product too */
+        const kk_act act = (kk_act)(idx % 5);
+        size_t mn = (size_t)(M * N) + 1;
+        float *C = malloc(mn * sizeof(float)), *Cu = malloc(mn * sizeof(float)), *Cs = malloc(mn * sizeof(float));
+        float *out = malloc(((size_t)M + 1) * sizeof(float));
+        kk_gemm_post(M, N, K, A, as0, as1, B, bs0, bs1, bias, 1, act, post, post_s, first, C, 0, NULL);
+        kk_gemm(M, N, K, A, as0, as1, B, bs0, bs1, bias, 1, act, Cu);
+        if (first) kk_add(M, N, post, 0, post_s, Cu, N, 1, KK_ACT_NONE, Cu);
+        else kk_add(M, N, Cu, N, 1, post, 0, post_s, KK_ACT_NONE, Cu);
+        char what[200];
+        snprintf(what, sizeof what, "gemm_post M=%lld N=%lld K=%lld post_s=%lld first=%d act=%d", (long long)M,
+                 (long long)N, (long long)K, (long long)post_s, first, (int)act);
+        report(memcmp(C, Cu, (size_t)(M * N) * sizeof(float)) == 0, what);
+        for (int mean = 0; mean < 2; mean++) {
+          kk_gemm_post(M, N, K, A, as0, as1, B, bs0, bs1, bias, 1, act, post, post_s, first, Cs, 1 + mean, out);
+          int ok = 1;
+          for (int64_t i = 0; i < M; i++) {
+            double sum = 0, mag = 0;
+            int nan = 0;
+            for (int64_t n = 0; n < N; n++) {
+              const float y = Cu[i * N + n];
+              if (isnan(y) || isinf(y)) nan |= isnan(y) ? 2 : 1;
+              sum += y;
+              mag += fabs(y);
+            }
+            if (mean) { sum /= (double)N; mag /= (double)N; }
+            if (nan || N == 0) ok &= isnan(sum) ? isnan(out[i]) : (isinf(sum) ? out[i] == sum : 1);
+            else ok &= fabs(out[i] - sum) <= 1e-5 * mag + 1e-5;
+          }
+          char w2[240];
+          snprintf(w2, sizeof w2, "%s reduce=%d", what, 1 + mean);
+          report(ok, w2);
+        }
+        free(A); free(B); free(bias); free(post); free(C); free(Cu); free(Cs); free(out);
+      }
+}
+
 /* Small M in torch linear's layout (A rows, B columns contiguous in k): every
  * M <= 16 against N around the 4-, 8- and 16-column tiles (the k-quad
  * kernel's columns past N re-read the last one; the dot kernel's too), K
@@ -510,6 +573,7 @@ int main(void)
     test_gemm_smallm();
     test_gemm_rows();
     test_gemm_wide();
+    test_gemm_post();
     test_elementwise();
     /* the threaded path: every GEMM shape again with a 3-thread budget
        (capped at the CPU count) and no size threshold, so rows are split
@@ -521,6 +585,7 @@ int main(void)
     test_gemm_smallm();
     test_gemm_rows();
     test_gemm_wide();
+    test_gemm_post();
     test_gemm_concurrent();
     kk_set_pool_spin_us(0); /* threads that never poll: sleep and wake on every job */
     test_gemm_paths();

@@ -98,3 +98,21 @@ def mlp(x: TensorF32Cpu2D, w1: TensorF32Cpu2D, b1: TensorF32Cpu1D,
         w2: TensorF32Cpu2D, b2: TensorF32Cpu1D) -> TensorF32Cpu1D:
     h = F.linear(x, w1, b1).relu()
     return (h @ w2 + b2).sigmoid().mean(dim=-1, keepdim=False)
+
+
+def post_mean(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    h = (x @ w).relu()
+    return (h + b).mean(dim=1, keepdim=False)
+
+
+def post_first(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return b + (x @ w).sigmoid()
+
+
+def post_linear_sum(x: TensorF32Cpu2D, w: TensorF32Cpu2D, c: TensorF32Cpu1D,
+                    b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return (F.linear(x, w, c).tanh() + b).sum(dim=1, keepdim=False)
+
+
+def post_bias(x: TensorF32Cpu2D, w: TensorF32Cpu2D, c: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return (x @ w + c).relu() + b
