@@ -617,19 +617,25 @@ def test_num_threads_api_and_env(lib):
         assert out.stdout.strip() == want, (env_val, out.stdout, out.stderr)
 
 
+# The start of a script run in a subprocess with the kernel library's path as
+# argv[1]: L is the library, kk_gemm and kk_gemm_rowreduce are typed.
+SUBPROCESS_PRELUDE = textwrap.dedent("""
+    import ctypes, sys, torch
+    L = ctypes.CDLL(sys.argv[1])
+    i64, p = ctypes.c_int64, ctypes.c_void_p
+    L.kk_gemm.argtypes = [i64, i64, i64, p, i64, i64, p, i64, i64, p, i64, ctypes.c_int, p]
+    L.kk_gemm_rowreduce.argtypes = [i64, i64, i64, p, i64, i64, p, i64, i64, p, i64,
+                                    ctypes.c_int, ctypes.c_int, p]
+""")
+
+
 def test_pool_polling_set_by_env(lib):
     """KILN_POOL_SPIN_US sets how long pool threads poll before sleeping (0:
     never, so every job wakes a sleeping worker). With 2 threads and no size
     threshold, back-to-back threaded GEMMs and row reductions of several
     shapes give torch's answers with polling off, short, default and for an
     unparsable value (the default)."""
-    code = textwrap.dedent("""
-        import ctypes, sys, torch
-        L = ctypes.CDLL(sys.argv[1])
-        i64, p = ctypes.c_int64, ctypes.c_void_p
-        L.kk_gemm.argtypes = [i64, i64, i64, p, i64, i64, p, i64, i64, p, i64, ctypes.c_int, p]
-        L.kk_gemm_rowreduce.argtypes = [i64, i64, i64, p, i64, i64, p, i64, i64, p, i64,
-                                        ctypes.c_int, ctypes.c_int, p]
+    code = SUBPROCESS_PRELUDE + textwrap.dedent("""
         L.kk_set_gemm_thread_min.argtypes = [i64]
         L.kk_init()
         L.kk_set_num_threads(2)
@@ -657,13 +663,7 @@ def test_small_m_kernel_forced_by_env(lib):
     """KILN_GEMM_SMALLM=tile|dot|lt forces one small-M kernel (benchmark A/B
     runs); each gives torch's linear (+ row mean) on batch-16 and batch-7
     linear-layout problems, as does an unknown value (the shape-based choice)."""
-    code = textwrap.dedent("""
-        import ctypes, sys, torch
-        L = ctypes.CDLL(sys.argv[1])
-        i64, p = ctypes.c_int64, ctypes.c_void_p
-        L.kk_gemm.argtypes = [i64, i64, i64, p, i64, i64, p, i64, i64, p, i64, ctypes.c_int, p]
-        L.kk_gemm_rowreduce.argtypes = [i64, i64, i64, p, i64, i64, p, i64, i64, p, i64,
-                                        ctypes.c_int, ctypes.c_int, p]
+    code = SUBPROCESS_PRELUDE + textwrap.dedent("""
         L.kk_init()
         torch.manual_seed(0)
         for M in (16, 7):
