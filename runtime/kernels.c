@@ -1922,6 +1922,8 @@ static void gemm_naive(int64_t M, int64_t N, int64_t K, const float *A, int64_t 
  * micro-kernel on A in place (and on B in place when bs1 == 1, else on one
  * whole-B packed copy) instead of packing per cache block. */
 #define KK_NOPACK_B_BYTES (128 * 1024)
+/* B bytes up to which 7-16 rows of x @ W use the 64-wide tiles (half of L2). */
+#define KK_XW_B_BYTES (1024 * 1024)
 /* A rows per block in the no-pack path: A block <= ~256 KiB stays in L2 while
  * every B panel sweeps over it. */
 #define KK_NOPACK_A_BYTES (256 * 1024)
@@ -2008,8 +2010,11 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
       }
     }
     ep.flags = KK_EPI_FINAL;
-    int64_t n64 = 0; /* columns computed by the 64-wide x @ W tiles */
-    if (N >= 64 && bs1 == 1 && as1 == 1 && t->gemm_xw) {
+    /* The 64-wide x @ W tiles take up to 6 rows at a time, so from 7 rows
+     * they read B more than once: only while it sits in L2 (12×1024×512,
+     * B 2 MiB: 0.91x the 12×32 micro-kernel; 12×1024×1024 0.64x; 1 MiB: 1.04x). */
+    int64_t n64 = 0; /* columns computed by the 64-wide tiles */
+    if (N >= 64 && bs1 == 1 && as1 == 1 && t->gemm_xw && (M <= 6 || K * N * (int64_t)sizeof(float) <= KK_XW_B_BYTES)) {
       n64 = N / 64 * 64;
       t->gemm_xw(M, N, K, A, as0, B, bs0, 64, bias, bias_s, act, NULL, 0, 0, C, ldc, rowout);
     }

@@ -237,10 +237,12 @@ static void test_gemm_paths(void)
 }
 
 /* Small M times a row-major B larger than L2 (the row-streamed path): column
- * chunks (several for M = 3 and 8), K tails of the 8-row blocks, strided bias. */
+ * chunks (several for M = 3 and 8), K tails of the 8-row blocks, strided bias.
+ * 9-16 rows with B over 1 MiB: the micro-kernel, not the 64-wide tiles. */
 static void test_gemm_rows(void)
 {
-  static const int64_t sh[][3] = {{1, 1100, 480}, {3, 1500, 353}, {8, 600, 900}, {5, 4100, 131}};
+  static const int64_t sh[][3] = {{1, 1100, 480}, {3, 1500, 353}, {8, 600, 900}, {5, 4100, 131},
+                                  {13, 1088, 260}, {16, 2112, 130}};
   int idx = 0;
   for (size_t s = 0; s < sizeof sh / sizeof *sh; s++)
     for (int act = 0; act < 5; act++, idx++) {
