@@ -1974,12 +1974,12 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
    * at a time, reading the weights in place from cache for each block,
    * beats transposing them into packed panels (64×128×64: 8.4 -> 7.8 us,
    * 64×256×256: 67 -> 54; parity from 128 rows on) -- except, from 33 rows
-   * with K <= 128, against the 64-wide tiles of the no-pack path below, whose
-   * packed 64-column panels then fit L1 (64×128×64: 6.6 -> 6.0 us, 40×64×64:
-   * 2.6 -> 2.2, 33×128×64: 4.3 -> 4.1; at 17-32 rows or K = 256 the k-quad
-   * kernel is 5-15% faster). */
-  const int wide_first =
-      M > 32 && K <= 128 && N >= 64 && t->gemm_xw && K * N * (int64_t)sizeof(float) <= KK_NOPACK_B_BYTES;
+   * with K <= 64, or from 64 rows with K·N <= 8192, against the 64-wide tiles
+   * of the no-pack path below on W^T packed 64 wide (old/new in one process:
+   * 33-64 rows × 64×64 1.07-1.11x, 64×128×64 1.04x; but 33-56 rows × 128×64
+   * 0.92-1.00x and 33-64 rows × 128×128..256 0.90-0.98x, so those stay). */
+  const int wide_first = M > 32 && N >= 64 && t->gemm_xw && (K <= 64 || (M >= 64 && K * N <= 8192)) &&
+                         K * N * (int64_t)sizeof(float) <= KK_NOPACK_B_BYTES;
   if (M > 16 && M <= KK_LT_BLOCKS_MAX_M && bs0 == 1 && bs1 != 1 && as1 == 1 && t->gemm_lt && !wide_first) {
     float *xt = scratch((size_t)((K + 3) / 4 * 64));
     if (xt) {
@@ -2010,11 +2010,14 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
       }
     }
     ep.flags = KK_EPI_FINAL;
-    /* The 64-wide x @ W tiles take up to 6 rows at a time, so from 7 rows
-     * they read B more than once: only while it sits in L2 (12×1024×512,
-     * B 2 MiB: 0.91x the 12×32 micro-kernel; 12×1024×1024 0.64x; 1 MiB: 1.04x). */
+    /* The 64-wide x @ W tiles take up to 6 rows at a time (old/new in one
+     * process: 1-6 rows 1.10-1.29x the micro-kernel). 7 and 8 rows split 4 + 3
+     * and 4 + 4 against one 8-row micro-kernel pass (0.70-1.00x), so they stay;
+     * 9-16 rows gain 1.00-1.10x while B sits in L2, as they read it more than
+     * once (12×1024×512, B 2 MiB: 0.91x; 12×1024×1024 0.64x; 1 MiB: 1.04x). */
     int64_t n64 = 0; /* columns computed by the 64-wide tiles */
-    if (N >= 64 && bs1 == 1 && as1 == 1 && t->gemm_xw && (M <= 6 || K * N * (int64_t)sizeof(float) <= KK_XW_B_BYTES)) {
+    if (N >= 64 && bs1 == 1 && as1 == 1 && t->gemm_xw &&
+        (M <= 6 || (M >= 9 && K * N * (int64_t)sizeof(float) <= KK_XW_B_BYTES))) {
       n64 = N / 64 * 64;
       t->gemm_xw(M, N, K, A, as0, B, bs0, 64, bias, bias_s, act, NULL, 0, 0, C, ldc, rowout);
     }

@@ -261,12 +261,13 @@ static void test_gemm_rows(void)
     }
 }
 
-/* The 64-column tiles: x @ W in place (bs1 == 1) at M <= 16 and in the
- * no-pack path, and W^T packed 64 wide (torch linear's layout) from 33 rows
- * with K <= 128 and from 65 rows; N past the last whole 64-column panel goes
- * to the 32-wide micro-kernel. Row blocks of 1..6 (M = 1..16 split evenly),
- * odd K (the one-row tile's two accumulator sets), padded A rows, strided
- * bias, every activation, and strided A columns (as1 != 1: never wide). */
+/* The 64-column tiles: x @ W in place (bs1 == 1) at 1-6 and 9-16 rows and
+ * in the no-pack path (7 and 8 rows: the micro-kernel), and W^T packed 64
+ * wide (torch linear's layout) from 33 rows with K <= 64, from 64 rows with
+ * K·N <= 8192, and from 65 rows; N past the last whole 64-column panel goes
+ * to the 32-wide micro-kernel. Row blocks of 1..6, odd K (the one-row tile's
+ * two accumulator sets), padded A rows, strided bias, every activation, and
+ * strided A columns (as1 != 1: never wide). */
 static void test_gemm_wide(void)
 {
   static const int64_t Ms[] = {1, 2, 3, 5, 7, 8, 11, 13, 16, 17, 33, 40, 64, 65, 97};
