@@ -1337,8 +1337,7 @@ KK_AVX512 KK_NOINLINE static void epi_finish64_avx512(int R, const float *tile, 
   for (int i = 0; i < R; i++) {
     __m512 rs = _mm512_setzero_ps();
     for (int v = 0; v < 4; v++) {
-      __m512 x = act == KK_ACT_SIGMOID ? sigmoid_avx512(_mm512_load_ps(tile + 64 * i + 16 * v))
-                                       : act_avx512(act, _mm512_load_ps(tile + 64 * i + 16 * v));
+      __m512 x = act_avx512(act, _mm512_load_ps(tile + 64 * i + 16 * v));
       if (pp->post) x = post_add_avx512(pp, pv[v], x);
       if (c) _mm512_storeu_ps(c + i * ldc + 16 * v, x);
       rs = _mm512_add_ps(rs, x);
@@ -2270,23 +2269,21 @@ static void spin_pause(void)
 #endif
 }
 
-static void spin_while_gen(uint64_t seen) /* until pool_gen moves on */
+static int gen_is(uint64_t seen) { return atomic_load_explicit(&pool_gen_poll, memory_order_relaxed) == seen; }
+
+static int workers_inside(uint64_t unused)
 {
-  const int us = atomic_load_explicit(&kk_pool_spin_us, memory_order_relaxed);
-  if (us <= 0) return;
-  const double end = mono_ns() + 1e3 * us;
-  for (int i = 1; atomic_load_explicit(&pool_gen_poll, memory_order_relaxed) == seen; i++) {
-    spin_pause();
-    if (i % 64 == 0 && mono_ns() > end) return;
-  }
+  (void)unused;
+  return atomic_load_explicit(&pool_inside_poll, memory_order_relaxed) > 0;
 }
 
-static void spin_while_inside(void) /* until no worker is inside the job */
+/* Polls while waiting(arg) holds, for up to kk_pool_spin_us. */
+static void spin_while(int (*waiting)(uint64_t), uint64_t arg)
 {
   const int us = atomic_load_explicit(&kk_pool_spin_us, memory_order_relaxed);
   if (us <= 0) return;
   const double end = mono_ns() + 1e3 * us;
-  for (int i = 1; atomic_load_explicit(&pool_inside_poll, memory_order_relaxed) > 0; i++) {
+  for (int i = 1; waiting(arg); i++) {
     spin_pause();
     if (i % 64 == 0 && mono_ns() > end) return;
   }
@@ -2300,7 +2297,7 @@ static void *pool_worker(void *arg)
   for (;;) {
     if (pool_gen == seen) {
       pthread_mutex_unlock(&pool_mu);
-      spin_while_gen(seen);
+      spin_while(gen_is, seen);
       pthread_mutex_lock(&pool_mu);
     }
     while (pool_gen == seen) pthread_cond_wait(&pool_wake, &pool_mu);
@@ -2383,7 +2380,7 @@ static int pool_run(gemm_job *job)
     pool_job = NULL;
     if (pool_inside > 0) {
       pthread_mutex_unlock(&pool_mu);
-      spin_while_inside();
+      spin_while(workers_inside, 0);
       pthread_mutex_lock(&pool_mu);
     }
     while (pool_inside > 0) pthread_cond_wait(&pool_done, &pool_mu);
@@ -2407,6 +2404,19 @@ static int online_cpus(void)
 
 /* Shared by kk_gemm (C != NULL) and kk_gemm_rowreduce (rowout != NULL,
  * zero-initialised by the caller; receives the raw row sums). */
+/* The thread budget a GEMM of mnk multiply-adds gets: 1 below the size threshold. */
+static int thread_budget_for(double mnk)
+{
+  return mnk >= (double)atomic_load_explicit(&kk_thread_min, memory_order_relaxed) ? current_budget() : 1;
+}
+
+/* out[i] /= N for a row mean (N == 0: 0/0 = NaN, as torch.mean). */
+static void rows_to_means(int64_t M, int64_t N, float *out)
+{
+  const float fn = (float)N;
+  for (int64_t i = 0; i < M; i++) out[i] = out[i] / fn;
+}
+
 static void gemm_driver(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, const float *A,
                         int64_t as0, int64_t as1, const float *B, int64_t bs0, int64_t bs1,
                         const float *bias, int64_t bias_s, int act, float *C, float *rowout)
@@ -2431,36 +2441,34 @@ static void gemm_driver(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, 
   const int64_t tmin = atomic_load_explicit(&kk_thread_min, memory_order_relaxed);
   /* saturate instead of overflowing for absurd shapes */
   const double mnk = (double)M * (double)N * (double)K;
-  if (mnk >= (double)tmin) {
-    const int budget = current_budget();
-    if (budget > 1) {
-      int cpus = online_cpus();
-      int nth = budget < cpus ? budget : cpus;
-      /* each thread beyond two needs another half threshold of work */
-      double per = tmin > 0 ? (double)tmin / 2.0 : 1.0;
-      if (mnk / per < (double)nth) nth = (int)(mnk / per);
-      gemm_job job;
-      job.t = t; job.M = M; job.N = N; job.K = K; job.A = A; job.as0 = as0; job.as1 = as1;
-      job.B = B; job.bs0 = bs0; job.bs1 = bs1; job.bias = bias; job.bias_s = bias_s; job.act = act;
-      job.C = C; job.rowout = rowout;
-      const int64_t mt = (M + t->mr - 1) / t->mr, nt = (N + t->nr - 1) / t->nr;
-      /* rows are independent (row sums too); split columns only when rows are too few */
-      job.split_m = rowout != NULL || mt >= nth * 2 || mt >= nt;
-      job.tiles = job.split_m ? mt : nt;
-      if (job.tiles < nth) nth = (int)job.tiles;
-      job.nparts = nth;
-      /* chunks of >= ~192 rows/columns: each chunk re-packs the other operand.
-       * A multiple of the thread count, so that on a quiet machine every
-       * thread gets the same share (1024³ at 2 threads: 5 chunks ran 3 + 2,
-       * 264 GFLOP/s; 4 chunks 314). */
-      int64_t nch = job.tiles * (job.split_m ? t->mr : t->nr) / 192;
-      if (nch > 4 * nth) nch = 4 * nth;
-      if (nch < nth) nch = nth;
-      nch = nch / nth * nth;
-      job.nchunks = (int)nch;
-      atomic_init(&job.next, 0);
-      if (nth > 1 && pool_run(&job)) return;
-    }
+  const int budget = thread_budget_for(mnk);
+  if (budget > 1) {
+    int cpus = online_cpus();
+    int nth = budget < cpus ? budget : cpus;
+    /* each thread beyond two needs another half threshold of work */
+    double per = tmin > 0 ? (double)tmin / 2.0 : 1.0;
+    if (mnk / per < (double)nth) nth = (int)(mnk / per);
+    gemm_job job;
+    job.t = t; job.M = M; job.N = N; job.K = K; job.A = A; job.as0 = as0; job.as1 = as1;
+    job.B = B; job.bs0 = bs0; job.bs1 = bs1; job.bias = bias; job.bias_s = bias_s; job.act = act;
+    job.C = C; job.rowout = rowout;
+    const int64_t mt = (M + t->mr - 1) / t->mr, nt = (N + t->nr - 1) / t->nr;
+    /* rows are independent (row sums too); split columns only when rows are too few */
+    job.split_m = rowout != NULL || mt >= nth * 2 || mt >= nt;
+    job.tiles = job.split_m ? mt : nt;
+    if (job.tiles < nth) nth = (int)job.tiles;
+    job.nparts = nth;
+    /* chunks of >= ~192 rows/columns: each chunk re-packs the other operand.
+     * A multiple of the thread count, so that on a quiet machine every
+     * thread gets the same share (1024³ at 2 threads: 5 chunks ran 3 + 2,
+     * 264 GFLOP/s; 4 chunks 314). */
+    int64_t nch = job.tiles * (job.split_m ? t->mr : t->nr) / 192;
+    if (nch > 4 * nth) nch = 4 * nth;
+    if (nch < nth) nch = nth;
+    nch = nch / nth * nth;
+    job.nchunks = (int)nch;
+    atomic_init(&job.next, 0);
+    if (nth > 1 && pool_run(&job)) return;
   }
   gemm_st(t, M, N, K, A, as0, as1, B, bs0, bs1, bias, bias_s, act, C, N, rowout);
 }
@@ -2478,10 +2486,7 @@ void kk_gemm_rowreduce(int64_t M, int64_t N, int64_t K, const float *A, int64_t 
   if (M <= 0) return;
   for (int64_t i = 0; i < M; i++) out[i] = 0.0f;
   gemm_driver(isa(), M, N, K, A, as0, as1, B, bs0, bs1, bias, bias_s, (int)act, NULL, out);
-  if (mean) {
-    const float fn = (float)N; /* N == 0: 0/0 = NaN, as torch.mean */
-    for (int64_t i = 0; i < M; i++) out[i] = out[i] / fn;
-  }
+  if (mean) rows_to_means(M, N, out);
 }
 
 void kk_unary(kk_act act, int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, float *Y)
@@ -2518,16 +2523,14 @@ void kk_gemm_post(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0, 
    * and it is too small to thread; else the unfused steps, in place. */
   if (t->gemm_xw && N >= 64 && N % 64 == 0 && K > 0 && as1 == 1 && bs1 == 1 &&
       K * N * (int64_t)sizeof(float) <= KK_NOPACK_B_BYTES &&
-      ((double)M * (double)N * (double)K < (double)atomic_load_explicit(&kk_thread_min, memory_order_relaxed) ||
-       current_budget() <= 1)) {
+      thread_budget_for((double)M * (double)N * (double)K) <= 1) {
     if (!reduce) {
       t->gemm_xw(M, N, K, A, as0, B, bs0, 64, bias, bias_s, (int)act, post, post_s, post_first, C, N, NULL);
       return;
     }
     for (int64_t i = 0; i < M; i++) out[i] = 0.0f;
     t->gemm_xw(M, N, K, A, as0, B, bs0, 64, bias, bias_s, (int)act, post, post_s, post_first, NULL, N, out);
-    if (reduce == 2)
-      for (int64_t i = 0; i < M; i++) out[i] = out[i] / (float)N;
+    if (reduce == 2) rows_to_means(M, N, out);
     return;
   }
   kk_gemm(M, N, K, A, as0, as1, B, bs0, bs1, bias, bias_s, act, C);
@@ -2583,8 +2586,5 @@ void kk_rowsum(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, i
   } else {
     for (int64_t i = 0; i < M; i++) out[i] = sum_strided__ref(N, X + i * xs0, xs1);
   }
-  if (mean) {
-    const float fn = (float)N;
-    for (int64_t i = 0; i < M; i++) out[i] = out[i] / fn;
-  }
+  if (mean) rows_to_means(M, N, out);
 }
