@@ -261,6 +261,36 @@ static void test_gemm_rows(void)
     }
 }
 
+/* 13-16 rows of x @ W with B in place spanning more than 1 MiB: two (AVX2: three)
+ * micro-kernel passes over K blocks of 128 (partial sums in C, bias and act
+ * once at the end). B rows are padded so that narrow B spans that much too;
+ * K from 1 to past several blocks, on and off block boundaries; strided A
+ * columns and every activation; the row reductions (no C: one K block). */
+static void test_gemm_kblocks(void)
+{
+  static const int64_t Ms[] = {13, 14, 16};
+  static const int64_t Ns[] = {5, 32, 45, 100};
+  static const int64_t Ks[] = {1, 127, 128, 129, 256, 300, 1030};
+  int idx = 0;
+  for (size_t mi = 0; mi < sizeof Ms / sizeof *Ms; mi++)
+    for (size_t ni = 0; ni < sizeof Ns / sizeof *Ns; ni++)
+      for (size_t ki = 0; ki < sizeof Ks / sizeof *Ks; ki++, idx++) {
+        gcase g;
+        g.M = Ms[mi]; g.N = Ns[ni]; g.K = Ks[ki];
+        const int64_t ld = g.N + (1 << 20) / (4 * g.K) + 16; /* K * ld * 4 > 1 MiB */
+        float *B = malloc((size_t)(g.K * ld) * sizeof(float));
+        for (int64_t i = 0; i < g.K * ld; i++) B[i] = frand();
+        float *A = make_mat(g.M, g.K, idx % 3 == 1 ? 2 : 0, &g.as0, &g.as1);
+        float *bias = malloc(((size_t)g.N * 2 + 1) * sizeof(float));
+        for (int64_t i = 0; i < g.N * 2 + 1; i++) bias[i] = 2.0f * frand();
+        g.A = A; g.B = B; g.bs0 = ld; g.bs1 = 1; g.act = idx % 5;
+        g.bias = (idx % 4 == 3) ? NULL : bias;
+        g.bias_s = (idx % 4 == 1) ? 2 : 1;
+        test_gemm_case(&g);
+        free(A); free(B); free(bias);
+      }
+}
+
 /* The 64-column tiles: x @ W in place (bs1 == 1) at 1-6 and 9-16 rows and
  * in the no-pack path (7 and 8 rows: the micro-kernel), and W^T packed 64
  * wide (torch linear's layout) from 33 rows with K <= 64, from 64 rows with
@@ -575,6 +605,7 @@ int main(void)
     test_gemm_paths();
     test_gemm_smallm();
     test_gemm_rows();
+    test_gemm_kblocks();
     test_gemm_wide();
     test_gemm_post();
     test_elementwise();
@@ -587,6 +618,7 @@ int main(void)
     test_gemm_paths();
     test_gemm_smallm();
     test_gemm_rows();
+    test_gemm_kblocks();
     test_gemm_wide();
     test_gemm_post();
     test_gemm_concurrent();
