@@ -1317,12 +1317,14 @@ KK_AVX512 static void gemm_lt__avx512(int64_t M, int64_t N, int64_t K, const flo
   else gemm_lq_avx512(4, M, N, K, A, as0, B, bs1, bias, bias_s, act, C, ldc, rowout, xq);
 }
 
-/* The 64-column tiles' epilogue after bias: act, then the optional post row
- * (xw_post), then C and/or row sums. */
+/* The 64-column tiles' epilogue: with KK_EPI_ACCUM the tile adds C's values
+ * (a later K block); without KK_EPI_FINAL it stores the sums and stops;
+ * otherwise bias, act, then the optional post row, then C and/or row sums. */
 typedef struct {
   const float *post; /* row added after act (post[n * post_s]), or NULL */
   int64_t post_s;
   int post_first;    /* post is the left operand: its NaN loses to the sum's, as in kk_add */
+  int flags;         /* KK_EPI_ACCUM | KK_EPI_FINAL */
 } xw_post;
 
 KK_AVX512 KK_INLINE __m512 post_add_avx512(const xw_post *pp, __m512 pv, __m512 x)
@@ -1393,6 +1395,19 @@ KK_AVX512 KK_INLINE void xw_tile_avx512(const int R, int64_t K, const float *a, 
 #pragma GCC unroll 4
     for (int v = 0; v < 4; v++) acc[0][0][v] = _mm512_fmadd_ps(av, _mm512_loadu_ps(bk + 16 * v), acc[0][0][v]);
   }
+  if (pp->flags != KK_EPI_FINAL) { /* a K block of the packed path: C holds (or takes) partial sums */
+#pragma GCC unroll 6
+    for (int i = 0; i < R; i++)
+#pragma GCC unroll 4
+      for (int v = 0; v < 4; v++) {
+        __m512 x = KU == 2 ? _mm512_add_ps(acc[0][i][v], acc[1][i][v]) : acc[0][i][v];
+        if (pp->flags & KK_EPI_ACCUM) x = _mm512_add_ps(x, _mm512_loadu_ps(c + i * ldc + 16 * v));
+        if (!(pp->flags & KK_EPI_FINAL)) _mm512_storeu_ps(c + i * ldc + 16 * v, x);
+        acc[0][i][v] = x;
+        if (KU == 2) acc[1][i][v] = _mm512_set1_ps(-0.0f); /* x + -0 is x, signed zeros included */
+      }
+    if (!(pp->flags & KK_EPI_FINAL)) return;
+  }
   __m512 bv[4];
 #pragma GCC unroll 4
   for (int v = 0; v < 4; v++) bv[v] = bias ? load_bias_avx512(bias + 16 * v * bias_s, bias_s, 16) : _mm512_setzero_ps();
@@ -1435,12 +1450,12 @@ KK_AVX512 KK_INLINE void xw_tile_avx512(const int R, int64_t K, const float *a, 
 KK_AVX512 static void gemm_xw__avx512(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0,
                                       const float *B, int64_t bs0, int64_t bps, const float *bias,
                                       int64_t bias_s, int act, const float *post, int64_t post_s, int post_first,
-                                      float *C, int64_t ldc, float *rowout)
+                                      int flags, float *C, int64_t ldc, float *rowout)
 {
   const int64_t N64 = N / 64 * 64, nblk = (M + 5) / 6, rb = (M + nblk - 1) / nblk;
   for (int64_t n0 = 0; n0 < N64; n0 += 64) {
     const float *bp = B + n0 / 64 * bps, *bb = bias ? bias + n0 * bias_s : NULL;
-    const xw_post pp = {post ? post + n0 * post_s : NULL, post_s, post_first}, *ppp = &pp;
+    const xw_post pp = {post ? post + n0 * post_s : NULL, post_s, post_first, flags}, *ppp = &pp;
     for (int64_t m0 = 0; m0 < M; m0 += rb) {
       const float *a = A + m0 * as0;
       float *c = C ? C + m0 * ldc + n0 : NULL, *ro = rowout ? rowout + m0 : NULL;
@@ -1654,7 +1669,7 @@ typedef struct {
    * computes C's N / 64 leading whole 64-column panels; B panel p at B + p * bps, row stride bs0 */
   void (*gemm_xw)(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0, const float *B, int64_t bs0,
                   int64_t bps, const float *bias, int64_t bias_s, int act, const float *post, int64_t post_s,
-                  int post_first, float *C, int64_t ldc, float *rowout);
+                  int post_first, int flags, float *C, int64_t ldc, float *rowout);
   void (*pack_bt64)(int64_t kc, int64_t nr, const float *B, int64_t bs1, float *dst); /* pack_bt, 64 wide */
 } kk_isa_table;
 
@@ -1924,7 +1939,8 @@ static void gemm_naive(int64_t M, int64_t N, int64_t K, const float *A, int64_t 
 /* B bytes up to which 7-16 rows of x @ W use the 64-wide tiles (half of L2). */
 #define KK_XW_B_BYTES (1024 * 1024)
 /* K block of small-M x @ W in several row passes over a B spanning more than
- * KK_XW_B_BYTES: 128 rows of a 32-wide panel (16 KiB) stay in L1 between passes. */
+ * KK_XW_B_BYTES: 128 rows of a 32- or 64-wide panel (16 or 32 KiB) stay in L1
+ * between passes. */
 #define KK_SMALLM_KB 128
 /* A rows per block in the no-pack path: A block <= ~256 KiB stays in L2 while
  * every B panel sweeps over it. */
@@ -2015,12 +2031,25 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
      * process: 1-6 rows 1.10-1.29x the micro-kernel). 7 and 8 rows split 4 + 3
      * and 4 + 4 against one 8-row micro-kernel pass (0.70-1.00x), so they stay;
      * 9-16 rows gain 1.00-1.10x while B sits in L2, as they read it more than
-     * once (12×1024×512, B 2 MiB: 0.91x; 12×1024×1024 0.64x; 1 MiB: 1.04x). */
+     * once (12×1024×512, B 2 MiB: 0.91x; 12×1024×1024 0.64x; 1 MiB: 1.04x).
+     * Past that, in K blocks of KK_SMALLM_KB that stay in L1 while every row
+     * block passes (C holds the partial sums), from K = 1024 at 13-16 rows
+     * (1.00-1.71x) and K = 2048 at 9-12 (1.00-1.61x); below those the
+     * micro-kernel stays (9-13 rows x 2048-4096 x 768-1536: 0.83-0.95x). */
     int64_t n64 = 0; /* columns computed by the 64-wide tiles */
+    const int64_t b_bytes = K * N * (int64_t)sizeof(float);
+    const int xw_kblocks = M >= 9 && C && b_bytes > KK_XW_B_BYTES && K >= (M > MR ? 1024 : 2048);
     if (N >= 64 && bs1 == 1 && as1 == 1 && t->gemm_xw &&
-        (M <= 6 || (M >= 9 && K * N * (int64_t)sizeof(float) <= KK_XW_B_BYTES))) {
+        (M <= 6 || (M >= 9 && b_bytes <= KK_XW_B_BYTES) || xw_kblocks)) {
       n64 = N / 64 * 64;
-      t->gemm_xw(M, N, K, A, as0, B, bs0, 64, bias, bias_s, act, NULL, 0, 0, C, ldc, rowout);
+      const int64_t kb = xw_kblocks ? KK_SMALLM_KB : K;
+      int64_t k0 = 0;
+      do { /* K == 0 still runs once: C = act(bias) */
+        const int64_t kc = min64(kb, K - k0);
+        t->gemm_xw(M, N, kc, A + k0, as0, B + k0 * bs0, bs0, 64, bias, bias_s, act, NULL, 0, 0,
+                   (k0 > 0 ? KK_EPI_ACCUM : 0) | (k0 + kc >= K ? KK_EPI_FINAL : 0), C, ldc, rowout);
+        k0 += kc;
+      } while (k0 < K);
     }
     /* More rows than one micro-kernel pass (AVX-512: 13-16, AVX2: 7-16) with
      * B in place spanning more than L2 holds: K blocks of KK_SMALLM_KB, so
@@ -2080,7 +2109,7 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
       const int64_t mbe = min64(M, mb0 + mb);
       if (n64)
         t->gemm_xw(mbe - mb0, n64, K, A + mb0 * as0, as0, bp ? bp : B, bp ? 64 : bs0, bp ? K * 64 : 64, bias,
-                   bias_s, act, NULL, 0, 0, C ? C + mb0 * ldc : NULL, ldc, rowout ? rowout + mb0 : NULL);
+                   bias_s, act, NULL, 0, 0, KK_EPI_FINAL, C ? C + mb0 * ldc : NULL, ldc, rowout ? rowout + mb0 : NULL);
       for (int64_t p = n64 / NR; p < npan; p++) {
         const int64_t n0 = p * NR, nr = min64(NR, N - n0);
         const float *panel = bp ? bp + p * K * NR : B + n0 * bs1;
@@ -2540,11 +2569,11 @@ void kk_gemm_post(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0, 
       K * N * (int64_t)sizeof(float) <= KK_NOPACK_B_BYTES &&
       thread_budget_for((double)M * (double)N * (double)K) <= 1) {
     if (!reduce) {
-      t->gemm_xw(M, N, K, A, as0, B, bs0, 64, bias, bias_s, (int)act, post, post_s, post_first, C, N, NULL);
+      t->gemm_xw(M, N, K, A, as0, B, bs0, 64, bias, bias_s, (int)act, post, post_s, post_first, KK_EPI_FINAL, C, N, NULL);
       return;
     }
     for (int64_t i = 0; i < M; i++) out[i] = 0.0f;
-    t->gemm_xw(M, N, K, A, as0, B, bs0, 64, bias, bias_s, (int)act, post, post_s, post_first, NULL, N, out);
+    t->gemm_xw(M, N, K, A, as0, B, bs0, 64, bias, bias_s, (int)act, post, post_s, post_first, KK_EPI_FINAL, NULL, N, out);
     if (reduce == 2) rows_to_means(M, N, out);
     return;
   }
