@@ -1942,6 +1942,9 @@ static void gemm_naive(int64_t M, int64_t N, int64_t K, const float *A, int64_t 
  * KK_XW_B_BYTES: 128 rows of a 32- or 64-wide panel (16 or 32 KiB) stay in L1
  * between passes. */
 #define KK_SMALLM_KB 128
+/* x @ W rows up to which a B past KK_NOPACK_B_BYTES stays in place under the
+ * 64-wide tiles in K blocks instead of being packed. */
+#define KK_XW_KB_MAX_M 64
 /* A rows per block in the no-pack path: A block <= ~256 KiB stays in L2 while
  * every B panel sweeps over it. */
 #define KK_NOPACK_A_BYTES (256 * 1024)
@@ -2016,7 +2019,13 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
     }
   }
 #endif
-  if (M <= 16) {
+  /* x @ W up to KK_XW_KB_MAX_M rows with B past the no-pack size takes the
+   * small-M code below, B in place under the 64-wide tiles in K blocks
+   * (old/new in one process against the packed path: 17-64 rows 1.08-1.85x;
+   * 80-96 rows 0.88-1.30x, 128 rows 0.94-1.09x, 256 rows 0.85-1.05x). */
+  const int xw_mid = M > 16 && M <= KK_XW_KB_MAX_M && bs1 == 1 && as1 == 1 && N >= 64 && C && t->gemm_xw &&
+                     K * N * (int64_t)sizeof(float) > KK_NOPACK_B_BYTES;
+  if (M <= 16 || xw_mid) {
     /* Small M (matrix-vector regime): A is read in place; B is streamed in
      * place when its columns are contiguous, else packed one panel at a time. */
     float *bp = NULL;
@@ -2034,11 +2043,12 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
      * once (12×1024×512, B 2 MiB: 0.91x; 12×1024×1024 0.64x; 1 MiB: 1.04x).
      * Past that, in K blocks of KK_SMALLM_KB that stay in L1 while every row
      * block passes (C holds the partial sums), from K = 1024 at 13-16 rows
-     * (1.00-1.71x) and K = 2048 at 9-12 (1.00-1.61x); below those the
-     * micro-kernel stays (9-13 rows x 2048-4096 x 768-1536: 0.83-0.95x). */
+     * (1.00-1.71x) and K = 2048 at 9-12 (1.00-1.61x), and past 16 rows
+     * (xw_mid); below those the micro-kernel stays (9-13 rows x 2048-4096 x
+     * 768-1536: 0.83-0.95x). */
     int64_t n64 = 0; /* columns computed by the 64-wide tiles */
     const int64_t b_bytes = K * N * (int64_t)sizeof(float);
-    const int xw_kblocks = M >= 9 && C && b_bytes > KK_XW_B_BYTES && K >= (M > MR ? 1024 : 2048);
+    const int xw_kblocks = xw_mid || (M >= 9 && C && b_bytes > KK_XW_B_BYTES && K >= (M > MR ? 1024 : 2048));
     if (N >= 64 && bs1 == 1 && as1 == 1 && t->gemm_xw &&
         (M <= 6 || (M >= 9 && b_bytes <= KK_XW_B_BYTES) || xw_kblocks)) {
       n64 = N / 64 * 64;

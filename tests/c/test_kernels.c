@@ -266,18 +266,20 @@ static void test_gemm_rows(void)
  * once at the end). B rows are padded so that narrow B spans that much too;
  * K from 1 to past several blocks, on and off block boundaries; strided A
  * columns and every activation; the row reductions (no C: one K block).
- * Then B over 1 MiB with K from 1024 (13-16 rows) or 2048 (9-12): the 64-wide
- * tiles in K blocks, with the columns past the last whole panel on the
- * micro-kernel, padded A rows, and strided A columns (never 64-wide). */
+ * Then B over 1 MiB with K from 1024 (13-16 rows) or 2048 (9-12), and 17-64
+ * rows with B over 128 KiB: the 64-wide tiles in K blocks, with the columns
+ * past the last whole panel on the micro-kernel, padded A rows, and strided A
+ * columns (never 64-wide). */
 static void test_gemm_kblocks(void)
 {
   static const int64_t wide[][3] = {{13, 300, 1030}, {16, 64, 4100}, {9, 128, 2100}, {12, 320, 2048},
-                                    {14, 1024, 1024}, {16, 100, 2600}, {15, 192, 1500}};
+                                    {14, 1024, 1024}, {16, 100, 2600}, {15, 192, 1500}, {17, 300, 500},
+                                    {40, 130, 257}, {64, 256, 1030}, {33, 1024, 129}, {50, 64, 600}};
   for (size_t w = 0; w < sizeof wide / sizeof *wide; w++) {
     gcase g;
     g.M = wide[w][0]; g.N = wide[w][1]; g.K = wide[w][2];
-    float *A = make_mat(g.M, g.K, w == 5 ? 2 : 0, &g.as0, &g.as1);
-    if (w == 2 || w == 6) g.as0 = g.K + 5; /* padded rows */
+    float *A = make_mat(g.M, g.K, w == 5 || w == 10 ? 2 : 0, &g.as0, &g.as1);
+    if (w == 2 || w == 6 || w == 8) g.as0 = g.K + 5; /* padded rows */
     float *B = make_mat(g.K, g.N, 0, &g.bs0, &g.bs1);
     float *bias = malloc(((size_t)g.N * 2 + 1) * sizeof(float));
     for (int64_t i = 0; i < g.N * 2 + 1; i++) bias[i] = 2.0f * frand();
