@@ -526,11 +526,12 @@ static void test_elementwise(void)
   char what[200];
   for (size_t mi = 0; mi < 4; mi++)
     for (size_t ni = 0; ni < 9; ni++)
-      for (size_t si = 0; si < 5; si++)
+      for (size_t si = 0; si < 7; si++)
         for (int act = 0; act < 5; act++) {
           int64_t M = Ms[mi], N = Ns[ni];
-          /* dense, padded inner stride, transposed, broadcast rows, broadcast columns */
-          const int64_t S[5][2] = {{N, 1}, {2 * N, 2}, {1, M}, {0, 1}, {1, 0}};
+          /* dense, padded inner stride, transposed, broadcast rows, broadcast
+           * columns, dense again (B: a broadcast row), padded rows */
+          const int64_t S[7][2] = {{N, 1}, {2 * N, 2}, {1, M}, {0, 1}, {1, 0}, {N, 1}, {N + 3, 1}};
           int64_t s0 = S[si][0], s1 = S[si][1];
           /* unary */
           kk_force_isa("reference");
