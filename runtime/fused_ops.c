@@ -15,8 +15,6 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
 KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *c, KrTensor *d, KrTensor *e,
                           const char *file);
 
-#define KR_GIL_RELEASE_WORK 1000000.0
-
 static kk_act act_of(int op, int framework) {
   switch (op) {
   case KR_OP_RELU: return framework == KR_FW_TF ? KK_ACT_RELU_TF : KK_ACT_RELU;

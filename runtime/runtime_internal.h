@@ -13,6 +13,14 @@ struct KrBuffer {
   int size_class; /* recycling pool class, -1 for large buffers */
 };
 
+/* The GIL is released around a kernel only when the work is large enough
+ * (M*N*K > 1e6 multiply-adds, or elements for elementwise ops) to amortise
+ * the release/reacquire and let other Python threads run meanwhile. Small
+ * calls keep the GIL: releasing costs more than they take. Operands stay
+ * alive (the caller holds them) and are never mutated while we run.
+ * (tensor_ops.c, fused_ops.c) */
+#define KR_GIL_RELEASE_WORK 1000000.0
+
 /* runtime.c */
 extern PyTypeObject KrTensor_Type;
 KrBuffer *kr_buffer_new(size_t nfloats);      /* refcnt 1; NULL + MemoryError */

@@ -15,12 +15,6 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
 
 static const char *const op_names[KR_NUM_OPS] = {"matmul", "linear", "add", "relu", "sigmoid", "tanh", "sum", "mean"};
 
-/* The GIL is released around a kernel only when the work is large enough
- * (M*N*K > 1e6 multiply-adds, or elements for elementwise ops) to amortise
- * the release/reacquire and let other Python threads run meanwhile. Small
- * calls keep the GIL: releasing costs more than they take. Operands stay
- * alive (the caller holds them) and are never mutated while we run. */
-#define KR_GIL_RELEASE_WORK 1000000.0
 
 static void fmt_shape(char *buf, size_t n, const KrTensor *t) {
   if (!t) {
