@@ -1395,7 +1395,7 @@ KK_AVX512 KK_INLINE void xw_tile_avx512(const int R, int64_t K, const float *a, 
 #pragma GCC unroll 4
     for (int v = 0; v < 4; v++) acc[0][0][v] = _mm512_fmadd_ps(av, _mm512_loadu_ps(bk + 16 * v), acc[0][0][v]);
   }
-  if (pp->flags != KK_EPI_FINAL) { /* a K block of the packed path: C holds (or takes) partial sums */
+  if (pp->flags != KK_EPI_FINAL) { /* one of several K blocks: C holds (or takes) the partial sums */
 #pragma GCC unroll 6
     for (int i = 0; i < R; i++)
 #pragma GCC unroll 4
@@ -1585,9 +1585,10 @@ KK_AVX512 KK_INLINE void add_rows_avx512(const int act, int64_t M, int64_t N, co
     int64_t j = 0;
     for (; j + 16 <= N; j += 16)
       _mm512_storeu_ps(c + j, act_avx512(act, add_avx512(_mm512_loadu_ps(a + j), _mm512_loadu_ps(b + j))));
-    if (j < N)
-      _mm512_mask_storeu_ps(c + j, mt,
-                            act_avx512(act, add_avx512(_mm512_maskz_loadu_ps(mt, a + j), _mm512_maskz_loadu_ps(mt, b + j))));
+    if (j < N) {
+      const __m512 x = add_avx512(_mm512_maskz_loadu_ps(mt, a + j), _mm512_maskz_loadu_ps(mt, b + j));
+      _mm512_mask_storeu_ps(c + j, mt, act_avx512(act, x));
+    }
   }
 }
 
@@ -1714,7 +1715,8 @@ static const kk_isa_table kk_table_avx2 = {
 static const kk_isa_table kk_table_avx512 = {
     "avx512", kk_sgemm_ukernel_12x32__avx512, 12, 32, KK_AVX512_MC, KK_AVX512_KC, KK_AVX512_NC,
     act_row__avx512, add_row__avx512, sum_row__avx512, sum_cols__avx512,
-    gemm_dot__avx512, pack_bt__avx512, pack_a__avx512, gemm_lt__avx512, gemm_xw__avx512, pack_bt64__avx512, add_rows__avx512};
+    gemm_dot__avx512, pack_bt__avx512, pack_a__avx512, gemm_lt__avx512, gemm_xw__avx512, pack_bt64__avx512,
+    add_rows__avx512};
 #endif
 
 static _Atomic(const kk_isa_table *) kk_table;
@@ -2610,11 +2612,13 @@ void kk_gemm_post(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0, 
       K * N * (int64_t)sizeof(float) <= KK_NOPACK_B_BYTES &&
       thread_budget_for((double)M * (double)N * (double)K) <= 1) {
     if (!reduce) {
-      t->gemm_xw(M, N, K, A, as0, B, bs0, 64, bias, bias_s, (int)act, post, post_s, post_first, KK_EPI_FINAL, C, N, NULL);
+      t->gemm_xw(M, N, K, A, as0, B, bs0, 64, bias, bias_s, (int)act, post, post_s, post_first, KK_EPI_FINAL, C, N,
+                 NULL);
       return;
     }
     for (int64_t i = 0; i < M; i++) out[i] = 0.0f;
-    t->gemm_xw(M, N, K, A, as0, B, bs0, 64, bias, bias_s, (int)act, post, post_s, post_first, KK_EPI_FINAL, NULL, N, out);
+    t->gemm_xw(M, N, K, A, as0, B, bs0, 64, bias, bias_s, (int)act, post, post_s, post_first, KK_EPI_FINAL, NULL, N,
+               out);
     if (reduce == 2) rows_to_means(M, N, out);
     return;
   }

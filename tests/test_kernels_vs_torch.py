@@ -500,6 +500,25 @@ def test_gemm_streamed_rows_vs_torch(kk, M, N, K, act):
                                **gemm_tol(K))
 
 
+# x @ W (W row-major) in K blocks of 128 with partial sums in C: 9-16 rows
+# over a W of more than 1 MiB (the 64-wide tiles from K = 1024 / 2048, the
+# micro-kernel's passes over a W spanning that much, here rows of a wider
+# tensor), and 17-64 rows over a W past 128 KiB
+@pytest.mark.parametrize("M,N,K,ld", [(13, 300, 1030, 300), (16, 1024, 1024, 1024), (9, 128, 2100, 128),
+                                      (14, 45, 1030, 4096), (16, 100, 2600, 100), (40, 130, 257, 130),
+                                      (64, 256, 1030, 256), (33, 1100, 129, 1100), (20, 70, 700, 2048)])
+@pytest.mark.parametrize("act", [NONE, RELU, SIGMOID, TANH])
+def test_gemm_k_blocks_vs_torch(kk, M, N, K, ld, act):
+    x = rnd(M, K, seed=K + 1)
+    w = (rnd(K, ld, seed=N + 2) / math.sqrt(K) * 2)[:, :N]
+    b = rnd(N, seed=M + 3)
+    want = TORCH_ACT[act](x @ w + b)
+    torch.testing.assert_close(k_gemm(kk, x, w, b, act), want, **gemm_tol(K))
+    torch.testing.assert_close(k_gemm(kk, x, w, None, act), TORCH_ACT[act](x @ w), **gemm_tol(K))
+    got_mean = k_rowreduce(kk, x, w, b, act, mean=1)
+    torch.testing.assert_close(got_mean, want.mean(1), rtol=1e-5, atol=1e-5 * math.sqrt(K))
+
+
 @pytest.mark.parametrize("M,N,K", [(1, 32, 32), (4, 50, 70), (40, 65, 300)])
 @pytest.mark.parametrize("act", [NONE, RELU, SIGMOID, TANH])
 def test_gemm_vs_tf(kk, M, N, K, act):
