@@ -238,7 +238,8 @@ static void test_gemm_paths(void)
 
 /* Small M times a row-major B larger than L2 (the row-streamed path): column
  * chunks (several for M = 3 and 8), K tails of the 8-row blocks, strided bias.
- * 9-16 rows with B over 1 MiB: the micro-kernel, not the 64-wide tiles. */
+ * 5 rows: one 64-wide tile (with strided A columns: streamed). 9-16 rows with
+ * B over 1 MiB and K under 1024: the micro-kernel, not the 64-wide tiles. */
 static void test_gemm_rows(void)
 {
   static const int64_t sh[][3] = {{1, 1100, 480}, {3, 1500, 353}, {8, 600, 900}, {5, 4100, 131},
