@@ -2050,10 +2050,14 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
 #if KK_X86
   /* 5 and 6 rows fill one 64-wide register tile, which reads B once too and
    * beat the streamed rows (old/new in one process over 26 shapes with B of
-   * 2-36 MiB: 1.03-1.34x; 64 MiB, 4096x4096: 0.91-1.06x); 1-4 and 7-8 rows
-   * were 0.79-1.31x there, so they stream */
-  const int one_wide_tile = M >= 5 && M <= 6 && as1 == 1 && N >= 64 && t->gemm_xw;
-  if (t == &kk_table_avx512 && bs1 == 1 && M <= KK_ROWS_MAX_M && K * N >= KK_ROWS_MIN_KN && !one_wide_tile) {
+   * 2-36 MiB: 1.03-1.34x; 64 MiB, 4096x4096: 0.91-1.06x). 7 and 8 rows take
+   * one micro-kernel pass when B's rows start on cache lines, number under
+   * 4096 and hold at most 16 MiB (34 shapes: 0.98-1.51x; 4096 rows 0.90-0.98x,
+   * 24-32 MiB 0.88-0.98x, rows off the cache lines 0.79-0.99x). 1-4 rows stream. */
+  const int one_pass = (M >= 5 && M <= 6 && as1 == 1 && N >= 64 && t->gemm_xw) ||
+                       (M >= 7 && K < 4096 && K * N <= 4 * 1024 * 1024 && bs0 % 16 == 0 &&
+                        ((uintptr_t)B & 63) == 0);
+  if (t == &kk_table_avx512 && bs1 == 1 && M <= KK_ROWS_MAX_M && K * N >= KK_ROWS_MIN_KN && !one_pass) {
     float *ys = scratch(KK_ROWS_CHUNK + 16 * KK_ROWS_MAX_M);
     if (ys) {
       gemm_rows__avx512(M, N, K, A, as0, as1, B, bs0, bias, bias_s, act, C, ldc, rowout, ys);

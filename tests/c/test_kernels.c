@@ -238,19 +238,24 @@ static void test_gemm_paths(void)
 
 /* Small M times a row-major B larger than L2 (the row-streamed path): column
  * chunks (several for M = 3 and 8), K tails of the 8-row blocks, strided bias.
- * 5 rows: one 64-wide tile (with strided A columns: streamed). 9-16 rows with
+ * 5 rows: one 64-wide tile (with strided A columns: streamed); 7-8 rows with B
+ * on a cache line and N a multiple of 16: one micro-kernel pass. 9-16 rows with
  * B over 1 MiB and K under 1024: the micro-kernel, not the 64-wide tiles. */
 static void test_gemm_rows(void)
 {
   static const int64_t sh[][3] = {{1, 1100, 480}, {3, 1500, 353}, {8, 600, 900}, {5, 4100, 131},
-                                  {13, 1088, 260}, {16, 2112, 130}};
+                                  {13, 1088, 260}, {16, 2112, 130}, {7, 2048, 300}, {8, 1024, 1030}};
   int idx = 0;
   for (size_t s = 0; s < sizeof sh / sizeof *sh; s++)
     for (int act = 0; act < 5; act++, idx++) {
       gcase g;
       g.M = sh[s][0]; g.N = sh[s][1]; g.K = sh[s][2];
       float *A = make_mat(g.M, g.K, 0, &g.as0, &g.as1);
-      float *B = make_mat(g.K, g.N, 0, &g.bs0, &g.bs1);
+      /* B on a cache line, or one float past it (7-8 rows: one micro-kernel pass, or streamed) */
+      float *Bbuf = aligned_alloc(64, (size_t)(g.K * g.N + 16 + 15) / 16 * 64); /* size: whole lines */
+      for (int64_t i = 0; i < g.K * g.N + 16; i++) Bbuf[i] = frand();
+      float *B = Bbuf + idx % 2;
+      g.bs0 = g.N; g.bs1 = 1;
       float *bias = malloc(((size_t)g.N * 2 + 1) * sizeof(float));
       for (int64_t i = 0; i < g.N * 2 + 1; i++) bias[i] = 2.0f * frand();
       if (idx % 3 == 1) g.as1 = 2, g.as0 = 2 * g.K; /* A with strided columns */
@@ -258,7 +263,7 @@ static void test_gemm_rows(void)
       g.bias = (idx % 4 == 3) ? NULL : bias;
       g.bias_s = (idx % 4 == 1) ? 2 : 1;
       test_gemm_case(&g);
-      free(A); free(B); free(bias);
+      free(A); free(Bbuf); free(bias);
     }
 }
 
