@@ -2093,10 +2093,12 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
      * (xw_mid); below those the micro-kernel stays (9-13 rows x 2048-4096 x
      * 768-1536: 0.83-0.95x). */
     int64_t n64 = 0; /* columns computed by the 64-wide tiles */
-    const int64_t b_bytes = K * N * (int64_t)sizeof(float);
-    const int xw_kblocks = xw_mid || (M >= 9 && C && b_bytes > KK_XW_B_BYTES && K >= (M > MR ? 1024 : 2048));
+    /* B's rows span K * bs0 floats: a column slice of a wider B (a thread's
+     * share) maps to the cache like the whole */
+    const int64_t b_span = K * bs0 * (int64_t)sizeof(float);
+    const int xw_kblocks = xw_mid || (M >= 9 && C && b_span > KK_XW_B_BYTES && K >= (M > MR ? 1024 : 2048));
     if (N >= 64 && bs1 == 1 && as1 == 1 && t->gemm_xw &&
-        (M <= 6 || (M >= 9 && b_bytes <= KK_XW_B_BYTES) || xw_kblocks)) {
+        (M <= 6 || (M >= 9 && b_span <= KK_XW_B_BYTES) || xw_kblocks)) {
       n64 = N / 64 * 64;
       const int64_t kb = xw_kblocks ? KK_SMALLM_KB : K;
       int64_t k0 = 0;
@@ -2113,7 +2115,7 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
      * to few L2 sets, and without blocks each pass read B from memory again
      * (old/new in one process, AVX-512: 13-16 rows x 1024x1024 1.31-1.65x,
      * 16x4096x4096 1.62x; AVX2: 7-16 rows 1.53-1.74x). */
-    const int64_t kb = M > MR && !bp && C && K * bs0 * (int64_t)sizeof(float) > KK_XW_B_BYTES ? KK_SMALLM_KB : K;
+    const int64_t kb = M > MR && !bp && C && b_span > KK_XW_B_BYTES ? KK_SMALLM_KB : K;
     for (int64_t n0 = n64; n0 < N; n0 += NR) {
       int64_t nr = min64(NR, N - n0);
       const float *panel = B + n0 * bs1;
