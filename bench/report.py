@@ -404,7 +404,7 @@ def markdown(results: dict[str, Any], plots: list[str]) -> str:
         "  a mismatch is printed loudly and marked **MISMATCH** here.",
         "- GEMM: kiln is a compiled `a @ b`; NumPy runs in the same process, whose environment has",
         "  `OPENBLAS_CORETYPE` and `OPENBLAS_L2_SIZE` unset. GFLOP/s = 2MNK / median time.",
-        "  In the default-thread pass, from 256x256x256 up, each contender runs untimed for 0.3 s",
+        "  In the default-thread pass, in every cell but 64x64x64, each contender runs untimed for 0.3 s",
         "  before each of its samples: torch's OpenMP and NumPy's OpenBLAS keep idle threads",
         "  spinning after a call, and in one process those take the cores of whichever library",
         "  runs next (1024^3, 2 threads, kiln/torch/NumPy interleaved: 14.9/15.0/11.2 ms without,",

@@ -21,7 +21,9 @@ SKINNY_M = [1, 2, 4, 8, 16]
 SKINNY_NK = 1024
 QUICK_SHAPES = [("square", 64, 64, 64), ("skinny", 1, SKINNY_NK, SKINNY_NK)]
 SETTLE_S = 0.3              # longer than OpenBLAS's and libgomp's idle spin
-SETTLE_MIN_MNK = 256 ** 3   # cells whose calls are long enough to thread
+# every cell but 64^3: skinny calls thread too (4x1024x1024 at 2 threads,
+# unsettled, interleaved with kiln: torch 1.2 GFLOP/s; 8x1024x1024: kiln 47)
+SETTLE_MIN_MNK = 1024 ** 2
 
 
 def shapes(quick: bool) -> list[tuple[str, int, int, int]]:
