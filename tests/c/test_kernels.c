@@ -267,6 +267,36 @@ static void test_gemm_rows(void)
     }
 }
 
+/* Calls fn(M, N, K, idx) for every M x N x K of three lists, idx counting up. */
+#define SWEEP(Ms, Ns, Ks, fn) \
+  sweep(Ms, sizeof Ms / sizeof *Ms, Ns, sizeof Ns / sizeof *Ns, Ks, sizeof Ks / sizeof *Ks, fn)
+static void sweep(const int64_t *Ms, size_t nm, const int64_t *Ns, size_t nn, const int64_t *Ks, size_t nk,
+                  void (*fn)(int64_t M, int64_t N, int64_t K, int idx))
+{
+  int idx = 0;
+  for (size_t mi = 0; mi < nm; mi++)
+    for (size_t ni = 0; ni < nn; ni++)
+      for (size_t ki = 0; ki < nk; ki++) fn(Ms[mi], Ns[ni], Ks[ki], idx++);
+}
+
+/* One case of test_gemm_kblocks' padded-B sweep. */
+static void kblocks_case(int64_t M, int64_t N, int64_t K, int idx)
+{
+  gcase g;
+  g.M = M; g.N = N; g.K = K;
+  const int64_t ld = g.N + (1 << 20) / (4 * g.K) + 16; /* K * ld * 4 > 1 MiB */
+  float *B = malloc((size_t)(g.K * ld) * sizeof(float));
+  for (int64_t i = 0; i < g.K * ld; i++) B[i] = frand();
+  float *A = make_mat(g.M, g.K, idx % 3 == 1 ? 2 : 0, &g.as0, &g.as1);
+  float *bias = malloc(((size_t)g.N * 2 + 1) * sizeof(float));
+  for (int64_t i = 0; i < g.N * 2 + 1; i++) bias[i] = 2.0f * frand();
+  g.A = A; g.B = B; g.bs0 = ld; g.bs1 = 1; g.act = idx % 5;
+  g.bias = (idx % 4 == 3) ? NULL : bias;
+  g.bias_s = (idx % 4 == 1) ? 2 : 1;
+  test_gemm_case(&g);
+  free(A); free(B); free(bias);
+}
+
 /* 13-16 rows of x @ W with B in place spanning more than 1 MiB: two (AVX2: three)
  * micro-kernel passes over K blocks of 128 (partial sums in C, bias and act
  * once at the end). B rows are padded so that narrow B spans that much too;
@@ -299,24 +329,7 @@ static void test_gemm_kblocks(void)
   static const int64_t Ms[] = {13, 14, 16};
   static const int64_t Ns[] = {5, 32, 45, 100};
   static const int64_t Ks[] = {1, 127, 128, 129, 256, 300, 1030};
-  int idx = 0;
-  for (size_t mi = 0; mi < sizeof Ms / sizeof *Ms; mi++)
-    for (size_t ni = 0; ni < sizeof Ns / sizeof *Ns; ni++)
-      for (size_t ki = 0; ki < sizeof Ks / sizeof *Ks; ki++, idx++) {
-        gcase g;
-        g.M = Ms[mi]; g.N = Ns[ni]; g.K = Ks[ki];
-        const int64_t ld = g.N + (1 << 20) / (4 * g.K) + 16; /* K * ld * 4 > 1 MiB */
-        float *B = malloc((size_t)(g.K * ld) * sizeof(float));
-        for (int64_t i = 0; i < g.K * ld; i++) B[i] = frand();
-        float *A = make_mat(g.M, g.K, idx % 3 == 1 ? 2 : 0, &g.as0, &g.as1);
-        float *bias = malloc(((size_t)g.N * 2 + 1) * sizeof(float));
-        for (int64_t i = 0; i < g.N * 2 + 1; i++) bias[i] = 2.0f * frand();
-        g.A = A; g.B = B; g.bs0 = ld; g.bs1 = 1; g.act = idx % 5;
-        g.bias = (idx % 4 == 3) ? NULL : bias;
-        g.bias_s = (idx % 4 == 1) ? 2 : 1;
-        test_gemm_case(&g);
-        free(A); free(B); free(bias);
-      }
+  SWEEP(Ms, Ns, Ks, kblocks_case);
 }
 
 /* The 64-column tiles: x @ W in place (bs1 == 1) at 1-6 and 9-16 rows and
@@ -326,29 +339,29 @@ static void test_gemm_kblocks(void)
  * to the 32-wide micro-kernel. Row blocks of 1..6, odd K (the one-row tile's
  * two accumulator sets), padded A rows, strided bias, every activation, and
  * strided A columns (as1 != 1: never wide). */
+static void wide_case(int64_t M, int64_t N, int64_t K, int idx)
+{
+  gcase g;
+  g.M = M; g.N = N; g.K = K;
+  const int lay = idx % 2; /* B: x @ W row-major, or torch linear's weight */
+  float *A = make_mat(g.M, g.K, idx % 11 == 5 ? 2 : 0, &g.as0, &g.as1);
+  float *B = make_mat(g.K, g.N, lay, &g.bs0, &g.bs1);
+  if (idx % 7 == 0 && g.as1 == 1 && g.K >= 3) g.as0 = g.K + 3; /* padded rows */
+  float *bias = malloc(((size_t)g.N * 3 + 1) * sizeof(float));
+  for (int64_t i = 0; i < g.N * 3 + 1; i++) bias[i] = 2.0f * frand();
+  g.A = A; g.B = B; g.act = (idx / 2) % 5;
+  g.bias = (idx % 4 == 3) ? NULL : bias;
+  g.bias_s = (idx % 4 == 2) ? 3 : 1;
+  test_gemm_case(&g);
+  free(A); free(B); free(bias);
+}
+
 static void test_gemm_wide(void)
 {
   static const int64_t Ms[] = {1, 2, 3, 5, 7, 8, 11, 13, 16, 17, 33, 40, 64, 65, 97};
   static const int64_t Ns[] = {64, 65, 96, 128, 150, 192};
   static const int64_t Ks[] = {1, 2, 7, 64, 128, 129, 300};
-  int idx = 0;
-  for (size_t mi = 0; mi < sizeof Ms / sizeof *Ms; mi++)
-    for (size_t ni = 0; ni < sizeof Ns / sizeof *Ns; ni++)
-      for (size_t ki = 0; ki < sizeof Ks / sizeof *Ks; ki++, idx++) {
-        gcase g;
-        g.M = Ms[mi]; g.N = Ns[ni]; g.K = Ks[ki];
-        const int lay = idx % 2; /* B: x @ W row-major, or torch linear's weight */
-        float *A = make_mat(g.M, g.K, idx % 11 == 5 ? 2 : 0, &g.as0, &g.as1);
-        float *B = make_mat(g.K, g.N, lay, &g.bs0, &g.bs1);
-        if (idx % 7 == 0 && g.as1 == 1 && g.K >= 3) g.as0 = g.K + 3; /* padded rows */
-        float *bias = malloc(((size_t)g.N * 3 + 1) * sizeof(float));
-        for (int64_t i = 0; i < g.N * 3 + 1; i++) bias[i] = 2.0f * frand();
-        g.A = A; g.B = B; g.act = (idx / 2) % 5;
-        g.bias = (idx % 4 == 3) ? NULL : bias;
-        g.bias_s = (idx % 4 == 2) ? 3 : 1;
-        test_gemm_case(&g);
-        free(A); free(B); free(bias);
-      }
+  SWEEP(Ms, Ns, Ks, wide_case);
 }
 
 /* kk_gemm_post: act(A·B + bias) + post row, stored or row-reduced. Stored
