@@ -2055,7 +2055,7 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
    * 4096 and hold at most 16 MiB (34 shapes: 0.98-1.51x; 4096 rows 0.90-0.98x,
    * 24-32 MiB 0.88-0.98x, rows off the cache lines 0.79-0.99x). 1-4 rows stream. */
   const int one_pass = (M >= 5 && M <= 6 && as1 == 1 && N >= 64 && t->gemm_xw) ||
-                       (M >= 7 && K < 4096 && K * N <= 4 * 1024 * 1024 && bs0 % 16 == 0 &&
+                       (M >= 7 && K < 4096 && K * N * (int64_t)sizeof(float) <= 16 * 1024 * 1024 && bs0 % 16 == 0 &&
                         ((uintptr_t)B & 63) == 0);
   if (t == &kk_table_avx512 && bs1 == 1 && M <= KK_ROWS_MAX_M && K * N >= KK_ROWS_MIN_KN && !one_pass) {
     float *ys = scratch(KK_ROWS_CHUNK + 16 * KK_ROWS_MAX_M);
