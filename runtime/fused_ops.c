@@ -11,10 +11,6 @@
 #include "runtime_internal.h"
 #include "kernels.h"
 
-KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char *file, int line);
-KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *c, KrTensor *d, KrTensor *e,
-                          const char *file);
-
 static kk_act act_of(int op, int framework) {
   switch (op) {
   case KR_OP_RELU: return framework == KR_FW_TF ? KK_ACT_RELU_TF : KK_ACT_RELU;

@@ -17,10 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char *file, int line);
-KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *c, KrTensor *d, KrTensor *e,
-                          const char *file);
-
 /* ------------------------------------------------------------------------ */
 /* KrBuffer                                                                  */
 /* ------------------------------------------------------------------------ */

@@ -21,6 +21,11 @@ struct KrBuffer {
  * (tensor_ops.c, fused_ops.c) */
 #define KR_GIL_RELEASE_WORK 1000000.0
 
+/* tensor_ops.c, fused_ops.c: KrApi.tensor_op and KrApi.tensor_fused */
+KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char *file, int line);
+KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *c, KrTensor *d, KrTensor *e,
+                          const char *file);
+
 /* runtime.c */
 extern PyTypeObject KrTensor_Type;
 KrBuffer *kr_buffer_new(size_t nfloats);      /* refcnt 1; NULL + MemoryError */
