@@ -50,6 +50,15 @@
 #define KK_AVX512_NC 256
 #endif
 
+/* Longest float FMA chain per output, in k: past it a kernel adds its sums
+ * to the partial sums kept in C and starts a new chain, so rounding error
+ * grows like a 256-term sum plus a K/256-term one, not a K-term one. One
+ * chain over K = 20,000 (x @ W, 4-12 rows) ended up to 17x further from the
+ * float64 product than torch's result (AMD EPYC). The packed path's KC
+ * blocks and the k-quad kernel's KK_LQ_BLOCK bound theirs the same way; a
+ * row reduction past it gets a scratch C (gemm_driver). */
+#define KK_SUM_KB 256
+
 /* ===================================================================== */
 /* 1. scalar helpers + reference kernels                                  */
 /* ===================================================================== */
@@ -1481,6 +1490,7 @@ KK_AVX512 static void gemm_xw__avx512(int64_t M, int64_t N, int64_t K, const flo
  * register tiles read 128 bytes per row with rows a page apart, which the
  * prefetchers and the TLB cannot follow. */
 #define KK_ROWS_MAX_M 8
+_Static_assert(KK_SUM_KB % 8 == 0, "gemm_rows folds its sums at whole 8-row blocks");
 #define KK_ROWS_CHUNK 4096 /* floats of accumulators per column chunk */
 #ifndef KK_ROWS_MIN_KN
 #define KK_ROWS_MIN_KN (512 * 1024 + 1) /* B larger than L2 (2 MB) */
@@ -1513,14 +1523,24 @@ KK_AVX512 static void gemm_rows__avx512(int64_t M, int64_t N, int64_t K, const f
     const int64_t nc = min64_(NC, N - n0), ldy = (nc + 15) / 16 * 16;
     for (int64_t k0 = 0; k0 < K; k0 += 8) {
       const float *a = A + k0 * as1, *b = B + k0 * bs0 + n0;
-      if (k0 + 8 <= K) rows_block_avx512(8, M, nc, a, as0, as1, b, bs0, ys, ldy, k0 == 0);
-      else rows_block_avx512((int)(K - k0), M, nc, a, as0, as1, b, bs0, ys, ldy, k0 == 0);
+      const int first = k0 % KK_SUM_KB == 0;
+      if (first && k0) /* fold the finished KK_SUM_KB block into C (gemm_driver gives one past it) */
+        for (int64_t m = 0; m < M; m++)
+          for (int64_t j = 0; j < nc; j += 16) {
+            const __mmask16 mk = mask16(nc - j);
+            float *cj = C + m * ldc + n0 + j;
+            const __m512 y = _mm512_load_ps(ys + m * ldy + j);
+            _mm512_mask_storeu_ps(cj, mk, k0 == KK_SUM_KB ? y : _mm512_add_ps(_mm512_maskz_loadu_ps(mk, cj), y));
+          }
+      if (k0 + 8 <= K) rows_block_avx512(8, M, nc, a, as0, as1, b, bs0, ys, ldy, first);
+      else rows_block_avx512((int)(K - k0), M, nc, a, as0, as1, b, bs0, ys, ldy, first);
     }
     for (int64_t m = 0; m < M; m++) {
       __m512 rs = _mm512_setzero_ps();
       for (int64_t j = 0; j < nc; j += 16) {
         const __mmask16 mk = mask16(nc - j);
         __m512 v = _mm512_load_ps(ys + m * ldy + j);
+        if (K > KK_SUM_KB) v = _mm512_add_ps(_mm512_maskz_loadu_ps(mk, C + m * ldc + n0 + j), v);
         if (bias) {
           const float *bj = bias + (n0 + j) * bias_s;
           if (bias_s == 1) {
@@ -1838,53 +1858,63 @@ static inline const kk_isa_table *isa(void)
 
 const char *kk_isa_name(void) { return isa()->name; }
 
-/* ---- scratch: one grow-only 64-byte aligned buffer per thread ---------- */
-static _Thread_local float *kk_scratch;
-static _Thread_local size_t kk_scratch_cap; /* floats */
+/* ---- scratch: grow-only 64-byte aligned buffers, per thread -------------
+ * KK_SCRATCH_WORK is the kernels' working buffer (packed panels, x^T, row
+ * accumulators); KK_SCRATCH_SUMS holds a whole C for a row reduction whose
+ * sums are too long for one chain (gemm_driver), while gemm_st uses WORK. */
+enum { KK_SCRATCH_WORK, KK_SCRATCH_SUMS, KK_SCRATCH_SLOTS };
+static _Thread_local float *kk_scratch[KK_SCRATCH_SLOTS];
+static _Thread_local size_t kk_scratch_cap[KK_SCRATCH_SLOTS]; /* floats */
 
-/* A thread's buffer is also freed when the thread exits (a pthread key's
- * destructor), so threads that come and go (Python thread pools calling the
- * kernels) do not leave theirs behind. */
-static pthread_key_t kk_scratch_key;
+/* A thread's buffers are also freed when the thread exits (a pthread key's
+ * destructor per slot), so threads that come and go (Python thread pools
+ * calling the kernels) do not leave theirs behind. */
+static pthread_key_t kk_scratch_key[KK_SCRATCH_SLOTS];
 static pthread_once_t kk_scratch_once = PTHREAD_ONCE_INIT;
-static int kk_scratch_key_ok;
+static int kk_scratch_key_ok[KK_SCRATCH_SLOTS];
 
 static void scratch_at_thread_exit(void *p)
 {
-  if (p == kk_scratch) {
-    kk_scratch = NULL;
-    kk_scratch_cap = 0;
-  }
+  for (int s = 0; s < KK_SCRATCH_SLOTS; s++)
+    if (p == kk_scratch[s]) {
+      kk_scratch[s] = NULL;
+      kk_scratch_cap[s] = 0;
+    }
   free(p);
 }
 
 static void scratch_key_create(void)
 {
-  kk_scratch_key_ok = pthread_key_create(&kk_scratch_key, scratch_at_thread_exit) == 0;
+  for (int s = 0; s < KK_SCRATCH_SLOTS; s++)
+    kk_scratch_key_ok[s] = pthread_key_create(&kk_scratch_key[s], scratch_at_thread_exit) == 0;
 }
 
-static float *scratch(size_t nfloats)
+static float *scratch_slot(int slot, size_t nfloats)
 {
-  if (nfloats <= kk_scratch_cap) return kk_scratch;
+  if (nfloats <= kk_scratch_cap[slot]) return kk_scratch[slot];
   size_t want = nfloats + nfloats / 2 + 1024; /* grow geometrically: realloc is rare */
   size_t bytes = (want * sizeof(float) + 63) & ~(size_t)63;
   float *p = aligned_alloc(64, bytes);
   if (!p) return NULL;
-  free(kk_scratch);
-  kk_scratch = p;
-  kk_scratch_cap = bytes / sizeof(float);
+  free(kk_scratch[slot]);
+  kk_scratch[slot] = p;
+  kk_scratch_cap[slot] = bytes / sizeof(float);
   pthread_once(&kk_scratch_once, scratch_key_create);
-  if (kk_scratch_key_ok) pthread_setspecific(kk_scratch_key, p);
+  if (kk_scratch_key_ok[slot]) pthread_setspecific(kk_scratch_key[slot], p);
   return p;
 }
 
+static float *scratch(size_t nfloats) { return scratch_slot(KK_SCRATCH_WORK, nfloats); }
+
 void kk_release_scratch(void)
 {
-  free(kk_scratch);
-  kk_scratch = NULL;
-  kk_scratch_cap = 0;
   pthread_once(&kk_scratch_once, scratch_key_create);
-  if (kk_scratch_key_ok) pthread_setspecific(kk_scratch_key, NULL);
+  for (int s = 0; s < KK_SCRATCH_SLOTS; s++) {
+    free(kk_scratch[s]);
+    kk_scratch[s] = NULL;
+    kk_scratch_cap[s] = 0;
+    if (kk_scratch_key_ok[s]) pthread_setspecific(kk_scratch_key[s], NULL);
+  }
 }
 
 /* ---- packing ------------------------------------------------------------ */
@@ -2010,6 +2040,9 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
   kk_epilogue ep;
   ep.bias_s = bias_s;
   ep.act = act;
+  /* K block of the paths with no cache blocking in K (gemm_driver gives a
+   * row reduction whose K needs blocks a C to keep the partial sums in) */
+  const int64_t sum_kb = C && K > KK_SUM_KB ? KK_SUM_KB : K;
 
   /* torch linear's layout (B columns contiguous in k) at small M: dot
    * products, the transposed kernel, or packing B panels for the micro-kernel */
@@ -2057,7 +2090,8 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
   const int one_pass = (M >= 5 && M <= 6 && as1 == 1 && N >= 64 && t->gemm_xw) ||
                        (M >= 7 && K < 4096 && K * N * (int64_t)sizeof(float) <= 16 * 1024 * 1024 && bs0 % 16 == 0 &&
                         ((uintptr_t)B & 63) == 0);
-  if (t == &kk_table_avx512 && bs1 == 1 && M <= KK_ROWS_MAX_M && K * N >= KK_ROWS_MIN_KN && !one_pass) {
+  if (t == &kk_table_avx512 && bs1 == 1 && M <= KK_ROWS_MAX_M && K * N >= KK_ROWS_MIN_KN && !one_pass &&
+      (C || K <= KK_SUM_KB)) {
     float *ys = scratch(KK_ROWS_CHUNK + 16 * KK_ROWS_MAX_M);
     if (ys) {
       gemm_rows__avx512(M, N, K, A, as0, as1, B, bs0, bias, bias_s, act, C, ldc, rowout, ys);
@@ -2100,7 +2134,7 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
     if (N >= 64 && bs1 == 1 && as1 == 1 && t->gemm_xw &&
         (M <= 6 || (M >= 9 && b_span <= KK_XW_B_BYTES) || xw_kblocks)) {
       n64 = N / 64 * 64;
-      const int64_t kb = xw_kblocks ? KK_SMALLM_KB : K;
+      const int64_t kb = xw_kblocks ? KK_SMALLM_KB : sum_kb;
       int64_t k0 = 0;
       do { /* K == 0 still runs once: C = act(bias) */
         const int64_t kc = min64(kb, K - k0);
@@ -2115,7 +2149,7 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
      * to few L2 sets, and without blocks each pass read B from memory again
      * (old/new in one process, AVX-512: 13-16 rows x 1024x1024 1.31-1.65x,
      * 16x4096x4096 1.62x; AVX2: 7-16 rows 1.53-1.74x). */
-    const int64_t kb = M > MR && !bp && C && b_span > KK_XW_B_BYTES ? KK_SMALLM_KB : K;
+    const int64_t kb = M > MR && !bp && C && b_span > KK_XW_B_BYTES ? KK_SMALLM_KB : sum_kb;
     for (int64_t n0 = n64; n0 < N; n0 += NR) {
       int64_t nr = min64(NR, N - n0);
       const float *panel = B + n0 * bs1;
@@ -2162,23 +2196,29 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
     }
     int64_t mb = KK_NOPACK_A_BYTES / (K * (int64_t)sizeof(float));
     mb = mb < MR ? MR : mb / MR * MR;
-    ep.flags = KK_EPI_FINAL;
     for (int64_t mb0 = 0; mb0 < M; mb0 += mb) {
       const int64_t mbe = min64(M, mb0 + mb);
-      if (n64)
-        t->gemm_xw(mbe - mb0, n64, K, A + mb0 * as0, as0, bp ? bp : B, bp ? 64 : bs0, bp ? K * 64 : 64, bias,
-                   bias_s, act, NULL, 0, 0, KK_EPI_FINAL, C ? C + mb0 * ldc : NULL, ldc, rowout ? rowout + mb0 : NULL);
-      for (int64_t p = n64 / NR; p < npan; p++) {
-        const int64_t n0 = p * NR, nr = min64(NR, N - n0);
-        const float *panel = bp ? bp + p * K * NR : B + n0 * bs1;
-        const int64_t b_rs = bp ? NR : bs0;
-        ep.bias = bias ? bias + n0 * bias_s : NULL;
-        for (int64_t m0 = mb0; m0 < mbe; m0 += MR) {
-          ep.rowsum = rowout ? rowout + m0 : NULL;
-          t->ukernel(min64(MR, mbe - m0), nr, K, A + m0 * as0, as0, as1, panel, b_rs,
-                     C ? C + m0 * ldc + n0 : NULL, ldc, &ep);
+      int64_t k0 = 0;
+      do { /* K == 0 still runs once: C = act(bias) */
+        const int64_t kc = min64(sum_kb, K - k0);
+        ep.flags = (k0 > 0 ? KK_EPI_ACCUM : 0) | (k0 + kc >= K ? KK_EPI_FINAL : 0);
+        if (n64)
+          t->gemm_xw(mbe - mb0, n64, kc, A + mb0 * as0 + k0, as0, bp ? bp + k0 * 64 : B + k0 * bs0, bp ? 64 : bs0,
+                     bp ? K * 64 : 64, bias, bias_s, act, NULL, 0, 0, ep.flags, C ? C + mb0 * ldc : NULL, ldc,
+                     rowout ? rowout + mb0 : NULL);
+        for (int64_t p = n64 / NR; p < npan; p++) {
+          const int64_t n0 = p * NR, nr = min64(NR, N - n0);
+          const float *panel = bp ? bp + p * K * NR : B + n0 * bs1;
+          const int64_t b_rs = bp ? NR : bs0;
+          ep.bias = bias ? bias + n0 * bias_s : NULL;
+          for (int64_t m0 = mb0; m0 < mbe; m0 += MR) {
+            ep.rowsum = rowout ? rowout + m0 : NULL;
+            t->ukernel(min64(MR, mbe - m0), nr, kc, A + m0 * as0 + k0 * as1, as0, as1, panel + k0 * b_rs, b_rs,
+                       C ? C + m0 * ldc + n0 : NULL, ldc, &ep);
+          }
         }
-      }
+        k0 += kc;
+      } while (k0 < K);
     }
     return;
   }
@@ -2540,6 +2580,18 @@ static void gemm_driver(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, 
     return;
   }
 
+  /* A row reduction whose sums need K blocks (KK_SUM_KB): C goes to a
+   * scratch buffer that keeps the blocks' partial sums, then rows are summed.
+   * Without the buffer, one chain per output over all of K. */
+  if (!C && K > KK_SUM_KB) {
+    float *sums = scratch_slot(KK_SCRATCH_SUMS, (size_t)M * (size_t)N);
+    if (sums) {
+      gemm_driver(t, M, N, K, A, as0, as1, B, bs0, bs1, bias, bias_s, act, sums, NULL);
+      for (int64_t i = 0; i < M; i++) rowout[i] += t->sum_row(N, sums + i * N);
+      return;
+    }
+  }
+
   const int64_t tmin = atomic_load_explicit(&kk_thread_min, memory_order_relaxed);
   /* saturate instead of overflowing for absurd shapes */
   const double mnk = (double)M * (double)N * (double)K;
@@ -2621,9 +2673,10 @@ void kk_gemm_post(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0, 
 {
   const kk_isa_table *t = isa();
   if (M <= 0) return;
-  /* One pass through the 64-column tiles when they take the whole problem
-   * and it is too small to thread; else the unfused steps, in place. */
-  if (t->gemm_xw && N >= 64 && N % 64 == 0 && K > 0 && as1 == 1 && bs1 == 1 &&
+  /* One pass through the 64-column tiles when they take the whole problem,
+   * it is too small to thread and its sums need no K blocks (KK_SUM_KB);
+   * else the unfused steps, in place. */
+  if (t->gemm_xw && N >= 64 && N % 64 == 0 && K > 0 && K <= KK_SUM_KB && as1 == 1 && bs1 == 1 &&
       K * N * (int64_t)sizeof(float) <= KK_NOPACK_B_BYTES &&
       thread_budget_for((double)M * (double)N * (double)K) <= 1) {
     if (!reduce) {

@@ -756,10 +756,24 @@ def test_long_reductions(built, name, shape):
 
 
 def test_large_k_gemm(built):
+    """A 20,000-long float32 sum's rounding error is about as large as any
+    fixed tolerance, and eager's BLAS differs by machine (on an AMD EPYC,
+    torch's max error against float64 was 5e-4..1.2e-3, kiln's 3e-4..6e-4):
+    so both are measured against the float64 product, and kiln must be no
+    less accurate than eager (within 2x, or within gemm_atol)."""
     fm = built["tp_forms"][0]
     K = 20_000
-    check_equivalent(fm, "matmul_op", gen(1, 4, K), gen(2, K, 3), rtol=RTOL, atol=gemm_atol(K))
-    check_equivalent(fm, "linear_f", gen(1, 4, K), gen(2, 3, K), gen(3, 3), rtol=RTOL, atol=gemm_atol(K))
+    for seed in range(4):
+        a, b, bias = gen(1 + seed, 4, K), gen(11 + seed, K, 3), gen(21 + seed, 3)
+        cases = (("matmul_op", (a, b), a.double() @ b.double()),
+                 ("linear_f", (a, b.t().contiguous(), bias), a.double() @ b.double() + bias.double()))
+        for name, args, exact in cases:
+            native, eager = getattr(fm, name)(*args), fm.__kiln_python__[name](*args)
+            assert native.dtype == eager.dtype and native.shape == eager.shape, name
+            kiln_err = (native.double() - exact).abs().max().item()
+            eager_err = (eager.double() - exact).abs().max().item()
+            assert kiln_err <= 2 * max(eager_err, gemm_atol(K)), \
+                f"{name} seed {seed}: kiln's error {kiln_err:.3g}, eager's {eager_err:.3g}"
 
 
 def test_concurrent_calls_release_the_gil_safely(built):

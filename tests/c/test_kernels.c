@@ -461,6 +461,65 @@ static void test_gemm_smallm(void)
   kk_set_small_m_path(KK_SMALLM_AUTO);
 }
 
+/* Long sums (KK_SUM_KB): every path folds its float FMA chains into partial
+ * sums at least every 256 k, so over K in the thousands its error against
+ * the float64 product is well under a single k-ordered float chain's (that
+ * one chain per output, K = 20,000, was up to 17x further off than torch's
+ * result). Root mean square over >= 64 outputs, so the comparison is
+ * statistical, not one lucky element. Both layouts, every row-count regime
+ * (dot, k-quad, 64-wide tiles, micro-kernel, streamed rows, no-pack,
+ * packed). The row reductions sum the same blocked C: kk_rowsum of it, bit
+ * for bit. */
+static double chain_rms_ratio(const gcase *g, const double *Cd, const float *C)
+{
+  double e_kiln = 0, e_chain = 0;
+  for (int64_t i = 0; i < g->M; i++)
+    for (int64_t n = 0; n < g->N; n++) {
+      float s = 0.0f; /* one k-ordered chain */
+      for (int64_t k = 0; k < g->K; k++) s = fmaf(g->A[i * g->as0 + k * g->as1], g->B[k * g->bs0 + n * g->bs1], s);
+      const double ex = Cd[i * g->N + n];
+      e_kiln += (C[i * g->N + n] - ex) * (C[i * g->N + n] - ex);
+      e_chain += (s - ex) * (s - ex);
+    }
+  return sqrt(e_kiln / e_chain);
+}
+
+static void test_gemm_long_sums(void)
+{
+  static const int64_t Ms[] = {1, 2, 4, 6, 8, 12, 16, 40, 100};
+  static const int64_t Ns[] = {3, 64, 100};
+  static const int64_t Ks[] = {3000, 9000};
+  for (size_t mi = 0; mi < sizeof Ms / sizeof *Ms; mi++)
+    for (size_t ni = 0; ni < sizeof Ns / sizeof *Ns; ni++)
+      for (size_t ki = 0; ki < sizeof Ks / sizeof *Ks; ki++)
+        for (int layout = 0; layout < 2; layout++) {
+          gcase g;
+          g.M = Ms[mi]; g.N = Ns[ni]; g.K = Ks[ki];
+          if (g.M * g.N < 64) continue;
+          float *A = make_mat(g.M, g.K, 0, &g.as0, &g.as1);
+          float *B = make_mat(g.K, g.N, layout, &g.bs0, &g.bs1);
+          g.A = A; g.B = B; g.bias = NULL; g.bias_s = 1; g.act = 0;
+          const size_t mn = (size_t)(g.M * g.N);
+          float *C = malloc(mn * sizeof(float)), *ro = malloc((size_t)g.M * sizeof(float));
+          float *rs = malloc((size_t)g.M * sizeof(float));
+          double *Cd = malloc(mn * sizeof(double));
+          gemm_d(&g, Cd);
+          kk_gemm(g.M, g.N, g.K, A, g.as0, g.as1, B, g.bs0, g.bs1, NULL, 1, KK_ACT_NONE, C);
+          const double ratio = chain_rms_ratio(&g, Cd, C);
+          char what[200];
+          snprintf(what, sizeof what, "long sums M=%lld N=%lld K=%lld layout=%d: rms error %.2fx one chain's",
+                   (long long)g.M, (long long)g.N, (long long)g.K, layout, ratio);
+          if (!(ratio <= 0.6)) printf("  %s\n", what);
+          report(ratio <= 0.6, what);
+          kk_gemm_rowreduce(g.M, g.N, g.K, A, g.as0, g.as1, B, g.bs0, g.bs1, NULL, 1, KK_ACT_NONE, 0, ro);
+          kk_rowsum(g.M, g.N, C, g.N, 1, 0, rs);
+          snprintf(what, sizeof what, "long sums rowreduce M=%lld N=%lld K=%lld layout=%d: kk_rowsum of C",
+                   (long long)g.M, (long long)g.N, (long long)g.K, layout);
+          report(memcmp(ro, rs, (size_t)g.M * sizeof(float)) == 0, what);
+          free(A); free(B); free(C); free(ro); free(rs); free(Cd);
+        }
+}
+
 /* Several threads calling kk_gemm at once while the pool is enabled: at most
  * one of them gets the pool, the others must run single-threaded correctly. */
 #include <pthread.h>
@@ -650,6 +709,7 @@ int main(void)
     test_gemm_kblocks();
     test_gemm_wide();
     test_gemm_post();
+    test_gemm_long_sums();
     test_elementwise();
     /* the threaded path: every GEMM shape again with a 3-thread budget
        (capped at the CPU count) and no size threshold, so rows are split
@@ -663,6 +723,7 @@ int main(void)
     test_gemm_kblocks();
     test_gemm_wide();
     test_gemm_post();
+    test_gemm_long_sums();
     test_gemm_concurrent();
     kk_set_pool_spin_us(0); /* threads that never poll: sleep and wake on every job */
     test_gemm_paths();
