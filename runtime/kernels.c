@@ -1863,6 +1863,7 @@ const char *kk_isa_name(void) { return isa()->name; }
  * accumulators); KK_SCRATCH_SUMS holds a whole C for a row reduction whose
  * sums are too long for one chain (gemm_driver), while gemm_st uses WORK. */
 enum { KK_SCRATCH_WORK, KK_SCRATCH_SUMS, KK_SCRATCH_SLOTS };
+#define KK_SUMS_KEEP_FLOATS (256 * 1024) /* a larger SUMS buffer is freed after use */
 static _Thread_local float *kk_scratch[KK_SCRATCH_SLOTS];
 static _Thread_local size_t kk_scratch_cap[KK_SCRATCH_SLOTS]; /* floats */
 
@@ -1906,15 +1907,18 @@ static float *scratch_slot(int slot, size_t nfloats)
 
 static float *scratch(size_t nfloats) { return scratch_slot(KK_SCRATCH_WORK, nfloats); }
 
+static void scratch_free(int slot)
+{
+  free(kk_scratch[slot]);
+  kk_scratch[slot] = NULL;
+  kk_scratch_cap[slot] = 0;
+  if (kk_scratch_key_ok[slot]) pthread_setspecific(kk_scratch_key[slot], NULL);
+}
+
 void kk_release_scratch(void)
 {
   pthread_once(&kk_scratch_once, scratch_key_create);
-  for (int s = 0; s < KK_SCRATCH_SLOTS; s++) {
-    free(kk_scratch[s]);
-    kk_scratch[s] = NULL;
-    kk_scratch_cap[s] = 0;
-    if (kk_scratch_key_ok[s]) pthread_setspecific(kk_scratch_key[s], NULL);
-  }
+  for (int s = 0; s < KK_SCRATCH_SLOTS; s++) scratch_free(s);
 }
 
 /* ---- packing ------------------------------------------------------------ */
@@ -2588,6 +2592,9 @@ static void gemm_driver(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, 
     if (sums) {
       gemm_driver(t, M, N, K, A, as0, as1, B, bs0, bs1, bias, bias_s, act, sums, NULL);
       for (int64_t i = 0; i < M; i++) rowout[i] += t->sum_row(N, sums + i * N);
+      /* a large C is not kept for the thread's lifetime; its K > 256
+       * multiply-adds per element dwarf allocating it again */
+      if ((size_t)M * (size_t)N > KK_SUMS_KEEP_FLOATS) scratch_free(KK_SCRATCH_SUMS);
       return;
     }
   }
