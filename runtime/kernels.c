@@ -1864,6 +1864,7 @@ const char *kk_isa_name(void) { return isa()->name; }
  * sums are too long for one chain (gemm_driver), while gemm_st uses WORK. */
 enum { KK_SCRATCH_WORK, KK_SCRATCH_SUMS, KK_SCRATCH_SLOTS };
 #define KK_SUMS_KEEP_FLOATS (256 * 1024) /* a larger SUMS buffer is freed after use */
+#define KK_SUMS_BLOCK_FLOATS (4 * 1024 * 1024) /* rows of C per SUMS block: 16 MiB, or 64 rows */
 static _Thread_local float *kk_scratch[KK_SCRATCH_SLOTS];
 static _Thread_local size_t kk_scratch_cap[KK_SCRATCH_SLOTS]; /* floats */
 
@@ -2044,8 +2045,8 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
   kk_epilogue ep;
   ep.bias_s = bias_s;
   ep.act = act;
-  /* K block of the paths with no cache blocking in K (gemm_driver gives a
-   * row reduction whose K needs blocks a C to keep the partial sums in) */
+  /* K block of the paths with none of their own: KK_SUM_KB when C can hold
+   * the partial sums (gemm_driver gives a long row reduction a scratch C) */
   const int64_t sum_kb = C && K > KK_SUM_KB ? KK_SUM_KB : K;
 
   /* torch linear's layout (B columns contiguous in k) at small M: dot
@@ -2181,9 +2182,10 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
 
   if (K * N * (int64_t)sizeof(float) <= KK_NOPACK_B_BYTES) {
     /* No-pack path: B small enough for L2. A in place (any strides); B in
-     * place when bs1 == 1, else packed once as a whole. One K block. With
-     * row-contiguous A, whole 64-column panels go to the 64-wide tiles
-     * (B^T packed 64 wide when B is column-contiguous, as in torch linear). */
+     * place when bs1 == 1, else packed once as a whole. K blocks of
+     * KK_SUM_KB. With row-contiguous A, whole 64-column panels go to the
+     * 64-wide tiles (B^T packed 64 wide when B is column-contiguous, as in
+     * torch linear). */
     const int64_t npan = (N + NR - 1) / NR;
     const int wide = N >= 64 && as1 == 1 && t->gemm_xw && (bs1 == 1 || (bs0 == 1 && t->pack_bt64));
     const int64_t n64 = wide ? N / 64 * 64 : 0; /* a multiple of NR: the panels after it are NR wide */
@@ -2585,16 +2587,23 @@ static void gemm_driver(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, 
   }
 
   /* A row reduction whose sums need K blocks (KK_SUM_KB): C goes to a
-   * scratch buffer that keeps the blocks' partial sums, then rows are summed.
-   * Without the buffer, one chain per output over all of K. */
+   * scratch buffer that keeps the blocks' partial sums, then rows are summed,
+   * in row blocks of at most KK_SUMS_BLOCK_FLOATS (or 64 rows). Without the
+   * buffer, one chain per output over all of K. */
   if (!C && K > KK_SUM_KB) {
-    float *sums = scratch_slot(KK_SCRATCH_SUMS, (size_t)M * (size_t)N);
+    int64_t rb = KK_SUMS_BLOCK_FLOATS / N;
+    rb = rb < 64 ? 64 : rb;
+    rb = rb < M ? rb : M;
+    float *sums = scratch_slot(KK_SCRATCH_SUMS, (size_t)rb * (size_t)N);
     if (sums) {
-      gemm_driver(t, M, N, K, A, as0, as1, B, bs0, bs1, bias, bias_s, act, sums, NULL);
-      for (int64_t i = 0; i < M; i++) rowout[i] += t->sum_row(N, sums + i * N);
+      for (int64_t i0 = 0; i0 < M; i0 += rb) {
+        const int64_t r = min64(rb, M - i0);
+        gemm_driver(t, r, N, K, A + i0 * as0, as0, as1, B, bs0, bs1, bias, bias_s, act, sums, NULL);
+        for (int64_t i = 0; i < r; i++) rowout[i0 + i] += t->sum_row(N, sums + i * N);
+      }
       /* a large C is not kept for the thread's lifetime; its K > 256
        * multiply-adds per element dwarf allocating it again */
-      if ((size_t)M * (size_t)N > KK_SUMS_KEEP_FLOATS) scratch_free(KK_SCRATCH_SUMS);
+      if ((size_t)rb * (size_t)N > KK_SUMS_KEEP_FLOATS) scratch_free(KK_SCRATCH_SUMS);
       return;
     }
   }

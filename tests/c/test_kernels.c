@@ -518,21 +518,30 @@ static void test_gemm_long_sums(void)
           report(memcmp(ro, rs, (size_t)g.M * sizeof(float)) == 0, what);
           free(A); free(B); free(C); free(ro); free(rs); free(Cd);
         }
-  /* a row reduction whose scratch C is too large to keep: freed after each
-   * call, allocated again by the next (twice, so ASan sees both) */
-  const int64_t M = 600, N = 500, K = 300;
-  int64_t as0, as1, bs0, bs1;
-  float *A = make_mat(M, K, 0, &as0, &as1), *B = make_mat(K, N, 0, &bs0, &bs1);
-  float *C = malloc((size_t)(M * N) * sizeof(float)), *ro = malloc((size_t)M * sizeof(float));
-  float *rs = malloc((size_t)M * sizeof(float));
-  kk_gemm(M, N, K, A, as0, as1, B, bs0, bs1, NULL, 1, KK_ACT_RELU, C);
-  kk_rowsum(M, N, C, N, 1, 1, rs);
-  for (int rep = 0; rep < 2; rep++) {
-    kk_gemm_rowreduce(M, N, K, A, as0, as1, B, bs0, bs1, NULL, 1, KK_ACT_RELU, 1, ro);
-    report(memcmp(ro, rs, (size_t)M * sizeof(float)) == 0,
-           "long sums rowreduce 600x500x300 (large scratch C): kk_rowsum of C");
+  /* row reductions whose scratch C is too large to keep (freed after each
+   * call, allocated again by the next: twice, so ASan sees both), and one
+   * past 16 MiB of C, in row blocks of 64 + 6 */
+  static const int64_t big[][3] = {{600, 500, 300}, {70, 65552, 260}};
+  for (int b = 0; b < 2; b++) {
+    const int64_t M = big[b][0], N = big[b][1], K = big[b][2];
+    int64_t as0, as1, bs0, bs1;
+    float *A = make_mat(M, K, 2, &as0, &as1), *B = make_mat(K, N, 0, &bs0, &bs1);
+    float *C = malloc((size_t)(M * N) * sizeof(float)), *ro = malloc((size_t)M * sizeof(float));
+    float *rs = malloc((size_t)M * sizeof(float));
+    const int64_t rb = b == 0 ? M : 64; /* the row blocks gemm_driver takes */
+    for (int64_t i0 = 0; i0 < M; i0 += rb)
+      kk_gemm(M - i0 < rb ? M - i0 : rb, N, K, A + i0 * as0, as0, as1, B, bs0, bs1, NULL, 1, KK_ACT_RELU,
+              C + i0 * N);
+    kk_rowsum(M, N, C, N, 1, 1, rs);
+    for (int rep = 0; rep < 2; rep++) {
+      kk_gemm_rowreduce(M, N, K, A, as0, as1, B, bs0, bs1, NULL, 1, KK_ACT_RELU, 1, ro);
+      char what[160];
+      snprintf(what, sizeof what, "long sums rowreduce %lldx%lldx%lld (large scratch C): kk_rowsum of C",
+               (long long)M, (long long)N, (long long)K);
+      report(memcmp(ro, rs, (size_t)M * sizeof(float)) == 0, what);
+    }
+    free(A); free(B); free(C); free(ro); free(rs);
   }
-  free(A); free(B); free(C); free(ro); free(rs);
 }
 
 /* Several threads calling kk_gemm at once while the pool is enabled: at most
