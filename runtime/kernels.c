@@ -1860,8 +1860,9 @@ const char *kk_isa_name(void) { return isa()->name; }
 
 /* ---- scratch: grow-only 64-byte aligned buffers, per thread -------------
  * KK_SCRATCH_WORK is the kernels' working buffer (packed panels, x^T, row
- * accumulators); KK_SCRATCH_SUMS holds a whole C for a row reduction whose
- * sums are too long for one chain (gemm_driver), while gemm_st uses WORK. */
+ * accumulators); KK_SCRATCH_SUMS holds C, a row block at a time, for a row
+ * reduction whose sums are too long for one chain (gemm_driver), while
+ * gemm_st uses WORK. */
 enum { KK_SCRATCH_WORK, KK_SCRATCH_SUMS, KK_SCRATCH_SLOTS };
 #define KK_SUMS_KEEP_FLOATS (256 * 1024) /* a larger SUMS buffer is freed after use */
 #define KK_SUMS_BLOCK_FLOATS (4 * 1024 * 1024) /* rows of C per SUMS block: 16 MiB, or 64 rows */

@@ -758,9 +758,10 @@ def test_long_reductions(built, name, shape):
 def test_large_k_gemm(built):
     """A 20,000-long float32 sum's rounding error is about as large as any
     fixed tolerance, and eager's BLAS differs by machine (on an AMD EPYC,
-    torch's max error against float64 was 5e-4..1.2e-3, kiln's 3e-4..6e-4):
-    so both are measured against the float64 product, and kiln must be no
-    less accurate than eager (within 2x, or within gemm_atol)."""
+    torch's max error against float64 was 5e-4..1.2e-3; kiln's, with its
+    sums in K blocks, 5e-5..1.1e-4): so both are measured against the
+    float64 product, and kiln must be no less accurate than eager (within
+    2x, or within gemm_atol)."""
     fm = built["tp_forms"][0]
     K = 20_000
     for seed in range(4):

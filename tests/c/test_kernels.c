@@ -462,7 +462,8 @@ static void test_gemm_smallm(void)
 }
 
 /* Long sums (KK_SUM_KB): every path folds its float FMA chains into partial
- * sums at least every 256 k, so over K in the thousands its error against
+ * sums after at most 256 k (768 in the AVX-512 packed path's cache blocks),
+ * so over K in the thousands its error against
  * the float64 product is well under a single k-ordered float chain's (that
  * one chain per output, K = 20,000, was up to 17x further off than torch's
  * result). Root mean square over >= 64 outputs, so the comparison is
