@@ -1391,8 +1391,9 @@ static PyObject *py_isa(PyObject *self, PyObject *noargs) {
 static PyObject *py_boundary_paths(PyObject *self, PyObject *noargs) {
   (void)self;
   (void)noargs;
-  return Py_BuildValue("{s:s,s:s,s:s,s:s}", "torch", kr_torch_path(), "torch_direct", kr_torch_direct(),
-                       "torch_reuse", kr_torch_reuse(), "tensorflow", kr_tf_path());
+  return Py_BuildValue("{s:s,s:s,s:s,s:s,s:s}", "torch", kr_torch_path(), "torch_direct", kr_torch_direct(),
+                       "torch_reuse", kr_torch_reuse(), "tensorflow", kr_tf_path(), "tf_checked",
+                       kr_tf_checked());
 }
 
 static PyObject *py_buffer_stats(PyObject *self, PyObject *noargs) {

@@ -65,5 +65,6 @@ const char *kr_torch_reuse(void);  /* result reuse: "on", or "off (why)" / "torc
 KrTensor *kr_tf_unbox(PyObject *o, int rank, const char *arg);
 PyObject *kr_tf_box(KrTensor *t);
 const char *kr_tf_path(void);
+const char *kr_tf_checked(void); /* "on" when checked EagerTensors are remembered */
 
 #endif

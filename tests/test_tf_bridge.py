@@ -151,6 +151,7 @@ static PyObject *m_path(PyObject *self, PyObject *u) { return PyUnicode_FromStri
 const char *kr_tf_path_detail(void);
 static PyObject *m_detail(PyObject *self, PyObject *u) { return PyUnicode_FromString(kr_tf_path_detail()); }
 static PyObject *m_live(PyObject *self, PyObject *u) { return PyLong_FromLong(atomic_load(&live_buffers)); }
+static PyObject *m_checked(PyObject *self, PyObject *u) { return PyUnicode_FromString(kr_tf_checked()); }
 
 static PyMethodDef methods[] = {
   {"unbox", m_unbox, METH_VARARGS, NULL}, {"box", m_box, METH_O, NULL},
@@ -158,7 +159,8 @@ static PyMethodDef methods[] = {
   {"make", m_make, METH_VARARGS, NULL}, {"transpose", m_transpose, METH_O, NULL},
   {"foreign", m_foreign, METH_O, NULL},
   {"path", m_path, METH_NOARGS, NULL}, {"detail", m_detail, METH_NOARGS, NULL},
-  {"live_buffers", m_live, METH_NOARGS, NULL}, {NULL, NULL, 0, NULL}};
+  {"live_buffers", m_live, METH_NOARGS, NULL}, {"checked", m_checked, METH_NOARGS, NULL},
+  {NULL, NULL, 0, NULL}};
 static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "kiln_tfshim", NULL, -1, methods};
 PyMODINIT_FUNC PyInit_kiln_tfshim(void) {
   if (PyType_Ready(&KrTensor_Type) < 0) return NULL;
@@ -200,6 +202,54 @@ def f32(a):
 
 def test_path(k):
     assert k.path() == ("public" if PUBLIC else "tfe-c-api"), k.detail()
+
+
+def test_checked_tensors_remembered(k):
+    """The fast path remembers checked EagerTensors by (address, TF tensor
+    id); the public path has nothing to remember."""
+    assert k.checked() == ("off (public path)" if PUBLIC else "on"), k.detail()
+
+
+def test_remembered_tensor_is_checked_again_for_another_rank(k):
+    x = f32(np.arange(6).reshape(2, 3))
+    for _ in range(3):
+        assert k.info(k.unbox(x, 2, "x"))[1:4] == (2, (2, 3), (3, 1))
+        with pytest.raises(ValueError, match="'x': expected rank-1 tensor, got rank 2"):
+            k.unbox(x, 1, "x")
+    v = f32([1.0, 2.0])
+    for _ in range(2):
+        _, rank, shape, strides, data, _ = k.info(k.unbox(v, 1, "v"))
+        assert (rank, shape[0], strides[0], data) == (1, 2, 1, ptr(v))
+    with pytest.raises(ValueError, match="expected rank-2 tensor, got rank 1"):
+        k.unbox(v, 2, "v")
+
+
+def test_new_tensors_at_reused_addresses(k):
+    """A tensor freed and a new one made at its address (CPython reuses object
+    memory at once) must be checked afresh: new shape, new buffer, new dtype
+    are seen, never the remembered tensor's."""
+    rng = np.random.default_rng(7)
+    addrs, reused = {}, 0
+    for i in range(600):
+        shape = tuple(int(v) for v in rng.integers(0, 6, size=2))
+        float64 = i % 7 == 3
+        x = tf.constant(rng.standard_normal(shape)) if float64 else f32(rng.standard_normal(shape))
+        reused += id(x) in addrs
+        addrs[id(x)] = shape
+        for _ in range(2):  # the second read is the remembered one
+            if float64:
+                with pytest.raises(ValueError, match="expected a float32 tensor, got .*float64"):
+                    k.unbox(x, 2, "x")
+                continue
+            u = k.unbox(x, 2, "x")
+            src, rank, shp, strides, data, owns = k.info(u)
+            assert src is x and rank == 2 and shp == shape and strides == (shape[1], 1) and not owns
+            if shape[0] * shape[1]:
+                assert data == ptr(x)
+            np.testing.assert_array_equal(np.array(k.tolist(u), np.float32), x.numpy().ravel())
+            del u, src
+        del x
+    assert reused > 50, reused  # the (address, id) key was exercised
 
 
 def test_zero_copy_read(k):

@@ -555,6 +555,27 @@ class TestBoundary:
         with pytest.raises(ValueError, match="expected rank-2 tensor, got rank 3"):
             mod.relu2(tf.zeros((1, 2, 3)))
 
+    def test_remembered_weights_and_fresh_inputs(self, acc):
+        """Weights passed on every call are remembered after their first check
+        (fast path: tf_checked "on"); fresh inputs, many of them new tensors
+        at freed ones' addresses, are checked afresh, so shapes, values and
+        errors follow the tensor actually passed."""
+        mod, _ = acc
+        assert kiln._runtime.boundary_paths()["tf_checked"] == ("off (public path)" if PUBLIC else "on")
+        w, b = t(REF_W), t(REF_B)
+        rng = np.random.default_rng(11)
+        for i in range(300):
+            x = t(rnd((int(rng.integers(0, 9)), 3), 100 + i, special=i % 5 == 0))
+            for fn in ("inference", "inference_sigmoid"):
+                same_as_eager(mod, fn, x, w, b, op="matmul", k=3)
+            if i % 25 == 0:
+                with pytest.raises(ValueError, match="'weight': expected rank-2 tensor, got rank 1"):
+                    mod.inference(x, b, b)
+                with pytest.raises(ValueError, match="'x': expected a float32 tensor"):
+                    mod.inference(t(x.numpy(), np.float64), w, b)
+                with pytest.raises(RuntimeError, match=r"incompatible shapes \[2, 4\] and \[3, 2\]"):
+                    mod.inference(t(rnd((2, 4), i)), w, b)
+
     def test_numpy_array(self, acc):
         mod, _ = acc
         for bad in (np.asarray(REF_X, np.float32), REF_X, 1.0, None):
