@@ -23,7 +23,7 @@
  *   In:  EagerTensor_CheckExact -> EagerTensor_Handle (borrowed) ->
  *        TFE_TensorHandle{DeviceName,BackingDeviceName,DataType,NumDims,Dim,
  *        DevicePointer}: zero-copy view; KrTensor.source = the EagerTensor.
- *        The last few checked tensors are remembered by (address, TF tensor
+ *        Up to 64 checked tensors are remembered by (address, TF tensor
  *        id), so a weight passed on every call is not checked again
  *        ("checked tensors" below; kr_tf_checked() says whether it is on).
  *   Out: TF_NewTensor over the KrBuffer's storage (64-byte aligned, so TF does
@@ -508,22 +508,29 @@ const char *kr_tf_path_detail(void) {
 /* ---- checked tensors ------------------------------------------------------
  * An EagerTensor is immutable: its handle, and with it its device, dtype,
  * shape and buffer, stay what they were when it was made. So the fast path
- * remembers the last few tensors whose check passed (a weight passed on every
- * call skips its ~8 TFE calls, ~40 ns), keyed by address and TensorFlow's
+ * remembers up to 64 tensors whose check passed (a weight passed on every
+ * call skips its ~8 TFE calls, ~100 ns), keyed by address and TensorFlow's
  * tensor id: ids come from one process-wide counter and are never reused, so
  * a new tensor at a freed one's address never matches. The key holds no
  * reference. The id is read from the object at an offset found, and checked
  * against `_id`, at start-up (find_id_offset); if it cannot be, nothing is
  * remembered. Only touched with the GIL held. */
-#define KR_TF_SEEN 8
-static struct {
+/* 32 sets of 2, by address: a model's weights stay while fresh inputs
+ * come and go (a fresh tensor replaces the less recently used of its set) */
+#define KR_TF_SEEN_SETS 32
+typedef struct {
   const PyObject *obj;
   int64_t id;
   int rank;
   int64_t shape[2];
   float *data;
-} seen[KR_TF_SEEN];
-static int seen_next;
+} SeenTensor;
+static SeenTensor seen[KR_TF_SEEN_SETS][2];
+static unsigned char seen_recent[KR_TF_SEEN_SETS]; /* the way used last */
+static long seen_hits;
+
+/* Tensors read from memory so far (for tests). Not in runtime_internal.h. */
+long kr_tf_checked_hits(void) { return seen_hits; }
 
 static int64_t tensor_id(const PyObject *o) {
   int64_t id;
@@ -531,28 +538,39 @@ static int64_t tensor_id(const PyObject *o) {
   return id;
 }
 
+static unsigned seen_set(const PyObject *o) {
+  return (unsigned)(((uintptr_t)o >> 4) * 0x9e3779b1u >> 16) % KR_TF_SEEN_SETS;
+}
+
 static KrTensor *seen_view(PyObject *o, int rank) {
   if (S.id_offset < 0) return NULL;
   const int64_t id = tensor_id(o);
-  for (int i = 0; i < KR_TF_SEEN; i++)
-    if (seen[i].obj == o && seen[i].id == id && seen[i].rank == rank) {
+  const unsigned set = seen_set(o);
+  for (int w = 0; w < 2; w++) {
+    const SeenTensor *e = &seen[set][w];
+    if (e->obj == o && e->id == id && e->rank == rank) {
+      seen_recent[set] = (unsigned char)w;
+      seen_hits++;
       int64_t strides[2];
-      dense_strides(rank, seen[i].shape, strides);
-      return kr_tensor_view(KR_FW_TF, rank, seen[i].data, seen[i].shape, strides, o);
+      dense_strides(rank, e->shape, strides);
+      return kr_tensor_view(KR_FW_TF, rank, e->data, e->shape, strides, o);
     }
+  }
   return NULL;
 }
 
 static void seen_add(const PyObject *o, const KrTensor *t) {
   if (S.id_offset < 0) return;
-  int i = seen_next;
-  seen_next = (seen_next + 1) % KR_TF_SEEN;
-  seen[i].obj = o;
-  seen[i].id = tensor_id(o);
-  seen[i].rank = t->rank;
-  seen[i].shape[0] = t->shape[0];
-  seen[i].shape[1] = t->shape[1];
-  seen[i].data = t->data;
+  const unsigned set = seen_set(o);
+  const int w = !seen_recent[set];
+  seen_recent[set] = (unsigned char)w;
+  SeenTensor *e = &seen[set][w];
+  e->obj = o;
+  e->id = tensor_id(o);
+  e->rank = t->rank;
+  e->shape[0] = t->shape[0];
+  e->shape[1] = t->shape[1];
+  e->data = t->data;
 }
 
 /* The offset in an EagerTensor of an int64 equal to `_id` on every probe

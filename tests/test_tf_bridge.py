@@ -152,6 +152,8 @@ const char *kr_tf_path_detail(void);
 static PyObject *m_detail(PyObject *self, PyObject *u) { return PyUnicode_FromString(kr_tf_path_detail()); }
 static PyObject *m_live(PyObject *self, PyObject *u) { return PyLong_FromLong(atomic_load(&live_buffers)); }
 static PyObject *m_checked(PyObject *self, PyObject *u) { return PyUnicode_FromString(kr_tf_checked()); }
+long kr_tf_checked_hits(void);
+static PyObject *m_hits(PyObject *self, PyObject *u) { return PyLong_FromLong(kr_tf_checked_hits()); }
 
 static PyMethodDef methods[] = {
   {"unbox", m_unbox, METH_VARARGS, NULL}, {"box", m_box, METH_O, NULL},
@@ -160,6 +162,7 @@ static PyMethodDef methods[] = {
   {"foreign", m_foreign, METH_O, NULL},
   {"path", m_path, METH_NOARGS, NULL}, {"detail", m_detail, METH_NOARGS, NULL},
   {"live_buffers", m_live, METH_NOARGS, NULL}, {"checked", m_checked, METH_NOARGS, NULL},
+  {"hits", m_hits, METH_NOARGS, NULL},
   {NULL, NULL, 0, NULL}};
 static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "kiln_tfshim", NULL, -1, methods};
 PyMODINIT_FUNC PyInit_kiln_tfshim(void) {
@@ -208,6 +211,25 @@ def test_checked_tensors_remembered(k):
     """The fast path remembers checked EagerTensors by (address, TF tensor
     id); the public path has nothing to remember."""
     assert k.checked() == ("off (public path)" if PUBLIC else "on"), k.detail()
+
+
+def test_weights_stay_remembered_while_fresh_inputs_pass(k):
+    """A model's weights (20 here) are read from memory on every later call
+    although a fresh input passes each time."""
+    weights = [f32(np.full((3, 2), i)) for i in range(20)]
+    for w in weights:
+        k.unbox(w, 2, "w")
+    hits = k.hits()
+    for call in range(30):
+        x = f32(np.full((2, 3), call))
+        k.unbox(x, 2, "x")
+        for i, w in enumerate(weights):
+            assert k.tolist(k.unbox(w, 2, "w"))[0] == float(i)
+        del x
+    if PUBLIC:
+        assert k.hits() == 0
+    else:  # a few may share a set of two with each other
+        assert k.hits() - hits >= 30 * 16, k.hits() - hits
 
 
 def test_remembered_tensor_is_checked_again_for_another_rank(k):
