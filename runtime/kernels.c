@@ -1324,18 +1324,13 @@ KK_AVX512 static void gemm_lt__avx512(int64_t M, int64_t N, int64_t K, const flo
                                        const float *B, int64_t bs1, const float *bias, int64_t bias_s,
                                        int act, float *C, int64_t ldc, float *rowout, float *xq)
 {
-#define LQ_CALL(R4, RED) gemm_lq_avx512(R4, RED, M, N, K, A, as0, B, bs1, bias, bias_s, act, C, ldc, rowout, xq)
-  if (rowout) {
-    if (M <= 4) LQ_CALL(1, 1);
-    else if (M <= 8) LQ_CALL(2, 1);
-    else if (M <= 12) LQ_CALL(3, 1);
-    else LQ_CALL(4, 1);
-  } else {
-    if (M <= 4) LQ_CALL(1, 0);
-    else if (M <= 8) LQ_CALL(2, 0);
-    else if (M <= 12) LQ_CALL(3, 0);
-    else LQ_CALL(4, 0);
-  }
+#define LQ_CALL(R4)                                                                                  \
+  (rowout ? gemm_lq_avx512(R4, 1, M, N, K, A, as0, B, bs1, bias, bias_s, act, C, ldc, rowout, xq) \
+          : gemm_lq_avx512(R4, 0, M, N, K, A, as0, B, bs1, bias, bias_s, act, C, ldc, rowout, xq))
+  if (M <= 4) LQ_CALL(1);
+  else if (M <= 8) LQ_CALL(2);
+  else if (M <= 12) LQ_CALL(3);
+  else LQ_CALL(4);
 #undef LQ_CALL
 }
 

@@ -514,9 +514,9 @@ const char *kr_tf_path_detail(void) {
  * a new tensor at a freed one's address never matches. The key holds no
  * reference. The id is read from the object at an offset found, and checked
  * against `_id`, at start-up (find_id_offset); if it cannot be, nothing is
- * remembered. Only touched with the GIL held. */
-/* 32 sets of 2, by address: a model's weights stay while fresh inputs
- * come and go (a fresh tensor replaces the less recently used of its set) */
+ * remembered. The table is 32 sets of 2 by address, so a model's weights
+ * stay while fresh inputs come and go (a fresh tensor replaces the less
+ * recently used of its set). Only touched with the GIL held. */
 #define KR_TF_SEEN_SETS 32
 typedef struct {
   const PyObject *obj;
