@@ -23,7 +23,7 @@ RUN_ENV := LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-fil
            ASAN_OPTIONS=detect_leaks=0
 endif
 
-.PHONY: all setup build test demo bench clean distclean FORCE fuzz test-asan test-lsan leakcheck
+.PHONY: all setup build test test-pythons demo bench clean distclean FORCE fuzz test-asan test-lsan leakcheck
 all: build
 
 # ---- setup: the venv and an editable install with the test extras --------
@@ -59,9 +59,17 @@ kilnc: build/flags $(COMPILER_SRC) $(ALL_H)
 	$(CC) $(KILNC_FLAGS) -Icompiler $(COMPILER_SRC) -o $@ -lm
 
 # ---- test / demo / bench ---------------------------------------------------
+# The core also on Python 3.10, 3.12 and 3.13 (tests/other_pythons.sh), not
+# under SANITIZE=1 (its preloaded runtimes are for this venv's interpreter).
 test: build
 	@if [ -f tests/c/run.sh ]; then bash tests/c/run.sh; fi
 	$(RUN_ENV) $(VPY) -m pytest -q -rs tests
+ifneq ($(SANITIZE),1)
+	bash tests/other_pythons.sh
+endif
+
+test-pythons: build
+	bash tests/other_pythons.sh
 
 demo: build
 	$(RUN_ENV) $(VPY) examples/demo.py

@@ -995,11 +995,32 @@ static void kr_raise_overflow(const char *file, int line) {
   PyErr_Format(PyExc_OverflowError, "integer overflow (%s:%d)", file, line);
 }
 
-static int kr_int_floordiv(int64_t a, int64_t b, int64_t *out, const char *file, int line) {
-  if (b == 0) {
-    PyErr_SetString(PyExc_ZeroDivisionError, "integer division or modulo by zero");
-    return -1;
+/* Raises the error Python raises for `a op b` (a division by zero, 0.0 to a
+ * negative power) by asking the running interpreter: its messages change
+ * between versions ("float modulo" became "float modulo by zero" in 3.13). */
+static int raise_like_python(binaryfunc op, PyObject *a, PyObject *b) {
+  PyObject *r = a && b ? op(a, b) : NULL;
+  Py_XDECREF(a);
+  Py_XDECREF(b);
+  if (r) { /* cannot happen for the operands passed here */
+    Py_DECREF(r);
+    PyErr_SetString(PyExc_SystemError, "kiln: expected Python to raise here");
   }
+  return -1;
+}
+
+static PyObject *number_power(PyObject *a, PyObject *b) { return PyNumber_Power(a, b, Py_None); }
+
+static int raise_int_op(binaryfunc op, int64_t a, int64_t b) {
+  return raise_like_python(op, PyLong_FromLongLong(a), PyLong_FromLongLong(b));
+}
+
+static int raise_float_op(binaryfunc op, double a, double b) {
+  return raise_like_python(op, PyFloat_FromDouble(a), PyFloat_FromDouble(b));
+}
+
+static int kr_int_floordiv(int64_t a, int64_t b, int64_t *out, const char *file, int line) {
+  if (b == 0) return raise_int_op(PyNumber_FloorDivide, a, b);
   if (a == INT64_MIN && b == -1) {
     kr_raise_overflow(file, line);
     return -1;
@@ -1011,10 +1032,7 @@ static int kr_int_floordiv(int64_t a, int64_t b, int64_t *out, const char *file,
 }
 
 static int kr_int_mod(int64_t a, int64_t b, int64_t *out) {
-  if (b == 0) {
-    PyErr_SetString(PyExc_ZeroDivisionError, "integer modulo by zero");
-    return -1;
-  }
+  if (b == 0) return raise_int_op(PyNumber_Remainder, a, b);
   if (b == -1) {
     *out = 0;
     return 0;
@@ -1072,10 +1090,7 @@ static int64_t kr_int_rshift(int64_t a, int64_t b) {
 }
 
 static int kr_int_truediv(int64_t a, int64_t b, double *out) {
-  if (b == 0) {
-    PyErr_SetString(PyExc_ZeroDivisionError, "division by zero");
-    return -1;
-  }
+  if (b == 0) return raise_int_op(PyNumber_TrueDivide, a, b);
   const int64_t lim = (int64_t)1 << 53;
   if (a >= -lim && a <= lim && b >= -lim && b <= lim) {
     *out = (double)a / (double)b; /* both exact: one correctly rounded division */
@@ -1092,10 +1107,7 @@ static int kr_int_truediv(int64_t a, int64_t b, double *out) {
 }
 
 static int kr_float_div(double a, double b, double *out) {
-  if (b == 0.0) {
-    PyErr_SetString(PyExc_ZeroDivisionError, "float division by zero");
-    return -1;
-  }
+  if (b == 0.0) return raise_float_op(PyNumber_TrueDivide, a, b);
   *out = a / b;
   return 0;
 }
@@ -1122,20 +1134,14 @@ static void float_div_mod(double vx, double wx, double *floordiv, double *mod) {
 }
 
 static int kr_float_floordiv(double a, double b, double *out) {
-  if (b == 0.0) {
-    PyErr_SetString(PyExc_ZeroDivisionError, "float floor division by zero");
-    return -1;
-  }
+  if (b == 0.0) return raise_float_op(PyNumber_FloorDivide, a, b);
   double mod;
   float_div_mod(a, b, out, &mod);
   return 0;
 }
 
 static int kr_float_mod(double a, double b, double *out) {
-  if (b == 0.0) {
-    PyErr_SetString(PyExc_ZeroDivisionError, "float modulo");
-    return -1;
-  }
+  if (b == 0.0) return raise_float_op(PyNumber_Remainder, a, b);
   double mod = fmod(a, b);
   if (mod) {
     if ((b < 0) != (mod < 0)) mod += b;
@@ -1185,10 +1191,7 @@ static int kr_float_pow(double iv, double iw, double *out) {
   }
   if (iv == 0.0) {
     int iw_is_odd = DOUBLE_IS_ODD_INTEGER(iw);
-    if (iw < 0.0) {
-      PyErr_SetString(PyExc_ZeroDivisionError, "0.0 cannot be raised to a negative power");
-      return -1;
-    }
+    if (iw < 0.0) return raise_float_op(number_power, iv, iw);
     *out = iw_is_odd ? iv : 0.0;
     return 0;
   }
@@ -1286,8 +1289,12 @@ static PyObject *kr_load_global(PyObject *globals, PyObject *name) {
 }
 
 static void kr_unbound_local(const char *name) {
+#if PY_VERSION_HEX >= 0x030B0000
   PyErr_Format(PyExc_UnboundLocalError,
                "cannot access local variable '%s' where it is not associated with a value", name);
+#else
+  PyErr_Format(PyExc_UnboundLocalError, "local variable '%s' referenced before assignment", name);
+#endif
   PyObject *n = PyUnicode_FromString(name);
   if (n) {
     set_name_attr(n);

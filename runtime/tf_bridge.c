@@ -50,7 +50,7 @@
  * Every call into TensorFlow or Python here holds the GIL. The only code that
  * may run without it is the deallocators (they only touch KrBuffer).
  */
-#define _GNU_SOURCE
+#define _GNU_SOURCE 1 /* dladdr; spelt as pyconfig.h spells it (3.10 defines it unguarded) */
 #include "runtime_internal.h"
 
 #include <dlfcn.h>
