@@ -83,23 +83,23 @@ KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *
   int64_t shape[2] = {M, N};
   KrTensor *r = f->reduce >= 0 ? kr_tensor_new(fw, 1, shape) : kr_tensor_new(fw, 2, shape);
   if (!r) return NULL;
-  KrBuffer *scratch = NULL; /* the M x N values a fallback kk_gemm_post reduces */
-  if (post && f->reduce >= 0 && !(scratch = kr_buffer_new((size_t)M * (size_t)N))) {
-    Py_DECREF(r);
-    return NULL;
-  }
   PyThreadState *ts = NULL;
+  int failed = 0;
   if ((double)M * (double)N * (double)K > KR_GIL_RELEASE_WORK) ts = PyEval_SaveThread();
-  if (post)
-    kk_gemm_post(M, N, K, a->data, a->strides[0], a->strides[1], b->data, bs0, bs1, bias, bias_s, act, e->data,
-                 e->shape[0] == 1 ? 0 : e->strides[0], f->post_first, scratch ? scratch->data : r->data,
-                 f->reduce < 0 ? 0 : f->reduce == KR_OP_ROWMEAN ? 2 : 1, r->data);
+  if (post) /* a reduction passes no C: the kernels find scratch for the M x N values if they need it */
+    failed = kk_gemm_post(M, N, K, a->data, a->strides[0], a->strides[1], b->data, bs0, bs1, bias, bias_s, act,
+                          e->data, e->shape[0] == 1 ? 0 : e->strides[0], f->post_first,
+                          f->reduce < 0 ? r->data : NULL, f->reduce < 0 ? 0 : f->reduce == KR_OP_ROWMEAN ? 2 : 1,
+                          r->data);
   else if (f->reduce >= 0)
     kk_gemm_rowreduce(M, N, K, a->data, a->strides[0], a->strides[1], b->data, bs0, bs1, bias, bias_s, act,
                       f->reduce == KR_OP_ROWMEAN, r->data);
   else
     kk_gemm(M, N, K, a->data, a->strides[0], a->strides[1], b->data, bs0, bs1, bias, bias_s, act, r->data);
   if (ts) PyEval_RestoreThread(ts);
-  kr_buffer_release(scratch);
+  if (failed) {
+    Py_DECREF(r);
+    return (KrTensor *)PyErr_NoMemory();
+  }
   return r;
 }

@@ -1870,8 +1870,9 @@ const char *kk_isa_name(void) { return isa()->name; }
  * KK_SCRATCH_WORK is the kernels' working buffer (packed panels, x^T, row
  * accumulators); KK_SCRATCH_SUMS holds C, a row block at a time, for a row
  * reduction whose sums are too long for one chain (gemm_driver), while
- * gemm_st uses WORK. */
-enum { KK_SCRATCH_WORK, KK_SCRATCH_SUMS, KK_SCRATCH_SLOTS };
+ * gemm_st uses WORK; KK_SCRATCH_POST holds C for kk_gemm_post's reductions
+ * that take the unfused steps (kk_gemm, which uses the other two). */
+enum { KK_SCRATCH_WORK, KK_SCRATCH_SUMS, KK_SCRATCH_POST, KK_SCRATCH_SLOTS };
 #define KK_SUMS_KEEP_FLOATS (256 * 1024) /* a larger SUMS buffer is freed after use */
 #define KK_SUMS_BLOCK_FLOATS (4 * 1024 * 1024) /* rows of C per SUMS block: 16 MiB, or 64 rows */
 static _Thread_local float *kk_scratch[KK_SCRATCH_SLOTS];
@@ -2692,12 +2693,23 @@ void kk_unary(kk_act act, int64_t M, int64_t N, const float *X, int64_t xs0, int
   }
 }
 
-void kk_gemm_post(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0, int64_t as1, const float *B,
-                  int64_t bs0, int64_t bs1, const float *bias, int64_t bias_s, kk_act act, const float *post,
-                  int64_t post_s, int post_first, float *C, int reduce, float *out)
+/* The unfused steps on rows [0, M) of C, in place. */
+static void post_steps(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0, int64_t as1, const float *B,
+                       int64_t bs0, int64_t bs1, const float *bias, int64_t bias_s, kk_act act, const float *post,
+                       int64_t post_s, int post_first, float *C, int reduce, float *out)
+{
+  kk_gemm(M, N, K, A, as0, as1, B, bs0, bs1, bias, bias_s, act, C);
+  if (post_first) kk_add(M, N, post, 0, post_s, C, N, 1, KK_ACT_NONE, C);
+  else kk_add(M, N, C, N, 1, post, 0, post_s, KK_ACT_NONE, C);
+  if (reduce) kk_rowsum(M, N, C, N, 1, reduce == 2, out);
+}
+
+int kk_gemm_post(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0, int64_t as1, const float *B,
+                 int64_t bs0, int64_t bs1, const float *bias, int64_t bias_s, kk_act act, const float *post,
+                 int64_t post_s, int post_first, float *C, int reduce, float *out)
 {
   const kk_isa_table *t = isa();
-  if (M <= 0) return;
+  if (M <= 0) return 0;
   /* One pass through the 64-column tiles when they take the whole problem,
    * it is too small to thread and its sums need no K blocks (KK_SUM_KB);
    * else the unfused steps, in place. */
@@ -2707,18 +2719,30 @@ void kk_gemm_post(int64_t M, int64_t N, int64_t K, const float *A, int64_t as0, 
     if (!reduce) {
       t->gemm_xw(M, N, K, A, as0, B, bs0, 64, bias, bias_s, (int)act, post, post_s, post_first, KK_EPI_FINAL, C, N,
                  NULL);
-      return;
+      return 0;
     }
     for (int64_t i = 0; i < M; i++) out[i] = 0.0f;
     t->gemm_xw(M, N, K, A, as0, B, bs0, 64, bias, bias_s, (int)act, post, post_s, post_first, KK_EPI_FINAL, NULL, N,
                out);
     if (reduce == 2) rows_to_means(M, N, out);
-    return;
+    return 0;
   }
-  kk_gemm(M, N, K, A, as0, as1, B, bs0, bs1, bias, bias_s, act, C);
-  if (post_first) kk_add(M, N, post, 0, post_s, C, N, 1, KK_ACT_NONE, C);
-  else kk_add(M, N, C, N, 1, post, 0, post_s, KK_ACT_NONE, C);
-  if (reduce) kk_rowsum(M, N, C, N, 1, reduce == 2, out);
+  if (C || !reduce || N <= 0) {
+    post_steps(M, N, K, A, as0, as1, B, bs0, bs1, bias, bias_s, act, post, post_s, post_first, C, reduce, out);
+    return 0;
+  }
+  /* A reduction without the caller's C: row blocks of C in thread scratch,
+   * sized as the SUMS blocks are */
+  int64_t rb = KK_SUMS_BLOCK_FLOATS / N;
+  rb = rb < 64 ? 64 : rb;
+  rb = rb < M ? rb : M;
+  float *c = scratch_slot(KK_SCRATCH_POST, (size_t)rb * (size_t)N);
+  if (!c) return -1;
+  for (int64_t i0 = 0; i0 < M; i0 += rb)
+    post_steps(min64(rb, M - i0), N, K, A + i0 * as0, as0, as1, B, bs0, bs1, bias, bias_s, act, post, post_s,
+               post_first, c, reduce, out + i0);
+  if ((size_t)rb * (size_t)N > KK_SUMS_KEEP_FLOATS) scratch_free(KK_SCRATCH_POST);
+  return 0;
 }
 
 void kk_add(int64_t M, int64_t N, const float *A, int64_t as0, int64_t as1, const float *B, int64_t bs0,

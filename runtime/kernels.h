@@ -54,10 +54,12 @@ void kk_gemm_rowreduce(int64_t M, int64_t N, int64_t K,
 /* C[M×N] (dense) = act(A·B + bias) + post, post a row added after the activation
    (post[n*post_s]; post_s 0 broadcasts one value), computed as kk_add does (post_first:
    post is the left operand, which decides which NaN payload wins). reduce 1 / 2: instead
-   out[i] = the row's sum / mean, and C is scratch the caller provides (M×N floats), which
-   may or may not be written. Small problems whose every column falls in a 64-column tile
-   take one pass; others run kk_gemm, kk_add and kk_rowsum in place. */
-void kk_gemm_post(int64_t M, int64_t N, int64_t K,
+   out[i] = the row's sum / mean, and C is either scratch the caller provides (M×N floats,
+   which may or may not be written) or NULL: then the kernels use their own per-thread
+   scratch when they need one, and only then can fail (returns -1: no memory; else 0).
+   Small problems whose every column falls in a 64-column tile take one pass; others run
+   kk_gemm, kk_add and kk_rowsum in place. */
+int kk_gemm_post(int64_t M, int64_t N, int64_t K,
                   const float *A, int64_t as0, int64_t as1,
                   const float *B, int64_t bs0, int64_t bs1,
                   const float *bias, int64_t bias_s, kk_act act,

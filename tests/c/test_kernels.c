@@ -403,9 +403,10 @@ static void test_gemm_post(void)
         snprintf(what, sizeof what, "gemm_post M=%lld N=%lld K=%lld post_s=%lld first=%d act=%d", (long long)M,
                  (long long)N, (long long)K, (long long)post_s, first, (int)act);
         report(memcmp(C, Cu, (size_t)(M * N) * sizeof(float)) == 0, what);
-        for (int mean = 0; mean < 2; mean++) {
-          kk_gemm_post(M, N, K, A, as0, as1, B, bs0, bs1, bias, 1, act, post, post_s, first, Cs, 1 + mean, out);
-          int ok = 1;
+        for (int mean = 0; mean < 4; mean++) { /* 2, 3: no C from the caller (the kernels' scratch) */
+          float *Cr = mean < 2 ? Cs : NULL;
+          int ok = kk_gemm_post(M, N, K, A, as0, as1, B, bs0, bs1, bias, 1, act, post, post_s, first, Cr,
+                                1 + mean % 2, out) == 0;
           for (int64_t i = 0; i < M; i++) {
             double sum = 0, mag = 0;
             int nan = 0;
@@ -415,16 +416,48 @@ static void test_gemm_post(void)
               sum += y;
               mag += fabs(y);
             }
-            if (mean) { sum /= (double)N; mag /= (double)N; }
+            if (mean % 2) { sum /= (double)N; mag /= (double)N; }
             if (nan || N == 0) ok &= isnan(sum) ? isnan(out[i]) : (isinf(sum) ? out[i] == sum : 1);
             else ok &= fabs(out[i] - sum) <= 1e-5 * mag + 1e-5;
           }
           char w2[240];
-          snprintf(w2, sizeof w2, "%s reduce=%d", what, 1 + mean);
+          snprintf(w2, sizeof w2, "%s reduce=%d%s", what, 1 + mean % 2, Cr ? "" : " C=NULL");
           report(ok, w2);
         }
         free(A); free(B); free(bias); free(post); free(C); free(Cu); free(Cs); free(out);
       }
+}
+
+/* kk_gemm_post reducing without the caller's C, past one row block of the
+ * kernels' scratch (64 rows once N >= 64Ki columns): every row's sum and
+ * mean against double precision, the last block partial. */
+static void test_gemm_post_blocks(void)
+{
+  const int64_t M = 130, N = 65536 + 3, K = 2;
+  int64_t as0, as1, bs0, bs1;
+  float *A = make_mat(M, K, 0, &as0, &as1), *B = make_mat(K, N, 0, &bs0, &bs1);
+  float *post = malloc((size_t)N * sizeof(float)), *out = malloc((size_t)M * sizeof(float));
+  for (int64_t n = 0; n < N; n++) post[n] = frand();
+  for (int mean = 0; mean < 2; mean++) {
+    int ok = kk_gemm_post(M, N, K, A, as0, as1, B, bs0, bs1, NULL, 0, KK_ACT_RELU, post, 1, 0, NULL, 1 + mean,
+                          out) == 0;
+    for (int64_t i = 0; i < M; i++) {
+      double sum = 0, mag = 0;
+      for (int64_t n = 0; n < N; n++) {
+        double y = 0;
+        for (int64_t k = 0; k < K; k++) y += (double)A[i * as0 + k * as1] * B[k * bs0 + n * bs1];
+        y = (y > 0 ? y : 0) + post[n];
+        sum += y;
+        mag += fabs(y);
+      }
+      if (mean) { sum /= (double)N; mag /= (double)N; }
+      ok &= fabs(out[i] - sum) <= 1e-5 * mag + 1e-5;
+    }
+    char what[120];
+    snprintf(what, sizeof what, "gemm_post row blocks M=%lld N=%lld reduce=%d", (long long)M, (long long)N, 1 + mean);
+    report(ok, what);
+  }
+  free(A); free(B); free(post); free(out);
 }
 
 /* Small M in torch linear's layout (A rows, B columns contiguous in k): every
@@ -734,6 +767,7 @@ int main(void)
     test_gemm_kblocks();
     test_gemm_wide();
     test_gemm_post();
+    test_gemm_post_blocks();
     test_gemm_long_sums();
     test_elementwise();
     /* the threaded path: every GEMM shape again with a 3-thread budget
