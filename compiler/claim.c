@@ -257,6 +257,10 @@ static void check_node(KlCtx *ctx, KlNode *n) {
   if (s && s->drift)
     kl_diag(ctx, KL_SEV_ERROR, KL_KILN041, n->loc, "plugin '%s' lowering does not match its claim '%s'",
             ctx->plugins[s->plugin]->name, s->claim.rule ? s->claim.rule : "?");
+  if (n->kind == KL_N_INT && n->big)
+    kl_diag(ctx, KL_SEV_WARNING, KL_KILN030, n->loc,
+            "integer literal %.40s%s does not fit in int64 (kiln's native int); what uses it runs on the Python "
+            "fallback, with Python's arbitrary precision", n->str, strlen(n->str) > 40 ? "..." : "");
   if (s && s->outcome == KL_SITE_REJECTED)
     kl_diag(ctx, KL_SEV_WARNING, s->claim.code, n->loc, "%s; runs on the Python fallback",
             s->claim.message ? s->claim.message : kl_code_title(s->claim.code));

@@ -370,6 +370,9 @@ typedef struct KlModule {
   KlGlobal *globals;
   int nglobals, capglobals;
   bool star_import;   /* `from x import *`: any name may be bound */
+  bool dynamic_names; /* globals(), vars(), exec, setattr, builtins...: names may be bound unseen */
+  const char **unknown; /* names already reported as KILN020 (resolve.c) */
+  int nunknown, capunknown;
 } KlModule;
 
 /* Parses the tokens. Lexical and syntax errors are fatal; unsupported but

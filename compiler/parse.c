@@ -1213,10 +1213,21 @@ static void module_stmt(Parser *p) {
   if (!p->nfkc_name) p->nfkc_name = nfkc_check(p, from, p->pos);
 }
 
+/* Names through which code can bind a module global that no statement shows. */
+static bool binds_names_unseen(const char *name) {
+  static const char *const dyn[] = {"globals", "vars", "locals", "exec", "setattr", "__dict__",
+                                    "builtins", "__builtins__", "__import__", "importlib", NULL};
+  for (int i = 0; dyn[i]; i++)
+    if (!strcmp(name, dyn[i])) return true;
+  return false;
+}
+
 KlModule *kl_parse(KlCtx *ctx, KlToken *toks, int ntoks) {
   Parser p = {.ctx = ctx, .toks = toks, .ntoks = ntoks};
   p.mod = kl_alloc(ctx, sizeof(KlModule));
   ctx->module = p.mod;
+  for (int i = 0; i < ntoks && !p.mod->dynamic_names; i++)
+    p.mod->dynamic_names = toks[i].kind == KL_TOK_NAME && binds_names_unseen(toks[i].str);
   while (!at(&p, KL_TOK_EOF)) {
     if (accept(&p, KL_TOK_NEWLINE)) continue;
     if (at(&p, KL_TOK_INDENT) || at(&p, KL_TOK_DEDENT)) {

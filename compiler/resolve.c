@@ -59,6 +59,60 @@ static void collect_locals(KlCtx *ctx, KlFunc *f, KlNodeList body) {
   }
 }
 
+/* Every name in builtins on CPython 3.10-3.13 (site's exit, quit, help,
+ * copyright, credits, license included), and the globals every module has. */
+static const char *const python_builtins[] = {
+    "ArithmeticError", "AssertionError", "AttributeError", "BaseException", "BaseExceptionGroup",
+    "BlockingIOError", "BrokenPipeError", "BufferError", "BytesWarning", "ChildProcessError",
+    "ConnectionAbortedError", "ConnectionError", "ConnectionRefusedError", "ConnectionResetError",
+    "DeprecationWarning", "EOFError", "Ellipsis", "EncodingWarning", "EnvironmentError", "Exception",
+    "ExceptionGroup", "False", "FileExistsError", "FileNotFoundError", "FloatingPointError", "FutureWarning",
+    "GeneratorExit", "IOError", "ImportError", "ImportWarning", "IndentationError", "IndexError",
+    "InterruptedError", "IsADirectoryError", "KeyError", "KeyboardInterrupt", "LookupError", "MemoryError",
+    "ModuleNotFoundError", "NameError", "None", "NotADirectoryError", "NotImplemented", "NotImplementedError",
+    "OSError", "OverflowError", "PendingDeprecationWarning", "PermissionError", "ProcessLookupError",
+    "PythonFinalizationError", "RecursionError", "ReferenceError", "ResourceWarning", "RuntimeError",
+    "RuntimeWarning", "StopAsyncIteration", "StopIteration", "SyntaxError", "SyntaxWarning", "SystemError",
+    "SystemExit", "TabError", "TimeoutError", "True", "TypeError", "UnboundLocalError", "UnicodeDecodeError",
+    "UnicodeEncodeError", "UnicodeError", "UnicodeTranslateError", "UnicodeWarning", "UserWarning", "ValueError",
+    "Warning", "ZeroDivisionError", "_IncompleteInputError", "__build_class__", "__debug__", "__doc__",
+    "__import__", "__loader__", "__name__", "__package__", "__spec__", "abs", "aiter", "all", "anext", "any",
+    "ascii", "bin", "bool", "breakpoint", "bytearray", "bytes", "callable", "chr", "classmethod", "compile",
+    "complex", "copyright", "credits", "delattr", "dict", "dir", "divmod", "enumerate", "eval", "exec", "exit",
+    "filter", "float", "format", "frozenset", "getattr", "globals", "hasattr", "hash", "help", "hex", "id",
+    "input", "int", "isinstance", "issubclass", "iter", "len", "license", "list", "locals", "map", "max",
+    "memoryview", "min", "next", "object", "oct", "open", "ord", "pow", "print", "property", "quit", "range",
+    "repr", "reversed", "round", "set", "setattr", "slice", "sorted", "staticmethod", "str", "sum", "super",
+    "tuple", "type", "vars", "zip",
+    "__file__", "__builtins__", "__cached__", "__annotations__", "__path__", NULL,
+};
+
+static bool is_python_builtin(const char *name) {
+  for (int i = 0; python_builtins[i]; i++)
+    if (!strcmp(python_builtins[i], name)) return true;
+  return false;
+}
+
+/* KILN020, at a name's first use in the module: a name no statement of the
+ * module binds and no builtin has. Python semantics are kept (looked up at
+ * run time, NameError if still missing); the warning says so at build time. */
+static void warn_unknown_name(KlCtx *ctx, KlModule *m, KlNode *n) {
+  if (m->star_import || m->dynamic_names || is_python_builtin(n->name)) return;
+  for (int i = 0; i < m->nunknown; i++)
+    if (!strcmp(m->unknown[i], n->name)) return;
+  if (m->nunknown == m->capunknown) {
+    int cap = m->capunknown ? m->capunknown * 2 : 8;
+    const char **u = kl_alloc(ctx, sizeof(char *) * (size_t)cap);
+    if (m->nunknown) memcpy(u, m->unknown, sizeof(char *) * (size_t)m->nunknown);
+    m->unknown = u;
+    m->capunknown = cap;
+  }
+  m->unknown[m->nunknown++] = n->name;
+  kl_diag(ctx, KL_SEV_WARNING, KL_KILN020, n->loc,
+          "name '%s' is not defined in this module nor a builtin; it is looked up when the line runs "
+          "(NameError if it is still missing)", n->name);
+}
+
 bool kl_is_native_builtin(KlModule *m, const char *name) {
   if (m->star_import || kl_find_global(m, name)) return false;
   for (int i = 0; native_builtins[i]; i++)
@@ -92,6 +146,7 @@ static void resolve_expr(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
       n->dotted = kl_fmt(ctx, "builtins.%s", n->name);
     } else {
       n->binding = KL_B_GLOBAL; /* looked up at run time (globals, then builtins) */
+      warn_unknown_name(ctx, m, n);
     }
     return;
   }
