@@ -83,9 +83,8 @@ KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *
   int64_t shape[2] = {M, N};
   KrTensor *r = f->reduce >= 0 ? kr_tensor_new(fw, 1, shape) : kr_tensor_new(fw, 2, shape);
   if (!r) return NULL;
-  PyThreadState *ts = NULL;
   int failed = 0;
-  if ((double)M * (double)N * (double)K > KR_GIL_RELEASE_WORK) ts = PyEval_SaveThread();
+  KrKernelScope ks = kr_kernel_enter(fw, (double)M * (double)N * (double)K);
   if (post) /* a reduction passes no C: the kernels find scratch for the M x N values if they need it */
     failed = kk_gemm_post(M, N, K, a->data, a->strides[0], a->strides[1], b->data, bs0, bs1, bias, bias_s, act,
                           e->data, e->shape[0] == 1 ? 0 : e->strides[0], f->post_first,
@@ -96,7 +95,7 @@ KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *
                       f->reduce == KR_OP_ROWMEAN, r->data);
   else
     kk_gemm(M, N, K, a->data, a->strides[0], a->strides[1], b->data, bs0, bs1, bias, bias_s, act, r->data);
-  if (ts) PyEval_RestoreThread(ts);
+  kr_kernel_leave(ks);
   if (failed) {
     Py_DECREF(r);
     return (KrTensor *)PyErr_NoMemory();

@@ -30,6 +30,26 @@
 #define KK_X86 0
 #endif
 
+/* ---- floating-point mode (kernels.h) ------------------------------------- */
+#if KK_X86
+#define KK_MXCSR_FTZ_DAZ 0x8040u /* bit 15 flush-to-zero, bit 6 denormals-are-zero */
+static unsigned fp_mode(void) { return _mm_getcsr(); }
+static void fp_set_mode(unsigned m) { if (_mm_getcsr() != m) _mm_setcsr(m); }
+#else
+#define KK_MXCSR_FTZ_DAZ 0u
+static unsigned fp_mode(void) { return 0; }
+static void fp_set_mode(unsigned m) { (void)m; }
+#endif
+
+unsigned kk_fp_flush_denormals(void)
+{
+  const unsigned old = fp_mode();
+  fp_set_mode(old | KK_MXCSR_FTZ_DAZ);
+  return old;
+}
+
+void kk_fp_restore(unsigned mode) { fp_set_mode(mode); }
+
 #define KK_INLINE static inline __attribute__((always_inline))
 #define KK_NOINLINE __attribute__((noinline))
 
@@ -2353,6 +2373,7 @@ typedef struct {
   int nparts;    /* threads taking part, caller included */
   int64_t tiles; /* MR- (or NR-) tiles in the split dimension */
   int nchunks;   /* the split dimension in nchunks >= nparts chunks, claimed dynamically */
+  unsigned fp;   /* the submitter's floating-point mode, which workers adopt */
   atomic_int next;
 } gemm_job;
 
@@ -2465,7 +2486,10 @@ static void *pool_worker(void *arg)
     pool_inside++;
     atomic_store_explicit(&pool_inside_poll, pool_inside, memory_order_relaxed);
     pthread_mutex_unlock(&pool_mu);
+    const unsigned own = fp_mode();
+    fp_set_mode(job->fp);
     gemm_job_part(job);
+    fp_set_mode(own);
     pthread_mutex_lock(&pool_mu);
     atomic_store_explicit(&pool_inside_poll, pool_inside - 1, memory_order_relaxed);
     if (--pool_inside == 0) pthread_cond_signal(&pool_done);
@@ -2631,7 +2655,7 @@ static void gemm_driver(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, 
     gemm_job job;
     job.t = t; job.M = M; job.N = N; job.K = K; job.A = A; job.as0 = as0; job.as1 = as1;
     job.B = B; job.bs0 = bs0; job.bs1 = bs1; job.bias = bias; job.bias_s = bias_s; job.act = act;
-    job.C = C; job.rowout = rowout;
+    job.C = C; job.rowout = rowout; job.fp = fp_mode();
     const int64_t mt = (M + t->mr - 1) / t->mr, nt = (N + t->nr - 1) / t->nr;
     /* rows are independent (row sums too); split columns only when rows are too few */
     job.split_m = rowout != NULL || mt >= nth * 2 || mt >= nt;

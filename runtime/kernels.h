@@ -74,6 +74,13 @@ void kk_add(int64_t M, int64_t N, const float *A, int64_t as0, int64_t as1,
 /* out[i] = sum_j X[i,j]  (mean: / N) for a strided X[M×N]. */
 void kk_rowsum(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, int mean, float *out);
 
+/* ---- floating-point mode ------------------------------------------------------
+   Kernels run in the calling thread's mode (x86: MXCSR), pool threads in the
+   submitter's. TF runs every op with subnormals flushed to zero and read as
+   zero (FTZ + DAZ); kiln's TF ops do the same between these two calls. */
+unsigned kk_fp_flush_denormals(void); /* sets FTZ + DAZ; returns the mode to restore */
+void kk_fp_restore(unsigned mode);
+
 /* ---- threading ------------------------------------------------------------ */
 
 /* Thread budget for large GEMMs (caller included): n <= 1 = single-threaded

@@ -21,6 +21,19 @@ struct KrBuffer {
  * (tensor_ops.c, fused_ops.c) */
 #define KR_GIL_RELEASE_WORK 1000000.0
 
+/* Around each kernel call: the GIL released for large work (above), and a TF
+ * op run in TF's floating-point mode, subnormals flushed to zero and read as
+ * zero (TF sets FTZ + DAZ around every op), so results match eager TF there
+ * too. Torch ops run in the caller's mode, as eager torch does
+ * (torch.set_flush_denormal). */
+typedef struct {
+  PyThreadState *ts;
+  unsigned fp;
+  int fp_set;
+} KrKernelScope;
+KrKernelScope kr_kernel_enter(int framework, double work);
+void kr_kernel_leave(KrKernelScope s);
+
 /* tensor_ops.c, fused_ops.c: KrApi.tensor_op and KrApi.tensor_fused */
 KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char *file, int line);
 KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *c, KrTensor *d, KrTensor *e,

@@ -51,6 +51,18 @@ static const char *fw_name(int fw) {
   }
 }
 
+KrKernelScope kr_kernel_enter(int framework, double work) {
+  KrKernelScope s = {NULL, 0, framework == KR_FW_TF};
+  if (s.fp_set) s.fp = kk_fp_flush_denormals();
+  if (work > KR_GIL_RELEASE_WORK) s.ts = PyEval_SaveThread();
+  return s;
+}
+
+void kr_kernel_leave(KrKernelScope s) {
+  if (s.ts) PyEval_RestoreThread(s.ts);
+  if (s.fp_set) kk_fp_restore(s.fp);
+}
+
 /* Operand as a [rows, cols] strided matrix (rank 1 = one row). */
 typedef struct {
   int64_t m, n, s0, s1;
@@ -118,7 +130,6 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
   KrTensor *r = NULL;
   int64_t shape[2];
   double work;
-  PyThreadState *ts = NULL;
 
   switch (op) {
   case KR_OP_MATMUL:
@@ -171,9 +182,9 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     r = kr_tensor_new(fw, rank, shape);
     if (!r) return NULL;
     work = (double)M * (double)N * (double)K;
-    if (work > KR_GIL_RELEASE_WORK) ts = PyEval_SaveThread();
+    KrKernelScope ks = kr_kernel_enter(fw, work);
     kk_gemm(M, N, K, a->data, as0, as1, b->data, bs0, bs1, bias, bias_s, KK_ACT_NONE, r->data);
-    if (ts) PyEval_RestoreThread(ts);
+    kr_kernel_leave(ks);
     return r;
   }
   case KR_OP_ADD: {
@@ -203,9 +214,9 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     r = kr_tensor_new(fw, rank, shape);
     if (!r) return NULL;
     work = (double)M * (double)N;
-    if (work > KR_GIL_RELEASE_WORK) ts = PyEval_SaveThread();
+    KrKernelScope ks = kr_kernel_enter(fw, work);
     kk_add(M, N, a->data, as0, as1, b->data, bs0, bs1, KK_ACT_NONE, r->data);
-    if (ts) PyEval_RestoreThread(ts);
+    kr_kernel_leave(ks);
     return r;
   }
   case KR_OP_RELU:
@@ -218,9 +229,9 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     r = kr_tensor_new(fw, a->rank, a->shape);
     if (!r) return NULL;
     work = (double)x.m * (double)x.n;
-    if (work > KR_GIL_RELEASE_WORK) ts = PyEval_SaveThread();
+    KrKernelScope ks = kr_kernel_enter(fw, work);
     kk_unary(act, x.m, x.n, a->data, x.s0, x.s1, r->data);
-    if (ts) PyEval_RestoreThread(ts);
+    kr_kernel_leave(ks);
     return r;
   }
   case KR_OP_ROWSUM:
@@ -230,9 +241,9 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     r = kr_tensor_new(fw, 1, shape);
     if (!r) return NULL;
     work = (double)a->shape[0] * (double)a->shape[1];
-    if (work > KR_GIL_RELEASE_WORK) ts = PyEval_SaveThread();
+    KrKernelScope ks = kr_kernel_enter(fw, work);
     kk_rowsum(a->shape[0], a->shape[1], a->data, a->strides[0], a->strides[1], op == KR_OP_ROWMEAN, r->data);
-    if (ts) PyEval_RestoreThread(ts);
+    kr_kernel_leave(ks);
     return r;
   }
   default: break;

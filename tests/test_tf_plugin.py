@@ -9,11 +9,14 @@ Tolerances: relu exact (up to TensorFlow's denormal flushing, below);
 everything else rtol 1e-5 / atol 1e-6, matmul's atol scaled by sqrt(K).
 NaN positions must agree everywhere.
 
+Subnormals: TF runs ops with flush-to-zero and denormals-are-zero, and so
+do kiln's TF ops (test_subnormals_flushed_like_eager).
+
 Known differences from eager, documented rather than hidden:
-- eager relu runs with denormals-are-zero on its vectorised path, so a
-  subnormal positive input may come out as 0.0 from eager and unchanged from
-  kiln (which position is flushed depends on TF's packet/tail split, so TF is
-  not even self-consistent); compared with a FLT_MIN tolerance.
+- eager relu flushes subnormals on its vectorised path but may keep them in
+  its scalar tail (which position is flushed depends on TF's packet/tail
+  split, so TF is not even self-consistent); kiln flushes them everywhere.
+  Compared with a FLT_MIN tolerance.
 - relu(-0.0): kiln gives -0.0; eager gives +0.0 on its vectorised body and
   -0.0 in its scalar tail (position-dependent). xfail strict on a full-vector
   shape (test_relu_negative_zero_sign), documented in
@@ -409,12 +412,72 @@ def test_relu_negative_zero_documented(acc):
 
 
 def test_relu_denormals_documented(acc):
-    """Eager relu flushes (some) subnormals to zero; kiln keeps them. Within FLT_MIN."""
+    """Eager relu flushes subnormals to zero except in its scalar tail; kiln flushes them
+    everywhere. Within FLT_MIN, and exact from FLT_MIN up."""
     mod, _ = acc
     x = t([1e-40, -1e-40, 1e-39, 1e-38, 2e-38, 0.5] * 3)
     got, exp = mod.relu1(x).numpy(), mod.__kiln_python__["relu1"](x).numpy()
     np.testing.assert_allclose(got, exp, rtol=0, atol=FLT_MIN)
     assert (got[np.asarray(x) >= FLT_MIN] == np.asarray(x)[np.asarray(x) >= FLT_MIN]).all()
+
+
+def subnormal_data(shape, seed, tiny=1e-40):
+    """float32 data where about a third of the values are subnormal (±tiny·k),
+    a sixth ±FLT_MIN·k, the rest ordinary."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(shape).astype(np.float32)
+    pick = rng.integers(0, 6, size=shape)
+    a = np.where(pick < 2, np.float32(tiny) * rng.integers(-3, 4, size=shape), a)
+    a = np.where(pick == 2, np.float32(FLT_MIN) * rng.integers(-1, 2, size=shape), a)
+    return a.astype(np.float32)
+
+
+def assert_flushed_like_eager(got, exp, where, bitwise=False):
+    """TF runs ops with subnormals flushed to zero and read as zero (FTZ +
+    DAZ): no kiln result may be subnormal, a zero is a zero on both sides, and
+    elementwise ops agree bit for bit."""
+    g, e = got.numpy(), exp.numpy()
+    assert not ((g != 0) & (np.abs(g) < FLT_MIN)).any(), f"{where}: kiln kept a subnormal: {g}"
+    assert not ((e != 0) & (np.abs(e) < FLT_MIN)).any(), f"{where}: eager kept a subnormal"
+    np.testing.assert_array_equal(g == 0, e == 0, err_msg=f"{where}: zeros")
+    if bitwise:
+        np.testing.assert_array_equal(g.view(np.uint32), e.view(np.uint32), err_msg=where)
+    else:
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=0, err_msg=where)
+
+
+@pytest.mark.parametrize("shape", [(1, 5), (3, 17), (4, 64), (16, 128)])
+def test_subnormals_flushed_like_eager(acc, shape):
+    """Subnormal inputs and results, as eager TF computes them: add (every
+    form), mean, matmul (products of 1e-20s), sigmoid down to exp underflow,
+    and the fused reference chain. Regression: kiln used to keep them."""
+    mod, _ = acc
+    py = mod.__kiln_python__
+    a, b = t(subnormal_data(shape, 1)), t(subnormal_data(shape, 2))
+    row = t(subnormal_data(shape[1:], 3))
+    for fn, args in [("plus_22", (a, b)), ("add_21", (a, row)), ("math_add_12", (row, a)),
+                     ("plus_11", (row, row))]:  # relu: see test_relu_denormals_documented
+        assert_flushed_like_eager(getattr(mod, fn)(*args), py[fn](*args), fn, bitwise=True)
+    assert_flushed_like_eager(mod.mean_kw(a), py["mean_kw"](a), "mean_kw")
+    # sigmoid(-88.5) is subnormal in exact arithmetic
+    z = t(np.linspace(-95.0, -80.0, num=int(np.prod(shape)), dtype=np.float32).reshape(shape))
+    assert_flushed_like_eager(mod.sigmoid2(z), py["sigmoid2"](z), "sigmoid2")
+    # products of two ±k·1e-20 are subnormal (flushed one by one, so a sum of
+    # them is zero); with ordinary values mixed in, the rest is ordinary
+    rng = np.random.default_rng(7)
+
+    def tiny(sh):
+        return (np.float32(1e-20) * rng.integers(-3, 4, size=sh)).astype(np.float32)
+
+    def mixed(sh):
+        return np.where(rng.integers(0, 3, size=sh) == 0, rng.standard_normal(sh), tiny(sh)).astype(np.float32)
+
+    xt, wt, bias = t(tiny(shape)), t(tiny((shape[1], 64))), t(subnormal_data((64,), 6))
+    assert_flushed_like_eager(mod.mm(xt, wt), py["mm"](xt, wt), "mm tiny")
+    assert_flushed_like_eager(mod.inference(xt, wt, bias), py["inference"](xt, wt, bias), "inference tiny")
+    x, w = t(mixed(shape)), t(mixed((shape[1], 64)))
+    same_as_eager(mod, "mm", x, w, op="matmul", k=shape[1])
+    same_as_eager(mod, "inference", x, w, bias, k=shape[1])
 
 
 # --------------------------------------------------------------------------

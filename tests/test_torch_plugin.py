@@ -894,6 +894,50 @@ print(seen)
         assert r.stdout.strip() == want, (env_val, r.stdout)
 
 
+def test_flush_denormal_followed_on_pool_threads(tmp_path):
+    """torch.set_flush_denormal(True) sets the calling thread's FTZ + DAZ, and
+    eager torch then flushes subnormal results; kiln's kernels follow the
+    caller's mode, on the caller's thread and on its pool threads (which adopt
+    the submitter's mode for each job; every GEMM is split over two threads
+    here), and leave it as it was (eager, computed after kiln, still flushes
+    or keeps as set). Regression: pool threads kept subnormals."""
+    code = f"""
+import torch, kiln
+from kiln import _runtime as rt
+m = kiln.build({str(PROGRAMS / "tp_forms.py")!r}, out_dir={str(tmp_path)!r})
+torch.set_num_threads(1)  # torch's own pool threads do not follow set_flush_denormal
+rt.set_num_threads(2)
+g = torch.Generator().manual_seed(0)
+out = []
+for flush in (False, True, False):  # pool threads are made (and inherit the mode) in the first
+    assert torch.set_flush_denormal(flush)
+    # with the mode on, one GEMM (~5 ms) long enough that the pool thread
+    # surely takes part; without it, small ones only (subnormal arithmetic is
+    # slow on some CPUs)
+    for M, N, K in ((64, 64, 64), (1024, 512, 512) if flush else (130, 128, 100), (3, 5, 7)):
+        a = torch.randint(-3, 4, (M, K), generator=g).float() * 1e-20
+        b = torch.randint(-3, 4, (K, N), generator=g).float() * 1e-20
+        gots = [m.matmul_op(a, b) for _ in range(3)]
+        exp = a @ b
+        # counted on the bits: with DAZ on, a subnormal compares equal to 0
+        sub = lambda t: int((((t.view(torch.int32) & 0x7F800000) == 0) & ((t.view(torch.int32) & 0x7FFFFF) != 0)).sum())
+        out.append((flush, M, max(sub(x) for x in gots), sub(exp)))
+print(out)
+"""
+    env = dict(os.environ, KILN_GEMM_THREAD_MIN="1")
+    env.pop("KILN_NUM_THREADS", None)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       cwd=PROGRAMS.parent.parent)
+    assert r.returncode == 0, r.stderr[-2000:]
+    rows = eval(r.stdout.strip())  # noqa: S307 - our own subprocess's repr
+    assert len(rows) == 9, rows
+    for flush, M, got_sub, exp_sub in rows:
+        if flush:
+            assert got_sub == 0 and exp_sub == 0, rows
+        else:
+            assert exp_sub > 0 and got_sub > 0, rows  # both keep subnormals without the mode
+
+
 def test_steady_state_calls_allocate_no_tensor_buffers(tmp_path):
     """After warm-up, a call takes every intermediate and output buffer from
     kiln's pool, small ones (size classes) and large ones (> 256 KiB, reused
