@@ -227,6 +227,36 @@ static KlNode *strings(Parser *p) {
   return n;
 }
 
+/* A string annotation (PEP 484 forward reference) that spells a dotted name,
+ * `"kt.TensorF32Cpu2D"`, means that name; kiln only reads annotations, so
+ * nothing evaluates the string. Any other string stays a string (untyped). */
+static KlNode *annotation(Parser *p) {
+  KlNode *n = test(p);
+  if (n->kind != KL_N_STR || n->slen == 0 || strlen(n->str) != n->slen) return n;
+  const char *s = n->str;
+  for (size_t i = 0, seg = 0; i <= n->slen; i++, seg++) {
+    const char c = s[i];
+    if (c == '.' || c == '\0') {
+      if (seg == 0) return n;
+      seg = (size_t)-1;
+    } else if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (seg > 0 && c >= '0' && c <= '9'))) {
+      return n; /* only ASCII identifiers: others would need NFKC */
+    }
+  }
+  KlNode *r = NULL;
+  for (const char *q = s; *q;) {
+    size_t len = strcspn(q, ".");
+    KlNode *part = new_node(p, r ? KL_N_ATTR : KL_N_NAME, n->loc);
+    part->name = kl_strndup(p->ctx, q, len);
+    for (KlTokKind k = KL_TOK_KW_FALSE; k <= KL_TOK_KW_YIELD; k++)
+      if (!strcmp(part->name, kl_tok_text(k))) return n; /* "None", "lambda": not a name */
+    part->a = r;
+    r = part;
+    q += len + (q[len] == '.');
+  }
+  return r;
+}
+
 /* Rejects a comprehension after the first element of a display. */
 static void no_comprehension(Parser *p) {
   if (at(p, KL_TOK_KW_FOR) || at(p, KL_TOK_KW_ASYNC))
@@ -1037,7 +1067,7 @@ static void params(Parser *p, KlFunc *f) {
       if (n == 256) unsupported(p, name->loc, KL_KILN011, "more than 256 parameters");
       KlParam *prm = &tmp[n++];
       *prm = (KlParam){.name = name->str, .loc = name->loc, .kwonly = kwonly};
-      if (accept(p, KL_TOK_COLON)) prm->annotation = test(p);
+      if (accept(p, KL_TOK_COLON)) prm->annotation = annotation(p);
       if (accept(p, KL_TOK_ASSIGN)) prm->dflt = test(p);
     }
     if (!accept(p, KL_TOK_COMMA)) break;
@@ -1131,7 +1161,7 @@ static void funcdef(Parser *p) {
     if (other_decorator) unsupported(p, (KlLoc){deco_line, deco_col}, KL_KILN012, "decorator");
     expect(p, KL_TOK_LPAREN);
     params(p, f);
-    if (accept(p, KL_TOK_ARROW)) f->returns = test(p);
+    if (accept(p, KL_TOK_ARROW)) f->returns = annotation(p);
     expect(p, KL_TOK_COLON);
     body_from = p->pos;
     f->body = block(p);

@@ -894,6 +894,36 @@ print(seen)
         assert r.stdout.strip() == want, (env_val, r.stdout)
 
 
+def test_string_annotations(tmp_path):
+    """PEP 484 forward references: a string annotation spelling a dotted name
+    types the parameter as that name would; other strings leave it untyped
+    (a Python object), as before. Results match eager either way."""
+    src = tmp_path / "strann.py"
+    src.write_text(
+        "import kiln.torch as kt\n"
+        "from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D\n\n\n"
+        "def head(x: 'kt.TensorF32Cpu2D', w: \"TensorF32Cpu2D\", b: 'TensorF32Cpu1D') -> 'kt.TensorF32Cpu1D':\n"
+        "    return (x @ w + b).relu().mean(dim=1, keepdim=False)\n\n\n"
+        "def scale(n: 'int', s: 'float') -> 'float':\n"
+        "    return n * s\n\n\n"
+        "def untyped(x: 'list[TensorF32Cpu2D]', w: 'TensorF32Cpu2D') -> 'TensorF32Cpu2D':\n"
+        "    return x[0] @ w\n")
+    mod = kiln.build(src, out_dir=tmp_path)
+    report = json.loads((tmp_path / "strann.kiln.json").read_text())
+    outcomes = {f["name"]: [s["outcome"] for s in f["sites"]] for f in report["functions"]}
+    assert outcomes["head"] == ["claimed"] * 4, outcomes
+    assert outcomes["scale"] == ["scalar"], outcomes
+    assert outcomes["untyped"] == ["not-covered"], outcomes
+    g = torch.Generator().manual_seed(3)
+    for m in (0, 1, 7):
+        x, w, b = torch.randn(m, 5, generator=g), torch.randn(5, 4, generator=g), torch.randn(4, generator=g)
+        torch.testing.assert_close(mod.head(x, w, b), mod.__kiln_python__["head"](x, w, b))
+        torch.testing.assert_close(mod.untyped([x], w), x @ w)
+    assert mod.scale(3, 0.5) == 1.5
+    with pytest.raises(TypeError, match="must be int"):
+        mod.scale(3.0, 0.5)
+
+
 def test_flush_denormal_followed_on_pool_threads(tmp_path):
     """torch.set_flush_denormal(True) sets the calling thread's FTZ + DAZ, and
     eager torch then flushes subnormal results; kiln's kernels follow the
