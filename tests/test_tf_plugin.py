@@ -248,7 +248,7 @@ EXPECTED_REJECTED = {
     "mean_dynamic_keepdims": ("rejected", "KILN-TF-004"),
     "add_scalar": ("rejected", "KILN-TF-010"),
     "relu_scalar": ("rejected", "KILN-TF-010"),
-    "relu_positional_name": ("rejected", "KILN-TF-010"),
+    "relu_positional_name": ("rejected", "KILN-TF-002"),  # the extra argument, not a bad operand
     "cos": ("not-covered", None),
     "transpose": ("not-covered", None),
     "method_receiver": ("not-covered", None),

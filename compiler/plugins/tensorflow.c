@@ -57,8 +57,11 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
                is_any(t, add_names) || is_any(t, mean_names);
   if (!known) return pu_not_covered();
   if (untyped_operands(s, tids)) return pu_not_covered();
-  for (int i = 0; i < s->nargs; i++)
-    if (!pu_rank(s->args[i], tids) && !(is_any(t, mean_names) && i == 1))
+  /* the tensor operands only: an extra argument (`tf.nn.relu(x, "name")`)
+   * gets the op's own message below */
+  const int operands = is_any(t, matmul_names) || is_any(t, add_names) ? 2 : 1;
+  for (int i = 0; i < s->nargs && i < operands; i++)
+    if (!pu_rank(s->args[i], tids))
       return pu_rejected(KL_KILN_TF_010, "an operand is not a kiln-tensorflow tensor (a Python scalar or another framework's tensor); pass only TensorF32Cpu1D/TensorF32Cpu2D operands");
   if (is_any(t, matmul_names)) {
     if (s->nargs == 2 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2 && pu_rank(s->args[1], tids) == 2)
