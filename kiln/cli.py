@@ -227,7 +227,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
             paths = {"boundary": f"? ({type(exc).__name__}: {exc})"}
     for name, ver in versions.items():
         if not ver:
-            row(name, "not installed (optional; kiln.torch/kiln.tensorflow code needs it)")
+            row(name, f"not installed (optional; only code using kiln.{name} needs it)")
             continue
         note = import_notes.get(name)
         boundary = note or paths.get(name, "?")
