@@ -371,6 +371,8 @@ typedef struct KlModule {
   int nglobals, capglobals;
   bool star_import;   /* `from x import *`: any name may be bound */
   bool dynamic_names; /* globals(), vars(), exec, setattr, builtins...: names may be bound unseen */
+  const char **attr_stores; /* `root.a.b = v` at module level, by spelling (parse.c) */
+  int nattr_stores, capattr_stores;
   const char **unknown; /* names already reported as KILN020 (resolve.c) */
   int nunknown, capunknown;
 } KlModule;

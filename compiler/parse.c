@@ -1000,6 +1000,70 @@ static void import_stmt(Parser *p) {
  * (everything left of a top-level `=` on its line), names after def, class,
  * as, global, import and in for-targets, and walrus targets. Other names
  * (uses, calls like float("inf")) are not bindings. */
+/* An attribute store at module level, `torch.backends.cudnn.benchmark = v`:
+ * recorded by spelling (root name + attribute path) so that resolve.c can
+ * drop what it would resolve through that path, without making the root
+ * (here every torch.* call) dynamic. */
+static void note_attr_store(Parser *p, int j, int to) {
+  KlBuf b = {0};
+  kl_buf_puts(&b, p->toks[j].str);
+  int k = j + 1;
+  for (; k + 1 < to && p->toks[k].kind == KL_TOK_DOT && p->toks[k + 1].kind == KL_TOK_NAME; k += 2) {
+    kl_buf_puts(&b, ".");
+    kl_buf_puts(&b, p->toks[k + 1].str);
+  }
+  /* `a.b[i] = v` or `a.b(c).d = v` changes no binding of a.b itself */
+  KlTokKind nk = k < to ? p->toks[k].kind : KL_TOK_ASSIGN;
+  if (nk != KL_TOK_LBRACKET && nk != KL_TOK_LPAREN) {
+    KlModule *m = p->mod;
+    if (m->nattr_stores == m->capattr_stores) {
+      int cap = m->capattr_stores ? m->capattr_stores * 2 : 8;
+      const char **a = kl_alloc(p->ctx, sizeof(char *) * (size_t)cap);
+      if (m->nattr_stores) memcpy(a, m->attr_stores, sizeof(char *) * (size_t)m->nattr_stores);
+      m->attr_stores = a;
+      m->capattr_stores = cap;
+    }
+    m->attr_stores[m->nattr_stores++] = kl_strndup(p->ctx, b.data ? b.data : "", b.len);
+  }
+  kl_buf_free(&b);
+}
+
+/* The names an assignment target list [from, to) binds: plain names, also
+ * inside (...) / [...] unpacking. `a.b = v` and `a[i] = v` bind nothing
+ * (the former is noted as an attribute store), and names inside a
+ * subscript or call (`a[i]`, `f(x).y`) are read, not bound. */
+static void bind_targets(Parser *p, int from, int to) {
+  enum { MAXD = 64 };
+  bool trailer[MAXD]; /* per open bracket: a subscript or call (else a display) */
+  int depth = 0, in_trailer = 0;
+  for (int j = from; j < to; j++) {
+    KlToken *t = &p->toks[j];
+    KlTokKind prev = j > from ? p->toks[j - 1].kind : KL_TOK_NEWLINE;
+    switch (t->kind) {
+    case KL_TOK_LPAREN: case KL_TOK_LBRACKET: case KL_TOK_LBRACE: {
+      bool tr = prev == KL_TOK_NAME || prev == KL_TOK_RPAREN || prev == KL_TOK_RBRACKET || prev == KL_TOK_STRING;
+      if (depth < MAXD) trailer[depth] = tr;
+      in_trailer += tr;
+      depth++;
+      break;
+    }
+    case KL_TOK_RPAREN: case KL_TOK_RBRACKET: case KL_TOK_RBRACE:
+      if (depth > 0 && --depth < MAXD) in_trailer -= trailer[depth];
+      break;
+    case KL_TOK_NAME: {
+      if (in_trailer > 0 || prev == KL_TOK_DOT) break;
+      KlTokKind nk = j + 1 < to ? p->toks[j + 1].kind : KL_TOK_ASSIGN;
+      if (nk == KL_TOK_DOT) note_attr_store(p, j, to);
+      else if (nk != KL_TOK_LBRACKET && nk != KL_TOK_LPAREN) bind_global(p, t->str, t->loc, NULL);
+      break;
+    }
+    default: break;
+    }
+  }
+}
+
+static bool is_augassign(KlTokKind k) { return k >= KL_TOK_PLUSEQ && k <= KL_TOK_DSTAREQ; }
+
 static void note_names(Parser *p, int from, int to) {
   /* a class body binds names in the class, not the module: only the class name */
   if (from + 1 < to && p->toks[from].kind == KL_TOK_KW_CLASS && p->toks[from + 1].kind == KL_TOK_NAME) {
@@ -1007,6 +1071,7 @@ static void note_names(Parser *p, int from, int to) {
     return;
   }
   int depth = 0, line_start = from;
+  int target_end = -1; /* an annotated assignment's target ends here (`x: int = 3`) */
   bool in_for = false, in_import = false;
   for (int i = from; i < to; i++) {
     KlToken *t = &p->toks[i];
@@ -1014,25 +1079,39 @@ static void note_names(Parser *p, int from, int to) {
     switch (t->kind) {
     case KL_TOK_LPAREN: case KL_TOK_LBRACKET: case KL_TOK_LBRACE: depth++; break;
     case KL_TOK_RPAREN: case KL_TOK_RBRACKET: case KL_TOK_RBRACE: depth--; break;
-    case KL_TOK_NEWLINE: case KL_TOK_INDENT: case KL_TOK_DEDENT: case KL_TOK_SEMI: case KL_TOK_COLON:
-      if (t->kind != KL_TOK_COLON || depth == 0) {
-        line_start = i + 1;
-        in_for = in_import = false;
+    case KL_TOK_COLON:
+      if (depth != 0) break;
+      /* `NAME ...:` with no `=` or lambda before it is an annotation, not a
+       * compound statement's colon (those start with a keyword) */
+      if (target_end < 0 && line_start < i && p->toks[line_start].kind == KL_TOK_NAME) {
+        bool target = true;
+        for (int j = line_start; j < i && target; j++)
+          target = p->toks[j].kind != KL_TOK_ASSIGN && p->toks[j].kind != KL_TOK_KW_LAMBDA &&
+                   !is_augassign(p->toks[j].kind);
+        if (target) {
+          target_end = i;
+          break;
+        }
       }
+      line_start = i + 1;
+      in_for = in_import = false;
+      target_end = -1;
+      break;
+    case KL_TOK_NEWLINE: case KL_TOK_INDENT: case KL_TOK_DEDENT: case KL_TOK_SEMI:
+      line_start = i + 1;
+      in_for = in_import = false;
+      target_end = -1;
       break;
     case KL_TOK_KW_FOR: in_for = true; break;
     case KL_TOK_KW_IN: in_for = false; break;
     case KL_TOK_KW_IMPORT: in_import = true; break;
     case KL_TOK_ASSIGN:
-      if (depth == 0)
-        for (int j = line_start; j < i; j++)
-          if (p->toks[j].kind == KL_TOK_NAME && (j == line_start || p->toks[j - 1].kind != KL_TOK_DOT))
-            bind_global(p, p->toks[j].str, p->toks[j].loc, NULL);
+      if (depth == 0) bind_targets(p, line_start, target_end >= 0 ? target_end : i);
       break;
     case KL_TOK_NAME: {
       KlTokKind nk = i + 1 < to ? p->toks[i + 1].kind : KL_TOK_EOF;
       bool bound = prev == KL_TOK_KW_DEF || prev == KL_TOK_KW_CLASS || prev == KL_TOK_KW_AS ||
-                   prev == KL_TOK_KW_GLOBAL || nk == KL_TOK_WALRUS || (nk >= KL_TOK_PLUSEQ && nk <= KL_TOK_DSTAREQ) ||
+                   prev == KL_TOK_KW_GLOBAL || nk == KL_TOK_WALRUS ||
                    (in_for && prev != KL_TOK_DOT) || (in_import && nk != KL_TOK_KW_AS && prev != KL_TOK_DOT);
       if (prev == KL_TOK_KW_GLOBAL || prev == KL_TOK_COMMA) {
         /* global a, b */
@@ -1044,7 +1123,9 @@ static void note_names(Parser *p, int from, int to) {
       if (bound) bind_global(p, t->str, t->loc, NULL);
       break;
     }
-    default: break;
+    default:
+      if (is_augassign(t->kind) && depth == 0) bind_targets(p, line_start, i);
+      break;
     }
   }
 }

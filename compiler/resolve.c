@@ -120,6 +120,37 @@ bool kl_is_native_builtin(KlModule *m, const char *name) {
   return false;
 }
 
+/* Module-level attribute stores (`torch.backends.cudnn.benchmark = v`) as
+ * the dotted paths they assign, once the module's imports are known; a store
+ * whose root is no import changes nothing kiln resolves. */
+static void resolve_attr_stores(KlCtx *ctx, KlModule *m) {
+  for (int i = 0; i < m->nattr_stores; i++) {
+    const char *s = m->attr_stores[i], *dot = strchr(s, '.');
+    char *root = kl_strndup(ctx, s, dot ? (size_t)(dot - s) : strlen(s));
+    KlGlobal *g = kl_find_global(m, root);
+    m->attr_stores[i] = g && g->dotted && dot ? kl_fmt(ctx, "%s%s", g->dotted, dot) : NULL;
+  }
+}
+
+/* Whether `base.name` is, or lies under, a path the module assigns: then it
+ * is looked up at run time like any other attribute. */
+static bool stored_over(KlModule *m, const char *base, const char *name) {
+  const size_t nb = strlen(base), nn = strlen(name);
+  for (int i = 0; i < m->nattr_stores; i++) {
+    const char *st = m->attr_stores[i];
+    if (!st) continue;
+    const size_t ns = strlen(st);
+    /* st is a prefix of base.name at a dot boundary (or all of it) */
+    if (ns <= nb) {
+      if (!strncmp(st, base, ns) && (base[ns] == '.' || base[ns] == '\0')) return true;
+    } else if (ns <= nb + 1 + nn && !strncmp(st, base, nb) && st[nb] == '.' &&
+               !strncmp(st + nb + 1, name, ns - nb - 1) && (ns == nb + 1 + nn || name[ns - nb - 1] == '.')) {
+      return true;
+    }
+  }
+  return false;
+}
+
 static void resolve_expr(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n);
 static void split_webs(KlCtx *ctx, KlFunc *f);
 
@@ -152,7 +183,7 @@ static void resolve_expr(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
   }
   case KL_N_ATTR:
     resolve_expr(ctx, m, f, n->a);
-    if (n->a->dotted && strncmp(n->a->dotted, "builtins.", 9))
+    if (n->a->dotted && strncmp(n->a->dotted, "builtins.", 9) && !stored_over(m, n->a->dotted, n->name))
       n->dotted = kl_fmt(ctx, "%s.%s", n->a->dotted, n->name);
     return;
   default:
@@ -167,6 +198,7 @@ static void resolve_expr(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
 }
 
 void kl_resolve(KlCtx *ctx, KlModule *m) {
+  resolve_attr_stores(ctx, m);
   for (int i = 0; i < m->nfuncs; i++) {
     KlFunc *f = m->funcs[i];
     if (f->unsupported) continue;

@@ -924,6 +924,55 @@ def test_string_annotations(tmp_path):
         mod.scale(3.0, 0.5)
 
 
+def test_module_statements_that_bind_nothing_kiln_resolves(tmp_path):
+    """Module-level statements that used to make names dynamic by mistake:
+    `LIMIT: float = 0.5` bound `float` (so `s: float` parameters lost their
+    type and scalar code ran on the fallback), `torch.backends.cudnn.benchmark
+    = False` made every torch.* call unclaimable, `cache[len] = 1` shadowed
+    `len`. An attribute store over a path kiln resolves (`F.linear = f`)
+    still makes that path, and only it, dynamic: the call runs whatever is
+    stored there, as Python does."""
+    src = tmp_path / "modbind.py"
+    src.write_text(
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D\n\n"
+        "torch.backends.cudnn.benchmark = False\n"
+        "LIMIT: float = 0.5\n"
+        "cache = {}\n"
+        "cache[len] = 1\n\n\n"
+        "_linear = F.linear\n\n\n"
+        "def _doubled(x, w, b):\n"
+        "    return _linear(x, w, b) * 2\n\n\n"
+        "F.linear = _doubled  # patches torch for the whole process: restored below\n\n\n"
+        "def head(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu1D:\n"
+        "    return torch.matmul(x, w).relu().mean(dim=1, keepdim=False)\n\n\n"
+        "def scale(n: int, s: float) -> float:\n"
+        "    return n * s + len('ab')\n\n\n"
+        "def patched(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:\n"
+        "    return F.linear(x, w, b)\n")
+    linear = torch.nn.functional.linear
+    try:
+        check_module_bindings(src, tmp_path, linear)
+    finally:
+        torch.nn.functional.linear = linear
+
+
+def check_module_bindings(src, tmp_path, linear):
+    mod = kiln.build(src, out_dir=tmp_path)
+    report = json.loads((tmp_path / "modbind.kiln.json").read_text())
+    outcomes = {f["name"]: {(s["target"], s["outcome"]) for s in f["sites"]} for f in report["functions"]}
+    assert outcomes["head"] == {("torch.matmul", "claimed"), ("relu", "claimed"), ("mean", "claimed")}, outcomes
+    assert outcomes["scale"] == {("*", "scalar"), ("+", "scalar"), ("builtins.len", "scalar")}, outcomes
+    assert all(o == "not-covered" for _, o in outcomes["patched"]), outcomes
+    g = torch.Generator().manual_seed(5)
+    x, w, b = torch.randn(3, 4, generator=g), torch.randn(4, 2, generator=g), torch.randn(2, generator=g)
+    torch.testing.assert_close(mod.head(x, w), torch.relu(x @ w).mean(dim=1))
+    assert mod.scale(3, 0.5) == 3.5
+    wt = w.t().contiguous()
+    torch.testing.assert_close(mod.patched(x, wt, b), 2 * linear(x, wt, b))
+
+
 def test_flush_denormal_followed_on_pool_threads(tmp_path):
     """torch.set_flush_denormal(True) sets the calling thread's FTZ + DAZ, and
     eager torch then flushes subnormal results; kiln's kernels follow the
