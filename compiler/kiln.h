@@ -361,6 +361,8 @@ typedef struct KlGlobal {
   const char *dotted; /* for imports: the module or symbol path; NULL otherwise */
   bool is_func;       /* defined by a top-level def */
   bool assigned;      /* assigned by ordinary statements too */
+  int nbind;          /* statements binding it (a def counts too) */
+  const char *alias;  /* `NAME = a.b.c` as its only binding: that spelling */
   KlLoc loc;
 } KlGlobal;
 

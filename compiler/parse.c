@@ -932,6 +932,7 @@ static KlGlobal *add_global(Parser *p, const char *name, KlLoc loc) {
 /* A module-level rebinding of a name makes it dynamic: forget any import. */
 static void bind_global(Parser *p, const char *name, KlLoc loc, const char *dotted) {
   KlGlobal *g = add_global(p, name, loc);
+  g->nbind++;
   if (g->dotted || g->is_func || g->assigned) {
     if (!g->dotted || !dotted || strcmp(g->dotted, dotted)) g->dotted = NULL;
     g->assigned = true;
@@ -1281,6 +1282,7 @@ static void funcdef(Parser *p) {
   if ((odd = nfkc_check(p, body_from, p->pos))) mark_python(p, f, odd);
   /* Register the function (a redefinition replaces the earlier one). */
   KlGlobal *g = add_global(p, f->name, f->loc);
+  g->nbind++;
   if (g->dotted || g->assigned || g->is_func) {
     g->dotted = NULL;
     g->assigned = true;
@@ -1292,6 +1294,26 @@ static void funcdef(Parser *p) {
   f->index = m->nfuncs;
   fs[m->nfuncs++] = f;
   m->funcs = fs;
+}
+
+/* `Mat = kt.TensorF32Cpu2D` (a whole statement): Mat may stand for that
+ * path in annotations, if nothing else binds Mat (types.c checks). */
+static void note_alias(Parser *p, int from, int to) {
+  int k = from + 2;
+  if (to - from < 3 || p->toks[from].kind != KL_TOK_NAME || p->toks[from + 1].kind != KL_TOK_ASSIGN ||
+      p->toks[k].kind != KL_TOK_NAME)
+    return;
+  KlBuf b = {0};
+  kl_buf_puts(&b, p->toks[k].str);
+  for (k++; k + 1 < to && p->toks[k].kind == KL_TOK_DOT && p->toks[k + 1].kind == KL_TOK_NAME; k += 2) {
+    kl_buf_puts(&b, ".");
+    kl_buf_puts(&b, p->toks[k + 1].str);
+  }
+  if (k == to || p->toks[k].kind == KL_TOK_NEWLINE || p->toks[k].kind == KL_TOK_EOF) {
+    KlGlobal *g = kl_find_global(p->mod, p->toks[from].str);
+    if (g && g->nbind == 1) g->alias = kl_strndup(p->ctx, b.data ? b.data : "", b.len);
+  }
+  kl_buf_free(&b);
 }
 
 /* Top-level `NAME = ...` statements: note the bound names. */
@@ -1321,6 +1343,7 @@ static void module_stmt(Parser *p) {
   int from = p->pos;
   skip_statement(p);
   note_names(p, from, p->pos);
+  note_alias(p, from, p->pos);
   if (!p->nfkc_name) p->nfkc_name = nfkc_check(p, from, p->pos);
 }
 

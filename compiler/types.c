@@ -22,9 +22,38 @@ KlType kl_join(KlType a, KlType b) {
   return a == b ? a : KL_T_OBJECT;
 }
 
-/* `int`, `float`, `bool`, or a plugin marker (by its dotted spelling). */
+/* What an alias (`Mat = kt.TensorF32Cpu2D`, the global's only binding)
+ * stands for: "builtins.int" or an import's dotted path, through at most 8
+ * aliases; NULL when its root is neither. */
+static const char *alias_target(KlCtx *ctx, KlModule *m, const KlGlobal *g) {
+  for (int hop = 0; hop < 8 && g && g->alias && g->nbind == 1; hop++) {
+    const char *dot = strchr(g->alias, '.');
+    char *root = kl_strndup(ctx, g->alias, dot ? (size_t)(dot - g->alias) : strlen(g->alias));
+    const KlGlobal *r = kl_find_global(m, root);
+    if (!r) {
+      bool builtin = !dot && !m->star_import && (!strcmp(root, "int") || !strcmp(root, "float") || !strcmp(root, "bool"));
+      return builtin ? kl_fmt(ctx, "builtins.%s", root) : NULL;
+    }
+    if (r->dotted) return dot ? kl_fmt(ctx, "%s%s", r->dotted, dot) : r->dotted;
+    if (dot) return NULL;
+    g = r;
+  }
+  return NULL;
+}
+
+/* `int`, `float`, `bool`, or a plugin marker (by its dotted spelling), also
+ * through an alias. */
 KlType kl_annotation_type(KlCtx *ctx, KlNode *ann) {
   if (!ann) return KL_T_OBJECT;
+  if (ann->kind == KL_N_NAME && ann->binding == KL_B_GLOBAL && !ann->dotted) {
+    const char *target = alias_target(ctx, ctx->module, kl_find_global(ctx->module, ann->name));
+    if (target && !strcmp(target, "builtins.int")) return KL_T_INT;
+    if (target && !strcmp(target, "builtins.float")) return KL_T_FLOAT;
+    if (target && !strcmp(target, "builtins.bool")) return KL_T_BOOL;
+    if (target)
+      for (KlType t = KL_T_FIRST_TENSOR; t < ctx->ntypes; t++)
+        if (ctx->types[t].annotation && !strcmp(ctx->types[t].annotation, target)) return t;
+  }
   if (ann->kind == KL_N_NAME && ann->binding == KL_B_GLOBAL && !ann->dotted) {
     /* a builtin type name, unless the module rebinds it */
     KlModule *m = ctx->module;

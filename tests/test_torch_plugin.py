@@ -924,6 +924,42 @@ def test_string_annotations(tmp_path):
         mod.scale(3.0, 0.5)
 
 
+def test_annotation_aliases(tmp_path):
+    """A module-level `Mat = kt.TensorF32Cpu2D` (the name's only binding) may
+    stand for the marker in annotations, also through another alias, and
+    `Count = int` for int; a name bound twice is no alias (untyped)."""
+    src = tmp_path / "aliases.py"
+    src.write_text(
+        "import kiln.torch as kt\n"
+        "from kiln.torch import TensorF32Cpu1D\n\n"
+        "Mat = kt.TensorF32Cpu2D\n"
+        "Vec = TensorF32Cpu1D\n"
+        "Weights = Mat\n"
+        "Count = int\n"
+        "Twice = kt.TensorF32Cpu2D\n"
+        "Twice = kt.TensorF32Cpu1D\n\n\n"
+        "def head(x: Mat, w: Weights, b: Vec) -> Vec:\n"
+        "    return (x @ w + b).relu().mean(dim=1, keepdim=False)\n\n\n"
+        "def times(n: Count, k: Count) -> Count:\n"
+        "    return n * k\n\n\n"
+        "def twice(x: Twice) -> Twice:\n"
+        "    return x.relu()\n")
+    mod = kiln.build(src, out_dir=tmp_path)
+    report = json.loads((tmp_path / "aliases.kiln.json").read_text())
+    outcomes = {f["name"]: [s["outcome"] for s in f["sites"]] for f in report["functions"]}
+    assert outcomes == {"head": ["claimed"] * 4, "times": ["scalar"], "twice": ["not-covered"]}, outcomes
+    g = torch.Generator().manual_seed(11)
+    for m in (0, 2, 5):
+        x, w, b = torch.randn(m, 3, generator=g), torch.randn(3, 4, generator=g), torch.randn(4, generator=g)
+        torch.testing.assert_close(mod.head(x, w, b), mod.__kiln_python__["head"](x, w, b))
+        torch.testing.assert_close(mod.twice(x), torch.relu(x))
+    assert mod.times(6, 7) == 42
+    with pytest.raises(TypeError, match="must be int"):
+        mod.times(6.0, 7)
+    with pytest.raises(TypeError, match="kiln-torch"):
+        mod.head([[1.0]], w, b)
+
+
 def test_module_statements_that_bind_nothing_kiln_resolves(tmp_path):
     """Module-level statements that used to make names dynamic by mistake:
     `LIMIT: float = 0.5` bound `float` (so `s: float` parameters lost their
