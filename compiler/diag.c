@@ -64,8 +64,10 @@ static const char *const code_explains[] = {
         "Use plain or keyword-only parameters, e.g. `def f(x, *, scale: float)`;\n"
         "pass a variable number of values as one tuple or list parameter."),
     [KL_KILN012] = EXPLAIN(
-        "The function has a decorator other than kiln.compile. A decorator can\n"
-        "replace the function with anything, so kiln leaves it as Python.",
+        "The function has a decorator other than kiln.compile and torch.no_grad()\n"
+        "(which the compiled function applies itself: grad mode off during the\n"
+        "call). A decorator can replace the function with anything, so kiln\n"
+        "leaves it as Python.",
         "    @functools.lru_cache        # KILN012: decorator\n"
         "    def f(n: int) -> int:\n"
         "        return n * 2",

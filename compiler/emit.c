@@ -1224,6 +1224,8 @@ static void emit_function(Module *mod, KlFunc *f, KlBuf *out) {
   for (int i = 0; i < e.ntemps; i++)
     kl_buf_printf(out, "  %s%c%d = %s; (void)%c%d;\n", c_type(e.temps[i]), e.temps[i] == 'o' ? 't' : e.temps[i], i,
                   e.temps[i] == 'o' ? "NULL" : "0", e.temps[i] == 'o' ? 't' : e.temps[i], i);
+  if (f->no_grad) /* @torch.no_grad(): restored at kl_exit, on every path */
+    kl_buf_printf(out, "  const int kl_grad = kr->grad_mode_set(0);\n  if (kl_grad < 0) KL_FAIL(%d);\n", f->loc.line);
   kl_buf_printf(out, "  if (kr->bind_args(&ksig_%d, kl_args, kl_nargs, kl_kwnames, kl_argv) < 0) KL_FAIL(%d);\n",
                 f->index, f->loc.line);
   kl_buf_put(out, body->data ? body->data : "", body->len);
@@ -1233,6 +1235,7 @@ static void emit_function(Module *mod, KlFunc *f, KlBuf *out) {
       kl_buf_printf(out, "  Py_XDECREF(lv_%d);\n", i);
   for (int i = 0; i < e.ntemps; i++)
     if (e.temps[i] == 'o') kl_buf_printf(out, "  Py_XDECREF(t%d);\n", i);
+  if (f->no_grad) kl_buf_puts(out, "  kr->grad_mode_restore(kl_grad);\n");
   kl_buf_printf(out,
                 "  return kl_ret;\n"
                 "kl_error:\n"

@@ -343,6 +343,7 @@ struct KlFunc {
   KlNode *returns;     /* return annotation or NULL */
   KlNodeList body;
   bool kiln_decorated;
+  bool no_grad;        /* @torch.no_grad(): torch's grad mode is off during calls */
   /* Set when the function stays Python: which construct and where. */
   bool unsupported;
   KlCode why_code;

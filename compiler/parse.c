@@ -1188,6 +1188,34 @@ static bool is_kiln_decorator(Parser *p, int from, int to) {
   return ok;
 }
 
+/* `@torch.no_grad()` or `@torch.no_grad` (or torch.autograd.no_grad, or
+ * no_grad imported from either): the compiled function runs with torch's
+ * grad mode off, as the decorated Python function does, without torch's
+ * Python wrapper. */
+static bool is_no_grad_decorator(Parser *p, int from, int to) {
+  /* `X()` or `X` (torch >= 2.0 accepts both) */
+  if (to - from >= 3 && p->toks[to - 2].kind == KL_TOK_LPAREN && p->toks[to - 1].kind == KL_TOK_RPAREN) to -= 2;
+  KlBuf b = {0};
+  bool ok = to > from;
+  for (int i = from; i < to && ok; i++) {
+    KlToken *t = &p->toks[i];
+    if (t->kind == KL_TOK_NAME && (i - from) % 2 == 0) kl_buf_puts(&b, t->str);
+    else if (t->kind == KL_TOK_DOT && (i - from) % 2 == 1) kl_buf_puts(&b, ".");
+    else ok = false;
+  }
+  if (ok && b.data) {
+    const char *dot = strchr(b.data, '.');
+    KlGlobal *g = kl_find_global(p->mod, kl_strndup(p->ctx, b.data, dot ? (size_t)(dot - b.data) : b.len));
+    const char *path = g && g->dotted ? kl_fmt(p->ctx, "%s%s", g->dotted, dot ? dot : "") : "";
+    ok = !strcmp(path, "torch.no_grad") || !strcmp(path, "torch.autograd.no_grad") ||
+         !strcmp(path, "torch.autograd.grad_mode.no_grad");
+  } else {
+    ok = false;
+  }
+  kl_buf_free(&b);
+  return ok;
+}
+
 /* funcdef = decorator* "def" NAME "(" params ")" ["->" test] ":" block */
 static void funcdef(Parser *p) {
   int start = p->pos;
@@ -1200,6 +1228,7 @@ static void funcdef(Parser *p) {
     int from = p->pos;
     while (!at(p, KL_TOK_NEWLINE) && !at(p, KL_TOK_EOF)) next(p);
     if (is_kiln_decorator(p, from, p->pos)) f->kiln_decorated = true;
+    else if (is_no_grad_decorator(p, from, p->pos) && !f->no_grad) f->no_grad = true;
     else if (!other_decorator) {
       other_decorator = true;
       deco_line = at_tok->loc.line;

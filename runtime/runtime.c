@@ -350,6 +350,22 @@ static PyObject *make_cfunction(PyMethodDef *ml, const char *name, PyCFunction f
 
 /* Fills sig->defaults from the original function's __defaults__ and
  * __kwdefaults__ (strong references, replacing earlier ones). */
+/* The function under decorators that keep it as __wrapped__ (functools.wraps,
+ * as @torch.no_grad() does): its defaults are the compiled function's.
+ * Borrowed; at most 16 levels. */
+static PyObject *unwrapped(PyObject *fn) {
+  for (int depth = 0; depth < 16; depth++) {
+    PyObject *inner = PyObject_GetAttrString(fn, "__wrapped__");
+    if (!inner) {
+      PyErr_Clear();
+      break;
+    }
+    Py_DECREF(inner); /* still referenced by fn */
+    fn = inner;
+  }
+  return fn;
+}
+
 static int fill_defaults(KrSig *sig, PyObject *orig) {
   PyObject *defs = PyObject_GetAttrString(orig, "__defaults__");
   if (!defs) return -1;
@@ -416,7 +432,7 @@ static int install_functions(PyObject *module, KrModuleDef *def, PyObject *origi
       PyErr_Clear();
       continue;
     }
-    if (PyDict_SetItemString(pydict, f->name, orig) < 0 || (f->sig && fill_defaults(f->sig, orig) < 0)) {
+    if (PyDict_SetItemString(pydict, f->name, orig) < 0 || (f->sig && fill_defaults(f->sig, unwrapped(orig)) < 0)) {
       Py_DECREF(orig);
       goto fail;
     }
@@ -1386,6 +1402,8 @@ static const KrApi kr_api = {
     .tensor_op = kr_tensor_op,
     .tensor_fused = kr_tensor_fused,
     .tensor_refresh = kr_tensor_refresh,
+    .grad_mode_set = kr_grad_mode_set,
+    .grad_mode_restore = kr_grad_mode_restore,
 };
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs) {

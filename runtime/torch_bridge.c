@@ -1131,3 +1131,87 @@ PyObject *kr_torch_box(KrTensor *t) {
   if (o && Py_TYPE(o) == torch_tensor_type) reuse_keep(o, t);
   return o;
 }
+
+/* ---- grad mode for @torch.no_grad() functions -----------------------------
+ * c10's thread-local GradMode, through the functions libc10 exports, once
+ * they answered like torch.is_grad_enabled() with the mode on and off;
+ * otherwise torch.is_grad_enabled() and torch._C._set_grad_enabled. */
+static _Bool (*grad_is_enabled)(void);
+static void (*grad_set_enabled)(_Bool);
+static PyObject *py_grad_is_enabled, *py_grad_set_enabled;
+static int grad_ready;
+
+static int py_grad_mode(void) {
+  PyObject *r = PyObject_CallNoArgs(py_grad_is_enabled);
+  if (!r) return -1;
+  int on = PyObject_IsTrue(r);
+  Py_DECREF(r);
+  return on;
+}
+
+static int py_grad_set(int enabled) {
+  PyObject *r = PyObject_CallOneArg(py_grad_set_enabled, enabled ? Py_True : Py_False);
+  Py_XDECREF(r);
+  return r ? 0 : -1;
+}
+
+static int grad_init(void) {
+  PyObject *mod = PyDict_GetItemString(PyImport_GetModuleDict(), "torch");
+  if (!mod) {
+    PyErr_SetString(PyExc_RuntimeError, "kiln-torch: @torch.no_grad() function called without torch imported");
+    return -1;
+  }
+  PyObject *c = PyObject_GetAttrString(mod, "_C");
+  py_grad_is_enabled = PyObject_GetAttrString(mod, "is_grad_enabled");
+  py_grad_set_enabled = c ? PyObject_GetAttrString(c, "_set_grad_enabled") : NULL;
+  Py_XDECREF(c);
+  if (!py_grad_is_enabled || !py_grad_set_enabled) {
+    Py_CLEAR(py_grad_is_enabled);
+    Py_CLEAR(py_grad_set_enabled);
+    return -1;
+  }
+  const char *pub = getenv("KILN_TORCH_PUBLIC");
+  if (!(pub && pub[0] && strcmp(pub, "0") != 0)) {
+    _Bool (*is_on)(void) = (_Bool (*)(void))(uintptr_t)find_torch_symbol(mod, "libc10.so", "_ZN3c108GradMode10is_enabledEv");
+    void (*set)(_Bool) = (void (*)(_Bool))(uintptr_t)find_torch_symbol(mod, "libc10.so", "_ZN3c108GradMode11set_enabledEb");
+    const int before = py_grad_mode();
+    int ok = is_on && set && before >= 0;
+    for (int want = 0; ok && want < 2; want++) {
+      set((_Bool)want);
+      ok = py_grad_mode() == want && is_on() == want;
+    }
+    if (before >= 0 && set) set((_Bool)before);
+    PyErr_Clear();
+    if (ok) {
+      grad_is_enabled = is_on;
+      grad_set_enabled = set;
+    }
+  }
+  grad_ready = 1;
+  return 0;
+}
+
+int kr_grad_mode_set(int enabled) {
+  if (!grad_ready && grad_init() < 0) return -1;
+  if (grad_set_enabled) {
+    const int was = grad_is_enabled();
+    if (was != enabled) grad_set_enabled((_Bool)enabled);
+    return was;
+  }
+  const int was = py_grad_mode();
+  if (was < 0 || (was != enabled && py_grad_set(enabled) < 0)) return -1;
+  return was;
+}
+
+void kr_grad_mode_restore(int mode) {
+  if (mode < 0) return;
+  if (grad_set_enabled) {
+    if (grad_is_enabled() != mode) grad_set_enabled((_Bool)mode);
+    return;
+  }
+  PyObject *et, *ev, *tb;
+  PyErr_Fetch(&et, &ev, &tb);
+  if (py_grad_mode() != mode && py_grad_set(mode) < 0) PyErr_WriteUnraisable(py_grad_set_enabled);
+  PyErr_Clear();
+  PyErr_Restore(et, ev, tb);
+}

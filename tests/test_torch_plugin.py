@@ -924,6 +924,85 @@ def test_string_annotations(tmp_path):
         mod.scale(3.0, 0.5)
 
 
+NO_GRAD_SRC = """\
+import torch
+import torch.autograd
+from torch import no_grad
+from kiln.torch import TensorF32Cpu2D
+
+
+@torch.no_grad()
+def head(x: TensorF32Cpu2D, w: TensorF32Cpu2D, scale: float = 2.0) -> TensorF32Cpu2D:
+    return x @ w + w.sum() * scale      # w.sum(), *, +: eager torch on the fallback
+
+
+@no_grad()
+def mode_inside() -> bool:
+    return torch.is_grad_enabled()
+
+
+@torch.autograd.no_grad
+def fails(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    raise ValueError("inside")
+
+
+def plain(w: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return w * 2.0
+
+
+@torch.inference_mode()
+def other(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.relu()
+"""
+
+NO_GRAD_CHECK = """
+import json, sys, torch, kiln
+out = sys.argv[1]
+m = kiln.build(out + "/nograd.py", out_dir=out)
+status = {f["name"]: f["status"] for f in json.load(open(out + "/nograd.kiln.json"))["functions"]}
+assert status == {"head": "native", "mode_inside": "native", "fails": "native", "plain": "native",
+                  "other": "python"}, status
+g = torch.Generator().manual_seed(2)
+x, w = torch.randn(3, 4, generator=g), torch.nn.Parameter(torch.randn(4, 4, generator=g))
+for kw in ({}, {"scale": 0.5}):
+    got, exp = m.head(x, w, **kw), m.__kiln_python__["head"](x, w, **kw)
+    assert got.requires_grad is False and exp.requires_grad is False and got.grad_fn is None
+    torch.testing.assert_close(got, exp)
+assert torch.is_grad_enabled()
+assert m.mode_inside() is False and torch.is_grad_enabled()
+try:
+    m.fails(x)
+    raise AssertionError("no error")
+except ValueError as e:
+    assert str(e) == "inside"
+assert torch.is_grad_enabled()  # restored on the error path too
+assert m.plain(w).requires_grad is True  # undecorated: grad mode as the caller has it
+with torch.no_grad():
+    assert m.mode_inside() is False and not torch.is_grad_enabled()  # nested: still off after
+assert torch.is_grad_enabled()
+assert m.head.__name__ == "head" and not hasattr(m.head, "__wrapped__")  # no torch wrapper per call
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("public", ["0", "1"])
+def test_no_grad_decorator(tmp_path, public):
+    """`@torch.no_grad()` or `@torch.no_grad` (any spelling of torch.no_grad /
+    torch.autograd.no_grad) keeps the function native: the compiled function turns torch's grad mode
+    off for the call and back on every exit, so fallback sites that touch a
+    parameter give results without autograd history, as the decorated Python
+    does, without torch's Python wrapper (~1.7 us a call). Defaults come
+    from the function under the wrapper. Other decorators (inference_mode)
+    still leave the function as Python. Run on the C++ grad-mode path and,
+    with KILN_TORCH_PUBLIC=1, on torch's Python functions."""
+    (tmp_path / "nograd.py").write_text(NO_GRAD_SRC)
+    env = dict(os.environ, KILN_TORCH_PUBLIC=public)
+    r = subprocess.run([sys.executable, "-c", NO_GRAD_CHECK, str(tmp_path)], capture_output=True, text=True,
+                       env=env, cwd=PROGRAMS.parent.parent)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.strip() == "ok", r.stdout
+
+
 def test_annotation_aliases(tmp_path):
     """A module-level `Mat = kt.TensorF32Cpu2D` (the name's only binding) may
     stand for the marker in annotations, also through another alias, and

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-#define KR_ABI_VERSION 4
+#define KR_ABI_VERSION 5
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
 enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
@@ -185,6 +185,12 @@ typedef struct KrApi {
    * tensor no longer has the promised dtype/rank. No-op for values Python
    * never saw and for immutable (TensorFlow) tensors. */
   int (*tensor_refresh)(PyObject **slot, const char *name, const char *file, int line);
+  /* A function decorated @torch.no_grad(): torch's grad mode for this
+   * thread is set to `enabled` for the call; returns the mode to restore
+   * (0/1), or -1 with an exception set. grad_mode_restore(-1) does nothing
+   * and never disturbs a pending exception. */
+  int (*grad_mode_set)(int enabled);
+  void (*grad_mode_restore)(int mode);
 } KrApi;
 
 /* Generated modules: `static const KrApi *kr;` then `kr = kr_import();`. */
