@@ -894,12 +894,25 @@ print(seen)
         assert r.stdout.strip() == want, (env_val, r.stdout)
 
 
+def build_source(tmp_path, stem, source):
+    """Builds `source` as tmp_path/stem.py; returns the module and, per
+    function, its sites' (target, outcome) pairs in report order."""
+    (tmp_path / f"{stem}.py").write_text(source)
+    mod = kiln.build(tmp_path / f"{stem}.py", out_dir=tmp_path)
+    report = json.loads((tmp_path / f"{stem}.kiln.json").read_text())
+    return mod, {f["name"]: [(s["target"], s["outcome"]) for s in f["sites"]] for f in report["functions"]}
+
+
+def outcomes_only(sites):
+    return {name: [o for _, o in pairs] for name, pairs in sites.items()}
+
+
 def test_string_annotations(tmp_path):
     """PEP 484 forward references: a string annotation spelling a dotted name
     types the parameter as that name would; other strings leave it untyped
     (a Python object), as before. Results match eager either way."""
-    src = tmp_path / "strann.py"
-    src.write_text(
+    mod, sites = build_source(
+        tmp_path, "strann",
         "import kiln.torch as kt\n"
         "from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D\n\n\n"
         "def head(x: 'kt.TensorF32Cpu2D', w: \"TensorF32Cpu2D\", b: 'TensorF32Cpu1D') -> 'kt.TensorF32Cpu1D':\n"
@@ -908,9 +921,7 @@ def test_string_annotations(tmp_path):
         "    return n * s\n\n\n"
         "def untyped(x: 'list[TensorF32Cpu2D]', w: 'TensorF32Cpu2D') -> 'TensorF32Cpu2D':\n"
         "    return x[0] @ w\n")
-    mod = kiln.build(src, out_dir=tmp_path)
-    report = json.loads((tmp_path / "strann.kiln.json").read_text())
-    outcomes = {f["name"]: [s["outcome"] for s in f["sites"]] for f in report["functions"]}
+    outcomes = outcomes_only(sites)
     assert outcomes["head"] == ["claimed"] * 4, outcomes
     assert outcomes["scale"] == ["scalar"], outcomes
     assert outcomes["untyped"] == ["not-covered"], outcomes
@@ -1007,8 +1018,8 @@ def test_annotation_aliases(tmp_path):
     """A module-level `Mat = kt.TensorF32Cpu2D` (the name's only binding) may
     stand for the marker in annotations, also through another alias, and
     `Count = int` for int; a name bound twice is no alias (untyped)."""
-    src = tmp_path / "aliases.py"
-    src.write_text(
+    mod, sites = build_source(
+        tmp_path, "aliases",
         "import kiln.torch as kt\n"
         "from kiln.torch import TensorF32Cpu1D\n\n"
         "Mat = kt.TensorF32Cpu2D\n"
@@ -1023,9 +1034,7 @@ def test_annotation_aliases(tmp_path):
         "    return n * k\n\n\n"
         "def twice(x: Twice) -> Twice:\n"
         "    return x.relu()\n")
-    mod = kiln.build(src, out_dir=tmp_path)
-    report = json.loads((tmp_path / "aliases.kiln.json").read_text())
-    outcomes = {f["name"]: [s["outcome"] for s in f["sites"]] for f in report["functions"]}
+    outcomes = outcomes_only(sites)
     assert outcomes == {"head": ["claimed"] * 4, "times": ["scalar"], "twice": ["not-covered"]}, outcomes
     g = torch.Generator().manual_seed(11)
     for m in (0, 2, 5):
@@ -1047,8 +1056,7 @@ def test_module_statements_that_bind_nothing_kiln_resolves(tmp_path):
     `len`. An attribute store over a path kiln resolves (`F.linear = f`)
     still makes that path, and only it, dynamic: the call runs whatever is
     stored there, as Python does."""
-    src = tmp_path / "modbind.py"
-    src.write_text(
+    source = (
         "import torch\n"
         "import torch.nn.functional as F\n"
         "from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D\n\n"
@@ -1068,15 +1076,14 @@ def test_module_statements_that_bind_nothing_kiln_resolves(tmp_path):
         "    return F.linear(x, w, b)\n")
     linear = torch.nn.functional.linear
     try:
-        check_module_bindings(src, tmp_path, linear)
+        check_module_bindings(source, tmp_path, linear)
     finally:
         torch.nn.functional.linear = linear
 
 
-def check_module_bindings(src, tmp_path, linear):
-    mod = kiln.build(src, out_dir=tmp_path)
-    report = json.loads((tmp_path / "modbind.kiln.json").read_text())
-    outcomes = {f["name"]: {(s["target"], s["outcome"]) for s in f["sites"]} for f in report["functions"]}
+def check_module_bindings(source, tmp_path, linear):
+    mod, sites = build_source(tmp_path, "modbind", source)
+    outcomes = {name: set(pairs) for name, pairs in sites.items()}
     assert outcomes["head"] == {("torch.matmul", "claimed"), ("relu", "claimed"), ("mean", "claimed")}, outcomes
     assert outcomes["scale"] == {("*", "scalar"), ("+", "scalar"), ("builtins.len", "scalar")}, outcomes
     assert all(o == "not-covered" for _, o in outcomes["patched"]), outcomes
