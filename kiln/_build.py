@@ -423,7 +423,8 @@ def compile_function(fn: Callable[..., Any]) -> Any:
     mode = kiln_mode()
     if mode == "python":
         return fn
-    globs = getattr(fn, "__globals__", None)
+    inner = inspect.unwrap(fn) if hasattr(fn, "__wrapped__") else fn
+    globs = getattr(inner, "__globals__", None)
     if isinstance(globs, dict) and globs.get("__kiln_native__") is True:
         return fn  # a generated module running its embedded source
     try:
@@ -433,6 +434,12 @@ def compile_function(fn: Callable[..., Any]) -> Any:
 
 
 def _compile_function(fn: Any) -> Any:
+    # Under a decorator that keeps the function as __wrapped__ (torch.no_grad):
+    # the source, name and globals are the inner function's. The result
+    # replaces the wrapper only when kiln compiled the function with every
+    # decorator it has (status "native"; others leave it as Python).
+    outer = fn
+    fn = inspect.unwrap(fn) if hasattr(fn, "__wrapped__") else fn
     if not isinstance(fn, types.FunctionType):
         raise KilnError(f"{fn!r} is not a Python function")
     if fn.__qualname__ != fn.__name__:
@@ -482,7 +489,7 @@ def _compile_function(fn: Any) -> Any:
             sys.modules.setdefault(name, module)
         # At decoration time the name is not bound in the globals yet: hand
         # the original over (its defaults are copied from it).
-        module._kiln_bind(fn.__globals__, {fn.__name__: fn})
+        module._kiln_bind(fn.__globals__, {fn.__name__: outer})
     native = getattr(module, fn.__name__, None)
     if native is None:
         raise KilnError(f"the compiled module has no function {fn.__name__}")

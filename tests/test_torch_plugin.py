@@ -1014,6 +1014,47 @@ def test_no_grad_decorator(tmp_path, public):
     assert r.stdout.strip() == "ok", r.stdout
 
 
+def test_no_grad_under_kiln_compile(tmp_path):
+    """`@kiln.compile` over `@torch.no_grad()` compiles the function under the
+    wrapper (source, name, globals and defaults from __wrapped__) and returns
+    the native function, which applies no_grad itself; the other order wraps
+    the native function in torch's wrapper; over any other decorator
+    kiln.compile warns and returns the decorated function unchanged."""
+    (tmp_path / "kcmod.py").write_text(
+        "import torch\nimport kiln\nfrom kiln.torch import TensorF32Cpu2D\n\n\n"
+        "@kiln.compile\n@torch.no_grad()\n"
+        "def inner_first(x: TensorF32Cpu2D, w: TensorF32Cpu2D, scale: float = 2.0) -> TensorF32Cpu2D:\n"
+        "    return x @ w + w.sum() * scale\n\n\n"
+        "@torch.no_grad()\n@kiln.compile\n"
+        "def outer_first(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
+        "    return x @ w + w.sum()\n\n\n"
+        "@kiln.compile\n@torch.inference_mode()\n"
+        "def other(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
+        "    return x.relu()\n")
+    code = """
+import warnings, torch
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    import kcmod
+assert [str(w.message).split(":")[1].strip() for w in caught] == ["kcmod.other runs as Python"], caught
+x, w = torch.randn(2, 3), torch.nn.Parameter(torch.randn(3, 3))
+assert type(kcmod.inner_first).__name__ == "builtin_function_or_method"
+for kw in ({}, {"scale": 0.5}):
+    got = kcmod.inner_first(x, w, **kw)
+    scale = kw.get("scale", 2.0)
+    with torch.no_grad():
+        torch.testing.assert_close(got, x @ w + w.sum() * scale)
+    assert got.requires_grad is False
+assert kcmod.outer_first(x, w).requires_grad is False and kcmod.other(x).is_inference()
+assert torch.is_grad_enabled()
+print("ok")
+"""
+    env = dict(os.environ, KILN_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(tmp_path))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.strip() == "ok", r.stdout
+
+
 def test_annotation_aliases(tmp_path):
     """A module-level `Mat = kt.TensorF32Cpu2D` (the name's only binding) may
     stand for the marker in annotations, also through another alias, and
