@@ -997,10 +997,6 @@ static void import_stmt(Parser *p) {
   expect(p, KL_TOK_NEWLINE);
 }
 
-/* Names a skipped module-level statement may bind: assignment targets
- * (everything left of a top-level `=` on its line), names after def, class,
- * as, global, import and in for-targets, and walrus targets. Other names
- * (uses, calls like float("inf")) are not bindings. */
 /* An attribute store at module level, `torch.backends.cudnn.benchmark = v`:
  * recorded by spelling (root name + attribute path) so that resolve.c can
  * drop what it would resolve through that path, without making the root
@@ -1065,6 +1061,10 @@ static void bind_targets(Parser *p, int from, int to) {
 
 static bool is_augassign(KlTokKind k) { return k >= KL_TOK_PLUSEQ && k <= KL_TOK_DSTAREQ; }
 
+/* Names a skipped module-level statement may bind: the targets of `=`,
+ * augmented and annotated assignments (bind_targets), names after def,
+ * class, as, global, import and in for-targets, and walrus targets. Other
+ * names (uses, calls like float("inf"), annotations) are not bindings. */
 static void note_names(Parser *p, int from, int to) {
   /* a class body binds names in the class, not the module: only the class name */
   if (from + 1 < to && p->toks[from].kind == KL_TOK_KW_CLASS && p->toks[from + 1].kind == KL_TOK_NAME) {
