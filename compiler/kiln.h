@@ -390,6 +390,9 @@ void kl_dump_module(KlCtx *ctx, KlModule *m, KlBuf *out);
 
 void kl_resolve(KlCtx *ctx, KlModule *m);
 KlGlobal *kl_find_global(KlModule *m, const char *name);
+/* "a.b.c" as the path it denotes through the import bound to `a` (its
+ * dotted path + ".b.c"), or NULL; *root (if given) gets a's global or NULL. */
+const char *kl_spelled_path(KlCtx *ctx, KlModule *m, const char *spelling, KlGlobal **root);
 int kl_func_local(KlCtx *ctx, KlFunc *f, const char *name); /* slot, adding it if new */
 bool kl_is_native_builtin(KlModule *m, const char *name);
 

@@ -1203,15 +1203,9 @@ static bool is_no_grad_decorator(Parser *p, int from, int to) {
     else if (t->kind == KL_TOK_DOT && (i - from) % 2 == 1) kl_buf_puts(&b, ".");
     else ok = false;
   }
-  if (ok && b.data) {
-    const char *dot = strchr(b.data, '.');
-    KlGlobal *g = kl_find_global(p->mod, kl_strndup(p->ctx, b.data, dot ? (size_t)(dot - b.data) : b.len));
-    const char *path = g && g->dotted ? kl_fmt(p->ctx, "%s%s", g->dotted, dot ? dot : "") : "";
-    ok = !strcmp(path, "torch.no_grad") || !strcmp(path, "torch.autograd.no_grad") ||
-         !strcmp(path, "torch.autograd.grad_mode.no_grad");
-  } else {
-    ok = false;
-  }
+  const char *path = ok && b.data ? kl_spelled_path(p->ctx, p->mod, b.data, NULL) : NULL;
+  ok = path && (!strcmp(path, "torch.no_grad") || !strcmp(path, "torch.autograd.no_grad") ||
+                !strcmp(path, "torch.autograd.grad_mode.no_grad"));
   kl_buf_free(&b);
   return ok;
 }

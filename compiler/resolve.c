@@ -120,16 +120,20 @@ bool kl_is_native_builtin(KlModule *m, const char *name) {
   return false;
 }
 
+const char *kl_spelled_path(KlCtx *ctx, KlModule *m, const char *spelling, KlGlobal **root) {
+  const char *dot = strchr(spelling, '.');
+  KlGlobal *g = kl_find_global(m, kl_strndup(ctx, spelling, dot ? (size_t)(dot - spelling) : strlen(spelling)));
+  if (root) *root = g;
+  if (!g || !g->dotted) return NULL;
+  return dot ? kl_fmt(ctx, "%s%s", g->dotted, dot) : g->dotted;
+}
+
 /* Module-level attribute stores (`torch.backends.cudnn.benchmark = v`) as
  * the dotted paths they assign, once the module's imports are known; a store
  * whose root is no import changes nothing kiln resolves. */
 static void resolve_attr_stores(KlCtx *ctx, KlModule *m) {
-  for (int i = 0; i < m->nattr_stores; i++) {
-    const char *s = m->attr_stores[i], *dot = strchr(s, '.');
-    char *root = kl_strndup(ctx, s, dot ? (size_t)(dot - s) : strlen(s));
-    KlGlobal *g = kl_find_global(m, root);
-    m->attr_stores[i] = g && g->dotted && dot ? kl_fmt(ctx, "%s%s", g->dotted, dot) : NULL;
-  }
+  for (int i = 0; i < m->nattr_stores; i++)
+    m->attr_stores[i] = strchr(m->attr_stores[i], '.') ? kl_spelled_path(ctx, m, m->attr_stores[i], NULL) : NULL;
 }
 
 /* Whether `base.name` is, or lies under, a path the module assigns: then it

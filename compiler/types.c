@@ -25,52 +25,36 @@ KlType kl_join(KlType a, KlType b) {
 /* What an alias (`Mat = kt.TensorF32Cpu2D`, the global's only binding)
  * stands for: "builtins.int" or an import's dotted path, through at most 8
  * aliases; NULL when its root is neither. */
-static const char *alias_target(KlCtx *ctx, KlModule *m, const KlGlobal *g) {
+static const char *alias_target(KlCtx *ctx, KlModule *m, KlGlobal *g) {
   for (int hop = 0; hop < 8 && g && g->alias && g->nbind == 1; hop++) {
-    const char *dot = strchr(g->alias, '.');
-    char *root = kl_strndup(ctx, g->alias, dot ? (size_t)(dot - g->alias) : strlen(g->alias));
-    const KlGlobal *r = kl_find_global(m, root);
-    if (!r) {
-      bool builtin = !dot && !m->star_import && (!strcmp(root, "int") || !strcmp(root, "float") || !strcmp(root, "bool"));
-      return builtin ? kl_fmt(ctx, "builtins.%s", root) : NULL;
+    KlGlobal *root;
+    const char *path = kl_spelled_path(ctx, m, g->alias, &root);
+    if (path || root) {
+      if (path || strchr(g->alias, '.')) return path;
+      g = root; /* Weights = Mat */
+    } else {
+      const char *a = g->alias;
+      bool builtin = !m->star_import && (!strcmp(a, "int") || !strcmp(a, "float") || !strcmp(a, "bool"));
+      return builtin ? kl_fmt(ctx, "builtins.%s", a) : NULL;
     }
-    if (r->dotted) return dot ? kl_fmt(ctx, "%s%s", r->dotted, dot) : r->dotted;
-    if (dot) return NULL;
-    g = r;
   }
   return NULL;
 }
 
-/* `int`, `float`, `bool`, or a plugin marker (by its dotted spelling), also
- * through an alias. */
+/* `int`, `float`, `bool`, or a plugin marker, by the path the annotation
+ * denotes (an unshadowed `int` resolves to "builtins.int"), also through an
+ * alias. */
 KlType kl_annotation_type(KlCtx *ctx, KlNode *ann) {
   if (!ann) return KL_T_OBJECT;
-  if (ann->kind == KL_N_NAME && ann->binding == KL_B_GLOBAL && !ann->dotted) {
-    const char *target = alias_target(ctx, ctx->module, kl_find_global(ctx->module, ann->name));
-    if (target && !strcmp(target, "builtins.int")) return KL_T_INT;
-    if (target && !strcmp(target, "builtins.float")) return KL_T_FLOAT;
-    if (target && !strcmp(target, "builtins.bool")) return KL_T_BOOL;
-    if (target)
-      for (KlType t = KL_T_FIRST_TENSOR; t < ctx->ntypes; t++)
-        if (ctx->types[t].annotation && !strcmp(ctx->types[t].annotation, target)) return t;
-  }
-  if (ann->kind == KL_N_NAME && ann->binding == KL_B_GLOBAL && !ann->dotted) {
-    /* a builtin type name, unless the module rebinds it */
-    KlModule *m = ctx->module;
-    if (!kl_find_global(m, ann->name) && !m->star_import) {
-      if (!strcmp(ann->name, "int")) return KL_T_INT;
-      if (!strcmp(ann->name, "float")) return KL_T_FLOAT;
-      if (!strcmp(ann->name, "bool")) return KL_T_BOOL;
-    }
-  }
-  if (ann->kind == KL_N_NAME && ann->binding == KL_B_BUILTIN) {
-    if (!strcmp(ann->name, "int")) return KL_T_INT;
-    if (!strcmp(ann->name, "float")) return KL_T_FLOAT;
-    if (!strcmp(ann->name, "bool")) return KL_T_BOOL;
-  }
-  if (ann->dotted)
-    for (KlType t = KL_T_FIRST_TENSOR; t < ctx->ntypes; t++)
-      if (ctx->types[t].annotation && !strcmp(ctx->types[t].annotation, ann->dotted)) return t;
+  const char *path = ann->dotted;
+  if (!path && ann->kind == KL_N_NAME && ann->binding == KL_B_GLOBAL)
+    path = alias_target(ctx, ctx->module, kl_find_global(ctx->module, ann->name));
+  if (!path) return KL_T_OBJECT;
+  if (!strcmp(path, "builtins.int")) return KL_T_INT;
+  if (!strcmp(path, "builtins.float")) return KL_T_FLOAT;
+  if (!strcmp(path, "builtins.bool")) return KL_T_BOOL;
+  for (KlType t = KL_T_FIRST_TENSOR; t < ctx->ntypes; t++)
+    if (ctx->types[t].annotation && !strcmp(ctx->types[t].annotation, path)) return t;
   return KL_T_OBJECT;
 }
 

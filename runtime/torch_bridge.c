@@ -105,6 +105,12 @@ static const char *direct_off = "torch not loaded"; /* why not, for boundary_pat
 static int reuse_calibrate(PyObject *torch_mod); /* result reuse: see "result reuse" */
 static int reuse_on;
 
+/* KILN_TORCH_PUBLIC set to anything but "" or "0": use only torch's public API. */
+static int public_path_forced(void) {
+  const char *pub = getenv("KILN_TORCH_PUBLIC");
+  return pub && pub[0] && strcmp(pub, "0") != 0;
+}
+
 static int torch_resolve(void) {
   if (torch_tensor_type) return 1;
   PyObject *mod = PyDict_GetItemString(PyImport_GetModuleDict(), "torch");
@@ -135,8 +141,7 @@ static int torch_resolve(void) {
   PyObject *isneg = PyObject_GetAttrString(cls, "is_neg");
   if (!isneg) PyErr_Clear(); /* very old torch: no negative-bit views */
   const KDLPackExchangeAPI *api = NULL;
-  const char *pub = getenv("KILN_TORCH_PUBLIC");
-  if (!(pub && pub[0] && strcmp(pub, "0") != 0)) {
+  if (!public_path_forced()) {
     PyObject *cap = PyObject_GetAttrString(cls, "__dlpack_c_exchange_api__");
     if (!cap) {
       PyErr_Clear();
@@ -1170,8 +1175,7 @@ static int grad_init(void) {
     Py_CLEAR(py_grad_set_enabled);
     return -1;
   }
-  const char *pub = getenv("KILN_TORCH_PUBLIC");
-  if (!(pub && pub[0] && strcmp(pub, "0") != 0)) {
+  if (!public_path_forced()) {
     _Bool (*is_on)(void) = (_Bool (*)(void))(uintptr_t)find_torch_symbol(mod, "libc10.so", "_ZN3c108GradMode10is_enabledEv");
     void (*set)(_Bool) = (void (*)(_Bool))(uintptr_t)find_torch_symbol(mod, "libc10.so", "_ZN3c108GradMode11set_enabledEb");
     const int before = py_grad_mode();
