@@ -58,13 +58,13 @@ void kl_compile(const char *src, size_t len, const char *filename, const char *m
     int ntoks;
     KlToken *toks = kl_lex(ctx, &ntoks);
     KlModule *m = kl_parse(ctx, toks, ntoks);
+    kl_resolve(ctx, m); /* may leave more functions as Python (a `with` of another manager) */
     for (int i = 0; i < m->nfuncs; i++) {
       KlFunc *f = m->funcs[i];
       if (f->unsupported)
         kl_diag(ctx, KL_SEV_WARNING, f->why_code, f->why_loc, "function %s is left as Python: %s (see `kiln explain %s`)",
                 f->name, f->why, kl_code_name(f->why_code));
     }
-    kl_resolve(ctx, m);
     kl_infer_types(ctx, m);
     kl_claim_sites(ctx, m);
     kl_emit_report(ctx, m, &res->report);

@@ -45,8 +45,9 @@ static const char *const code_explains[] = {
         "block it belongs to."),
     [KL_KILN010] = EXPLAIN(
         "The function uses a construct the compiler does not translate (classes,\n"
-        "closures, lambdas, generators, comprehensions, f-strings, try, with,\n"
-        "global, ...). The function still works: kiln leaves all of it as ordinary\n"
+        "closures, lambdas, generators, comprehensions, f-strings, try, global,\n"
+        "`with` of any manager but torch.no_grad() and torch.inference_mode(),\n"
+        "...). The function still works: kiln leaves all of it as ordinary\n"
         "Python and the report names the construct and its line.",
         "    def f(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
         "        try:                    # KILN010: try statement\n"
@@ -64,10 +65,10 @@ static const char *const code_explains[] = {
         "Use plain or keyword-only parameters, e.g. `def f(x, *, scale: float)`;\n"
         "pass a variable number of values as one tuple or list parameter."),
     [KL_KILN012] = EXPLAIN(
-        "The function has a decorator other than kiln.compile and torch.no_grad()\n"
-        "(which the compiled function applies itself: grad mode off during the\n"
-        "call). A decorator can replace the function with anything, so kiln\n"
-        "leaves it as Python.",
+        "The function has a decorator other than kiln.compile, torch.no_grad()\n"
+        "and torch.inference_mode() (which the compiled function applies itself\n"
+        "during the call), or two of the torch ones. A decorator can replace the\n"
+        "function with anything, so kiln leaves it as Python.",
         "    @functools.lru_cache        # KILN012: decorator\n"
         "    def f(n: int) -> int:\n"
         "        return n * 2",

@@ -22,10 +22,18 @@ typedef struct Val {
   bool owned; /* an object temporary this code must release */
 } Val;
 
+/* A `with` guard block being emitted: leaving it restores kl_wg_<id>. */
+typedef struct With {
+  struct With *outer;
+  int id;
+  int kind; /* KL_GUARD_* */
+} With;
+
 typedef struct Loop {
   struct Loop *outer;
   int id;
   bool used_break, used_continue;
+  With *with; /* the innermost guard block around the loop */
 } Loop;
 
 typedef struct Str {
@@ -51,6 +59,8 @@ typedef struct E {
   int ntemps, captemps;
   Loop *loop;
   int nloops;
+  With *with;  /* innermost guard block */
+  int nwiths;
   int indent;
   int src_line;        /* comment_line's cursor: line src_line starts at src_pos */
   size_t src_pos;      /* (lines are mostly asked in order: linear, not quadratic) */
@@ -169,6 +179,32 @@ static void after_python(E *e, int lineno) {
     kl_buf_printf(e->out, "%*sif (lv_%d && kr->tensor_refresh(&lv_%d, \"%s\", kl_file, %d) < 0) KL_FAIL(%d);\n",
                   e->indent * 2, "", i, i, c_str(e->ctx, l->name), lineno, lineno);
   }
+}
+
+/* Before and after a `with torch.inference_mode():` block: box each torch
+ * tensor local now, so that a value made before the block stays a normal
+ * tensor and one made inside stays an inference tensor, as eager's values
+ * would be, wherever they are boxed later. */
+static void pin_tensor_locals(E *e, int lineno) {
+  for (int i = 0; i < e->f->nlocals; i++) {
+    KlLocal *l = &e->f->locals[i];
+    if (!kl_is_tensor(e->ctx, l->type) || l->fwd) continue;
+    const char *fw = e->ctx->plugins[e->ctx->types[l->type].plugin]->framework;
+    if (strcmp(fw, "torch")) continue;
+    kl_buf_printf(e->out, "%*sif (lv_%d && kr->tensor_pin(&lv_%d, \"%s\") < 0) KL_FAIL(%d);\n", e->indent * 2, "", i, i,
+                  c_str(e->ctx, l->name), lineno);
+  }
+}
+
+static const char *guard_name(int kind) {
+  return kind == KL_GUARD_INFERENCE ? "KR_GUARD_INFERENCE" : "KR_GUARD_NO_GRAD";
+}
+
+/* Leaving a guard block on a normal path (its end, break, continue);
+ * return and errors leave through kl_exit, which restores what is left. */
+static void with_leave(E *e, const With *w, int lineno) {
+  if (w->kind == KL_GUARD_INFERENCE) pin_tensor_locals(e, lineno);
+  line(e, "kr->grad_guard_exit(&kl_wg_%d);", w->id);
 }
 
 static int framework_id(E *e, KlType t) {
@@ -912,6 +948,7 @@ static void loop_begin(E *e, Loop *lp) {
   lp->outer = e->loop;
   lp->id = e->nloops++;
   lp->used_break = lp->used_continue = false;
+  lp->with = e->with;
   e->loop = lp;
 }
 
@@ -1108,6 +1145,7 @@ static void stmt(E *e, KlNode *s) {
   case KL_N_BREAK:
   case KL_N_CONTINUE:
     if (!e->loop) kl_fatal(e->ctx, KL_KILN001, s->loc, "'%s' outside loop", s->kind == KL_N_BREAK ? "break" : "continue");
+    for (With *w = e->with; w != e->loop->with; w = w->outer) with_leave(e, w, L);
     if (s->kind == KL_N_BREAK) {
       e->loop->used_break = true;
       line(e, "goto kl_brk_%d;", e->loop->id);
@@ -1159,6 +1197,16 @@ static void stmt(E *e, KlNode *s) {
       }
     }
     return;
+  case KL_N_WITH: {
+    With w = {.outer = e->with, .id = e->nwiths++, .kind = s->op};
+    if (w.kind == KL_GUARD_INFERENCE) pin_tensor_locals(e, L);
+    line(e, "if (kr->grad_guard_enter(&kl_wg_%d, %s) < 0) KL_FAIL(%d);", w.id, guard_name(w.kind), L);
+    e->with = &w;
+    stmts(e, s->body);
+    e->with = w.outer;
+    with_leave(e, &w, L);
+    return;
+  }
   default: kl_fatal(e->ctx, KL_KILN050, s->loc, "cannot emit statement kind %d", s->kind);
   }
 }
@@ -1224,18 +1272,22 @@ static void emit_function(Module *mod, KlFunc *f, KlBuf *out) {
   for (int i = 0; i < e.ntemps; i++)
     kl_buf_printf(out, "  %s%c%d = %s; (void)%c%d;\n", c_type(e.temps[i]), e.temps[i] == 'o' ? 't' : e.temps[i], i,
                   e.temps[i] == 'o' ? "NULL" : "0", e.temps[i] == 'o' ? 't' : e.temps[i], i);
-  if (f->no_grad) /* @torch.no_grad(): restored at kl_exit, on every path */
-    kl_buf_printf(out, "  const int kl_grad = kr->grad_mode_set(0);\n  if (kl_grad < 0) KL_FAIL(%d);\n", f->loc.line);
+  for (int i = 0; i < e.nwiths; i++) kl_buf_printf(out, "  KrGradGuard kl_wg_%d = {0};\n", i);
+  if (f->grad_guard) /* @torch.no_grad() / @torch.inference_mode(): left at kl_exit, on every path */
+    kl_buf_printf(out, "  KrGradGuard kl_guard = {0};\n  if (kr->grad_guard_enter(&kl_guard, %s) < 0) KL_FAIL(%d);\n",
+                  guard_name(f->grad_guard), f->loc.line);
   kl_buf_printf(out, "  if (kr->bind_args(&ksig_%d, kl_args, kl_nargs, kl_kwnames, kl_argv) < 0) KL_FAIL(%d);\n",
                 f->index, f->loc.line);
   kl_buf_put(out, body->data ? body->data : "", body->len);
   kl_buf_puts(out, "kl_exit:\n");
+  for (int i = e.nwiths - 1; i >= 0; i--) /* blocks a return or an error left: innermost first */
+    kl_buf_printf(out, "  if (kl_wg_%d.kind) kr->grad_guard_exit(&kl_wg_%d);\n", i, i);
   for (int i = 0; i < f->nlocals; i++)
     if (kind_of(&e, f->locals[i].type == KL_T_NONE_YET ? KL_T_OBJECT : f->locals[i].type) == 'o')
       kl_buf_printf(out, "  Py_XDECREF(lv_%d);\n", i);
   for (int i = 0; i < e.ntemps; i++)
     if (e.temps[i] == 'o') kl_buf_printf(out, "  Py_XDECREF(t%d);\n", i);
-  if (f->no_grad) kl_buf_puts(out, "  kr->grad_mode_restore(kl_grad);\n");
+  if (f->grad_guard) kl_buf_puts(out, "  kr->grad_guard_exit(&kl_guard);\n");
   kl_buf_printf(out,
                 "  return kl_ret;\n"
                 "kl_error:\n"

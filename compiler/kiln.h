@@ -223,7 +223,7 @@ KlType kl_join(KlType a, KlType b);
   X(BINOP) X(UNARY) X(NOT) X(BOOLOP) X(COMPARE) X(IFEXP) X(KEYWORD)               \
   /* statements */                                                                \
   X(EXPR_STMT) X(ASSIGN) X(AUGASSIGN) X(ANNASSIGN) X(IF) X(WHILE) X(FOR)          \
-  X(BREAK) X(CONTINUE) X(RETURN) X(PASS) X(RAISE) X(ASSERT) X(DEL)
+  X(BREAK) X(CONTINUE) X(RETURN) X(PASS) X(RAISE) X(ASSERT) X(DEL) X(WITH)
 
 typedef enum {
 #define X(name) KL_N_##name,
@@ -293,16 +293,17 @@ struct KlNode {
   double fval;      /* FLOAT, IMAG */
   char *str;        /* STR, BYTES contents; INT big-literal text */
   size_t slen;
-  int op;           /* KlBinOp / KlUnaryOp / BOOLOP: 0 and 1 or / AUGASSIGN op */
+  int op;           /* KlBinOp / KlUnaryOp / BOOLOP: 0 and 1 or / AUGASSIGN op / WITH: KL_GUARD_* */
   KlNode *a, *b, *c; /* children: BINOP a op b; ATTR a.name; SUBSCRIPT a[b]; IFEXP b if a else c;
                         UNARY/NOT a; KEYWORD a=value; SLICE a:b:c; ASSIGN value=b; FOR target a, iter b;
                         RETURN a; IF/WHILE test a; AUGASSIGN target a, value b; RAISE a from b;
-                        ASSERT a, msg b; ANNASSIGN target a, annotation c, value b */
+                        ASSERT a, msg b; ANNASSIGN target a, annotation c, value b;
+                        WITH the context expression a (until resolve.c replaces it by op) */
   KlNodeList list;   /* TUPLE/LIST/SET/DICT items (DICT: k0,v0,k1,v1..); CALL args;
                         BOOLOP operands; COMPARE operands; ASSIGN targets; DEL targets */
   KlNodeList kw;     /* CALL keywords (KEYWORD nodes) */
   int *cmpops;       /* COMPARE: list.len-1 operators */
-  KlNodeList body, orelse; /* IF, WHILE, FOR */
+  KlNodeList body, orelse; /* IF, WHILE, FOR; WITH body */
   /* resolve.c */
   KlBinding binding;
   int slot;          /* LOCAL: index into func->locals; AUGASSIGN of a local: the slot read */
@@ -335,6 +336,9 @@ typedef struct KlLocal {
   int loads, stores;  /* fuse.c: how often it is read and written */
 } KlLocal;
 
+/* Decorators that set torch's autograd state around a compiled function. */
+enum { KL_GUARD_NO_GRAD = 1, KL_GUARD_INFERENCE = 2 };
+
 struct KlFunc {
   char *name;
   KlLoc loc;           /* the 'def' line */
@@ -343,7 +347,7 @@ struct KlFunc {
   KlNode *returns;     /* return annotation or NULL */
   KlNodeList body;
   bool kiln_decorated;
-  bool no_grad;        /* @torch.no_grad(): torch's grad mode is off during calls */
+  int grad_guard;      /* KL_GUARD_*: @torch.no_grad() / @torch.inference_mode(), applied during calls */
   /* Set when the function stays Python: which construct and where. */
   bool unsupported;
   KlCode why_code;
@@ -393,6 +397,8 @@ KlGlobal *kl_find_global(KlModule *m, const char *name);
 /* "a.b.c" as the path it denotes through the import bound to `a` (its
  * dotted path + ".b.c"), or NULL; *root (if given) gets a's global or NULL. */
 const char *kl_spelled_path(KlCtx *ctx, KlModule *m, const char *spelling, KlGlobal **root);
+/* The grad guard (KL_GUARD_*) torch's object at this path is, else 0. */
+int kl_grad_guard_path(const char *path);
 int kl_func_local(KlCtx *ctx, KlFunc *f, const char *name); /* slot, adding it if new */
 bool kl_is_native_builtin(KlModule *m, const char *name);
 

@@ -840,6 +840,36 @@ static KlNode *loop_stmt(Parser *p) {
   return n;
 }
 
+/* with_stmt = "with" test ("," test)* ":" block
+ * Several items nest, as in Python. Whether an item is a guard kiln
+ * compiles (torch.no_grad(), torch.inference_mode()) is decided once names
+ * are resolved (resolve.c); `as` and parenthesised item lists stay Python. */
+static KlNode *with_stmt(Parser *p) {
+  KlToken *t = next(p);
+  Vec items = {0};
+  do {
+    if (items.len) enter(p); /* each further item nests one level deeper */
+    KlNode *item = test(p);
+    if (at(p, KL_TOK_KW_AS)) unsupported(p, t->loc, KL_KILN010, "with statement (with `as`)");
+    KlNode *n = new_node(p, KL_N_WITH, items.len ? item->loc : t->loc);
+    n->a = item;
+    vec_push(p, &items, n);
+  } while (accept(p, KL_TOK_COMMA));
+  expect(p, KL_TOK_COLON);
+  KlNodeList body = block(p);
+  for (int i = 1; i < items.len; i++) leave(p);
+  KlNode **it = items.items;
+  for (int i = items.len - 1; i >= 0; i--) {
+    it[i]->body = body;
+    if (i > 0) {
+      Vec one = {0};
+      vec_push(p, &one, it[i]);
+      body = to_list(&one);
+    }
+  }
+  return it[0];
+}
+
 static void stmt(Parser *p, Vec *out) {
   KlToken *t = peek(p);
   switch (t->kind) {
@@ -857,7 +887,11 @@ static void stmt(Parser *p, Vec *out) {
   case KL_TOK_KW_DEF: unsupported(p, t->loc, KL_KILN010, "nested function (closure)");
   case KL_TOK_KW_CLASS: unsupported(p, t->loc, KL_KILN010, "class definition");
   case KL_TOK_KW_TRY: unsupported(p, t->loc, KL_KILN010, "try statement");
-  case KL_TOK_KW_WITH: unsupported(p, t->loc, KL_KILN010, "with statement");
+  case KL_TOK_KW_WITH:
+    enter(p);
+    vec_push(p, out, with_stmt(p));
+    leave(p);
+    return;
   case KL_TOK_KW_ASYNC: unsupported(p, t->loc, KL_KILN010, "async");
   case KL_TOK_AT: unsupported(p, t->loc, KL_KILN010, "decorated nested definition");
   case KL_TOK_NAME:
@@ -1188,13 +1222,32 @@ static bool is_kiln_decorator(Parser *p, int from, int to) {
   return ok;
 }
 
-/* `@torch.no_grad()` or `@torch.no_grad` (or torch.autograd.no_grad, or
- * no_grad imported from either): the compiled function runs with torch's
- * grad mode off, as the decorated Python function does, without torch's
- * Python wrapper. */
-static bool is_no_grad_decorator(Parser *p, int from, int to) {
-  /* `X()` or `X` (torch >= 2.0 accepts both) */
-  if (to - from >= 3 && p->toks[to - 2].kind == KL_TOK_LPAREN && p->toks[to - 1].kind == KL_TOK_RPAREN) to -= 2;
+/* The grad guard a decorator applies, or 0 when it is none of them:
+ * KL_GUARD_NO_GRAD for `@torch.no_grad()` or `@torch.no_grad` (or
+ * torch.autograd.no_grad, or no_grad imported from either);
+ * KL_GUARD_INFERENCE for `@torch.inference_mode()`, `(True)`, `(mode=True)`
+ * or bare (likewise spelled). The compiled function sets torch's autograd
+ * state itself, as the decorated Python function does, without torch's
+ * Python wrapper. inference_mode(False) and any other argument stay
+ * KILN012. */
+static int grad_guard_decorator(Parser *p, int from, int to) {
+  static const KlTokKind mode_true[] = {KL_TOK_LPAREN, KL_TOK_KW_TRUE, KL_TOK_RPAREN};
+  static const KlTokKind mode_kw_true[] = {KL_TOK_LPAREN, KL_TOK_NAME, KL_TOK_ASSIGN, KL_TOK_KW_TRUE, KL_TOK_RPAREN};
+  int call_len = 0; /* the tokens of a call's parentheses at the end, if any */
+  if (to - from >= 3 && p->toks[to - 2].kind == KL_TOK_LPAREN && p->toks[to - 1].kind == KL_TOK_RPAREN) call_len = 2;
+  bool mode_arg = false; /* the call passes mode=True, by position or keyword */
+  if (!call_len && to - from >= 4) {
+    const KlToken *t = &p->toks[to - 3];
+    mode_arg = t[0].kind == mode_true[0] && t[1].kind == mode_true[1] && t[2].kind == mode_true[2];
+    if (mode_arg) call_len = 3;
+  }
+  if (!call_len && to - from >= 6) {
+    const KlToken *t = &p->toks[to - 5];
+    mode_arg = !strcmp(t[1].str ? t[1].str : "", "mode");
+    for (int i = 0; i < 5 && mode_arg; i++) mode_arg = t[i].kind == mode_kw_true[i];
+    if (mode_arg) call_len = 5;
+  }
+  to -= call_len;
   KlBuf b = {0};
   bool ok = to > from;
   for (int i = from; i < to && ok; i++) {
@@ -1204,10 +1257,9 @@ static bool is_no_grad_decorator(Parser *p, int from, int to) {
     else ok = false;
   }
   const char *path = ok && b.data ? kl_spelled_path(p->ctx, p->mod, b.data, NULL) : NULL;
-  ok = path && (!strcmp(path, "torch.no_grad") || !strcmp(path, "torch.autograd.no_grad") ||
-                !strcmp(path, "torch.autograd.grad_mode.no_grad"));
+  int kind = kl_grad_guard_path(path);
   kl_buf_free(&b);
-  return ok;
+  return mode_arg && kind != KL_GUARD_INFERENCE ? 0 : kind;
 }
 
 /* funcdef = decorator* "def" NAME "(" params ")" ["->" test] ":" block */
@@ -1217,12 +1269,13 @@ static void funcdef(Parser *p) {
   /* volatile: read after the setjmp below */
   volatile bool other_decorator = false;
   volatile int deco_line = 0, deco_col = 0;
+  int guard;
   while (at(p, KL_TOK_AT)) {
     KlToken *at_tok = next(p);
     int from = p->pos;
     while (!at(p, KL_TOK_NEWLINE) && !at(p, KL_TOK_EOF)) next(p);
     if (is_kiln_decorator(p, from, p->pos)) f->kiln_decorated = true;
-    else if (is_no_grad_decorator(p, from, p->pos) && !f->no_grad) f->no_grad = true;
+    else if (!f->grad_guard && (guard = grad_guard_decorator(p, from, p->pos)) != 0) f->grad_guard = guard;
     else if (!other_decorator) {
       other_decorator = true;
       deco_line = at_tok->loc.line;

@@ -128,6 +128,17 @@ const char *kl_spelled_path(KlCtx *ctx, KlModule *m, const char *spelling, KlGlo
   return dot ? kl_fmt(ctx, "%s%s", g->dotted, dot) : g->dotted;
 }
 
+int kl_grad_guard_path(const char *path) {
+  static const char *const no_grad[] = {"torch.no_grad", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"};
+  static const char *const inference[] = {"torch.inference_mode", "torch.autograd.inference_mode",
+                                          "torch.autograd.grad_mode.inference_mode"};
+  for (int i = 0; path && i < 3; i++) {
+    if (!strcmp(path, no_grad[i])) return KL_GUARD_NO_GRAD;
+    if (!strcmp(path, inference[i])) return KL_GUARD_INFERENCE;
+  }
+  return 0;
+}
+
 /* Module-level attribute stores (`torch.backends.cudnn.benchmark = v`) as
  * the dotted paths they assign, once the module's imports are known; a store
  * whose root is no import changes nothing kiln resolves. */
@@ -201,6 +212,42 @@ static void resolve_expr(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
   }
 }
 
+/* The guard a `with` item is: torch.no_grad() or torch.inference_mode()
+ * (also (True) and (mode=True)) under any spelling that resolves to them,
+ * else 0. Locals and module-level stores over the path resolve to nothing. */
+static int with_guard(const KlNode *item) {
+  if (item->kind != KL_N_CALL || !item->a->dotted) return 0;
+  int kind = kl_grad_guard_path(item->a->dotted);
+  if (!item->list.len && !item->kw.len) return kind;
+  const KlNode *mode = NULL;
+  if (item->list.len == 1 && !item->kw.len) mode = item->list.items[0];
+  else if (!item->list.len && item->kw.len == 1 && item->kw.items[0]->name && !strcmp(item->kw.items[0]->name, "mode"))
+    mode = item->kw.items[0]->a;
+  return kind == KL_GUARD_INFERENCE && mode && mode->kind == KL_N_TRUE ? kind : 0;
+}
+
+/* Every `with` must be a guard the compiled function applies itself (its
+ * kind goes to op; the context expression is not evaluated, as for the
+ * decorators); any other leaves the function as Python. */
+static bool resolve_withs(KlCtx *ctx, KlFunc *f, KlNodeList body) {
+  for (int i = 0; i < body.len; i++) {
+    KlNode *s = body.items[i];
+    if (s->kind == KL_N_WITH) {
+      s->op = with_guard(s->a);
+      if (!s->op) {
+        f->unsupported = true;
+        f->why_code = KL_KILN010;
+        f->why = kl_strdup(ctx, "with statement (not torch.no_grad() or torch.inference_mode())");
+        f->why_loc = s->loc;
+        return false;
+      }
+      s->a = NULL;
+    }
+    if (!resolve_withs(ctx, f, s->body) || !resolve_withs(ctx, f, s->orelse)) return false;
+  }
+  return true;
+}
+
 void kl_resolve(KlCtx *ctx, KlModule *m) {
   resolve_attr_stores(ctx, m);
   for (int i = 0; i < m->nfuncs; i++) {
@@ -215,6 +262,7 @@ void kl_resolve(KlCtx *ctx, KlModule *m) {
     resolve_expr(ctx, m, NULL, f->returns);
     collect_locals(ctx, f, f->body);
     resolve_list(ctx, m, f, f->body);
+    if (!resolve_withs(ctx, f, f->body)) continue;
     split_webs(ctx, f);
   }
 }
@@ -451,6 +499,7 @@ static void web_stmt(Webs *w, St *s, KlNode *n) {
   }
   case KL_N_WHILE:
   case KL_N_FOR: web_loop(w, s, n); return;
+  case KL_N_WITH: web_stmts(w, s, n->body); return; /* a guard: the body runs through or raises */
   case KL_N_BREAK:
   case KL_N_CONTINUE:
     if (w->loop) st_join(w, n->kind == KL_N_BREAK ? &w->loop->brk : &w->loop->cont, s);

@@ -230,6 +230,7 @@ static void stmt_type(Infer *in, KlNode *s) {
     stmts_type(in, s->body);
     stmts_type(in, s->orelse);
     break;
+  case KL_N_WITH: stmts_type(in, s->body); break;
   case KL_N_FOR: {
     expr_type(in, s->b);
     KlType elem = kl_is_native_range(in->ctx, s->b) ? KL_T_INT : KL_T_OBJECT;

@@ -955,6 +955,23 @@ static int kr_tensor_refresh(PyObject **slot, const char *name, const char *file
   return 0;
 }
 
+static int kr_tensor_pin(PyObject **slot, const char *name) {
+  KrTensor *t = (KrTensor *)*slot;
+  if (!t || t->framework != KR_FW_TORCH) return 0;
+  PyObject *o = kr_tensor_box(t); /* the source itself when t is all of it; sets it when t had none */
+  if (!o) return -1;
+  if (o == t->source) {
+    Py_DECREF(o);
+    return 0;
+  }
+  /* a different view of its source: boxing made a copy, which *slot now views */
+  KrTensor *n = kr_tensor_unbox(o, KR_FW_TORCH, t->rank, name);
+  Py_DECREF(o);
+  if (!n) return -1;
+  Py_SETREF(*slot, (PyObject *)n);
+  return 0;
+}
+
 static int is_framework_tensor(PyObject *o, int framework) {
   const char *modname;
   switch (framework) {
@@ -1402,8 +1419,9 @@ static const KrApi kr_api = {
     .tensor_op = kr_tensor_op,
     .tensor_fused = kr_tensor_fused,
     .tensor_refresh = kr_tensor_refresh,
-    .grad_mode_set = kr_grad_mode_set,
-    .grad_mode_restore = kr_grad_mode_restore,
+    .tensor_pin = kr_tensor_pin,
+    .grad_guard_enter = kr_grad_guard_enter,
+    .grad_guard_exit = kr_grad_guard_exit,
 };
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs) {
@@ -1416,9 +1434,10 @@ static PyObject *py_isa(PyObject *self, PyObject *noargs) {
 static PyObject *py_boundary_paths(PyObject *self, PyObject *noargs) {
   (void)self;
   (void)noargs;
-  return Py_BuildValue("{s:s,s:s,s:s,s:s,s:s}", "torch", kr_torch_path(), "torch_direct", kr_torch_direct(),
-                       "torch_reuse", kr_torch_reuse(), "tensorflow", kr_tf_path(), "tf_checked",
-                       kr_tf_checked());
+  return Py_BuildValue("{s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "torch", kr_torch_path(), "torch_direct", kr_torch_direct(),
+                       "torch_reuse", kr_torch_reuse(), "torch_no_grad", kr_torch_guard_path(KR_GUARD_NO_GRAD),
+                       "torch_inference_mode", kr_torch_guard_path(KR_GUARD_INFERENCE), "tensorflow", kr_tf_path(),
+                       "tf_checked", kr_tf_checked());
 }
 
 static PyObject *py_buffer_stats(PyObject *self, PyObject *noargs) {
@@ -1434,7 +1453,7 @@ static PyMethodDef runtime_methods[] = {
      "set_num_threads(n)\n--\n\nThreads kiln's large GEMMs may use (default: torch.get_num_threads(), or KILN_NUM_THREADS)."},
     {"get_num_threads", py_get_num_threads, METH_NOARGS, "get_num_threads()\n--\n\nThe GEMM thread budget."},
     {"boundary_paths", py_boundary_paths, METH_NOARGS,
-     "boundary_paths()\n--\n\nWhich boundary path each framework uses: {'torch': ..., 'torch_direct': ..., 'torch_reuse': ..., 'tensorflow': ...}."},
+     "boundary_paths()\n--\n\nWhich boundary path each framework uses: {'torch': ..., 'torch_direct': ..., 'torch_reuse': ..., 'torch_no_grad': ..., 'torch_inference_mode': ..., 'tensorflow': ..., 'tf_checked': ...}."},
     {"buffer_stats", py_buffer_stats, METH_NOARGS,
      "buffer_stats()\n--\n\n{'allocations': tensor buffers obtained from the C allocator so far, "
      "'idle_bytes': bytes held for reuse}."},

@@ -73,8 +73,9 @@ PyObject *kr_torch_box(KrTensor *t);
 const char *kr_torch_path(void);   /* "dlpack-c-exchange-api", "public", or "not loaded" */
 const char *kr_torch_direct(void); /* "on", or "off (why)" / "torch not loaded" */
 const char *kr_torch_reuse(void);  /* result reuse: "on", or "off (why)" / "torch not loaded" */
-int kr_grad_mode_set(int enabled); /* KrApi.grad_mode_set / grad_mode_restore */
-void kr_grad_mode_restore(int mode);
+int kr_grad_guard_enter(KrGradGuard *g, int kind); /* KrApi.grad_guard_enter / grad_guard_exit */
+void kr_grad_guard_exit(KrGradGuard *g);
+const char *kr_torch_guard_path(int kind); /* KR_GUARD_*: "c10", "python" or "torch not loaded" */
 
 /* tf_bridge.c: TFE C API of the loaded wheel, public fallback otherwise. */
 KrTensor *kr_tf_unbox(PyObject *o, int rank, const char *arg);

@@ -24,6 +24,7 @@
 #include "kernels.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1137,10 +1138,10 @@ PyObject *kr_torch_box(KrTensor *t) {
   return o;
 }
 
-/* ---- grad mode for @torch.no_grad() functions -----------------------------
- * c10's thread-local GradMode, through the functions libc10 exports, once
- * they answered like torch.is_grad_enabled() with the mode on and off;
- * otherwise torch.is_grad_enabled() and torch._C._set_grad_enabled. */
+/* ---- autograd state for @torch.no_grad() and @torch.inference_mode() -----
+ * no_grad: c10's thread-local GradMode, through the functions libc10
+ * exports, once they answered like torch.is_grad_enabled() with the mode on
+ * and off; otherwise torch.is_grad_enabled() and torch._C._set_grad_enabled. */
 static _Bool (*grad_is_enabled)(void);
 static void (*grad_set_enabled)(_Bool);
 static PyObject *py_grad_is_enabled, *py_grad_set_enabled;
@@ -1160,12 +1161,16 @@ static int py_grad_set(int enabled) {
   return r ? 0 : -1;
 }
 
-static int grad_init(void) {
+/* sys.modules["torch"] (borrowed), or NULL with an error naming `decorator`. */
+static PyObject *torch_for_guard(const char *decorator) {
   PyObject *mod = PyDict_GetItemString(PyImport_GetModuleDict(), "torch");
-  if (!mod) {
-    PyErr_SetString(PyExc_RuntimeError, "kiln-torch: @torch.no_grad() function called without torch imported");
-    return -1;
-  }
+  if (!mod) PyErr_Format(PyExc_RuntimeError, "kiln-torch: @%s function called without torch imported", decorator);
+  return mod;
+}
+
+static int grad_init(void) {
+  PyObject *mod = torch_for_guard("torch.no_grad()");
+  if (!mod) return -1;
   PyObject *c = PyObject_GetAttrString(mod, "_C");
   py_grad_is_enabled = PyObject_GetAttrString(mod, "is_grad_enabled");
   py_grad_set_enabled = c ? PyObject_GetAttrString(c, "_set_grad_enabled") : NULL;
@@ -1195,7 +1200,8 @@ static int grad_init(void) {
   return 0;
 }
 
-int kr_grad_mode_set(int enabled) {
+/* Sets grad mode to `enabled`; returns the mode found (0/1), or -1. */
+static int grad_mode_set(int enabled) {
   if (!grad_ready && grad_init() < 0) return -1;
   if (grad_set_enabled) {
     const int was = grad_is_enabled();
@@ -1207,8 +1213,7 @@ int kr_grad_mode_set(int enabled) {
   return was;
 }
 
-void kr_grad_mode_restore(int mode) {
-  if (mode < 0) return;
+static void grad_mode_restore(int mode) {
   if (grad_set_enabled) {
     if (grad_is_enabled() != mode) grad_set_enabled((_Bool)mode);
     return;
@@ -1218,4 +1223,227 @@ void kr_grad_mode_restore(int mode) {
   if (py_grad_mode() != mode && py_grad_set(mode) < 0) PyErr_WriteUnraisable(py_grad_set_enabled);
   PyErr_Clear();
   PyErr_Restore(et, ev, tb);
+}
+
+/* inference_mode: what c10::InferenceMode's constructor does. It is inline
+ * C++, so kiln repeats it: it replaces the mode bits of the thread's
+ * AutogradState (grad, inference, forward grad, multithreading, view replay,
+ * layout enforcement) and forces some bits of the thread's local dispatch
+ * key set (ADInplaceOrView no longer included, the autograd keys excluded);
+ * the destructor puts both back. Both are thread-locals of libc10:
+ * AutogradState::get_tls_state() returns the first, and the exported
+ * raw_local_dispatch_key_set lies a fixed distance from it in libc10's TLS
+ * block. Which key bits are forced, and to what, is learnt from torch's own
+ * guard (torch._C._InferenceMode), and the recipe is used only after it
+ * reproduced that guard from six starting states, with the distance checked
+ * in a second thread. Otherwise (or KILN_TORCH_PUBLIC=1, or a state holding
+ * a graph-exec group, which the constructor would reset) torch's guard
+ * object is entered and left through Python (~0.5 us). */
+enum {
+  AG_ENGAGED = 16,    /* AutogradState: graph_exec_group_ (an optional of 16 bytes): has a value */
+  AG_BITS = 24,       /* then its bit-fields, grad_mode_ lowest */
+  AG_MODE_MASK = 0x3f, /* the six */
+  AG_INFERENCE = 0x22, /* as InferenceMode(true) sets them: inference, layout enforcement */
+};
+static unsigned char *(*ag_tls)(void); /* c10::AutogradState::get_tls_state */
+static ptrdiff_t keys_delta;           /* raw_local_dispatch_key_set's address minus ag_tls()'s */
+static uint64_t keys_mask[2], keys_value[2]; /* the key-set bits InferenceMode forces, and to what */
+static int inference_native;           /* the recipe passed its self-test */
+static int inference_ready;
+static PyObject *py_inference_mode;    /* torch._C._InferenceMode */
+static const char raw_keys_symbol[] = "_ZN3c104impl26raw_local_dispatch_key_setE";
+
+/* The thread's state as (mode bits, graph-exec group set, included, excluded). */
+static PyObject *inference_probe_read(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  const unsigned char *st = ag_tls();
+  const uint64_t *k = (const uint64_t *)(const void *)(st + keys_delta);
+  return Py_BuildValue("(iiKK)", st[AG_BITS], st[AG_ENGAGED], (unsigned long long)k[0], (unsigned long long)k[1]);
+}
+
+/* collect(read) enters torch's guard from each starting state and returns
+ * (before, inside, after) for each: read() plus torch's own answers for
+ * grad and inference mode. The first starting state, inference_mode(False),
+ * has every forced bit at the value the guard does not force. */
+static const char inference_probe_src[] =
+    "import contextlib, torch\n"
+    "def collect(read):\n"
+    "    def look():\n"
+    "        return read() + (int(torch.is_grad_enabled()), int(torch.is_inference_mode_enabled()))\n"
+    "    setups = [lambda: torch.inference_mode(False), contextlib.nullcontext, torch.no_grad,\n"
+    "              torch.inference_mode, lambda: torch.autograd.set_multithreading_enabled(False),\n"
+    "              lambda: torch.autograd.grad_mode._force_original_view_tracking(True)]\n"
+    "    out = []\n"
+    "    for setup in setups:\n"
+    "        with setup():\n"
+    "            before = look()\n"
+    "            with torch._C._InferenceMode(True):\n"
+    "                inside = look()\n"
+    "            out.append((before, inside, look()))\n"
+    "    return out\n";
+
+typedef struct {
+  int bits, engaged;
+  unsigned long long keys[2];
+  int grad, inference;
+} InferenceLook;
+
+static int inference_look(PyObject *t, InferenceLook *l) {
+  return PyArg_ParseTuple(t, "iiKKii", &l->bits, &l->engaged, &l->keys[0], &l->keys[1], &l->grad, &l->inference);
+}
+
+/* Does the recipe turn `before` into `inside`, with the bits where torch
+ * says they are? */
+static int inference_predicts(const InferenceLook *before, const InferenceLook *inside) {
+  for (int i = 0; i < 2; i++)
+    if (((before->keys[i] & ~keys_mask[i]) | keys_value[i]) != inside->keys[i]) return 0;
+  const InferenceLook *l[2] = {before, inside};
+  for (int i = 0; i < 2; i++)
+    if ((l[i]->bits & 1) != l[i]->grad || ((l[i]->bits >> 1) & 1) != l[i]->inference || l[i]->engaged) return 0;
+  return inside->bits == ((before->bits & ~AG_MODE_MASK) | AG_INFERENCE);
+}
+
+/* raw_local_dispatch_key_set's address minus ag_tls()'s in the calling
+ * thread, into *arg (untouched when not found). dlsym gives a thread-local's
+ * address in the calling thread; libc10 is found from ag_tls, as dladdr
+ * cannot place a thread-local's address in a library. */
+static void *keys_delta_here(void *arg) {
+  Dl_info info;
+  void *lib = dladdr((void *)(uintptr_t)ag_tls, &info) && info.dli_fname && strstr(info.dli_fname, "libc10.so")
+                  ? dlopen(info.dli_fname, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD)
+                  : NULL;
+  if (lib) {
+    char *keys = dlsym(lib, raw_keys_symbol);
+    if (keys) *(ptrdiff_t *)arg = keys - (char *)ag_tls();
+    dlclose(lib);
+  }
+  return NULL;
+}
+
+static int inference_selftest(void) {
+  static PyMethodDef read_def = {"read", inference_probe_read, METH_NOARGS, NULL};
+  const ptrdiff_t unset = PTRDIFF_MIN;
+  ptrdiff_t here = unset, other = unset;
+  pthread_t th;
+  if (!ag_tls || (keys_delta_here(&here), here == unset)) return 0;
+  if (pthread_create(&th, NULL, keys_delta_here, &other) != 0) return 0;
+  pthread_join(th, NULL);
+  if (other != here) return 0;
+  keys_delta = here;
+  PyObject *g = PyDict_New();
+  PyObject *r = g && PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0
+                    ? PyRun_String(inference_probe_src, Py_file_input, g, g)
+                    : NULL;
+  PyObject *collect = r ? PyDict_GetItemString(g, "collect") : NULL;
+  PyObject *read = collect ? PyCFunction_New(&read_def, NULL) : NULL;
+  PyObject *looks = read ? PyObject_CallOneArg(collect, read) : NULL;
+  int ok = looks && PyList_Check(looks) && PyList_GET_SIZE(looks) == 6;
+  for (Py_ssize_t i = 0; ok && i < PyList_GET_SIZE(looks); i++) {
+    InferenceLook before, inside, after;
+    PyObject *t = PyList_GET_ITEM(looks, i);
+    ok = PyTuple_Check(t) && PyTuple_GET_SIZE(t) == 3 && inference_look(PyTuple_GET_ITEM(t, 0), &before) &&
+         inference_look(PyTuple_GET_ITEM(t, 1), &inside) && inference_look(PyTuple_GET_ITEM(t, 2), &after);
+    if (ok && i == 0)
+      for (int w = 0; w < 2; w++) {
+        keys_mask[w] = before.keys[w] ^ inside.keys[w];
+        keys_value[w] = inside.keys[w] & keys_mask[w];
+      }
+    ok = ok && (keys_mask[0] | keys_mask[1]) && inference_predicts(&before, &inside) &&
+         memcmp(&before, &after, sizeof before) == 0;
+  }
+  Py_XDECREF(looks);
+  Py_XDECREF(read);
+  Py_XDECREF(r);
+  Py_XDECREF(g);
+  PyErr_Clear();
+  return ok;
+}
+
+static int inference_init(void) {
+  PyObject *mod = torch_for_guard("torch.inference_mode()");
+  if (!mod) return -1;
+  PyObject *c = PyObject_GetAttrString(mod, "_C");
+  py_inference_mode = c ? PyObject_GetAttrString(c, "_InferenceMode") : NULL;
+  Py_XDECREF(c);
+  if (!py_inference_mode) return -1;
+  if (!public_path_forced()) {
+    ag_tls = (unsigned char *(*)(void))(uintptr_t)find_torch_symbol(mod, "libc10.so", "_ZN3c1013AutogradState13get_tls_stateEv");
+    inference_native = inference_selftest();
+  }
+  inference_ready = 1;
+  return 0;
+}
+
+static int inference_enter(KrGradGuard *g) {
+  if (!inference_ready && inference_init() < 0) return -1;
+  unsigned char *st = inference_native ? ag_tls() : NULL;
+  if (st && !st[AG_ENGAGED]) {
+    uint64_t *k = (uint64_t *)(void *)(st + keys_delta);
+    g->saved[0] = st[AG_BITS];
+    g->saved[1] = k[0];
+    g->saved[2] = k[1];
+    st[AG_BITS] = (unsigned char)((st[AG_BITS] & ~AG_MODE_MASK) | AG_INFERENCE);
+    for (int i = 0; i < 2; i++) k[i] = (k[i] & ~keys_mask[i]) | keys_value[i];
+    g->kind = KR_GUARD_INFERENCE;
+    return 0;
+  }
+  PyObject *guard = PyObject_CallOneArg(py_inference_mode, Py_True);
+  PyObject *in = guard ? PyObject_CallMethod(guard, "__enter__", NULL) : NULL;
+  if (!in) {
+    Py_XDECREF(guard);
+    return -1;
+  }
+  Py_DECREF(in);
+  g->guard = guard;
+  g->kind = KR_GUARD_INFERENCE;
+  return 0;
+}
+
+static void inference_exit(KrGradGuard *g) {
+  if (!g->guard) {
+    unsigned char *st = ag_tls();
+    uint64_t *k = (uint64_t *)(void *)(st + keys_delta);
+    st[AG_BITS] = (unsigned char)g->saved[0];
+    k[0] = g->saved[1];
+    k[1] = g->saved[2];
+    return;
+  }
+  PyObject *et, *ev, *tb;
+  PyErr_Fetch(&et, &ev, &tb);
+  PyObject *out = PyObject_CallMethod(g->guard, "__exit__", "OOO", Py_None, Py_None, Py_None);
+  if (!out) PyErr_WriteUnraisable(g->guard);
+  Py_XDECREF(out);
+  Py_CLEAR(g->guard);
+  PyErr_Restore(et, ev, tb);
+}
+
+int kr_grad_guard_enter(KrGradGuard *g, int kind) {
+  if (kind == KR_GUARD_INFERENCE) return inference_enter(g);
+  if (kind != KR_GUARD_NO_GRAD) {
+    PyErr_Format(PyExc_SystemError, "kiln: unknown grad guard %d", kind);
+    return -1;
+  }
+  const int was = grad_mode_set(0);
+  if (was < 0) return -1;
+  g->saved[0] = (uint64_t)was;
+  g->kind = kind;
+  return 0;
+}
+
+void kr_grad_guard_exit(KrGradGuard *g) {
+  if (g->kind == KR_GUARD_NO_GRAD) grad_mode_restore((int)g->saved[0]);
+  else if (g->kind == KR_GUARD_INFERENCE) inference_exit(g);
+  g->kind = 0;
+}
+
+/* How each guard is applied: "c10" (libc10's thread-locals), "python"
+ * (torch's Python API), or "torch not loaded". Asking sets the guard up. */
+const char *kr_torch_guard_path(int kind) {
+  int *ready = kind == KR_GUARD_INFERENCE ? &inference_ready : &grad_ready;
+  if (!*ready && PyDict_GetItemString(PyImport_GetModuleDict(), "torch")) {
+    if ((kind == KR_GUARD_INFERENCE ? inference_init() : grad_init()) < 0) PyErr_Clear();
+  }
+  if (!*ready) return "torch not loaded";
+  return (kind == KR_GUARD_INFERENCE ? inference_native : grad_set_enabled != NULL) ? "c10" : "python";
 }

@@ -125,7 +125,8 @@ def test_runtime_module():
 
     assert rt.isa() in ("avx512", "avx2", "reference")
     paths = rt.boundary_paths()
-    assert set(paths) == {"torch", "torch_direct", "torch_reuse", "tensorflow", "tf_checked"}
+    assert set(paths) == {"torch", "torch_direct", "torch_reuse", "torch_no_grad", "torch_inference_mode",
+                          "tensorflow", "tf_checked"}
     assert type(rt._C_API).__name__ == "PyCapsule"
     assert 'kiln._runtime._C_API' in repr(rt._C_API)
 

@@ -961,7 +961,8 @@ def plain(w: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return w * 2.0
 
 
-@torch.inference_mode()
+@torch.no_grad()
+@torch.no_grad()
 def other(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return x.relu()
 """
@@ -1003,8 +1004,8 @@ def test_no_grad_decorator(tmp_path, public):
     off for the call and back on every exit, so fallback sites that touch a
     parameter give results without autograd history, as the decorated Python
     does, without torch's Python wrapper (~1.7 us a call). Defaults come
-    from the function under the wrapper. Other decorators (inference_mode)
-    still leave the function as Python. Run on the C++ grad-mode path and,
+    from the function under the wrapper. A second guard leaves the function
+    as Python. Run on the C++ grad-mode path and,
     with KILN_TORCH_PUBLIC=1, on torch's Python functions."""
     (tmp_path / "nograd.py").write_text(NO_GRAD_SRC)
     env = dict(os.environ, KILN_TORCH_PUBLIC=public)
@@ -1014,11 +1015,260 @@ def test_no_grad_decorator(tmp_path, public):
     assert r.stdout.strip() == "ok", r.stdout
 
 
+INFERENCE_SRC = """\
+import torch
+import torch.autograd
+from torch import inference_mode
+from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D
+
+
+@torch.inference_mode()
+def head(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, scale: float = 2.0) -> TensorF32Cpu2D:
+    return (x @ w + b).relu() + w.sum() * scale   # w.sum(), *: eager torch on the fallback
+
+
+@inference_mode
+def state() -> tuple:
+    return (torch.is_grad_enabled(), torch.is_inference_mode_enabled(),
+            repr(torch._C._dispatch_tls_local_include_set()), repr(torch._C._dispatch_tls_local_exclude_set()),
+            torch.autograd.is_multithreading_enabled(), torch._C._is_view_replay_enabled())
+
+
+@torch.autograd.inference_mode(mode=True)
+def fails(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    raise ValueError("inside")
+
+
+@torch.inference_mode(True)
+def relu(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.relu()
+
+
+def plain(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.relu()
+
+
+@torch.inference_mode(False)
+def off(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.relu()
+
+
+@torch.no_grad()
+@torch.inference_mode()
+def both(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.relu()
+"""
+
+INFERENCE_CHECK = """
+import contextlib, json, sys, threading, torch, kiln
+out, public = sys.argv[1], sys.argv[2] == "1"
+m = kiln.build(out + "/infmode.py", out_dir=out)
+status = {f["name"]: f["status"] for f in json.load(open(out + "/infmode.kiln.json"))["functions"]}
+assert status == {"head": "native", "state": "native", "fails": "native", "relu": "native", "plain": "native",
+                  "off": "python", "both": "python"}, status
+assert kiln._runtime.boundary_paths()["torch_inference_mode"] == ("python" if public else "c10")
+py = m.__kiln_python__
+g = torch.Generator().manual_seed(4)
+w, b = torch.nn.Parameter(torch.randn(5, 3, generator=g)), torch.randn(3, generator=g)
+for rows in (0, 1, 6):
+    x = torch.randn(rows, 5, generator=g)
+    for kw in ({}, {"scale": -0.5}):
+        got, exp = m.head(x, w, b, **kw), py["head"](x, w, b, **kw)
+        assert got.is_inference() and exp.is_inference() and not got.requires_grad
+        torch.testing.assert_close(got, exp)
+    for fn in ("relu", "plain"):
+        got, exp = m.__dict__[fn](x), py[fn](x)
+        assert got.is_inference() is exp.is_inference() is (fn == "relu"), fn  # kept results included
+        torch.testing.assert_close(got, exp)
+r = m.relu(torch.ones(2, 2))
+try:
+    r.add_(1)  # an inference tensor outside inference mode, as eager's result would be
+    raise AssertionError("no error")
+except RuntimeError as e:
+    assert "Inplace update to inference tensor outside InferenceMode" in str(e), e
+outer = [contextlib.nullcontext, torch.no_grad, torch.inference_mode, lambda: torch.inference_mode(False),
+         lambda: torch.autograd.set_multithreading_enabled(False),
+         lambda: torch.autograd.grad_mode._force_original_view_tracking(True)]
+def look():
+    return (torch.is_grad_enabled(), torch.is_inference_mode_enabled(),
+            repr(torch._C._dispatch_tls_local_include_set()), repr(torch._C._dispatch_tls_local_exclude_set()),
+            torch.autograd.is_multithreading_enabled(), torch._C._is_view_replay_enabled())
+for setup in outer:  # the same state inside as eager's, and the caller's back after, also after an error
+    with setup():
+        before = look()
+        assert m.state() == py["state"](), setup
+        assert look() == before
+        try:
+            m.fails(torch.ones(1, 1))
+            raise AssertionError("no error")
+        except ValueError as e:
+            assert str(e) == "inside"
+        assert look() == before
+seen = []
+def worker():
+    seen.append((m.state() == py["state"](), torch.is_inference_mode_enabled(), m.relu(torch.ones(1, 1)).is_inference()))
+with torch.inference_mode():
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join()
+assert seen == [(True, False, True)], seen
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("public", ["0", "1"])
+def test_inference_mode_decorator(tmp_path, public):
+    """`@torch.inference_mode()` (also bare, `(True)`, `(mode=True)`, any
+    spelling) keeps the function native: the compiled function enters
+    inference mode as torch's guard does (grad mode, inference mode, the
+    dispatch keys, the multithreading and view-replay flags as eager shows
+    them inside) and restores the caller's state on every exit, from six
+    starting states and in another thread; every result is an inference
+    tensor, as eager's. `inference_mode(False)` and two guards stay Python.
+    Run on libc10's thread-locals and, with KILN_TORCH_PUBLIC=1, on torch's
+    guard object."""
+    (tmp_path / "infmode.py").write_text(INFERENCE_SRC)
+    env = dict(os.environ, KILN_TORCH_PUBLIC=public)
+    r = subprocess.run([sys.executable, "-c", INFERENCE_CHECK, str(tmp_path), public], capture_output=True,
+                       text=True, env=env, cwd=PROGRAMS.parent.parent)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.strip() == "ok", r.stdout
+
+
+WITH_SRC = """\
+import torch
+from torch import inference_mode
+from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D
+
+
+def head(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D):
+    with torch.no_grad():
+        h = (x @ w + b).relu()
+        s = w.sum()                          # fallback on a parameter: no autograd history
+    return h.mean(dim=1, keepdim=False) * s, s
+
+
+def edges(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D):
+    before = x @ w
+    with inference_mode():
+        inside = (before + b).relu()
+        kept = before                        # made before: a normal tensor, also when returned later
+        fb = w.sum()                         # fallback inside
+    after = inside.sigmoid()
+    return before, inside, kept, fb, after, torch.is_inference_mode_enabled()
+
+
+def loop(x: TensorF32Cpu2D, w: TensorF32Cpu2D, n: int):
+    outs = []
+    for i in range(n):
+        with torch.no_grad(), torch.inference_mode(mode=True):
+            if i % 3 == 1:
+                continue                     # leaves both blocks
+            y = (x @ w).relu()
+            if i == 7:
+                break
+            outs.append(y)
+        outs.append((torch.is_grad_enabled(), torch.is_inference_mode_enabled()))
+    outs.append(y)
+    return outs
+
+
+def early(x: TensorF32Cpu2D, k: int) -> TensorF32Cpu2D:
+    with torch.inference_mode():
+        while k > 0:
+            with torch.no_grad():
+                if k == 2:
+                    return x.relu()          # returns from two blocks
+            k -= 1
+    return x.sigmoid()
+
+
+def fails(x: TensorF32Cpu2D, bad: int) -> TensorF32Cpu2D:
+    with torch.inference_mode(True):
+        with torch.no_grad():
+            y = x.relu()
+            if bad == 1:
+                y = y @ y                    # a shape error, raised natively
+            if bad == 2:
+                raise ValueError("inside")
+    return y
+"""
+
+WITH_CHECK = """
+import contextlib, json, sys, torch, kiln
+out, public = sys.argv[1], sys.argv[2] == "1"
+m = kiln.build(out + "/withmod.py", out_dir=out)
+status = {f["name"]: f["status"] for f in json.load(open(out + "/withmod.kiln.json"))["functions"]}
+assert set(status.values()) == {"native"}, status
+py = m.__kiln_python__
+
+def same(got, exp, where):
+    assert type(got) is type(exp), (where, type(got), type(exp))
+    if isinstance(got, torch.Tensor):
+        assert (got.is_inference(), got.requires_grad) == (exp.is_inference(), exp.requires_grad), where
+        torch.testing.assert_close(got, exp, msg=where)
+    elif isinstance(got, (list, tuple)):
+        assert len(got) == len(exp), where
+        for i, (a, b) in enumerate(zip(got, exp)):
+            same(a, b, f"{where}[{i}]")
+    else:
+        assert got == exp, (where, got, exp)
+
+def look():
+    return (torch.is_grad_enabled(), torch.is_inference_mode_enabled(),
+            repr(torch._C._dispatch_tls_local_include_set()), repr(torch._C._dispatch_tls_local_exclude_set()))
+
+g = torch.Generator().manual_seed(9)
+outer = [contextlib.nullcontext, torch.no_grad, torch.inference_mode, lambda: torch.inference_mode(False)]
+for setup in outer:
+    with setup():
+        before = look()
+        for rows in (1, 4):
+            x = torch.randn(rows, 4, generator=g)
+            w = torch.nn.Parameter(torch.randn(4, 4, generator=g))
+            b = torch.randn(4, generator=g)
+            wd = w.detach()  # kiln's native results never require grad (inference only): no history to compare
+            cases = [("head", (x, w, b)), ("edges", (x, wd, b)), ("loop", (x, wd, 9)), ("loop", (x, wd, 3)),
+                     ("early", (x, 3)), ("early", (x, 1)), ("fails", (x, 0))]
+            for name, args in cases:
+                same(m.__dict__[name](*args), py[name](*args), f"{setup} {name} {rows}")
+                assert look() == before, name
+            for bad, exc in ((1, RuntimeError), (2, ValueError)):
+                for fn in (m.fails, py["fails"]):
+                    try:
+                        fn(torch.randn(rows, 3, generator=g), bad)
+                        raise AssertionError("no error")
+                    except exc:
+                        pass
+                    assert look() == before  # left through the error path
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("public", ["0", "1"])
+def test_with_guard_blocks(tmp_path, public):
+    """`with torch.no_grad():` and `with torch.inference_mode():` blocks
+    (several items, any spelling) compile: the block runs under the guard
+    and every way out of it (its end, break, continue, return from nested
+    blocks, a native or a Python error) restores the caller's state. Values
+    match eager's, including which are inference tensors: made before the
+    block (normal, even when returned from inside), inside (inference, even
+    when boxed after it) or by fallback sites; from four outer states. Run
+    on libc10's thread-locals and on torch's Python guards."""
+    (tmp_path / "withmod.py").write_text(WITH_SRC)
+    env = dict(os.environ, KILN_TORCH_PUBLIC=public)
+    r = subprocess.run([sys.executable, "-c", WITH_CHECK, str(tmp_path), public], capture_output=True,
+                       text=True, env=env, cwd=PROGRAMS.parent.parent)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.strip() == "ok", r.stdout
+
+
 def test_no_grad_under_kiln_compile(tmp_path):
     """`@kiln.compile` over `@torch.no_grad()` compiles the function under the
     wrapper (source, name, globals and defaults from __wrapped__) and returns
-    the native function, which applies no_grad itself; the other order wraps
-    the native function in torch's wrapper; over any other decorator
+    the native function, which applies no_grad itself (likewise
+    inference_mode()); the other order wraps the native function in torch's
+    wrapper; over any other decorator (inference_mode(False) included)
     kiln.compile warns and returns the decorated function unchanged."""
     (tmp_path / "kcmod.py").write_text(
         "import torch\nimport kiln\nfrom kiln.torch import TensorF32Cpu2D\n\n\n"
@@ -1029,6 +1279,9 @@ def test_no_grad_under_kiln_compile(tmp_path):
         "def outer_first(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
         "    return x @ w + w.sum()\n\n\n"
         "@kiln.compile\n@torch.inference_mode()\n"
+        "def inference(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
+        "    return x.relu()\n\n\n"
+        "@kiln.compile\n@torch.inference_mode(False)\n"
         "def other(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
         "    return x.relu()\n")
     code = """
@@ -1045,7 +1298,9 @@ for kw in ({}, {"scale": 0.5}):
     with torch.no_grad():
         torch.testing.assert_close(got, x @ w + w.sum() * scale)
     assert got.requires_grad is False
-assert kcmod.outer_first(x, w).requires_grad is False and kcmod.other(x).is_inference()
+assert kcmod.outer_first(x, w).requires_grad is False and not kcmod.other(x).is_inference()
+assert type(kcmod.inference).__name__ == "builtin_function_or_method" and kcmod.inference(x).is_inference()
+torch.testing.assert_close(kcmod.inference(x), x.relu())
 assert torch.is_grad_enabled()
 print("ok")
 """

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-#define KR_ABI_VERSION 5
+#define KR_ABI_VERSION 6
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
 enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
@@ -29,6 +29,14 @@ enum {
   KR_OP_ROWSUM, KR_OP_ROWMEAN,
   KR_NUM_OPS
 };
+
+/* torch's autograd state saved around a decorated function's call. */
+enum { KR_GUARD_NO_GRAD = 1, KR_GUARD_INFERENCE = 2 };
+typedef struct {
+  int kind;          /* 0 until entered */
+  uint64_t saved[3]; /* what grad_guard_enter found */
+  PyObject *guard;   /* torch._C._InferenceMode, when entered through Python */
+} KrGradGuard;
 
 /* A chain of claimed ops the compiler fused into one kernel call:
  *   r = reduce(act(base(a, b, c) + d) + e)
@@ -185,12 +193,20 @@ typedef struct KrApi {
    * tensor no longer has the promised dtype/rank. No-op for values Python
    * never saw and for immutable (TensorFlow) tensors. */
   int (*tensor_refresh)(PyObject **slot, const char *name, const char *file, int line);
-  /* A function decorated @torch.no_grad(): torch's grad mode for this
-   * thread is set to `enabled` for the call; returns the mode to restore
-   * (0/1), or -1 with an exception set. grad_mode_restore(-1) does nothing
-   * and never disturbs a pending exception. */
-  int (*grad_mode_set)(int enabled);
-  void (*grad_mode_restore)(int mode);
+  /* At the edges of a `with torch.inference_mode():` block: makes the torch
+   * tensor that boxing *slot returns now, under the autograd state in force
+   * (an inference tensor inside the block, a normal one outside), and keeps
+   * it as *slot's source. No-op for values already boxed and for other
+   * frameworks. */
+  int (*tensor_pin)(PyObject **slot, const char *name);
+  /* A function decorated @torch.no_grad() or @torch.inference_mode():
+   * grad_guard_enter sets torch's autograd state for this thread as the
+   * decorator would (kind: KR_GUARD_*) and saves what it found in *g;
+   * 0, or -1 with an exception set. grad_guard_exit restores it (nothing
+   * when enter failed or was not called: *g starts zeroed) and never
+   * disturbs a pending exception. */
+  int (*grad_guard_enter)(KrGradGuard *g, int kind);
+  void (*grad_guard_exit)(KrGradGuard *g);
 } KrApi;
 
 /* Generated modules: `static const KrApi *kr;` then `kr = kr_import();`. */
@@ -205,8 +221,9 @@ static inline const KrApi *kr_import(void) {
   if (!api) return NULL;
   if (api->abi_version != KR_ABI_VERSION || api->size < sizeof(KrApi)) {
     PyErr_Format(PyExc_ImportError,
-                 "kiln: module built for runtime ABI %d, installed runtime has ABI %d; rebuild it",
-                 KR_ABI_VERSION, api->abi_version);
+                 "kiln: module built for runtime ABI %d (a %zu-byte table), installed runtime has ABI %d "
+                 "(%zu bytes); rebuild it",
+                 KR_ABI_VERSION, sizeof(KrApi), api->abi_version, (size_t)api->size);
     return NULL;
   }
   return api;
