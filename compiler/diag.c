@@ -45,10 +45,11 @@ static const char *const code_explains[] = {
         "block it belongs to."),
     [KL_KILN010] = EXPLAIN(
         "The function uses a construct the compiler does not translate (classes,\n"
-        "closures, lambdas, generators, comprehensions, f-strings, try, global,\n"
-        "`with` of any manager but torch.no_grad() and torch.inference_mode(),\n"
-        "...). The function still works: kiln leaves all of it as ordinary\n"
-        "Python and the report names the construct and its line.",
+        "closures, lambdas, generators, comprehensions, try, global, `with` of\n"
+        "any manager but torch.no_grad() and torch.inference_mode(), the rare\n"
+        "f-string forms kiln does not parse, ...). The function still works:\n"
+        "kiln leaves all of it as ordinary Python and the report names the\n"
+        "construct and its line.",
         "    def f(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
         "        try:                    # KILN010: try statement\n"
         "            return x.relu()\n"

@@ -739,6 +739,57 @@ static Val display(E *e, KlNode *n) {
   return r;
 }
 
+static Val joined_str(E *e, KlNode *n);
+
+/* An f-string field: the value, then its spec's fields, then the value
+ * converted (!r/!s/!a) and formatted. 3.13 converts before the spec's
+ * fields are evaluated, 3.10-3.12 after: each build follows its Python. */
+static Val format_field(E *e, KlNode *n) {
+  int L = n->loc.line;
+  Val v = own(e, to_object(e, ev(e, n->a), L));
+  if (n->op && n->b) {
+    line(e, "#if PY_VERSION_HEX >= 0x030D0000");
+    Val c = temp(e, KL_T_OBJECT);
+    line(e, "%s = kr->convert_value(%s, %d);", c.s, v.s, n->op);
+    line(e, "Py_CLEAR(%s);", v.s);
+    fail_if(e, L, "!%s", c.s);
+    line(e, "%s = %s; %s = NULL;", v.s, c.s, c.s);
+    line(e, "#endif");
+    after_python(e, L);
+  }
+  Val spec = n->b ? joined_str(e, n->b) : val(KL_T_OBJECT, false, "NULL");
+  Val r = temp(e, KL_T_OBJECT);
+  if (n->op && n->b)
+    line(e, "%s = kr->format_value(%s, PY_VERSION_HEX >= 0x030D0000 ? 0 : %d, %s);", r.s, v.s, n->op, spec.s);
+  else
+    line(e, "%s = kr->format_value(%s, %d, %s);", r.s, v.s, n->op, spec.s);
+  release(e, v);
+  release(e, spec);
+  fail_if(e, L, "!%s", r.s);
+  after_python(e, L); /* __format__, __repr__ and __str__ are Python code */
+  return r;
+}
+
+/* An f-string: its parts in order, joined. A single field is its value
+ * as __format__ returned it (a str subclass stays one, as in Python). */
+static Val joined_str(E *e, KlNode *n) {
+  int L = n->loc.line;
+  if (n->list.len == 1) return n->list.items[0]->kind == KL_N_FORMAT ? format_field(e, n->list.items[0]) : ev(e, n->list.items[0]);
+  Val parts = temp(e, KL_T_OBJECT);
+  line(e, "%s = PyTuple_New(%d);", parts.s, n->list.len);
+  fail_if(e, L, "!%s", parts.s);
+  for (int i = 0; i < n->list.len; i++) {
+    KlNode *part = n->list.items[i];
+    Val v = own(e, part->kind == KL_N_FORMAT ? format_field(e, part) : ev(e, part));
+    line(e, "PyTuple_SET_ITEM(%s, %d, %s); %s = NULL;", parts.s, i, v.s, v.s);
+  }
+  Val r = temp(e, KL_T_OBJECT);
+  line(e, "%s = PyUnicode_Join(ks[%d], %s);", r.s, intern(e->mod, "", 0), parts.s);
+  line(e, "Py_CLEAR(%s);", parts.s);
+  fail_if(e, L, "!%s", r.s);
+  return r;
+}
+
 /* A fused chain (fuse.c): operands in Python's evaluation order, one call. */
 static Val fused(E *e, KlFusion *fu) {
   Val v[5];
@@ -834,6 +885,7 @@ static Val ev(E *e, KlNode *n) {
     return r;
   }
   case KL_N_TUPLE: case KL_N_LIST: case KL_N_SET: case KL_N_DICT: return display(e, n);
+  case KL_N_JOINEDSTR: return joined_str(e, n);
   case KL_N_CALL: return call(e, n);
   case KL_N_BINOP: {
     Val a = ev(e, n->a);

@@ -168,6 +168,22 @@ typedef enum {
   KL_NUM_TOKS
 } KlTokKind;
 
+/* An f-string's parts (lex.c): decoded literal text, or a replacement
+ * field whose expression the parser lexes from the source range it names. */
+typedef struct KlFParts KlFParts;
+typedef struct KlFPart {
+  const char *lit;          /* literal text (UTF-8), or NULL for a field */
+  size_t litlen;
+  size_t expr_from, expr_to; /* a field: its expression's source offsets */
+  KlLoc expr_loc;            /* and the location of expr_from */
+  int conv;                  /* 's', 'r', 'a' or 0 (`{x=}` alone means 'r') */
+  KlFParts *spec;            /* the format spec's parts, or NULL */
+} KlFPart;
+struct KlFParts {
+  KlFPart *items;
+  int len;
+};
+
 typedef struct KlToken {
   KlTokKind kind;
   KlLoc loc;
@@ -179,12 +195,17 @@ typedef struct KlToken {
   double fval;   /* FLOAT, IMAG */
   char *str;     /* STRING: UTF-8 contents; BYTES: raw bytes; NAME: the name (NFKC not applied) */
   size_t slen;
+  KlFParts *fparts; /* FSTRING: its parts, or NULL for a form kiln does not parse */
 } KlToken;
 
 const char *kl_tok_text(KlTokKind kind); /* "(" or "name" */
 /* Tokenizes the whole source. On a lexical error records the diagnostic and
  * calls kl_fatal. The array ends with one KL_TOK_EOF. */
 KlToken *kl_lex(KlCtx *ctx, int *ntoks);
+/* Tokenizes the source bytes [from, to) as text inside brackets (no
+ * NEWLINE/INDENT), `at` being the location of `from`: an f-string field's
+ * expression. Errors as kl_lex. */
+KlToken *kl_lex_range(KlCtx *ctx, size_t from, size_t to, KlLoc at, int *ntoks);
 /* One token per line, for golden tests: "LINE:COL KIND payload". */
 void kl_dump_tokens(const KlToken *toks, int ntoks, KlBuf *out);
 
@@ -221,6 +242,7 @@ KlType kl_join(KlType a, KlType b);
   X(NAME) X(INT) X(FLOAT) X(STR) X(BYTES) X(TRUE) X(FALSE) X(NONE) X(ELLIPSIS)    \
   X(IMAG) X(TUPLE) X(LIST) X(DICT) X(SET) X(ATTR) X(SUBSCRIPT) X(SLICE) X(CALL)   \
   X(BINOP) X(UNARY) X(NOT) X(BOOLOP) X(COMPARE) X(IFEXP) X(KEYWORD)               \
+  X(JOINEDSTR) X(FORMAT)                                                          \
   /* statements */                                                                \
   X(EXPR_STMT) X(ASSIGN) X(AUGASSIGN) X(ANNASSIGN) X(IF) X(WHILE) X(FOR)          \
   X(BREAK) X(CONTINUE) X(RETURN) X(PASS) X(RAISE) X(ASSERT) X(DEL) X(WITH)
@@ -298,8 +320,9 @@ struct KlNode {
                         UNARY/NOT a; KEYWORD a=value; SLICE a:b:c; ASSIGN value=b; FOR target a, iter b;
                         RETURN a; IF/WHILE test a; AUGASSIGN target a, value b; RAISE a from b;
                         ASSERT a, msg b; ANNASSIGN target a, annotation c, value b;
-                        WITH the context expression a (until resolve.c replaces it by op) */
-  KlNodeList list;   /* TUPLE/LIST/SET/DICT items (DICT: k0,v0,k1,v1..); CALL args;
+                        WITH the context expression a (until resolve.c replaces it by op);
+                        FORMAT (an f-string field) value a, spec b (a JOINEDSTR or NULL), op conversion */
+  KlNodeList list;   /* TUPLE/LIST/SET/DICT items (DICT: k0,v0,k1,v1..); CALL args; JOINEDSTR parts;
                         BOOLOP operands; COMPARE operands; ASSIGN targets; DEL targets */
   KlNodeList kw;     /* CALL keywords (KEYWORD nodes) */
   int *cmpops;       /* COMPARE: list.len-1 operators */

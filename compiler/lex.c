@@ -383,57 +383,11 @@ static size_t put_utf8(char *out, size_t m, uint32_t cp) {
   return m;
 }
 
-/* start: first byte of the token (prefix); q: the opening quote. */
-static void lex_string(Lx *L, size_t start, size_t q, int flags) {
-  KlLoc loc = loc_at(L, start);
-  int quote = L->s[q];
-  bool triple = C(L, q + 1) == quote && C(L, q + 2) == quote;
-  size_t cs = q + (triple ? 3 : 1), ce, k = cs;
-  /* Pass 1: find the closing quote. */
-  for (;;) {
-    int c = C(L, k);
-    if (c < 0 || ((c == '\n' || c == '\r') && !triple)) {
-      /* Like CPython, a final line ending does not start a new line. */
-      int line = c < 0 && k > 0 && is_nl(L->s[k - 1]) && L->line > 1 ? L->line - 1 : L->line;
-      if (triple)
-        kl_fatal(L->ctx, KL_KILN001, loc, "unterminated triple-quoted string literal (detected at line %d)", line);
-      kl_fatal(L->ctx, KL_KILN001, loc, "unterminated string literal (detected at line %d)", line);
-    }
-    if (c == '\\') {
-      int d = C(L, k + 1);
-      if (d == '\n' || d == '\r')
-        k = eat_newline(L, k + 1);
-      else if (d >= 0)
-        k += 2;
-      else
-        k++;
-      continue;
-    }
-    if (c == '\n' || c == '\r') {
-      k = eat_newline(L, k);
-      continue;
-    }
-    if (c == quote && (!triple || (C(L, k + 1) == quote && C(L, k + 2) == quote))) {
-      ce = k;
-      k += triple ? 3 : 1;
-      break;
-    }
-    k++;
-  }
-  L->i = k;
-  KlTokKind kind = (flags & SF_BYTES) ? KL_TOK_BYTES : (flags & SF_F) ? KL_TOK_FSTRING : KL_TOK_STRING;
-  KlToken *t = emit(L, kind, start, k - start, loc);
-  if (kind == KL_TOK_FSTRING) {
-    t->str = kl_strndup(L->ctx, (const char *)L->s + cs, ce - cs);
-    t->slen = ce - cs;
-    token_done(L);
-    return;
-  }
-  /* Pass 2: decode. The result is never longer than the raw text. */
-  bool bytes = flags & SF_BYTES, raw = flags & SF_RAW;
-  char *out = kl_alloc(L->ctx, ce - cs + 1);
-  size_t m = 0;
-  k = cs;
+/* Decodes the string text s[cs, ce) (escapes unless raw; bytes or UTF-8)
+ * into out, which has room for ce - cs bytes; returns the length. loc and
+ * start locate the token, for errors. */
+static size_t decode_text(const Lx *L, KlLoc loc, size_t start, size_t cs, size_t ce, bool raw, bool bytes, char *out) {
+  size_t m = 0, k = cs;
   while (k < ce) {
     int c = L->s[k];
     if (c == '\r') {
@@ -512,6 +466,209 @@ static void lex_string(Lx *L, size_t start, size_t q, int flags) {
       break;
     }
   }
+  return m;
+}
+
+/* ---- f-string parts ----
+ * An f-string's text is split here into literal text (decoded like a
+ * string's) and replacement fields `{expr[=][!c][:spec]}`; the parser lexes
+ * and parses each field's expression from its source range. CPython has
+ * checked the syntax before kiln runs, so anything unusual (a backslash or
+ * a comment in a field, `\N{...}`, a brace after a backslash, fields nested
+ * in a nested spec) is not parsed: fstring_parts returns NULL and the
+ * function stays Python. */
+
+typedef struct {
+  const Lx *L;
+  KlLoc loc;    /* the token's location */
+  size_t start; /* and offset */
+  bool raw;
+} FScan;
+
+static void add_fpart(const Lx *L, KlFParts *v, int *cap, KlFPart part) {
+  if (v->len == *cap) {
+    *cap = *cap ? *cap * 2 : 4;
+    KlFPart *items = kl_alloc(L->ctx, sizeof *items * (size_t)*cap);
+    if (v->len) memcpy(items, v->items, sizeof *items * (size_t)v->len);
+    v->items = items;
+  }
+  v->items[v->len++] = part;
+}
+
+/* Literal text s[from, to), decoded (fstring_parts has refused \N escapes). */
+static void add_fliteral(const FScan *f, KlFParts *v, int *cap, size_t from, size_t to) {
+  if (from == to) return;
+  char *out = kl_alloc(f->L->ctx, to - from + 1);
+  size_t m = decode_text(f->L, f->loc, f->start, from, to, f->raw, false, out);
+  add_fpart(f->L, v, cap, (KlFPart){.lit = out, .litlen = m});
+}
+
+static KlFParts *fstring_parts(const FScan *f, size_t from, size_t to, int nest, size_t *end);
+
+/* The field whose text starts at k (after its '{'); returns the index after
+ * its '}', or 0 when kiln does not parse it. */
+static size_t fstring_field(const FScan *f, KlFParts *v, int *cap, size_t k, size_t to, int nest) {
+  const Lx *L = f->L;
+  const size_t e0 = k;
+  int depth = 0;
+  while (k < to) {
+    int c = L->s[k];
+    if (c == '\\' || c == '#') return 0;
+    if (c == '\'' || c == '"') { /* a string inside the expression: its other quote kind */
+      bool triple = k + 2 < to && L->s[k + 1] == c && L->s[k + 2] == c;
+      size_t j = k + (triple ? 3 : 1);
+      while (j < to && !(L->s[j] == c && (!triple || (j + 2 < to && L->s[j + 1] == c && L->s[j + 2] == c)))) {
+        if (L->s[j] == '\\') return 0;
+        j++;
+      }
+      if (j >= to) return 0;
+      k = j + (triple ? 3 : 1);
+      continue;
+    }
+    if (c == '(' || c == '[' || c == '{') depth++;
+    else if (c == ')' || c == ']' || (c == '}' && depth > 0)) depth--;
+    else if (depth == 0) {
+      if (c == '}' || c == ':') break;
+      if (c == '!' || c == '=' || c == '<' || c == '>') {
+        if (C(L, k + 1) == '=') { /* != == <= >= */
+          k += 2;
+          continue;
+        }
+        if (c == '!' || c == '=') break;
+      }
+    }
+    k++;
+  }
+  size_t e1 = k;
+  bool blank = true;
+  for (size_t j = e0; j < e1 && blank; j++) blank = L->s[j] == ' ' || L->s[j] == '\t' || is_nl(L->s[j]);
+  if (k >= to || blank) return 0;
+  KlFPart part = {.expr_from = e0, .expr_to = e1, .expr_loc = loc_scan(L, f->loc, f->start, e0)};
+  bool debug = false;
+  if (L->s[k] == '=') { /* `{x = }`: the text up to here and its spaces, then the value */
+    k++;
+    while (k < to && (L->s[k] == ' ' || L->s[k] == '\t')) k++;
+    char *text = kl_alloc(L->ctx, k - e0 + 1);
+    size_t m = 0;
+    for (size_t j = e0; j < k; j++) /* the source's line endings as Python reads them: \n */
+      if (L->s[j] != '\r') text[m++] = (char)L->s[j];
+      else if (C(L, j + 1) != '\n') text[m++] = '\n';
+    add_fpart(L, v, cap, (KlFPart){.lit = text, .litlen = m});
+    debug = true;
+  }
+  if (k < to && L->s[k] == '!') {
+    int conv = C(L, k + 1);
+    if (conv != 's' && conv != 'r' && conv != 'a') return 0;
+    part.conv = conv;
+    k += 2;
+  }
+  if (k < to && L->s[k] == ':') {
+    if (nest > 0) return 0;
+    part.spec = fstring_parts(f, k + 1, to, nest + 1, &k);
+    if (!part.spec) return 0;
+  }
+  if (k >= to || L->s[k] != '}') return 0;
+  if (debug && !part.conv && !part.spec) part.conv = 'r';
+  add_fpart(L, v, cap, part);
+  return k + 1;
+}
+
+/* The parts of s[from, to): the whole text (nest 0), or a format spec (nest
+ * 1), which ends at an unmatched '}' whose index goes to *end. */
+static KlFParts *fstring_parts(const FScan *f, size_t from, size_t to, int nest, size_t *end) {
+  const Lx *L = f->L;
+  KlFParts *v = kl_alloc(L->ctx, sizeof *v);
+  memset(v, 0, sizeof *v);
+  int cap = 0;
+  size_t k = from, seg = from;
+  while (k < to) {
+    int c = L->s[k];
+    if (c == '\\' && !f->raw) {
+      int d = C(L, k + 1);
+      if (d == '{' || d == '}' || d == 'N') return NULL;
+      k += 2;
+      continue;
+    }
+    if (c != '{' && c != '}') {
+      k++;
+      continue;
+    }
+    if (c == '}' && nest > 0) { /* a spec ends at its first '}' */
+      add_fliteral(f, v, &cap, seg, k);
+      *end = k;
+      return v;
+    }
+    if (k + 1 < to && L->s[k + 1] == c) { /* {{ or }} */
+      if (nest > 0) return NULL;
+      add_fliteral(f, v, &cap, seg, k + 1);
+      seg = k += 2;
+      continue;
+    }
+    if (c == '}') return NULL; /* a lone '}' */
+    add_fliteral(f, v, &cap, seg, k);
+    k = fstring_field(f, v, &cap, k + 1, to, nest);
+    if (!k) return NULL;
+    seg = k;
+  }
+  if (nest > 0) return NULL;
+  add_fliteral(f, v, &cap, seg, to);
+  *end = to;
+  return v;
+}
+
+/* start: first byte of the token (prefix); q: the opening quote. */
+static void lex_string(Lx *L, size_t start, size_t q, int flags) {
+  KlLoc loc = loc_at(L, start);
+  int quote = L->s[q];
+  bool triple = C(L, q + 1) == quote && C(L, q + 2) == quote;
+  size_t cs = q + (triple ? 3 : 1), ce, k = cs;
+  /* Pass 1: find the closing quote. */
+  for (;;) {
+    int c = C(L, k);
+    if (c < 0 || ((c == '\n' || c == '\r') && !triple)) {
+      /* Like CPython, a final line ending does not start a new line. */
+      int line = c < 0 && k > 0 && is_nl(L->s[k - 1]) && L->line > 1 ? L->line - 1 : L->line;
+      if (triple)
+        kl_fatal(L->ctx, KL_KILN001, loc, "unterminated triple-quoted string literal (detected at line %d)", line);
+      kl_fatal(L->ctx, KL_KILN001, loc, "unterminated string literal (detected at line %d)", line);
+    }
+    if (c == '\\') {
+      int d = C(L, k + 1);
+      if (d == '\n' || d == '\r')
+        k = eat_newline(L, k + 1);
+      else if (d >= 0)
+        k += 2;
+      else
+        k++;
+      continue;
+    }
+    if (c == '\n' || c == '\r') {
+      k = eat_newline(L, k);
+      continue;
+    }
+    if (c == quote && (!triple || (C(L, k + 1) == quote && C(L, k + 2) == quote))) {
+      ce = k;
+      k += triple ? 3 : 1;
+      break;
+    }
+    k++;
+  }
+  L->i = k;
+  KlTokKind kind = (flags & SF_BYTES) ? KL_TOK_BYTES : (flags & SF_F) ? KL_TOK_FSTRING : KL_TOK_STRING;
+  KlToken *t = emit(L, kind, start, k - start, loc);
+  if (kind == KL_TOK_FSTRING) {
+    t->str = kl_strndup(L->ctx, (const char *)L->s + cs, ce - cs);
+    t->slen = ce - cs;
+    FScan f = {.L = L, .loc = loc, .start = start, .raw = flags & SF_RAW};
+    size_t end;
+    t->fparts = fstring_parts(&f, cs, ce, 0, &end);
+    token_done(L);
+    return;
+  }
+  /* Pass 2: decode. The result is never longer than the raw text. */
+  bool bytes = flags & SF_BYTES, raw = flags & SF_RAW;
+  char *out = kl_alloc(L->ctx, ce - cs + 1);
+  size_t m = decode_text(L, loc, start, cs, ce, raw, bytes, out);
   out[m] = 0;
   t->str = out;
   t->slen = m;
@@ -813,16 +970,8 @@ static void indentation(Lx *L) {
   }
 }
 
-KlToken *kl_lex(KlCtx *ctx, int *ntoks) {
-  prepare_source(ctx);
-  Lx lx;
-  memset(&lx, 0, sizeof lx);
-  Lx *L = &lx;
-  L->ctx = ctx;
-  L->s = (const unsigned char *)ctx->src;
-  L->n = ctx->srclen;
-  L->line = 1;
-  L->cline = 0;
+/* Tokens from L->i to L->n. */
+static void lex_loop(Lx *L) {
   bool atbol = true;
   for (;;) {
     if (atbol) {
@@ -850,11 +999,11 @@ KlToken *kl_lex(KlCtx *ctx, int *ntoks) {
       KlLoc loc = loc_at(L, L->i);
       int d = C(L, L->i + 1);
       if (d != '\n' && d != '\r') {
-        if (d < 0) kl_fatal(ctx, KL_KILN001, loc, "unexpected EOF while parsing");
-        kl_fatal(ctx, KL_KILN001, loc, "unexpected character after line continuation character");
+        if (d < 0) kl_fatal(L->ctx, KL_KILN001, loc, "unexpected EOF while parsing");
+        kl_fatal(L->ctx, KL_KILN001, loc, "unexpected character after line continuation character");
       }
       L->i = eat_newline(L, L->i + 1);
-      if (L->i >= L->n) kl_fatal(ctx, KL_KILN001, loc, "unexpected EOF while parsing");
+      if (L->i >= L->n) kl_fatal(L->ctx, KL_KILN001, loc, "unexpected EOF while parsing");
       continue;
     }
     if (is_digit(c) || (c == '.' && is_digit(C(L, L->i + 1)))) {
@@ -877,6 +1026,19 @@ KlToken *kl_lex(KlCtx *ctx, int *ntoks) {
     }
     lex_op(L);
   }
+}
+
+KlToken *kl_lex(KlCtx *ctx, int *ntoks) {
+  prepare_source(ctx);
+  Lx lx;
+  memset(&lx, 0, sizeof lx);
+  Lx *L = &lx;
+  L->ctx = ctx;
+  L->s = (const unsigned char *)ctx->src;
+  L->n = ctx->srclen;
+  L->line = 1;
+  L->cline = 0;
+  lex_loop(L);
   if (L->depth > 0)
     kl_fatal(ctx, KL_KILN001, L->parenloc[L->depth - 1], "'%s' was never closed", tok_texts[L->parenkind[L->depth - 1]]);
   KlLoc eof = loc_at(L, L->n);
@@ -886,6 +1048,26 @@ KlToken *kl_lex(KlCtx *ctx, int *ntoks) {
     emit(L, KL_TOK_DEDENT, L->n, 0, eof);
   }
   emit(L, KL_TOK_EOF, L->n, 0, eof);
+  *ntoks = L->ntoks;
+  return L->toks;
+}
+
+KlToken *kl_lex_range(KlCtx *ctx, size_t from, size_t to, KlLoc at, int *ntoks) {
+  Lx lx;
+  memset(&lx, 0, sizeof lx);
+  Lx *L = &lx;
+  L->ctx = ctx;
+  L->s = (const unsigned char *)ctx->src;
+  L->n = to;
+  L->i = L->lstart = L->cpos = from;
+  L->line = L->cline = at.line;
+  L->ccol = at.col;
+  L->depth = 1; /* as inside the field's braces: no NEWLINE or INDENT tokens */
+  L->parenkind[0] = KL_TOK_LBRACE;
+  L->parenloc[0] = at;
+  lex_loop(L);
+  if (L->depth != 1) kl_fatal(ctx, KL_KILN001, at, "unbalanced brackets in an f-string field");
+  emit(L, KL_TOK_EOF, to, 0, loc_at(L, to));
   *ntoks = L->ntoks;
   return L->toks;
 }

@@ -202,28 +202,119 @@ static KlNodeList to_list(Vec *v) { return (KlNodeList){v->items, v->len}; }
 
 /* ---- expressions ---- */
 
-/* Concatenates adjacent string (or bytes) literals. */
+/* An f-string field's expression: its source range lexed and parsed as an
+ * expression in brackets. A form kiln does not lex or parse leaves the
+ * function as Python (the diagnostic a lexical error recorded is dropped:
+ * CPython accepted the source). */
+static KlNode *fstring_expr(Parser *p, const KlFPart *part) {
+  KlCtx *ctx = p->ctx;
+  jmp_buf lexfail, *outer_fatal = ctx->fatal;
+  KlDiag **tail = ctx->diag_tail;
+  const int nerrors = ctx->nerrors;
+  KlToken *volatile toks = NULL;
+  int ntoks = 0;
+  if (setjmp(lexfail) == 0) {
+    ctx->fatal = &lexfail;
+    toks = kl_lex_range(ctx, part->expr_from, part->expr_to, part->expr_loc, &ntoks);
+  }
+  ctx->fatal = outer_fatal;
+  if (!toks) {
+    *tail = NULL;
+    ctx->diag_tail = tail;
+    ctx->nerrors = nerrors;
+    unsupported(p, part->expr_loc, KL_KILN010, "f-string");
+  }
+  KlToken *const main_toks = p->toks;
+  const int main_pos = p->pos, main_ntoks = p->ntoks;
+  jmp_buf fail, *outer_bail = p->bail;
+  KlNode *volatile e = NULL;
+  if (setjmp(fail) == 0) {
+    p->bail = &fail;
+    p->toks = toks;
+    p->ntoks = ntoks;
+    p->pos = 0;
+    KlToken *odd = nfkc_check(p, 0, ntoks);
+    if (odd)
+      unsupported(p, odd->loc, KL_KILN010,
+                  kl_fmt(ctx, "identifier '%s' is not in Unicode NFKC form (Python normalizes it)", odd->str));
+    e = testlist(p, false);
+    if (!at(p, KL_TOK_EOF)) unexpected(p);
+  }
+  p->toks = main_toks;
+  p->pos = main_pos;
+  p->ntoks = main_ntoks;
+  p->bail = outer_bail;
+  if (!e) longjmp(*p->bail, 1); /* unsupported() has marked the function */
+  return e;
+}
+
+/* A STR node of the text in *lit, which is emptied. */
+static KlNode *str_node(Parser *p, KlBuf *lit, KlLoc loc) {
+  KlNode *s = new_node(p, KL_N_STR, loc);
+  s->str = kl_strndup(p->ctx, lit->data ? lit->data : "", lit->len);
+  s->slen = lit->len;
+  lit->len = 0;
+  return s;
+}
+
+/* An f-string's parts as a JOINEDSTR (literal text merged into STR nodes,
+ * fields as FORMAT nodes), continuing the literal in *lit. */
+static void fstring_nodes(Parser *p, const KlFParts *fp, Vec *parts, KlBuf *lit, KlLoc loc) {
+  for (int i = 0; i < fp->len; i++) {
+    const KlFPart *part = &fp->items[i];
+    if (part->lit) {
+      kl_buf_put(lit, part->lit, part->litlen);
+      continue;
+    }
+    if (lit->len) vec_push(p, parts, str_node(p, lit, loc));
+    KlNode *f = new_node(p, KL_N_FORMAT, part->expr_loc);
+    f->a = fstring_expr(p, part);
+    f->op = part->conv;
+    if (part->spec) {
+      Vec spec = {0};
+      KlBuf *speclit = kl_tracked_buf(p->ctx);
+      fstring_nodes(p, part->spec, &spec, speclit, part->expr_loc);
+      if (speclit->len) vec_push(p, &spec, str_node(p, speclit, part->expr_loc));
+      kl_buf_free(speclit);
+      f->b = new_node(p, KL_N_JOINEDSTR, part->expr_loc);
+      f->b->list = to_list(&spec);
+    }
+    vec_push(p, parts, f);
+  }
+}
+
+/* Concatenates adjacent string (or bytes) literals; with an f-string among
+ * them the result is a JOINEDSTR of literal and formatted parts. (The text
+ * buffer is the context's: a field may abandon the function mid-way.) */
 static KlNode *strings(Parser *p) {
   KlToken *first = peek(p);
-  bool is_bytes = first->kind == KL_TOK_BYTES;
-  KlBuf b = {0};
+  bool is_bytes = first->kind == KL_TOK_BYTES, formatted = false;
+  KlBuf *b = kl_tracked_buf(p->ctx);
+  Vec parts = {0};
   while (at(p, KL_TOK_STRING) || at(p, KL_TOK_BYTES) || at(p, KL_TOK_FSTRING)) {
     KlToken *t = peek(p);
+    if ((t->kind == KL_TOK_BYTES) != is_bytes) unsupported(p, t->loc, KL_KILN010, "mixing bytes and str literals");
     if (t->kind == KL_TOK_FSTRING) {
-      kl_buf_free(&b);
-      unsupported(p, t->loc, KL_KILN010, "f-string");
+      if (!t->fparts) unsupported(p, t->loc, KL_KILN010, "f-string (a form kiln does not parse)");
+      formatted = true;
+      next(p);
+      fstring_nodes(p, t->fparts, &parts, b, t->loc);
+      continue;
     }
-    if ((t->kind == KL_TOK_BYTES) != is_bytes) {
-      kl_buf_free(&b);
-      unsupported(p, t->loc, KL_KILN010, "mixing bytes and str literals");
-    }
-    kl_buf_put(&b, t->str ? t->str : "", t->slen);
+    kl_buf_put(b, t->str ? t->str : "", t->slen);
     next(p);
   }
-  KlNode *n = new_node(p, is_bytes ? KL_N_BYTES : KL_N_STR, first->loc);
-  n->str = kl_strndup(p->ctx, b.data ? b.data : "", b.len);
-  n->slen = b.len;
-  kl_buf_free(&b);
+  KlNode *n;
+  if (formatted) {
+    if (b->len) vec_push(p, &parts, str_node(p, b, first->loc));
+    n = new_node(p, KL_N_JOINEDSTR, first->loc);
+    n->list = to_list(&parts);
+  } else {
+    n = new_node(p, is_bytes ? KL_N_BYTES : KL_N_STR, first->loc);
+    n->str = kl_strndup(p->ctx, b->data ? b->data : "", b->len);
+    n->slen = b->len;
+  }
+  kl_buf_free(b);
   return n;
 }
 
@@ -1488,6 +1579,9 @@ static void dump_node(KlBuf *out, KlNode *n, int indent) {
   case KL_N_BINOP: case KL_N_AUGASSIGN: kl_buf_printf(out, " %s", kl_binop_text[n->op]); break;
   case KL_N_UNARY: kl_buf_printf(out, " %s", n->op == KL_UOP_NEG ? "-" : n->op == KL_UOP_POS ? "+" : "~"); break;
   case KL_N_BOOLOP: kl_buf_printf(out, " %s", n->op ? "or" : "and"); break;
+  case KL_N_FORMAT:
+    if (n->op) kl_buf_printf(out, " !%c", n->op);
+    break;
   case KL_N_COMPARE:
     for (int i = 0; i < n->list.len - 1; i++) kl_buf_printf(out, " %s", kl_cmpop_text[n->cmpops[i]]);
     break;

@@ -149,8 +149,12 @@ static KlType expr_type(Infer *in, KlNode *n) {
     if (n->b) expr_type(in, n->b);
     if (n->c) expr_type(in, n->c);
     break;
-  case KL_N_TUPLE: case KL_N_LIST: case KL_N_SET: case KL_N_DICT:
+  case KL_N_TUPLE: case KL_N_LIST: case KL_N_SET: case KL_N_DICT: case KL_N_JOINEDSTR:
     for (int i = 0; i < n->list.len; i++) expr_type(in, n->list.items[i]);
+    break;
+  case KL_N_FORMAT:
+    expr_type(in, n->a);
+    if (n->b) expr_type(in, n->b);
     break;
   default: break;
   }

@@ -955,6 +955,23 @@ static int kr_tensor_refresh(PyObject **slot, const char *name, const char *file
   return 0;
 }
 
+static PyObject *kr_convert_value(PyObject *v, int conv) {
+  switch (conv) {
+  case 's': return PyObject_Str(v);
+  case 'r': return PyObject_Repr(v);
+  case 'a': return PyObject_ASCII(v);
+  default: return Py_NewRef(v);
+  }
+}
+
+static PyObject *kr_format_value(PyObject *v, int conv, PyObject *spec) {
+  PyObject *c = kr_convert_value(v, conv);
+  if (!c || (!spec && PyUnicode_CheckExact(c))) return c;
+  PyObject *r = PyObject_Format(c, spec);
+  Py_DECREF(c);
+  return r;
+}
+
 static int kr_tensor_pin(PyObject **slot, const char *name) {
   KrTensor *t = (KrTensor *)*slot;
   if (!t || t->framework != KR_FW_TORCH) return 0;
@@ -1420,6 +1437,8 @@ static const KrApi kr_api = {
     .tensor_fused = kr_tensor_fused,
     .tensor_refresh = kr_tensor_refresh,
     .tensor_pin = kr_tensor_pin,
+    .format_value = kr_format_value,
+    .convert_value = kr_convert_value,
     .grad_guard_enter = kr_grad_guard_enter,
     .grad_guard_exit = kr_grad_guard_exit,
 };

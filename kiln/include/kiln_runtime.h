@@ -199,6 +199,11 @@ typedef struct KrApi {
    * it as *slot's source. No-op for values already boxed and for other
    * frameworks. */
   int (*tensor_pin)(PyObject **slot, const char *name);
+  /* An f-string field: v converted by conv ('s', 'r', 'a' or 0), then
+   * formatted with spec (NULL: none), as Python's FORMAT_VALUE. New ref. */
+  PyObject *(*format_value)(PyObject *v, int conv, PyObject *spec);
+  /* The conversion alone (3.13 converts before a spec's fields). New ref. */
+  PyObject *(*convert_value)(PyObject *v, int conv);
   /* A function decorated @torch.no_grad() or @torch.inference_mode():
    * grad_guard_enter sets torch's autograd state for this thread as the
    * decorator would (kind: KR_GUARD_*) and saves what it found in *g;
