@@ -168,17 +168,23 @@ static void fail_if(E *e, int lineno, const char *cond_fmt, const char *arg) {
   kl_buf_printf(e->out, ") KL_FAIL(%d);\n", lineno);
 }
 
-/* Python code may have run (a fallback site): re-read the views of torch
- * tensor locals, whose framework tensors it may have changed in place. */
-static void after_python(E *e, int lineno) {
+/* `if (lv_N && kr->FN(&lv_N, "name"EXTRA) < 0) KL_FAIL(lineno);` for each
+ * local holding a torch tensor natively. */
+static void each_torch_tensor_local(E *e, const char *fn, const char *extra, int lineno) {
   for (int i = 0; i < e->f->nlocals; i++) {
     KlLocal *l = &e->f->locals[i];
     if (!kl_is_tensor(e->ctx, l->type) || l->fwd) continue;
     const char *fw = e->ctx->plugins[e->ctx->types[l->type].plugin]->framework;
     if (strcmp(fw, "torch")) continue;
-    kl_buf_printf(e->out, "%*sif (lv_%d && kr->tensor_refresh(&lv_%d, \"%s\", kl_file, %d) < 0) KL_FAIL(%d);\n",
-                  e->indent * 2, "", i, i, c_str(e->ctx, l->name), lineno, lineno);
+    kl_buf_printf(e->out, "%*sif (lv_%d && kr->%s(&lv_%d, \"%s\"%s) < 0) KL_FAIL(%d);\n", e->indent * 2, "", i, fn, i,
+                  c_str(e->ctx, l->name), extra, lineno);
   }
+}
+
+/* Python code may have run (a fallback site): re-read the views of torch
+ * tensor locals, whose framework tensors it may have changed in place. */
+static void after_python(E *e, int lineno) {
+  each_torch_tensor_local(e, "tensor_refresh", kl_fmt(e->ctx, ", kl_file, %d", lineno), lineno);
 }
 
 /* Before and after a `with torch.inference_mode():` block: box each torch
@@ -186,14 +192,7 @@ static void after_python(E *e, int lineno) {
  * tensor and one made inside stays an inference tensor, as eager's values
  * would be, wherever they are boxed later. */
 static void pin_tensor_locals(E *e, int lineno) {
-  for (int i = 0; i < e->f->nlocals; i++) {
-    KlLocal *l = &e->f->locals[i];
-    if (!kl_is_tensor(e->ctx, l->type) || l->fwd) continue;
-    const char *fw = e->ctx->plugins[e->ctx->types[l->type].plugin]->framework;
-    if (strcmp(fw, "torch")) continue;
-    kl_buf_printf(e->out, "%*sif (lv_%d && kr->tensor_pin(&lv_%d, \"%s\") < 0) KL_FAIL(%d);\n", e->indent * 2, "", i, i,
-                  c_str(e->ctx, l->name), lineno);
-  }
+  each_torch_tensor_local(e, "tensor_pin", "", lineno);
 }
 
 static const char *guard_name(int kind) {

@@ -25,11 +25,12 @@ from __future__ import annotations
 import copy
 import math
 import re
+import types
 from dataclasses import dataclass
 from typing import Any, Callable
 
 __all__ = ["Outcome", "run_both", "check_equivalent", "compare_values", "message_class",
-           "snapshot", "assert_same_state", "is_tensor"]
+           "snapshot", "assert_same_state", "is_tensor", "same_value", "Built", "build_cache"]
 
 
 def _torch():
@@ -258,3 +259,69 @@ def check_equivalent(mod, name: str, *args, kwargs: dict | None = None, rtol: fl
     if _same_state(p_after, pristine):
         assert _same_state(n_after, pristine), f"{name}: native run mutated its inputs"
     return out
+
+
+# --------------------------------------------------------------------------
+# Programs built once per test module, compared value for value
+# --------------------------------------------------------------------------
+
+def same_value(x: Any, y: Any) -> bool:
+    """Equal in type and value, recursively: NaN equals NaN, 0.0 differs
+    from -0.0; instances of classes without their own __eq__ compare by
+    their attributes."""
+    if type(x) is not type(y):
+        return False
+    if isinstance(x, float):
+        if math.isnan(x) or math.isnan(y):
+            return math.isnan(x) and math.isnan(y)
+        return x == y and math.copysign(1.0, x) == math.copysign(1.0, y)
+    if isinstance(x, complex):
+        return same_value(x.real, y.real) and same_value(x.imag, y.imag)
+    if isinstance(x, (tuple, list)):
+        return len(x) == len(y) and all(same_value(a, b) for a, b in zip(x, y))
+    if isinstance(x, dict):
+        return list(x) == list(y) and all(same_value(x[k], y[k]) for k in x)
+    if isinstance(x, types.SimpleNamespace) or type(x).__eq__ is object.__eq__:
+        return same_value(getattr(x, "__dict__", {}), getattr(y, "__dict__", {}))
+    return x == y
+
+
+@dataclass
+class Built:
+    """A source built by kiln.build: the module, its report and where."""
+    module: Any
+    report: dict
+    out_dir: Any
+
+    @property
+    def by_name(self) -> dict:
+        return {f["name"]: f for f in self.report.get("functions", [])}
+
+
+def build_cache(tmp_path_factory, source_path: Callable[[str, Any], Any]) -> Callable[[str], Built]:
+    """get(stem) builds the program named stem once (source_path(stem,
+    out_dir) gives its .py, written there if need be) and returns a Built;
+    a failed build fails every test that asks for it, without rebuilding."""
+    import json
+
+    import kiln
+    import pytest
+
+    cache: dict = {}
+
+    def get(stem: str) -> Built:
+        if stem not in cache:
+            out = tmp_path_factory.mktemp(f"kiln_{stem}")
+            try:
+                module = kiln.build(str(source_path(stem, out)), out_dir=str(out))
+                report = json.loads((out / f"{stem}.kiln.json").read_text(encoding="utf-8"))
+            except Exception as exc:  # remember the failure: build once only
+                cache[stem] = exc
+            else:
+                cache[stem] = Built(module, report, out)
+        entry = cache[stem]
+        if isinstance(entry, Exception):
+            pytest.fail(f"kiln.build({stem}.py) failed: {type(entry).__name__}: {entry}")
+        return entry
+
+    return get

@@ -47,6 +47,7 @@ except ImportError as exc:  # the compiler has not landed in this checkout yet
     )
 
 import kiln
+from oracle import build_cache, same_value
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 INF = float("inf")
@@ -1353,55 +1354,22 @@ def _functions(source: str) -> list[str]:
 # Building (once per group)
 # --------------------------------------------------------------------------
 
-class Built:
-    def __init__(self, module, report):
-        self.module = module
-        self.report = report
-        self.by_name = {f["name"]: f for f in report.get("functions", [])}
+def _write_source(stem: str, out):
+    path = out / f"{stem}.py"
+    path.write_text(ALL_SOURCES[stem], encoding="utf-8")
+    return path
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    cache = {}
-
-    def get(stem: str) -> Built:
-        if stem not in cache:
-            out = tmp_path_factory.mktemp(f"kiln_{stem}")
-            path = out / f"{stem}.py"
-            path.write_text(ALL_SOURCES[stem], encoding="utf-8")
-            try:
-                module = kiln.build(str(path), out_dir=str(out))
-                report = json.loads((out / f"{stem}.kiln.json").read_text(encoding="utf-8"))
-            except Exception as exc:  # remember the failure: build once only
-                cache[stem] = exc
-            else:
-                cache[stem] = Built(module, report)
-        entry = cache[stem]
-        if isinstance(entry, Exception):
-            pytest.fail(f"kiln.build({stem}.py) failed: {type(entry).__name__}: {entry}")
-        return entry
-
-    return get
+    return build_cache(tmp_path_factory, _write_source)
 
 
 # --------------------------------------------------------------------------
 # Comparison helpers
 # --------------------------------------------------------------------------
 
-def _same(x, y) -> bool:
-    if type(x) is not type(y):
-        return False
-    if isinstance(x, float):
-        if math.isnan(x) or math.isnan(y):
-            return math.isnan(x) and math.isnan(y)
-        return x == y and math.copysign(1.0, x) == math.copysign(1.0, y)
-    if isinstance(x, (tuple, list)):
-        return len(x) == len(y) and all(_same(a, b) for a, b in zip(x, y))
-    if isinstance(x, dict):
-        return list(x) == list(y) and all(_same(x[k], y[k]) for k in x)
-    if type(x).__eq__ is object.__eq__:  # instances of the sources' classes
-        return _same(getattr(x, "__dict__", {}), getattr(y, "__dict__", {}))
-    return x == y
+_same = same_value
 
 
 def _run(fn, args, log):

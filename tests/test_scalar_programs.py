@@ -31,8 +31,6 @@ from __future__ import annotations
 import ast
 import copy
 import importlib.util
-import json
-import math
 import os
 import pathlib
 import re
@@ -49,6 +47,7 @@ except ImportError as exc:  # the compiler has not landed in this checkout yet
     )
 
 import kiln
+from oracle import Built, build_cache, same_value
 
 PROGRAM_DIR = pathlib.Path(__file__).resolve().parent / "scalar"
 
@@ -126,66 +125,26 @@ CASE_PARAMS, OVERFLOW_PARAMS, TYPE_ERROR_PARAMS, FUNC_PARAMS = _params()
 # Building (once per program per session)
 # --------------------------------------------------------------------------
 
-class Built:
-    def __init__(self, module, report, out_dir):
-        self.module = module
-        self.report = report
-        self.out_dir = out_dir
-
-    def report_function(self, prog: Program, func: str):
-        node = prog.funcs[func]
-        lines = {node.lineno} | {d.lineno for d in node.decorator_list}
-        found = [f for f in self.report.get("functions", []) if f.get("name") == func]
-        if len(found) > 1:
-            found = [f for f in found if f.get("line") in lines] or found
-        assert found, f"{prog.stem}.kiln.json has no entry for function {func!r}"
-        return found[0]
+def report_function(b: Built, prog: Program, func: str) -> dict:
+    node = prog.funcs[func]
+    lines = {node.lineno} | {d.lineno for d in node.decorator_list}
+    found = [f for f in b.report.get("functions", []) if f.get("name") == func]
+    if len(found) > 1:
+        found = [f for f in found if f.get("line") in lines] or found
+    assert found, f"{prog.stem}.kiln.json has no entry for function {func!r}"
+    return found[0]
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    cache = {}
-
-    def get(stem: str) -> Built:
-        if stem not in cache:
-            out = tmp_path_factory.mktemp(f"kiln_{stem}")
-            try:
-                module = kiln.build(str(PROGRAMS[stem].path), out_dir=str(out))
-                report_path = out / f"{stem}.kiln.json"
-                report = json.loads(report_path.read_text(encoding="utf-8"))
-            except Exception as exc:  # remember the failure: build once only
-                cache[stem] = exc
-            else:
-                cache[stem] = Built(module, report, out)
-        entry = cache[stem]
-        if isinstance(entry, Exception):
-            pytest.fail(f"kiln.build({stem}.py) failed: {type(entry).__name__}: {entry}")
-        return entry
-
-    return get
+    return build_cache(tmp_path_factory, lambda stem, out: PROGRAMS[stem].path)
 
 
 # --------------------------------------------------------------------------
 # Comparison helpers
 # --------------------------------------------------------------------------
 
-def same(x, y) -> bool:
-    """Equal in type and value; NaN equals NaN, 0.0 differs from -0.0."""
-    if type(x) is not type(y):
-        return False
-    if isinstance(x, float):
-        if math.isnan(x) or math.isnan(y):
-            return math.isnan(x) and math.isnan(y)
-        return x == y and math.copysign(1.0, x) == math.copysign(1.0, y)
-    if isinstance(x, complex):
-        return same(x.real, y.real) and same(x.imag, y.imag)
-    if isinstance(x, (tuple, list)):
-        return len(x) == len(y) and all(same(a, b) for a, b in zip(x, y))
-    if isinstance(x, dict):
-        return list(x) == list(y) and all(same(x[k], y[k]) for k in x)
-    if isinstance(x, types.SimpleNamespace):
-        return same(vars(x), vars(y))
-    return x == y
+same = same_value
 
 
 def run(fn, args, kwargs):
@@ -264,7 +223,7 @@ def test_int64_overflow(built, stem, func, idx):
     # int64 applies to natively typed int sites. When an overflowing line also
     # has a Python-fallback site (a call, a module global), the value there is
     # a Python int and the exact result is the right answer too.
-    entry = built(stem).report_function(prog, func)
+    entry = report_function(built(stem), prog, func)
     native_only = all(s["outcome"] == "scalar" for s in entry["sites"] if s["line"] in lines)
     if not native_only and got[0] == "return":
         assert got[1] == want[1] and type(got[1]) is type(want[1]), \
@@ -295,7 +254,7 @@ def test_parameter_type_check(built, stem, func, idx):
 def test_report_status(built, stem, func):
     prog = PROGRAMS[stem]
     b = built(stem)
-    entry = b.report_function(prog, func)
+    entry = report_function(b, prog, func)
     node = prog.funcs[func]
     if not node.decorator_list:
         assert entry.get("line") == node.lineno, \
@@ -353,7 +312,7 @@ def test_scalar_only_sites(built, stem):
     prog = PROGRAMS[stem]
     b = built(stem)
     for func in prog.funcs:
-        entry = b.report_function(prog, func)
+        entry = report_function(b, prog, func)
         assert entry.get("status") == "native", f"{stem}.{func}: {entry.get('reason')!r}"
         bad = [s for s in entry.get("sites") or [] if s.get("outcome") != "scalar"]
         assert not bad, f"{stem}.{func}: int/float-only code has non-scalar sites: {bad}"

@@ -935,6 +935,18 @@ def test_string_annotations(tmp_path):
         mod.scale(3.0, 0.5)
 
 
+def run_guard_check(tmp_path, filename: str, source: str, check: str, public: str) -> None:
+    """Writes source as tmp_path/filename and runs the check script on it in
+    a fresh interpreter (grad and inference mode are per process), with
+    KILN_TORCH_PUBLIC=public; the script prints "ok"."""
+    (tmp_path / filename).write_text(source)
+    env = dict(os.environ, KILN_TORCH_PUBLIC=public)
+    r = subprocess.run([sys.executable, "-c", check, str(tmp_path), public], capture_output=True, text=True,
+                       env=env, cwd=PROGRAMS.parent.parent)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.strip() == "ok", r.stdout
+
+
 NO_GRAD_SRC = """\
 import torch
 import torch.autograd
@@ -1007,12 +1019,7 @@ def test_no_grad_decorator(tmp_path, public):
     from the function under the wrapper. A second guard leaves the function
     as Python. Run on the C++ grad-mode path and,
     with KILN_TORCH_PUBLIC=1, on torch's Python functions."""
-    (tmp_path / "nograd.py").write_text(NO_GRAD_SRC)
-    env = dict(os.environ, KILN_TORCH_PUBLIC=public)
-    r = subprocess.run([sys.executable, "-c", NO_GRAD_CHECK, str(tmp_path)], capture_output=True, text=True,
-                       env=env, cwd=PROGRAMS.parent.parent)
-    assert r.returncode == 0, r.stderr[-3000:]
-    assert r.stdout.strip() == "ok", r.stdout
+    run_guard_check(tmp_path, "nograd.py", NO_GRAD_SRC, NO_GRAD_CHECK, public)
 
 
 INFERENCE_SRC = """\
@@ -1127,12 +1134,7 @@ def test_inference_mode_decorator(tmp_path, public):
     tensor, as eager's. `inference_mode(False)` and two guards stay Python.
     Run on libc10's thread-locals and, with KILN_TORCH_PUBLIC=1, on torch's
     guard object."""
-    (tmp_path / "infmode.py").write_text(INFERENCE_SRC)
-    env = dict(os.environ, KILN_TORCH_PUBLIC=public)
-    r = subprocess.run([sys.executable, "-c", INFERENCE_CHECK, str(tmp_path), public], capture_output=True,
-                       text=True, env=env, cwd=PROGRAMS.parent.parent)
-    assert r.returncode == 0, r.stderr[-3000:]
-    assert r.stdout.strip() == "ok", r.stdout
+    run_guard_check(tmp_path, "infmode.py", INFERENCE_SRC, INFERENCE_CHECK, public)
 
 
 WITH_SRC = """\
@@ -1255,12 +1257,7 @@ def test_with_guard_blocks(tmp_path, public):
     block (normal, even when returned from inside), inside (inference, even
     when boxed after it) or by fallback sites; from four outer states. Run
     on libc10's thread-locals and on torch's Python guards."""
-    (tmp_path / "withmod.py").write_text(WITH_SRC)
-    env = dict(os.environ, KILN_TORCH_PUBLIC=public)
-    r = subprocess.run([sys.executable, "-c", WITH_CHECK, str(tmp_path), public], capture_output=True,
-                       text=True, env=env, cwd=PROGRAMS.parent.parent)
-    assert r.returncode == 0, r.stderr[-3000:]
-    assert r.stdout.strip() == "ok", r.stdout
+    run_guard_check(tmp_path, "withmod.py", WITH_SRC, WITH_CHECK, public)
 
 
 def test_no_grad_under_kiln_compile(tmp_path):
