@@ -371,6 +371,9 @@ struct KlFunc {
   KlNodeList body;
   bool kiln_decorated;
   int grad_guard;      /* KL_GUARD_*: @torch.no_grad() / @torch.inference_mode(), applied during calls */
+  const char *guard_spelling; /* parse.c: the decorator that may be that guard (`a.b`), */
+  bool guard_mode_arg;        /* called with mode=True, */
+  KlLoc guard_loc;            /* at its '@'; resolve.c decides */
   /* Set when the function stays Python: which construct and where. */
   bool unsupported;
   KlCode why_code;

@@ -1313,30 +1313,27 @@ static bool is_kiln_decorator(Parser *p, int from, int to) {
   return ok;
 }
 
-/* The grad guard a decorator applies, or 0 when it is none of them:
- * KL_GUARD_NO_GRAD for `@torch.no_grad()` or `@torch.no_grad` (or
- * torch.autograd.no_grad, or no_grad imported from either);
- * KL_GUARD_INFERENCE for `@torch.inference_mode()`, `(True)`, `(mode=True)`
- * or bare (likewise spelled). The compiled function sets torch's autograd
- * state itself, as the decorated Python function does, without torch's
- * Python wrapper. inference_mode(False) and any other argument stay
- * KILN012. */
-static int grad_guard_decorator(Parser *p, int from, int to) {
+/* A decorator that may be one of torch's grad guards, `@a.b`, `@a.b()`,
+ * `@a.b(True)` or `@a.b(mode=True)`: its dotted spelling (*mode_arg set
+ * for the last two), else NULL. Whether the spelling denotes
+ * torch.no_grad or torch.inference_mode is decided once the module's names
+ * are known (resolve.c). */
+static const char *guard_decorator(Parser *p, int from, int to, bool *mode_arg) {
   static const KlTokKind mode_true[] = {KL_TOK_LPAREN, KL_TOK_KW_TRUE, KL_TOK_RPAREN};
   static const KlTokKind mode_kw_true[] = {KL_TOK_LPAREN, KL_TOK_NAME, KL_TOK_ASSIGN, KL_TOK_KW_TRUE, KL_TOK_RPAREN};
   int call_len = 0; /* the tokens of a call's parentheses at the end, if any */
   if (to - from >= 3 && p->toks[to - 2].kind == KL_TOK_LPAREN && p->toks[to - 1].kind == KL_TOK_RPAREN) call_len = 2;
-  bool mode_arg = false; /* the call passes mode=True, by position or keyword */
+  *mode_arg = false;
   if (!call_len && to - from >= 4) {
     const KlToken *t = &p->toks[to - 3];
-    mode_arg = t[0].kind == mode_true[0] && t[1].kind == mode_true[1] && t[2].kind == mode_true[2];
-    if (mode_arg) call_len = 3;
+    *mode_arg = t[0].kind == mode_true[0] && t[1].kind == mode_true[1] && t[2].kind == mode_true[2];
+    if (*mode_arg) call_len = 3;
   }
   if (!call_len && to - from >= 6) {
     const KlToken *t = &p->toks[to - 5];
-    mode_arg = !strcmp(t[1].str ? t[1].str : "", "mode");
-    for (int i = 0; i < 5 && mode_arg; i++) mode_arg = t[i].kind == mode_kw_true[i];
-    if (mode_arg) call_len = 5;
+    *mode_arg = !strcmp(t[1].str ? t[1].str : "", "mode");
+    for (int i = 0; i < 5 && *mode_arg; i++) *mode_arg = t[i].kind == mode_kw_true[i];
+    if (*mode_arg) call_len = 5;
   }
   to -= call_len;
   KlBuf b = {0};
@@ -1347,10 +1344,9 @@ static int grad_guard_decorator(Parser *p, int from, int to) {
     else if (t->kind == KL_TOK_DOT && (i - from) % 2 == 1) kl_buf_puts(&b, ".");
     else ok = false;
   }
-  const char *path = ok && b.data ? kl_spelled_path(p->ctx, p->mod, b.data, NULL) : NULL;
-  int kind = kl_grad_guard_path(path);
+  const char *spelling = ok && b.data ? kl_strdup(p->ctx, b.data) : NULL;
   kl_buf_free(&b);
-  return mode_arg && kind != KL_GUARD_INFERENCE ? 0 : kind;
+  return spelling;
 }
 
 /* funcdef = decorator* "def" NAME "(" params ")" ["->" test] ":" block */
@@ -1360,14 +1356,18 @@ static void funcdef(Parser *p) {
   /* volatile: read after the setjmp below */
   volatile bool other_decorator = false;
   volatile int deco_line = 0, deco_col = 0;
-  int guard;
+  const char *spelling;
+  bool mode_arg;
   while (at(p, KL_TOK_AT)) {
     KlToken *at_tok = next(p);
     int from = p->pos;
     while (!at(p, KL_TOK_NEWLINE) && !at(p, KL_TOK_EOF)) next(p);
     if (is_kiln_decorator(p, from, p->pos)) f->kiln_decorated = true;
-    else if (!f->grad_guard && (guard = grad_guard_decorator(p, from, p->pos)) != 0) f->grad_guard = guard;
-    else if (!other_decorator) {
+    else if (!f->guard_spelling && (spelling = guard_decorator(p, from, p->pos, &mode_arg)) != NULL) {
+      f->guard_spelling = spelling;
+      f->guard_mode_arg = mode_arg;
+      f->guard_loc = at_tok->loc;
+    } else if (!other_decorator) {
       other_decorator = true;
       deco_line = at_tok->loc.line;
       deco_col = at_tok->loc.col;
@@ -1612,6 +1612,9 @@ void kl_dump_module(KlCtx *ctx, KlModule *m, KlBuf *out) {
       continue;
     }
     kl_buf_puts(out, "\n");
+    if (f->guard_spelling) /* resolve.c decides whether it is a torch grad guard */
+      kl_buf_printf(out, "  decorator %s%s at %d:%d\n", f->guard_spelling, f->guard_mode_arg ? "(mode=True)" : "",
+                    f->guard_loc.line, f->guard_loc.col);
     for (int j = 0; j < f->nparams; j++) {
       KlParam *prm = &f->params[j];
       kl_buf_printf(out, "  param %s%s\n", prm->name, prm->kwonly ? " kwonly" : "");

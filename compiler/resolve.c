@@ -212,6 +212,27 @@ static void resolve_expr(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
   }
 }
 
+/* A guard-shaped decorator (parse.c) becomes the function's grad_guard
+ * when its spelling resolves, through the module's imports and past any
+ * module-level store over it, to torch.no_grad or torch.inference_mode;
+ * any other leaves the function as Python (KILN012). */
+static bool resolve_guard_decorator(KlCtx *ctx, KlModule *m, KlFunc *f) {
+  if (!f->guard_spelling) return true;
+  const char *path = kl_spelled_path(ctx, m, f->guard_spelling, NULL);
+  const char *dot = path ? strrchr(path, '.') : NULL;
+  if (dot && stored_over(m, kl_strndup(ctx, path, (size_t)(dot - path)), dot + 1)) path = NULL;
+  int kind = kl_grad_guard_path(path);
+  if (kind && (!f->guard_mode_arg || kind == KL_GUARD_INFERENCE)) {
+    f->grad_guard = kind;
+    return true;
+  }
+  f->unsupported = true;
+  f->why_code = KL_KILN012;
+  f->why = kl_strdup(ctx, "decorator");
+  f->why_loc = f->guard_loc;
+  return false;
+}
+
 /* The guard a `with` item is: torch.no_grad() or torch.inference_mode()
  * (also (True) and (mode=True)) under any spelling that resolves to them,
  * else 0. Locals and module-level stores over the path resolve to nothing. */
@@ -252,7 +273,7 @@ void kl_resolve(KlCtx *ctx, KlModule *m) {
   resolve_attr_stores(ctx, m);
   for (int i = 0; i < m->nfuncs; i++) {
     KlFunc *f = m->funcs[i];
-    if (f->unsupported) continue;
+    if (f->unsupported || !resolve_guard_decorator(ctx, m, f)) continue;
     for (int j = 0; j < f->nparams; j++) {
       /* annotations and defaults are evaluated in the module scope */
       resolve_expr(ctx, m, NULL, f->params[j].annotation);
