@@ -469,14 +469,137 @@ static size_t decode_text(const Lx *L, KlLoc loc, size_t start, size_t cs, size_
   return m;
 }
 
+/* ---- where an f-string ends ----
+ * Python 3.12 (PEP 701) lets a replacement field hold any expression:
+ * strings in the same quotes as the f-string, nested f-strings, comments
+ * and line breaks. Its end is found by scanning the fields; for f-strings
+ * older Pythons accept, that ends where the first closing quote does.
+ * SIZE_MAX: the scan found no end (the caller falls back to the first
+ * closing quote, and its errors). */
+
+enum { FSTRING_NEST_MAX = 32 };
+
+static size_t fbody_end(const Lx *L, size_t k, int quote, bool triple, bool raw, int nest);
+
+/* Past the string literal whose opening quote is at q (flags: its
+ * prefix's), or SIZE_MAX. */
+static size_t literal_end(const Lx *L, size_t q, int flags, int nest) {
+  const int quote = L->s[q];
+  const bool triple = C(L, q + 1) == quote && C(L, q + 2) == quote;
+  const size_t close = triple ? 3 : 1;
+  size_t k = q + close;
+  if (flags & SF_F) {
+    size_t e = nest < FSTRING_NEST_MAX ? fbody_end(L, k, quote, triple, flags & SF_RAW, nest + 1) : SIZE_MAX;
+    return e == SIZE_MAX ? SIZE_MAX : e + close;
+  }
+  for (;;) {
+    int c = C(L, k);
+    if (c < 0 || (!triple && is_nl(c))) return SIZE_MAX;
+    if (c == '\\') {
+      k += C(L, k + 1) == '\r' && C(L, k + 2) == '\n' ? 3 : C(L, k + 1) >= 0 ? 2 : 1;
+      continue;
+    }
+    if (c == quote && (!triple || (C(L, k + 1) == quote && C(L, k + 2) == quote))) return k + close;
+    k++;
+  }
+}
+
+/* Inside a field's expression at k: past the string literal (any prefix)
+ * starting there; k when none starts there; SIZE_MAX when it does not end. */
+static size_t field_literal_end(const Lx *L, size_t k, int nest) {
+  int c = C(L, k);
+  if (c == '\'' || c == '"') return literal_end(L, k, 0, nest);
+  if (!is_ascii_ident_start(c)) return k;
+  size_t j = k;
+  while (is_ascii_ident(C(L, j))) j++;
+  int flags = string_prefix(L, k, j);
+  if (flags && (C(L, j) == '\'' || C(L, j) == '"')) return literal_end(L, j, flags - 8, nest);
+  return j; /* a name */
+}
+
+static size_t field_end(const Lx *L, size_t k, int quote, bool triple, bool raw, int nest);
+
+/* A format spec from k: past the '}' that ends its field, or SIZE_MAX. */
+static size_t spec_end(const Lx *L, size_t k, int quote, bool triple, bool raw, int nest) {
+  for (;;) {
+    int c = C(L, k);
+    if (c < 0 || (!triple && is_nl(c))) return SIZE_MAX;
+    if (c == '}') return k + 1;
+    if (c == '{') {
+      if ((k = field_end(L, k + 1, quote, triple, raw, nest + 1)) == SIZE_MAX) return SIZE_MAX;
+      continue;
+    }
+    if (c == quote && (!triple || (C(L, k + 1) == quote && C(L, k + 2) == quote))) return SIZE_MAX;
+    k += c == '\\' && !raw ? 2 : 1;
+  }
+}
+
+/* A replacement field from k (after its '{'): past its '}', or SIZE_MAX. */
+static size_t field_end(const Lx *L, size_t k, int quote, bool triple, bool raw, int nest) {
+  if (nest > FSTRING_NEST_MAX) return SIZE_MAX;
+  int depth = 0;
+  for (;;) {
+    int c = C(L, k);
+    if (c < 0) return SIZE_MAX;
+    size_t past = field_literal_end(L, k, nest);
+    if (past == SIZE_MAX) return SIZE_MAX;
+    if (past != k) {
+      k = past;
+      continue;
+    }
+    if (c == '#') {
+      while (k < L->n && !is_nl(L->s[k])) k++;
+      continue;
+    }
+    if (c == '\\') {
+      k += 2;
+      continue;
+    }
+    if (c == '(' || c == '[' || c == '{') depth++;
+    else if ((c == ')' || c == ']' || c == '}') && depth > 0) depth--;
+    else if (c == '}') return k + 1;
+    else if (c == ':' && depth == 0) return spec_end(L, k + 1, quote, triple, raw, nest);
+    k++;
+  }
+}
+
+/* An f-string's text from k: the index of its closing quote, or SIZE_MAX. */
+static size_t fbody_end(const Lx *L, size_t k, int quote, bool triple, bool raw, int nest) {
+  for (;;) {
+    int c = C(L, k);
+    if (c < 0 || (!triple && is_nl(c))) return SIZE_MAX;
+    if (c == '\\') {
+      int d = C(L, k + 1);
+      if (!raw && d == 'N' && C(L, k + 2) == '{') { /* \N{NAME}: its braces are no field */
+        for (k += 3; C(L, k) >= 0 && C(L, k) != '}'; k++) {
+        }
+        k++;
+      } else {
+        k += raw && d != quote && d != '\\' ? 1 : d == '\r' && C(L, k + 2) == '\n' ? 3 : 2;
+      }
+      continue;
+    }
+    if (c == quote && (!triple || (C(L, k + 1) == quote && C(L, k + 2) == quote))) return k;
+    if (c == '{' && C(L, k + 1) == '{') {
+      k += 2;
+      continue;
+    }
+    if (c == '{') {
+      if ((k = field_end(L, k + 1, quote, triple, raw, nest)) == SIZE_MAX) return SIZE_MAX;
+      continue;
+    }
+    k++;
+  }
+}
+
 /* ---- f-string parts ----
  * An f-string's text is split here into literal text (decoded like a
  * string's) and replacement fields `{expr[=][!c][:spec]}`; the parser lexes
  * and parses each field's expression from its source range. CPython has
- * checked the syntax before kiln runs, so anything unusual (a backslash or
- * a comment in a field, `\N{...}`, a brace after a backslash, fields nested
- * in a nested spec) is not parsed: fstring_parts returns NULL and the
- * function stays Python. */
+ * checked the syntax before kiln runs, so anything unusual (a backslash in
+ * a field outside its strings, `\N{...}`, a brace after a backslash, fields
+ * nested in a nested spec) is not parsed: fstring_parts returns NULL and
+ * the function stays Python. */
 
 typedef struct {
   const Lx *L;
@@ -513,18 +636,17 @@ static size_t fstring_field(const FScan *f, KlFParts *v, int *cap, size_t k, siz
   int depth = 0;
   while (k < to) {
     int c = L->s[k];
-    if (c == '\\' || c == '#') return 0;
-    if (c == '\'' || c == '"') { /* a string inside the expression: its other quote kind */
-      bool triple = k + 2 < to && L->s[k + 1] == c && L->s[k + 2] == c;
-      size_t j = k + (triple ? 3 : 1);
-      while (j < to && !(L->s[j] == c && (!triple || (j + 2 < to && L->s[j + 1] == c && L->s[j + 2] == c)))) {
-        if (L->s[j] == '\\') return 0;
-        j++;
-      }
-      if (j >= to) return 0;
-      k = j + (triple ? 3 : 1);
+    size_t past = field_literal_end(L, k, 0); /* a string (3.12: any quotes, nested f-strings) */
+    if (past == SIZE_MAX || past > to) return 0;
+    if (past != k) {
+      k = past;
       continue;
     }
+    if (c == '#') { /* 3.12: a comment, up to the line's end */
+      while (k < to && !is_nl(L->s[k])) k++;
+      continue;
+    }
+    if (c == '\\') return 0;
     if (c == '(' || c == '[' || c == '{') depth++;
     else if (c == ')' || c == ']' || (c == '}' && depth > 0)) depth--;
     else if (depth == 0) {
@@ -622,8 +744,14 @@ static void lex_string(Lx *L, size_t start, size_t q, int flags) {
   int quote = L->s[q];
   bool triple = C(L, q + 1) == quote && C(L, q + 2) == quote;
   size_t cs = q + (triple ? 3 : 1), ce, k = cs;
-  /* Pass 1: find the closing quote. */
-  for (;;) {
+  /* Pass 1: find the closing quote (past an f-string's fields). */
+  const size_t fend = flags & SF_F ? fbody_end(L, cs, quote, triple, flags & SF_RAW, 0) : SIZE_MAX;
+  if (fend != SIZE_MAX) {
+    while (k < fend) k = is_nl(L->s[k]) ? eat_newline(L, k) : k + 1;
+    ce = fend;
+    k = fend + (triple ? 3 : 1);
+  }
+  while (fend == SIZE_MAX) {
     int c = C(L, k);
     if (c < 0 || ((c == '\n' || c == '\r') && !triple)) {
       /* Like CPython, a final line ending does not start a new line. */
