@@ -663,28 +663,38 @@ static int direct_check_accept(PyObject *item) {
   return 1;
 }
 
+/* Enters the guard object torch._C._InferenceMode(on), given that class.
+ * New reference, or NULL. */
+static PyObject *guard_enter(PyObject *cls, int on) {
+  PyObject *guard = PyObject_CallOneArg(cls, on ? Py_True : Py_False);
+  PyObject *in = guard ? PyObject_CallMethod(guard, "__enter__", NULL) : NULL;
+  if (!in) Py_CLEAR(guard);
+  Py_XDECREF(in);
+  return guard;
+}
+
+/* Leaves and releases a guard from guard_enter; 0 when __exit__ raised. */
+static int guard_exit(PyObject *guard) {
+  PyObject *out = PyObject_CallMethod(guard, "__exit__", "OOO", Py_None, Py_None, Py_None);
+  Py_XDECREF(out);
+  Py_DECREF(guard);
+  return out != NULL;
+}
+
 /* torch._C._InferenceMode(on): InferenceMode is `on` from here until
  * inference_mode_end (the calibrations must not depend on whether kiln was
  * first used inside `with torch.inference_mode()`). New reference or NULL. */
 static PyObject *inference_mode_begin(PyObject *torch_mod, int on) {
   PyObject *c = PyObject_GetAttrString(torch_mod, "_C");
   PyObject *cls = c ? PyObject_GetAttrString(c, "_InferenceMode") : NULL;
-  PyObject *guard = cls ? PyObject_CallFunctionObjArgs(cls, on ? Py_True : Py_False, NULL) : NULL;
-  PyObject *in = guard ? PyObject_CallMethod(guard, "__enter__", NULL) : NULL;
-  if (!in) Py_CLEAR(guard);
-  Py_XDECREF(in);
+  PyObject *guard = cls ? guard_enter(cls, on) : NULL;
   Py_XDECREF(cls);
   Py_XDECREF(c);
   return guard;
 }
 
 /* Restores the mode inference_mode_begin found; 0 on failure. */
-static int inference_mode_end(PyObject *guard) {
-  PyObject *out = PyObject_CallMethod(guard, "__exit__", "OOO", Py_None, Py_None, Py_None);
-  Py_XDECREF(out);
-  Py_DECREF(guard);
-  return out != NULL;
-}
+static int inference_mode_end(PyObject *guard) { return guard_exit(guard); }
 
 /* 1 when the direct read may be used (it then is), 0 otherwise with
  * direct_off saying why. Never leaves an exception. */
@@ -1388,14 +1398,7 @@ static int inference_enter(KrGradGuard *g) {
     g->kind = KR_GUARD_INFERENCE;
     return 0;
   }
-  PyObject *guard = PyObject_CallOneArg(py_inference_mode, Py_True);
-  PyObject *in = guard ? PyObject_CallMethod(guard, "__enter__", NULL) : NULL;
-  if (!in) {
-    Py_XDECREF(guard);
-    return -1;
-  }
-  Py_DECREF(in);
-  g->guard = guard;
+  if (!(g->guard = guard_enter(py_inference_mode, 1))) return -1;
   g->kind = KR_GUARD_INFERENCE;
   return 0;
 }
@@ -1411,10 +1414,8 @@ static void inference_exit(KrGradGuard *g) {
   }
   PyObject *et, *ev, *tb;
   PyErr_Fetch(&et, &ev, &tb);
-  PyObject *out = PyObject_CallMethod(g->guard, "__exit__", "OOO", Py_None, Py_None, Py_None);
-  if (!out) PyErr_WriteUnraisable(g->guard);
-  Py_XDECREF(out);
-  Py_CLEAR(g->guard);
+  if (!guard_exit(g->guard)) PyErr_WriteUnraisable(py_inference_mode);
+  g->guard = NULL;
   PyErr_Restore(et, ev, tb);
 }
 
