@@ -23,7 +23,7 @@
  *   In:  EagerTensor_CheckExact -> EagerTensor_Handle (borrowed) ->
  *        TFE_TensorHandle{DeviceName,BackingDeviceName,DataType,NumDims,Dim,
  *        DevicePointer}: zero-copy view; KrTensor.source = the EagerTensor.
- *        Up to 64 checked tensors are remembered by (address, TF tensor
+ *        Up to 128 checked tensors are remembered by (address, TF tensor
  *        id), so a weight passed on every call is not checked again
  *        ("checked tensors" below; kr_tf_checked() says whether it is on).
  *   Out: TF_NewTensor over the KrBuffer's storage (64-byte aligned, so TF does
@@ -508,29 +508,40 @@ const char *kr_tf_path_detail(void) {
 /* ---- checked tensors ------------------------------------------------------
  * An EagerTensor is immutable: its handle, and with it its device, dtype,
  * shape and buffer, stay what they were when it was made. So the fast path
- * remembers up to 64 tensors whose check passed (a weight passed on every
+ * remembers up to 128 tensors whose check passed (a weight passed on every
  * call skips its ~8 TFE calls, ~100 ns), keyed by address and TensorFlow's
  * tensor id: ids come from one process-wide counter and are never reused, so
  * a new tensor at a freed one's address never matches. The key holds no
  * reference. The id is read from the object at an offset found, and checked
  * against `_id`, at start-up (find_id_offset); if it cannot be, nothing is
- * remembered. The table is 32 sets of 2 by address, so a model's weights
- * stay while fresh inputs come and go (a fresh tensor replaces the less
- * recently used of its set). Only touched with the GIL held. */
+ * remembered. The table is 32 sets of 4 by address. A way is held while
+ * its tensor is read back at least once in every 8 additions to its set (a
+ * model's weights, passed on every call); a fresh tensor takes the least
+ * recently used way among the others (fresh inputs of earlier calls, tensors
+ * gone), and only when none is left the least recently used. So up to three
+ * weights sharing a set stay while fresh inputs come and go, and weights of
+ * a model no longer called give their ways up after 8 additions. Only
+ * touched with the GIL held. */
 #define KR_TF_SEEN_SETS 32
+#define KR_TF_SEEN_WAYS 4
+#define KR_TF_SEEN_HOLD 8 /* additions to a set a read-back tensor is held for */
 typedef struct {
-  const PyObject *obj;
+  const PyObject *obj; /* NULL: empty */
   int64_t id;
   int rank;
+  int reused;    /* read back since it was added */
+  uint32_t mark; /* its set's `added` when last added or read */
+  uint64_t used; /* seen_clock when last added or read */
   int64_t shape[2];
   float *data;
 } SeenTensor;
-static SeenTensor seen[KR_TF_SEEN_SETS][2];
-static unsigned char seen_recent[KR_TF_SEEN_SETS]; /* the way used last */
+typedef struct {
+  SeenTensor way[KR_TF_SEEN_WAYS];
+  uint32_t added; /* tensors added to this set so far (wraps) */
+} SeenSet;
+static SeenSet seen[KR_TF_SEEN_SETS];
+static uint64_t seen_clock;
 static long seen_hits;
-
-/* Tensors read from memory so far (for tests). Not in runtime_internal.h. */
-long kr_tf_checked_hits(void) { return seen_hits; }
 
 static int64_t tensor_id(const PyObject *o) {
   int64_t id;
@@ -542,14 +553,23 @@ static unsigned seen_set(const PyObject *o) {
   return (unsigned)(((uintptr_t)o >> 4) * 0x9e3779b1u >> 16) % KR_TF_SEEN_SETS;
 }
 
+/* Tensors read from memory so far, and the set a tensor goes to (for
+ * tests). Not in runtime_internal.h. */
+long kr_tf_checked_hits(void) { return seen_hits; }
+int kr_tf_checked_set(const PyObject *o) { return (int)seen_set(o); }
+int kr_tf_checked_ways(void) { return KR_TF_SEEN_WAYS; }
+int kr_tf_checked_hold(void) { return KR_TF_SEEN_HOLD; }
+
 static KrTensor *seen_view(PyObject *o, int rank) {
   if (S.id_offset < 0) return NULL;
   const int64_t id = tensor_id(o);
-  const unsigned set = seen_set(o);
-  for (int w = 0; w < 2; w++) {
-    const SeenTensor *e = &seen[set][w];
+  SeenSet *set = &seen[seen_set(o)];
+  for (int w = 0; w < KR_TF_SEEN_WAYS; w++) {
+    SeenTensor *e = &set->way[w];
     if (e->obj == o && e->id == id && e->rank == rank) {
-      seen_recent[set] = (unsigned char)w;
+      e->reused = 1;
+      e->mark = set->added;
+      e->used = ++seen_clock;
       seen_hits++;
       int64_t strides[2];
       dense_strides(rank, e->shape, strides);
@@ -559,15 +579,31 @@ static KrTensor *seen_view(PyObject *o, int rank) {
   return NULL;
 }
 
+/* The way a fresh tensor replaces: an empty one, else the least recently
+ * used not held, else the least recently used. */
+static SeenTensor *seen_victim(SeenSet *set) {
+  SeenTensor *spare = NULL, *any = &set->way[0];
+  for (int w = 0; w < KR_TF_SEEN_WAYS; w++) {
+    SeenTensor *e = &set->way[w];
+    if (!e->obj) return e;
+    const int held = e->reused && set->added - e->mark < KR_TF_SEEN_HOLD;
+    if (!held && (!spare || e->used < spare->used)) spare = e;
+    if (e->used < any->used) any = e;
+  }
+  return spare ? spare : any;
+}
+
 static void seen_add(const PyObject *o, const KrTensor *t) {
   if (S.id_offset < 0) return;
-  const unsigned set = seen_set(o);
-  const int w = !seen_recent[set];
-  seen_recent[set] = (unsigned char)w;
-  SeenTensor *e = &seen[set][w];
+  SeenSet *set = &seen[seen_set(o)];
+  SeenTensor *e = seen_victim(set);
+  set->added++;
   e->obj = o;
   e->id = tensor_id(o);
   e->rank = t->rank;
+  e->reused = 0;
+  e->mark = set->added;
+  e->used = ++seen_clock;
   e->shape[0] = t->shape[0];
   e->shape[1] = t->shape[1];
   e->data = t->data;
