@@ -333,7 +333,10 @@ def test_new_tensors_at_reused_addresses(k):
             np.testing.assert_array_equal(np.array(k.tolist(u), np.float32), x.numpy().ravel())
             del u, src
         del x
-    assert reused > 50, reused  # the (address, id) key was exercised
+    # the (address, id) key was exercised: CPython's allocator reuses freed
+    # addresses; under the sanitizers (PYTHONMALLOC=malloc) it need not
+    if os.environ.get("KILN_SANITIZE") != "1" and os.environ.get("PYTHONMALLOC") != "malloc":
+        assert reused > 50, reused
 
 
 def test_zero_copy_read(k):

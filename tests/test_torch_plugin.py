@@ -58,7 +58,10 @@ SHAPE_IDS = ["x".join(map(str, s)) for s in SHAPES]
 
 
 def gemm_atol(k: int) -> float:
-    return ATOL * max(1.0, math.sqrt(k))
+    """The kernels' contract (test_kernels_vs_torch): float32 sums of k
+    products may differ from torch's by 1e-5*sqrt(k), on every ISA (the AVX2
+    and reference kernels sum in another order than AVX-512's)."""
+    return 1e-5 * max(1.0, math.sqrt(k))
 
 
 @pytest.fixture(scope="module")
