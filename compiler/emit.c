@@ -60,6 +60,7 @@ typedef struct E {
   Loop *loop;
   int nloops;
   With *with;  /* innermost guard block */
+  const char *fail_label; /* where KL_FAIL goes in the text being emitted: NULL kl_error */
   int nwiths;
   int indent;
   int src_line;        /* comment_line's cursor: line src_line starts at src_pos */
@@ -310,18 +311,23 @@ static const char *double_literal(E *e, double d) {
 }
 
 static Val load_slot(E *e, int s, KlLoc loc, bool check);
-static Val load_local(E *e, KlNode *n) { return load_slot(e, n->slot, n->loc, n->maybe_unbound); }
 
-/* Reads a local; `check` when some path reaches the read unbound (resolve.c). */
+/* Reads a local; where some path reaches the read unbound (resolve.c), the
+ * error CPython raises there: a comprehension's read of a variable bound
+ * outside it is a free variable's (kr->unbound_free says which version). */
+static Val load_local(E *e, KlNode *n) {
+  if (!n->maybe_unbound || !n->enclosing) return load_slot(e, n->slot, n->loc, n->maybe_unbound);
+  KlLocal *l = &e->f->locals[n->slot];
+  line(e, "if (!%s_%d) { kr->unbound_free(\"%s\", %d); KL_FAIL(%d); }", is_obj(e, l->type) ? "lv" : "lb", n->slot,
+       c_str(e->ctx, l->name), n->enclosing == 2, n->loc.line);
+  return val(l->type, false, "lv_%d", n->slot);
+}
+
 static Val load_slot(E *e, int s, KlLoc loc, bool check) {
   KlLocal *l = &e->f->locals[s];
-  KlNode nn = {.loc = loc};
-  KlNode *n = &nn;
-  if (is_obj(e, l->type)) {
-    if (check) line(e, "if (!lv_%d) { kr->unbound_local(\"%s\"); KL_FAIL(%d); }", s, c_str(e->ctx, l->name), n->loc.line);
-    return val(l->type, false, "lv_%d", s);
-  }
-  if (check) line(e, "if (!lb_%d) { kr->unbound_local(\"%s\"); KL_FAIL(%d); }", s, c_str(e->ctx, l->name), n->loc.line);
+  if (check)
+    line(e, "if (!%s_%d) { kr->unbound_local(\"%s\"); KL_FAIL(%d); }", is_obj(e, l->type) ? "lv" : "lb", s,
+         c_str(e->ctx, l->name), loc.line);
   return val(l->type, false, "lv_%d", s);
 }
 
@@ -824,6 +830,8 @@ static Val fused(E *e, KlFusion *fu) {
   return r;
 }
 
+static Val comprehension(E *e, KlNode *n);
+
 static Val ev(E *e, KlNode *n) {
   int L = n->loc.line;
   if ((n->kind == KL_N_CALL || n->kind == KL_N_BINOP) && n->site && n->site->outcome == KL_SITE_CLAIMED) {
@@ -924,6 +932,7 @@ static Val ev(E *e, KlNode *n) {
   case KL_N_BOOLOP: return boolop(e, n);
   case KL_N_COMPARE: return compare(e, n);
   case KL_N_IFEXP: return ifexp(e, n);
+  case KL_N_COMP: return comprehension(e, n);
   default:
     kl_fatal(e->ctx, KL_KILN050, n->loc, "cannot emit expression kind %d", n->kind);
   }
@@ -941,6 +950,17 @@ static void store_local(E *e, int slot, Val v, int L) {
     else line(e, "Py_INCREF(%s); Py_XSETREF(lv_%d, %s);", v.s, slot, v.s);
   } else {
     line(e, "lv_%d = %s; lb_%d = 1;", slot, v.s, slot);
+  }
+}
+
+/* A store to a name. Python's rebinding releases the old value now: where
+ * the old value is another web's slot (resolve.c), that slot is dead from
+ * here on and released. */
+static void store_name(E *e, KlNode *target, Val v, int L) {
+  store_local(e, target->slot, v, L);
+  for (int i = 0; i < target->nclear; i++) {
+    KlLocal *o = &e->f->locals[target->clear[i]];
+    if (is_obj(e, o->type) && !o->fwd) line(e, "Py_CLEAR(lv_%d);", target->clear[i]);
   }
 }
 
@@ -965,7 +985,7 @@ static void store(E *e, KlNode *target, Val v, int L) {
   switch (target->kind) {
   case KL_N_NAME:
     if (target->binding != KL_B_LOCAL) kl_fatal(e->ctx, KL_KILN050, target->loc, "store to a non-local");
-    store_local(e, target->slot, v, L);
+    store_name(e, target, v, L);
     return;
   case KL_N_ATTR: {
     Val val_o = to_object(e, v, L);
@@ -1066,54 +1086,244 @@ static void augassign_stmt(E *e, KlNode *s) {
   release(e, idx);
 }
 
-static void for_range(E *e, KlNode *s, Loop *lp) {
-  int L = s->loc.line;
-  KlNode *call = s->b;
-  Val start = val(KL_T_INT, false, "0"), stop, step = val(KL_T_INT, false, "1");
+/* A native `range(...)` loop: its bounds, evaluated in Python's order (a
+ * zero step raises), then `for (it = start; it < stop (or >);) {`. */
+typedef struct Range {
+  Val start, stop, step, it;
+} Range;
+
+static Range range_bounds(E *e, KlNode *call, int L) {
+  Range rg = {.start = val(KL_T_INT, false, "0"), .step = val(KL_T_INT, false, "1")};
   Val a0 = own(e, ev(e, call->list.items[0]));
   if (call->list.len == 1) {
-    stop = a0;
+    rg.stop = a0;
   } else {
-    start = a0;
-    stop = own(e, ev(e, call->list.items[1]));
-    if (call->list.len == 3) step = own(e, ev(e, call->list.items[2]));
+    rg.start = a0;
+    rg.stop = own(e, ev(e, call->list.items[1]));
+    if (call->list.len == 3) rg.step = own(e, ev(e, call->list.items[2]));
   }
   if (call->list.len == 3)
     line(e, "if (%s == 0) { PyErr_SetString(PyExc_ValueError, \"range() arg 3 must not be zero\"); KL_FAIL(%d); }",
-         step.s, L);
-  Val it = temp(e, KL_T_INT);
-  line(e, "for (%s = %s; %s > 0 ? %s < %s : %s > %s;) {", it.s, start.s, step.s, it.s, stop.s, it.s, stop.s);
+         rg.step.s, L);
+  return rg;
+}
+
+static void range_open(E *e, Range *rg) {
+  rg->it = temp(e, KL_T_INT);
+  const char *it = rg->it.s, *stop = rg->stop.s;
+  line(e, "for (%s = %s; %s > 0 ? %s < %s : %s > %s;) {", it, rg->start.s, rg->step.s, it, stop, it, stop);
   e->indent++;
-  store(e, s->a, it, L);
-  stmts(e, s->body);
-  if (lp->used_continue) line(e, "kl_cont_%d:;", lp->id);
-  comment_line(e, L); /* the increment belongs to the `for` line (HTML report) */
-  line(e, "if (__builtin_add_overflow(%s, (int64_t)%s, &%s)) break;", it.s, step.s, it.s);
+}
+
+/* Ends the loop's body: the increment stops at int64's end. */
+static void range_close(E *e, const Range *rg) {
+  line(e, "if (__builtin_add_overflow(%s, (int64_t)%s, &%s)) break;", rg->it.s, rg->step.s, rg->it.s);
   e->indent--;
   line(e, "}");
 }
 
-static void for_iter(E *e, KlNode *s, Loop *lp, Val *iter_out) {
-  int L = s->loc.line;
-  Val src = to_object(e, ev(e, s->b), L);
+/* iter(x) of an evaluated iterable, as an owned temporary. */
+static Val get_iter(E *e, KlNode *iterable, int L) {
+  Val src = to_object(e, ev(e, iterable), L);
   Val iter = temp(e, KL_T_OBJECT);
   line(e, "%s = PyObject_GetIter(%s);", iter.s, src.s);
   release(e, src);
   fail_if(e, L, "!%s", iter.s);
+  return iter;
+}
+
+/* Opens `for (;;) {` over iter, storing each item into target. */
+static void iter_open(E *e, Val iter, KlNode *target, int L) {
   Val item = temp(e, KL_T_OBJECT);
   line(e, "for (;;) {");
   e->indent++;
   line(e, "%s = PyIter_Next(%s);", item.s, iter.s);
   line(e, "if (!%s) { if (PyErr_Occurred()) KL_FAIL(%d); break; }", item.s, L);
   after_python(e, L);
-  store(e, s->a, item, L);
+  store(e, target, item, L);
   release(e, item);
-  stmts(e, s->body);
-  if (lp->used_continue) line(e, "kl_cont_%d:;", lp->id);
+}
+
+static void iter_close(E *e, Val iter) {
   e->indent--;
   line(e, "}");
   line(e, "Py_CLEAR(%s);", iter.s);
+}
+
+static void for_range(E *e, KlNode *s, Loop *lp) {
+  int L = s->loc.line;
+  Range rg = range_bounds(e, s->b, L);
+  range_open(e, &rg);
+  store(e, s->a, rg.it, L);
+  stmts(e, s->body);
+  if (lp->used_continue) line(e, "kl_cont_%d:;", lp->id);
+  comment_line(e, L); /* the increment belongs to the `for` line (HTML report) */
+  range_close(e, &rg);
+}
+
+static void for_iter(E *e, KlNode *s, Loop *lp, Val *iter_out) {
+  int L = s->loc.line;
+  Val iter = get_iter(e, s->b, L);
+  iter_open(e, iter, s->a, L);
+  stmts(e, s->body);
+  if (lp->used_continue) line(e, "kl_cont_%d:;", lp->id);
+  iter_close(e, iter);
   *iter_out = iter;
+}
+
+/* Unbinds a comprehension's variables once it is done: like Python's
+ * comprehension scope, it keeps no item alive, and a clause reading a later
+ * clause's variable finds it unbound on the next run. */
+static void unbind_targets(E *e, KlNode *t) {
+  if (t->kind != KL_N_NAME) {
+    for (int i = 0; i < t->list.len; i++) unbind_targets(e, t->list.items[i]);
+    return;
+  }
+  if (is_obj(e, e->f->locals[t->slot].type)) line(e, "Py_CLEAR(lv_%d);", t->slot);
+  else line(e, "lb_%d = 0;", t->slot);
+}
+
+/* Where KL_FAIL goes from here on in the emitted text: label, or NULL for
+ * the function's kl_error. Generator regions redefine the macro. */
+static void fail_to(E *e, const char *label) {
+  if (!label && !e->fail_label) return;
+  if (label && e->fail_label && !strcmp(label, e->fail_label)) return;
+  e->fail_label = label;
+  kl_buf_puts(e->out, "#undef KL_FAIL\n");
+  kl_buf_printf(e->out, "#define KL_FAIL(l) do { kl_line = (l); goto %s; } while (0)\n", label ? label : "kl_error");
+}
+
+/* What a closed generator releases, in the running CPython's order: up to
+ * 3.12 its stack (the iterators, innermost first), then its variables; from
+ * 3.13 its variables, then the iterators, outermost first. */
+static void close_generator(E *e, KlNodeList clauses, const Val *iters) {
+  line(e, "#if PY_VERSION_HEX >= 0x030D0000");
+  for (int i = 0; i < clauses.len; i++) unbind_targets(e, clauses.items[i]->a);
+  for (int i = 0; i < clauses.len; i++)
+    if (strcmp(iters[i].s, "NULL")) line(e, "Py_CLEAR(%s);", iters[i].s);
+  line(e, "#else");
+  for (int i = clauses.len - 1; i >= 0; i--)
+    if (strcmp(iters[i].s, "NULL")) line(e, "Py_CLEAR(%s);", iters[i].s);
+  for (int i = 0; i < clauses.len; i++) unbind_targets(e, clauses.items[i]->a);
+  line(e, "#endif");
+}
+
+/* A comprehension (KlCompKind): one C loop per clause, in Python's order:
+ * the first iterable (and iter() of it) before the result exists; a failed
+ * condition goes on with its clause's next item; a dict's key before its
+ * value. tuple, sorted and join finish the list.
+ *
+ * A generator expression a consumer takes (n->consumed) is the same loops,
+ * and what no one can see is all that differs: the code inside the
+ * generator (iteration, conditions, the element) fails to kl_gfail_<id>,
+ * where a StopIteration becomes RuntimeError (PEP 479); the consumer's own
+ * steps (the truth test of any/all, the set's hashing) fail to
+ * kl_gclose_<id>. Both, and any/all stopping early, release what the
+ * closed generator would, in its order. */
+static Val comprehension(E *e, KlNode *n) {
+  int L = n->loc.line;
+  KlNodeList clauses = n->list;
+  Range *ranges = kl_alloc(e->ctx, sizeof(Range) * (size_t)clauses.len);
+  Val *iters = kl_alloc(e->ctx, sizeof(Val) * (size_t)clauses.len);
+  int *ids = kl_alloc(e->ctx, sizeof(int) * (size_t)clauses.len);
+  const bool decides = n->op == KL_COMP_ANY || n->op == KL_COMP_ALL;
+  const int id = e->nloops++;
+  const char *outer_fail = e->fail_label;
+  const char *inside = n->consumed ? kl_fmt(e->ctx, "kl_gfail_%d", id) : outer_fail;
+  const char *consumer = n->consumed ? kl_fmt(e->ctx, "kl_gclose_%d", id) : outer_fail;
+  Val r = temp(e, decides ? KL_T_BOOL : KL_T_OBJECT);
+  for (int i = 0; i < clauses.len; i++) {
+    KlNode *c = clauses.items[i];
+    int CL = c->loc.line;
+    bool ranged = kl_is_native_range(e->ctx, c->b);
+    ids[i] = e->nloops++;
+    iters[i] = val(KL_T_OBJECT, false, "NULL");
+    if (ranged) ranges[i] = range_bounds(e, c->b, CL);
+    else iters[i] = get_iter(e, c->b, CL);
+    if (!i && decides) {
+      line(e, "%s = %d;", r.s, n->op == KL_COMP_ALL);
+    } else if (!i) {
+      const char *make = n->op == KL_COMP_SET ? "PySet_New(NULL)" : n->op == KL_COMP_DICT ? "PyDict_New()" : "PyList_New(0)";
+      line(e, "%s = %s;", r.s, make);
+      fail_if(e, L, "!%s", r.s);
+    }
+    if (!i) fail_to(e, inside); /* from here on, the generator runs */
+    if (ranged) {
+      range_open(e, &ranges[i]);
+      store(e, c->a, ranges[i].it, CL);
+    } else {
+      iter_open(e, iters[i], c->a, CL);
+    }
+    for (int j = 0; j < c->list.len; j++) {
+      const char *t = cond(e, c->list.items[j]);
+      line(e, "if (!%s) goto kl_cnext_%d;", t, ids[i]);
+    }
+  }
+  if (decides) {
+    Val v = ev(e, n->a);
+    fail_to(e, consumer);
+    const char *t = truth(e, v, L);
+    release(e, v);
+    line(e, "if (%s%s) { %s = %d; goto kl_cdone_%d; }", n->op == KL_COMP_ANY ? "" : "!", t, r.s, n->op == KL_COMP_ANY,
+         id);
+  } else {
+    Val k = to_object(e, ev(e, n->a), L);
+    if (n->op == KL_COMP_DICT) {
+      Val v = to_object(e, ev(e, n->b), L);
+      line(e, "if (PyDict_SetItem(%s, %s, %s) < 0) KL_FAIL(%d);", r.s, k.s, v.s, L);
+      release(e, v);
+    } else {
+      fail_to(e, consumer);
+      line(e, "if (%s(%s, %s) < 0) KL_FAIL(%d);", n->op == KL_COMP_SET ? "PySet_Add" : "PyList_Append", r.s, k.s, L);
+    }
+    release(e, k);
+  }
+  fail_to(e, inside); /* the loops' next items */
+  for (int i = clauses.len - 1; i >= 0; i--) {
+    KlNode *c = clauses.items[i];
+    if (c->list.len) line(e, "kl_cnext_%d:;", ids[i]);
+    if (kl_is_native_range(e->ctx, c->b)) range_close(e, &ranges[i]);
+    else iter_close(e, iters[i]);
+  }
+  fail_to(e, outer_fail);
+  if (n->consumed) {
+    for (int i = 0; i < clauses.len; i++) unbind_targets(e, clauses.items[i]->a);
+    line(e, "goto kl_gend_%d;", id);
+    if (decides) {
+      line(e, "kl_cdone_%d:;", id);
+      close_generator(e, clauses, iters);
+      line(e, "goto kl_gend_%d;", id);
+    }
+    line(e, "kl_gfail_%d: __attribute__((unused));", id);
+    line(e, "kr->generator_raised();");
+    line(e, "kl_gclose_%d: __attribute__((unused));", id);
+    close_generator(e, clauses, iters);
+    line(e, "KL_FAIL(kl_line);");
+    line(e, "kl_gend_%d:;", id);
+  } else {
+    for (int i = 0; i < clauses.len; i++) unbind_targets(e, clauses.items[i]->a);
+  }
+  Val out = r;
+  switch (n->op) {
+  case KL_COMP_TUPLE:
+    out = temp(e, KL_T_OBJECT);
+    line(e, "%s = PyList_AsTuple(%s);", out.s, r.s);
+    release(e, r);
+    fail_if(e, L, "!%s", out.s);
+    break;
+  case KL_COMP_SORTED: line(e, "if (PyList_Sort(%s) < 0) KL_FAIL(%d);", r.s, L); break;
+  case KL_COMP_JOIN: {
+    Val sep = to_object(e, ev(e, n->c), L);
+    out = temp(e, KL_T_OBJECT);
+    line(e, "%s = PyUnicode_Join(%s, %s);", out.s, sep.s, r.s);
+    release(e, sep);
+    release(e, r);
+    fail_if(e, L, "!%s", out.s);
+    break;
+  }
+  default: break;
+  }
+  return out;
 }
 
 static void stmt(E *e, KlNode *s) {

@@ -70,6 +70,11 @@ static void count(KlFunc *f, KlNode *n, bool store) {
     count_list(f, n->orelse, false);
     return;
   case KL_N_DEL: count_list(f, n->list, false); count_list(f, n->list, true); return;
+  case KL_N_COMPFOR:
+    count(f, n->a, true);
+    count(f, n->b, false);
+    count_list(f, n->list, false);
+    return;
   default:
     count(f, n->a, false);
     count(f, n->b, false);

@@ -242,7 +242,7 @@ KlType kl_join(KlType a, KlType b);
   X(NAME) X(INT) X(FLOAT) X(STR) X(BYTES) X(TRUE) X(FALSE) X(NONE) X(ELLIPSIS)    \
   X(IMAG) X(TUPLE) X(LIST) X(DICT) X(SET) X(ATTR) X(SUBSCRIPT) X(SLICE) X(CALL)   \
   X(BINOP) X(UNARY) X(NOT) X(BOOLOP) X(COMPARE) X(IFEXP) X(KEYWORD)               \
-  X(JOINEDSTR) X(FORMAT)                                                          \
+  X(JOINEDSTR) X(FORMAT) X(COMP) X(COMPFOR)                                       \
   /* statements */                                                                \
   X(EXPR_STMT) X(ASSIGN) X(AUGASSIGN) X(ANNASSIGN) X(IF) X(WHILE) X(FOR)          \
   X(BREAK) X(CONTINUE) X(RETURN) X(PASS) X(RAISE) X(ASSERT) X(DEL) X(WITH)
@@ -253,6 +253,28 @@ typedef enum {
 #undef X
   KL_NUM_NODES
 } KlNodeKind;
+
+/* What a comprehension (COMP node, its op) makes. A generator expression is
+ * compiled only as the one argument of a consumer that takes all its items
+ * at once or stops at the first deciding one, which kiln then does itself
+ * (resolve.c); anywhere else the function stays Python. */
+#define KL_COMP_KINDS(X)                                                          \
+  X(LIST, "list")           /* [x for ...], list(x for ...) */                    \
+  X(SET, "set")             /* {x for ...}, set(x for ...) */                     \
+  X(DICT, "dict")           /* {k: v for ...} */                                  \
+  X(TUPLE, "tuple")         /* tuple(x for ...) */                                \
+  X(SORTED, "sorted")       /* sorted(x for ...) */                               \
+  X(JOIN, "join")           /* "sep".join(x for ...): the separator in c */       \
+  X(ANY, "any")             /* any(x for ...) */                                  \
+  X(ALL, "all")             /* all(x for ...) */                                  \
+  X(GENERATOR, "generator") /* (x for ...) not consumed as above */
+
+typedef enum {
+#define X(name, text) KL_COMP_##name,
+  KL_COMP_KINDS(X)
+#undef X
+} KlCompKind;
+extern const char *const kl_comp_text[];
 
 /* Binary and unary operators, in one list so the parser, the type rules,
  * the emitter and the report name them the same way. */
@@ -321,9 +343,12 @@ struct KlNode {
                         RETURN a; IF/WHILE test a; AUGASSIGN target a, value b; RAISE a from b;
                         ASSERT a, msg b; ANNASSIGN target a, annotation c, value b;
                         WITH the context expression a (until resolve.c replaces it by op);
-                        FORMAT (an f-string field) value a, spec b (a JOINEDSTR or NULL), op conversion */
+                        FORMAT (an f-string field) value a, spec b (a JOINEDSTR or NULL), op conversion;
+                        COMP (a comprehension) element a (a dict's key), dict value b, op a KlCompKind,
+                        JOIN's separator c; COMPFOR target a, iterable b */
   KlNodeList list;   /* TUPLE/LIST/SET/DICT items (DICT: k0,v0,k1,v1..); CALL args; JOINEDSTR parts;
-                        BOOLOP operands; COMPARE operands; ASSIGN targets; DEL targets */
+                        BOOLOP operands; COMPARE operands; ASSIGN targets; DEL targets;
+                        COMP its COMPFOR clauses; COMPFOR its `if` conditions */
   KlNodeList kw;     /* CALL keywords (KEYWORD nodes) */
   int *cmpops;       /* COMPARE: list.len-1 operators */
   KlNodeList body, orelse; /* IF, WHILE, FOR; WITH body */
@@ -332,6 +357,11 @@ struct KlNode {
   int slot;          /* LOCAL: index into func->locals; AUGASSIGN of a local: the slot read */
   int web;           /* resolve.c: definition id (stores) or a reaching one (loads) */
   bool maybe_unbound; /* resolve.c: a load some path reaches without a binding */
+  int enclosing;      /* resolve.c: a load from a comprehension of a variable bound outside it:
+                         1 through comprehensions only, 2 through a generator expression */
+  bool consumed;      /* resolve.c: COMP made from a generator expression a consumer takes */
+  int *clear;         /* resolve.c: a store's other slots of its variable, dead from it on */
+  int nclear, nclear_cap;
   const char *dotted; /* expression statically denotes this module path / symbol,
                          e.g. "torch.nn.functional.linear" (NAME, ATTR) */
   /* claim.c */
@@ -355,6 +385,7 @@ typedef struct KlLocal {
   char *name;
   KlType type;        /* types.c: join over every assignment (flow-insensitive) */
   bool is_param;
+  bool comp;          /* a comprehension's variable: never found by name in the function */
   KlNode *fwd;        /* fuse.c: the value expression this local stands for */
   int loads, stores;  /* fuse.c: how often it is read and written */
 } KlLocal;
@@ -382,6 +413,11 @@ struct KlFunc {
   /* resolve.c */
   KlLocal *locals;
   int nlocals, caplocals;
+  int *comp_scope;     /* while resolving: slots of the comprehension variables in scope */
+  int ncomp_scope, capcomp_scope;
+  int comp_depth;      /* comprehensions being resolved around the current node */
+  int comp_mark;       /* comp_scope[comp_mark..]: the innermost one's variables */
+  int gen_mark;        /* the innermost generator expression's mark, or -1 */
   KlType return_type;
   int index;
 };

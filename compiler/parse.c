@@ -348,10 +348,56 @@ static KlNode *annotation(Parser *p) {
   return r;
 }
 
-/* Rejects a comprehension after the first element of a display. */
-static void no_comprehension(Parser *p) {
-  if (at(p, KL_TOK_KW_FOR) || at(p, KL_TOK_KW_ASYNC))
-    unsupported(p, peek(p)->loc, KL_KILN010, "comprehension");
+static KlNode *bool_op(Parser *p, bool is_or);
+static KlNode *for_targets(Parser *p);
+
+const char *const kl_comp_text[] = {
+#define X(name, text) text,
+    KL_COMP_KINDS(X)
+#undef X
+};
+
+static bool at_comp_for(Parser *p) { return at(p, KL_TOK_KW_FOR) || at(p, KL_TOK_KW_ASYNC); }
+
+/* A comprehension target kiln binds: names, in tuples and lists. */
+static void check_comp_target(Parser *p, KlNode *t) {
+  if (t->kind == KL_N_TUPLE || t->kind == KL_N_LIST) {
+    for (int i = 0; i < t->list.len; i++) check_comp_target(p, t->list.items[i]);
+  } else if (t->kind != KL_N_NAME) {
+    unsupported(p, t->loc, KL_KILN010, "comprehension target that is not a name");
+  }
+}
+
+/* comprehension = elt comp_for+ ; comp_for = "for" targets "in" or_test ("if" or_test)*
+ * (after the element, at "for"). kind is what it makes (KL_COMP_*). */
+static KlNode *comprehension(Parser *p, KlCompKind kind, KlNode *elt, KlNode *value, KlLoc loc) {
+  KlNode *n = new_node(p, KL_N_COMP, loc);
+  n->op = (int)kind;
+  n->a = elt;
+  n->b = value;
+  Vec clauses = {0};
+  while (at_comp_for(p)) {
+    if (at(p, KL_TOK_KW_ASYNC)) unsupported(p, peek(p)->loc, KL_KILN010, "asynchronous comprehension");
+    KlNode *c = new_node(p, KL_N_COMPFOR, next(p)->loc);
+    c->a = for_targets(p);
+    check_comp_target(p, c->a);
+    expect(p, KL_TOK_KW_IN);
+    c->b = bool_op(p, true);
+    Vec conds = {0};
+    while (accept(p, KL_TOK_KW_IF)) vec_push(p, &conds, bool_op(p, true));
+    c->list = to_list(&conds);
+    vec_push(p, &clauses, c);
+  }
+  n->list = to_list(&clauses);
+  return n;
+}
+
+/* A comprehension in its own brackets: `close` ends it. */
+static KlNode *closed_comprehension(Parser *p, KlCompKind kind, KlNode *elt, KlNode *value, KlLoc loc,
+                                    KlTokKind close) {
+  KlNode *n = comprehension(p, kind, elt, value, loc);
+  expect(p, close);
+  return n;
 }
 
 static KlNode *star_or_test(Parser *p) {
@@ -405,7 +451,7 @@ static KlNode *atom(Parser *p) {
     if (at(p, KL_TOK_KW_YIELD)) unsupported(p, peek(p)->loc, KL_KILN010, "yield expression");
     KlNode *first = star_or_test(p);
     if (at(p, KL_TOK_WALRUS)) unsupported(p, peek(p)->loc, KL_KILN010, "assignment expression (:=)");
-    no_comprehension(p);
+    if (at_comp_for(p)) return closed_comprehension(p, KL_COMP_GENERATOR, first, NULL, t->loc, KL_TOK_RPAREN);
     if (accept(p, KL_TOK_RPAREN)) return first; /* parenthesised expression */
     Vec v = {0};
     vec_push(p, &v, first);
@@ -422,8 +468,9 @@ static KlNode *atom(Parser *p) {
     next(p);
     Vec v = {0};
     if (!at(p, KL_TOK_RBRACKET)) {
-      vec_push(p, &v, star_or_test(p));
-      no_comprehension(p);
+      KlNode *first = star_or_test(p);
+      if (at_comp_for(p)) return closed_comprehension(p, KL_COMP_LIST, first, NULL, t->loc, KL_TOK_RBRACKET);
+      vec_push(p, &v, first);
       while (accept(p, KL_TOK_COMMA)) {
         if (at(p, KL_TOK_RBRACKET)) break;
         vec_push(p, &v, star_or_test(p));
@@ -442,9 +489,10 @@ static KlNode *atom(Parser *p) {
       if (at(p, KL_TOK_DSTAR)) unsupported(p, peek(p)->loc, KL_KILN010, "dict unpacking (**)");
       KlNode *k = star_or_test(p);
       if (accept(p, KL_TOK_COLON)) {
+        KlNode *value = test(p);
+        if (at_comp_for(p)) return closed_comprehension(p, KL_COMP_DICT, k, value, t->loc, KL_TOK_RBRACE);
         vec_push(p, &v, k);
-        vec_push(p, &v, test(p));
-        no_comprehension(p);
+        vec_push(p, &v, value);
         while (accept(p, KL_TOK_COMMA)) {
           if (at(p, KL_TOK_RBRACE)) break;
           if (at(p, KL_TOK_DSTAR)) unsupported(p, peek(p)->loc, KL_KILN010, "dict unpacking (**)");
@@ -454,8 +502,8 @@ static KlNode *atom(Parser *p) {
         }
       } else {
         kind = KL_N_SET;
+        if (at_comp_for(p)) return closed_comprehension(p, KL_COMP_SET, k, NULL, t->loc, KL_TOK_RBRACE);
         vec_push(p, &v, k);
-        no_comprehension(p);
         while (accept(p, KL_TOK_COMMA)) {
           if (at(p, KL_TOK_RBRACE)) break;
           vec_push(p, &v, star_or_test(p));
@@ -492,8 +540,13 @@ static void call_args(Parser *p, KlNode *call) {
       vec_push(p, &kws, kw);
     } else {
       if (kws.len) unexpected(p); /* positional after keyword: SyntaxError */
-      vec_push(p, &args, test(p));
-      no_comprehension(p);
+      KlNode *arg = test(p);
+      if (at_comp_for(p)) { /* f(x for x in y): the one argument, unparenthesised */
+        if (args.len || kws.len) unexpected(p);
+        arg = comprehension(p, KL_COMP_GENERATOR, arg, NULL, t->loc);
+        if (!at(p, KL_TOK_RPAREN)) unexpected(p);
+      }
+      vec_push(p, &args, arg);
       if (at(p, KL_TOK_WALRUS)) unsupported(p, peek(p)->loc, KL_KILN010, "assignment expression (:=)");
     }
     if (!accept(p, KL_TOK_COMMA)) break;
@@ -893,6 +946,22 @@ static KlNode *if_stmt(Parser *p) {
   return n;
 }
 
+/* targets = expr ("," expr)* [","]  — before "in", in a for statement or clause */
+static KlNode *for_targets(Parser *p) {
+  KlLoc tloc = peek(p)->loc;
+  KlNode *first = expr(p);
+  if (!at(p, KL_TOK_COMMA)) return first;
+  Vec v = {0};
+  vec_push(p, &v, first);
+  while (accept(p, KL_TOK_COMMA)) {
+    if (at(p, KL_TOK_KW_IN)) break;
+    vec_push(p, &v, expr(p));
+  }
+  KlNode *n = new_node(p, KL_N_TUPLE, tloc);
+  n->list = to_list(&v);
+  return n;
+}
+
 /* for_stmt = "for" targets "in" testlist ":" block ["else" ":" block]
  * while_stmt = "while" test ":" block ["else" ":" block] */
 static KlNode *loop_stmt(Parser *p) {
@@ -903,20 +972,8 @@ static KlNode *loop_stmt(Parser *p) {
     n->a = test(p);
   } else {
     n = new_node(p, KL_N_FOR, t->loc);
-    KlLoc tloc = peek(p)->loc;
-    KlNode *first = expr(p);
-    if (at(p, KL_TOK_COMMA)) {
-      Vec v = {0};
-      vec_push(p, &v, first);
-      while (accept(p, KL_TOK_COMMA)) {
-        if (at(p, KL_TOK_KW_IN)) break;
-        vec_push(p, &v, expr(p));
-      }
-      first = new_node(p, KL_N_TUPLE, tloc);
-      first->list = to_list(&v);
-    }
-    check_target(p, first);
-    n->a = first;
+    n->a = for_targets(p);
+    check_target(p, n->a);
     expect(p, KL_TOK_KW_IN);
     n->b = testlist(p, false);
   }
@@ -1228,7 +1285,7 @@ static void note_names(Parser *p, int from, int to) {
       in_for = in_import = false;
       target_end = -1;
       break;
-    case KL_TOK_KW_FOR: in_for = true; break;
+    case KL_TOK_KW_FOR: in_for = depth == 0; break; /* a comprehension's names are its own */
     case KL_TOK_KW_IN: in_for = false; break;
     case KL_TOK_KW_IMPORT: in_import = true; break;
     case KL_TOK_ASSIGN:
@@ -1582,6 +1639,7 @@ static void dump_node(KlBuf *out, KlNode *n, int indent) {
   case KL_N_FORMAT:
     if (n->op) kl_buf_printf(out, " !%c", n->op);
     break;
+  case KL_N_COMP: kl_buf_printf(out, " %s", kl_comp_text[n->op]); break;
   case KL_N_COMPARE:
     for (int i = 0; i < n->list.len - 1; i++) kl_buf_printf(out, " %s", kl_cmpop_text[n->cmpops[i]]);
     break;

@@ -9,7 +9,8 @@
 /* Builtins the compiler may treat natively when not shadowed. Every other
  * builtin is still found at run time through the globals-then-builtins lookup. */
 static const char *const native_builtins[] = {
-    "range", "abs", "int", "float", "bool", "min", "max", "len", "print", "isinstance", NULL,
+    "range", "abs", "int", "float", "bool", "min", "max", "len", "print", "isinstance",
+    "any", "all", "list", "set", "tuple", "sorted", NULL,
 };
 
 KlGlobal *kl_find_global(KlModule *m, const char *name) {
@@ -18,9 +19,8 @@ KlGlobal *kl_find_global(KlModule *m, const char *name) {
   return NULL;
 }
 
-int kl_func_local(KlCtx *ctx, KlFunc *f, const char *name) {
-  for (int i = 0; i < f->nlocals; i++)
-    if (!strcmp(f->locals[i].name, name)) return i;
+/* Appends a local without looking for one of the same name. */
+static int new_local_slot(KlCtx *ctx, KlFunc *f, const char *name) {
   if (f->nlocals == f->caplocals) {
     int cap = f->caplocals ? f->caplocals * 2 : 16;
     KlLocal *ls = kl_alloc(ctx, sizeof(KlLocal) * (size_t)cap);
@@ -30,6 +30,19 @@ int kl_func_local(KlCtx *ctx, KlFunc *f, const char *name) {
   }
   f->locals[f->nlocals] = (KlLocal){.name = kl_strdup(ctx, name)};
   return f->nlocals++;
+}
+
+/* The function's local of that name (a comprehension's variables are not
+ * the function's), or -1. */
+static int function_local(KlFunc *f, const char *name) {
+  for (int i = 0; i < f->nlocals; i++)
+    if (!f->locals[i].comp && !strcmp(f->locals[i].name, name)) return i;
+  return -1;
+}
+
+int kl_func_local(KlCtx *ctx, KlFunc *f, const char *name) {
+  int slot = function_local(f, name);
+  return slot >= 0 ? slot : new_local_slot(ctx, f, name);
 }
 
 static void collect_target(KlCtx *ctx, KlFunc *f, KlNode *t) {
@@ -167,22 +180,82 @@ static bool stored_over(KlModule *m, const char *base, const char *name) {
 }
 
 static void resolve_expr(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n);
+static void resolve_comprehension(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n);
+static void consume_generator(KlNode *call);
 static void split_webs(KlCtx *ctx, KlFunc *f);
 
 static void resolve_list(KlCtx *ctx, KlModule *m, KlFunc *f, KlNodeList l) {
   for (int i = 0; i < l.len; i++) resolve_expr(ctx, m, f, l.items[i]);
 }
 
+/* Binds a comprehension's target names to its own variables: new locals
+ * found only through f->comp_scope (from `mark` on: this comprehension's). */
+static void bind_comp_target(KlCtx *ctx, KlFunc *f, KlNode *t, int mark) {
+  if (t->kind != KL_N_NAME) {
+    for (int i = 0; i < t->list.len; i++) bind_comp_target(ctx, f, t->list.items[i], mark);
+    return;
+  }
+  t->binding = KL_B_LOCAL;
+  for (int i = mark; i < f->ncomp_scope; i++)
+    if (!strcmp(f->locals[f->comp_scope[i]].name, t->name)) {
+      t->slot = f->comp_scope[i];
+      return;
+    }
+  t->slot = new_local_slot(ctx, f, t->name);
+  f->locals[t->slot].comp = true;
+  if (f->ncomp_scope == f->capcomp_scope) {
+    int cap = f->capcomp_scope ? f->capcomp_scope * 2 : 8;
+    int *sc = kl_alloc(ctx, sizeof(int) * (size_t)cap);
+    if (f->ncomp_scope) memcpy(sc, f->comp_scope, sizeof(int) * (size_t)f->ncomp_scope);
+    f->comp_scope = sc;
+    f->capcomp_scope = cap;
+  }
+  f->comp_scope[f->ncomp_scope++] = t->slot;
+}
+
+/* A comprehension is a scope of its own, as in Python: its first iterable
+ * is evaluated outside it; every target of every clause is its variable
+ * throughout (also in an earlier clause's iterable); other names are the
+ * function's, the module's or builtins. */
+static void resolve_comprehension(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
+  KlNodeList clauses = n->list;
+  resolve_expr(ctx, m, f, clauses.items[0]->b);
+  if (!f) return; /* in a default or an annotation: Python evaluates it */
+  const int mark = f->ncomp_scope, outer_mark = f->comp_mark, outer_gen = f->gen_mark;
+  f->comp_depth++;
+  for (int i = 0; i < clauses.len; i++) bind_comp_target(ctx, f, clauses.items[i]->a, mark);
+  f->comp_mark = mark;
+  if (n->op == KL_COMP_GENERATOR) f->gen_mark = mark;
+  for (int i = 0; i < clauses.len; i++) {
+    if (i) resolve_expr(ctx, m, f, clauses.items[i]->b);
+    resolve_list(ctx, m, f, clauses.items[i]->list);
+  }
+  resolve_expr(ctx, m, f, n->a);
+  resolve_expr(ctx, m, f, n->b);
+  f->ncomp_scope = mark;
+  f->comp_mark = outer_mark;
+  f->gen_mark = outer_gen;
+  f->comp_depth--;
+}
+
 static void resolve_expr(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
   if (!n) return;
   switch (n->kind) {
   case KL_N_NAME: {
-    for (int i = 0; f && i < f->nlocals; i++)
-      if (!strcmp(f->locals[i].name, n->name)) {
+    for (int i = f ? f->ncomp_scope - 1 : -1; i >= 0; i--) /* innermost comprehension first */
+      if (!strcmp(f->locals[f->comp_scope[i]].name, n->name)) {
         n->binding = KL_B_LOCAL;
-        n->slot = i;
+        n->slot = f->comp_scope[i];
+        if (i < f->comp_mark) n->enclosing = f->gen_mark > i ? 2 : 1; /* an outer comprehension's */
         return;
       }
+    int slot = f ? function_local(f, n->name) : -1;
+    if (slot >= 0) {
+      n->binding = KL_B_LOCAL;
+      n->slot = slot;
+      if (f->comp_depth > 0) n->enclosing = f->gen_mark >= 0 ? 2 : 1;
+      return;
+    }
     KlGlobal *g = kl_find_global(m, n->name);
     if (g) {
       n->binding = KL_B_GLOBAL;
@@ -196,6 +269,7 @@ static void resolve_expr(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
     }
     return;
   }
+  case KL_N_COMP: resolve_comprehension(ctx, m, f, n); return;
   case KL_N_ATTR:
     resolve_expr(ctx, m, f, n->a);
     if (n->a->dotted && strncmp(n->a->dotted, "builtins.", 9) && !stored_over(m, n->a->dotted, n->name))
@@ -209,7 +283,60 @@ static void resolve_expr(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
     resolve_list(ctx, m, f, n->kw);
     resolve_list(ctx, m, f, n->body);
     resolve_list(ctx, m, f, n->orelse);
+    if (n->kind == KL_N_CALL) consume_generator(n);
   }
+}
+
+/* `any(x for ...)` and the like: when the callee is one of these builtins
+ * (no module binding of the name) or a string literal's join, and the
+ * generator its one argument, the call becomes the comprehension, which kiln
+ * runs itself. Each of these consumers takes the items in order with no
+ * other code between them (join and sorted make a list first) or stops at
+ * the first deciding one, so no one can see that there was no generator. */
+static void consume_generator(KlNode *call) {
+  static const struct {
+    const char *name;
+    KlCompKind kind;
+  } consumers[] = {{"list", KL_COMP_LIST}, {"set", KL_COMP_SET}, {"tuple", KL_COMP_TUPLE},
+                   {"sorted", KL_COMP_SORTED}, {"any", KL_COMP_ANY}, {"all", KL_COMP_ALL}};
+  if (call->list.len != 1 || call->kw.len) return;
+  KlNode *gen = call->list.items[0], *fn = call->a, *sep = NULL;
+  if (gen->kind != KL_N_COMP || gen->op != KL_COMP_GENERATOR) return;
+  int kind = -1;
+  if (fn->kind == KL_N_NAME && fn->binding == KL_B_BUILTIN) {
+    for (size_t i = 0; i < sizeof consumers / sizeof consumers[0]; i++)
+      if (!strcmp(fn->name, consumers[i].name)) kind = (int)consumers[i].kind;
+  } else if (fn->kind == KL_N_ATTR && !strcmp(fn->name, "join") && fn->a->kind == KL_N_STR) {
+    kind = KL_COMP_JOIN;
+    sep = fn->a;
+  }
+  if (kind < 0) return;
+  const KlLoc loc = call->loc;
+  *call = *gen;
+  call->loc = loc;
+  call->op = kind;
+  call->c = sep;
+  call->consumed = true;
+}
+
+/* The first generator expression left (not consumed as above), or NULL. */
+static KlNode *find_generator(KlNode *n);
+static KlNode *find_generator_in(KlNodeList l) {
+  KlNode *g = NULL;
+  for (int i = 0; i < l.len && !g; i++) g = find_generator(l.items[i]);
+  return g;
+}
+static KlNode *find_generator(KlNode *n) {
+  if (!n) return NULL;
+  if (n->kind == KL_N_COMP && n->op == KL_COMP_GENERATOR) return n;
+  KlNode *g = find_generator(n->a);
+  if (!g) g = find_generator(n->b);
+  if (!g) g = find_generator(n->c);
+  if (!g) g = find_generator_in(n->list);
+  if (!g) g = find_generator_in(n->kw);
+  if (!g) g = find_generator_in(n->body);
+  if (!g) g = find_generator_in(n->orelse);
+  return g;
 }
 
 /* A guard-shaped decorator (parse.c) becomes the function's grad_guard
@@ -274,6 +401,7 @@ void kl_resolve(KlCtx *ctx, KlModule *m) {
   for (int i = 0; i < m->nfuncs; i++) {
     KlFunc *f = m->funcs[i];
     if (f->unsupported || !resolve_guard_decorator(ctx, m, f)) continue;
+    f->gen_mark = -1;
     for (int j = 0; j < f->nparams; j++) {
       /* annotations and defaults are evaluated in the module scope */
       resolve_expr(ctx, m, NULL, f->params[j].annotation);
@@ -284,6 +412,15 @@ void kl_resolve(KlCtx *ctx, KlModule *m) {
     collect_locals(ctx, f, f->body);
     resolve_list(ctx, m, f, f->body);
     if (!resolve_withs(ctx, f, f->body)) continue;
+    KlNode *gen = find_generator_in(f->body);
+    if (gen) {
+      f->unsupported = true;
+      f->why_code = KL_KILN010;
+      f->why = kl_strdup(ctx, "generator expression (not the one argument of any, all, list, set, tuple, sorted "
+                              "or a string's join)");
+      f->why_loc = gen->loc;
+      continue;
+    }
     split_webs(ctx, f);
   }
 }
@@ -401,7 +538,19 @@ static void web_def(Webs *w, St *s, KlNode *n) {
   }
   w->def_node[n->web] = n;
   w->def_slot[n->web] = n->slot;
-  if (!s->dead) st_def(w, s, n->slot, n->web);
+  if (!s->dead) {
+    /* the definitions this one kills: their webs are dead from here on
+     * (turned into slots by split_webs; a later round sees more) */
+    const uint64_t *b = s->bits + n->slot * w->words;
+    int k = 0;
+    for (int q = 0; q < w->words; q++) k += __builtin_popcountll(b[q]);
+    n->nclear = 0;
+    n->clear = k > n->nclear_cap ? kl_alloc(w->ctx, sizeof(int) * (size_t)k) : n->clear;
+    if (k > n->nclear_cap) n->nclear_cap = k;
+    for (int q = 0; q < w->words; q++)
+      for (uint64_t m = b[q]; m; m &= m - 1) n->clear[n->nclear++] = q * 64 + __builtin_ctzll(m);
+    st_def(w, s, n->slot, n->web);
+  }
 }
 
 static void web_expr(Webs *w, St *s, KlNode *n);
@@ -410,10 +559,16 @@ static void web_expr_list(Webs *w, St *s, KlNodeList l) {
   for (int i = 0; i < l.len; i++) web_expr(w, s, l.items[i]);
 }
 
+static void web_comprehension(Webs *w, St *s, KlNode *n);
+
 static void web_expr(Webs *w, St *s, KlNode *n) {
   if (!n) return;
   if (n->kind == KL_N_NAME) {
     if (n->binding == KL_B_LOCAL) web_use(w, s, n);
+    return;
+  }
+  if (n->kind == KL_N_COMP) {
+    web_comprehension(w, s, n);
     return;
   }
   web_expr(w, s, n->a);
@@ -434,6 +589,34 @@ static void web_target(Webs *w, St *s, KlNode *t) {
   case KL_N_ATTR: web_expr(w, s, t->a); return;
   case KL_N_SUBSCRIPT: web_expr(w, s, t->a); web_expr(w, s, t->b); return;
   default: return;
+  }
+}
+
+/* A comprehension's clauses are nested loops; they are taken as one loop
+ * whose head every point that goes on with a next item joins (the end, a
+ * failed condition), a superset of what reaches each clause's own head.
+ * Only the comprehension's variables are defined inside, so the state
+ * after it is the state after its first iterable. */
+static void web_comprehension(Webs *w, St *s, KlNode *n) {
+  KlNodeList clauses = n->list;
+  web_expr(w, s, clauses.items[0]->b);
+  St head = st_copy(w, s);
+  for (int round = 0; round < 1000; round++) {
+    St it = st_copy(w, &head);
+    bool changed = false;
+    for (int i = 0; i < clauses.len; i++) {
+      KlNode *c = clauses.items[i];
+      if (i) web_expr(w, &it, c->b);
+      web_target(w, &it, c->a);
+      for (int j = 0; j < c->list.len; j++) {
+        web_expr(w, &it, c->list.items[j]);
+        changed |= st_join(w, &head, &it);
+      }
+    }
+    web_expr(w, &it, n->a);
+    web_expr(w, &it, n->b);
+    changed |= st_join(w, &head, &it);
+    if (!changed || w->counting) break;
   }
 }
 
@@ -543,19 +726,6 @@ static void web_stmts(Webs *w, St *s, KlNodeList body) {
   for (int i = 0; i < body.len; i++) web_stmt(w, s, body.items[i]);
 }
 
-/* Appends a local without merging by name (a second web of the same name). */
-static int new_local_slot(KlCtx *ctx, KlFunc *f, const char *name) {
-  if (f->nlocals == f->caplocals) {
-    int cap = f->caplocals ? f->caplocals * 2 : 16;
-    KlLocal *ls = kl_alloc(ctx, sizeof(KlLocal) * (size_t)cap);
-    if (f->nlocals) memcpy(ls, f->locals, sizeof(KlLocal) * (size_t)f->nlocals);
-    f->locals = ls;
-    f->caplocals = cap;
-  }
-  f->locals[f->nlocals] = (KlLocal){.name = kl_strdup(ctx, name)};
-  return f->nlocals++;
-}
-
 static void web_renumber(Webs *w, int *web_slot, KlNode *n);
 
 static void web_renumber_list(Webs *w, int *web_slot, KlNodeList l) {
@@ -624,6 +794,20 @@ static void split_webs(KlCtx *ctx, KlFunc *f) {
     } else {
       web_slot[r] = new_local_slot(ctx, f, f->locals[orig].name);
     }
+  }
+  /* each store's killed definitions -> the other slots it makes dead */
+  for (int i = f->nparams; i < w.ndefs; i++) {
+    KlNode *n = w.def_node[i];
+    if (!n) continue;
+    const int own = web_slot[uf_find(&w, i)];
+    int k = 0;
+    for (int j = 0; j < n->nclear; j++) {
+      const int slot = web_slot[uf_find(&w, n->clear[j])];
+      bool seen = slot == own;
+      for (int q = 0; q < k && !seen; q++) seen = n->clear[q] == slot;
+      if (!seen) n->clear[k++] = slot;
+    }
+    n->nclear = k;
   }
   web_renumber_list(&w, web_slot, f->body);
 }

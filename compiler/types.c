@@ -65,6 +65,7 @@ typedef struct Infer {
 } Infer;
 
 static KlType expr_type(Infer *in, KlNode *n);
+static void assign_type(Infer *in, KlNode *target, KlType t);
 
 static void set_local(Infer *in, int slot, KlType t) {
   KlLocal *l = &in->f->locals[slot];
@@ -153,6 +154,17 @@ static KlType expr_type(Infer *in, KlNode *n) {
     for (int i = 0; i < n->list.len; i++) expr_type(in, n->list.items[i]);
     break;
   case KL_N_FORMAT:
+    expr_type(in, n->a);
+    if (n->b) expr_type(in, n->b);
+    break;
+  case KL_N_COMP: /* any(...)/all(...) a bool, the others an object */
+    if (n->op == KL_COMP_ANY || n->op == KL_COMP_ALL) t = KL_T_BOOL;
+    for (int i = 0; i < n->list.len; i++) {
+      KlNode *c = n->list.items[i];
+      expr_type(in, c->b);
+      assign_type(in, c->a, kl_is_native_range(in->ctx, c->b) ? KL_T_INT : KL_T_OBJECT);
+      for (int j = 0; j < c->list.len; j++) expr_type(in, c->list.items[j]);
+    }
     expr_type(in, n->a);
     if (n->b) expr_type(in, n->b);
     break;

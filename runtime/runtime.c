@@ -26,7 +26,8 @@
  * intermediates (and of outputs the framework has freed) instead of calling
  * malloc: small ones through per-size-class free lists, large ones (above
  * 256 KiB, sized in 64 KiB steps) through a few slots taken best-fit, where a
- * power-of-two class would waste up to half the block. Buffers may be
+ * power-of-two class would waste up to half the block, the least recently
+ * kept giving way to new ones. Buffers may be
  * released from any thread without the GIL (framework deleters), so the
  * lists are guarded by a spinlock: critical sections are a few instructions. */
 #define KR_POOL_CLASSES 13     /* 64 B .. 256 KiB (power-of-two classes) */
@@ -41,6 +42,8 @@ static struct {
   KrBuffer *free[KR_POOL_CLASSES][KR_POOL_DEPTH];
   int count[KR_POOL_CLASSES];
   KrBuffer *large[KR_LARGE_SLOTS]; /* NULL: empty slot */
+  unsigned long large_kept[KR_LARGE_SLOTS]; /* kept_clock when its buffer was kept */
+  unsigned long kept_clock;
   size_t bytes; /* idle bytes held */
 } pool = {.lock = ATOMIC_FLAG_INIT};
 static atomic_long allocations;
@@ -84,17 +87,30 @@ static KrBuffer *take_large(size_t nbytes) {
   return b;
 }
 
-/* Keeps an idle large buffer if a slot and the idle budget allow; returns
- * whether it was kept. Caller holds the lock. */
-static int keep_large(KrBuffer *b) {
-  if (pool.bytes + b->cap > KR_POOL_MAX_BYTES) return 0;
-  for (int i = 0; i < KR_LARGE_SLOTS; i++)
-    if (!pool.large[i]) {
-      pool.large[i] = b;
+/* Keeps an idle large buffer, in place of the least recently kept ones
+ * when the slots or the idle budget are full: a working set that moved on
+ * (other shapes, another model) must not leave every later call to malloc.
+ * Buffers given up go to evicted[] (at most KR_LARGE_SLOTS), to be freed
+ * after the lock. Returns whether b was kept. Caller holds the lock. */
+static int keep_large(KrBuffer *b, KrBuffer **evicted, int *nevicted) {
+  if (b->cap > KR_POOL_MAX_BYTES) return 0;
+  for (;;) {
+    int empty = -1, oldest = -1;
+    for (int i = 0; i < KR_LARGE_SLOTS; i++) {
+      if (!pool.large[i]) empty = i;
+      else if (oldest < 0 || pool.large_kept[i] < pool.large_kept[oldest]) oldest = i;
+    }
+    if (empty >= 0 && pool.bytes + b->cap <= KR_POOL_MAX_BYTES) {
+      pool.large[empty] = b;
+      pool.large_kept[empty] = ++pool.kept_clock;
       pool.bytes += b->cap;
       return 1;
     }
-  return 0;
+    if (oldest < 0) return 0; /* the budget is held by small buffers */
+    evicted[(*nevicted)++] = pool.large[oldest];
+    pool.bytes -= pool.large[oldest]->cap;
+    pool.large[oldest] = NULL;
+  }
 }
 
 KrBuffer *kr_buffer_new(size_t nfloats) {
@@ -144,6 +160,8 @@ void kr_buffer_release(KrBuffer *b) {
   if (!b) return;
   if (atomic_fetch_sub_explicit(&b->refcnt, 1, memory_order_acq_rel) != 1) return;
   int cls = b->size_class;
+  KrBuffer *evicted[KR_LARGE_SLOTS];
+  int nevicted = 0;
   pool_lock();
   if (cls >= 0) {
     if (pool.count[cls] < KR_POOL_DEPTH && pool.bytes + b->cap <= KR_POOL_MAX_BYTES) {
@@ -151,11 +169,12 @@ void kr_buffer_release(KrBuffer *b) {
       pool.bytes += b->cap;
       b = NULL;
     }
-  } else if (keep_large(b)) {
+  } else if (keep_large(b, evicted, &nevicted)) {
     b = NULL;
   }
   pool_unlock();
   free(b);
+  for (int i = 0; i < nevicted; i++) free(evicted[i]);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1338,13 +1357,8 @@ static PyObject *kr_load_global(PyObject *globals, PyObject *name) {
   return v;
 }
 
-static void kr_unbound_local(const char *name) {
-#if PY_VERSION_HEX >= 0x030B0000
-  PyErr_Format(PyExc_UnboundLocalError,
-               "cannot access local variable '%s' where it is not associated with a value", name);
-#else
-  PyErr_Format(PyExc_UnboundLocalError, "local variable '%s' referenced before assignment", name);
-#endif
+static void raise_unbound(PyObject *type, const char *fmt, const char *name) {
+  PyErr_Format(type, fmt, name);
   PyObject *n = PyUnicode_FromString(name);
   if (n) {
     set_name_attr(n);
@@ -1352,6 +1366,62 @@ static void kr_unbound_local(const char *name) {
   } else {
     PyErr_Clear();
   }
+}
+
+static void kr_unbound_local(const char *name) {
+#if PY_VERSION_HEX >= 0x030B0000
+  raise_unbound(PyExc_UnboundLocalError, "cannot access local variable '%s' where it is not associated with a value",
+                name);
+#else
+  raise_unbound(PyExc_UnboundLocalError, "local variable '%s' referenced before assignment", name);
+#endif
+}
+
+/* A comprehension's or generator expression's read of an unbound variable
+ * of its function (or of an outer comprehension). Before 3.12 every
+ * comprehension was a function of its own, reading it as a free variable;
+ * 3.12 inlined list, set and dict comprehensions (PEP 709), not generator
+ * expressions. */
+static void kr_unbound_free(const char *name, int generator) {
+#if PY_VERSION_HEX >= 0x030C0000
+  if (!generator) {
+    kr_unbound_local(name);
+    return;
+  }
+#else
+  (void)generator;
+#endif
+#if PY_VERSION_HEX >= 0x030B0000
+  raise_unbound(PyExc_NameError,
+                "cannot access free variable '%s' where it is not associated with a value in enclosing scope", name);
+#else
+  raise_unbound(PyExc_NameError, "free variable '%s' referenced before assignment in enclosing scope", name);
+#endif
+}
+
+/* An exception raised inside a generator expression kiln consumes itself:
+ * a StopIteration becomes RuntimeError, caused by it, as CPython's
+ * generators do (PEP 479). */
+static void kr_generator_raised(void) {
+  if (!PyErr_ExceptionMatches(PyExc_StopIteration)) return;
+  PyObject *type, *val, *tb;
+  PyErr_Fetch(&type, &val, &tb);
+  PyErr_NormalizeException(&type, &val, &tb);
+  if (tb && val) PyException_SetTraceback(val, tb);
+  PyErr_SetString(PyExc_RuntimeError, "generator raised StopIteration");
+  PyObject *type2, *val2, *tb2;
+  PyErr_Fetch(&type2, &val2, &tb2);
+  PyErr_NormalizeException(&type2, &val2, &tb2);
+  if (val2 && val) {
+    Py_INCREF(val);
+    PyException_SetCause(val2, val); /* steals */
+    Py_INCREF(val);
+    PyException_SetContext(val2, val); /* steals */
+  }
+  PyErr_Restore(type2, val2, tb2);
+  Py_XDECREF(type);
+  Py_XDECREF(val);
+  Py_XDECREF(tb);
 }
 
 static PyObject *kr_power(PyObject *a, PyObject *b) { return PyNumber_Power(a, b, Py_None); }
@@ -1441,6 +1511,8 @@ static const KrApi kr_api = {
     .convert_value = kr_convert_value,
     .grad_guard_enter = kr_grad_guard_enter,
     .grad_guard_exit = kr_grad_guard_exit,
+    .unbound_free = kr_unbound_free,
+    .generator_raised = kr_generator_raised,
 };
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs) {

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 __all__ = ["Outcome", "run_both", "check_equivalent", "compare_values", "message_class",
-           "snapshot", "assert_same_state", "is_tensor", "same_value", "Built", "build_cache"]
+           "snapshot", "assert_same_state", "is_tensor", "same_value", "Built", "build_cache",
+           "check_report_status"]
 
 
 def _torch():
@@ -325,3 +326,28 @@ def build_cache(tmp_path_factory, source_path: Callable[[str, Any], Any]) -> Cal
         return entry
 
     return get
+
+
+def check_report_status(b: Built, stem: str, name: str, python_names) -> None:
+    """The report's status of function name in b: "python" (KILN010, with a
+    reason, the module exposing the Python function) for names in
+    python_names, else "native" (the module exposing the native one, unless
+    KILN_MODE=python)."""
+    import os
+
+    entry = b.by_name.get(name)
+    assert entry is not None, f"{stem}.kiln.json has no entry for {name}"
+    if name in python_names:
+        assert entry.get("status") == "python", \
+            f"{stem}.{name}: expected status 'python' (KILN010), got {entry.get('status')!r}"
+        assert entry.get("code") == "KILN010", f"{stem}.{name}: {entry}"
+        assert entry.get("reason"), f"{stem}.{name}: no reason: {entry}"
+        assert getattr(b.module, name) is b.module.__kiln_python__[name], \
+            f"{stem}.{name}: left as Python but the module does not expose the Python function"
+    else:
+        assert entry.get("status") == "native", \
+            f"{stem}.{name}: expected status 'native', got {entry.get('status')!r} " \
+            f"(reason: {entry.get('reason')!r})"
+        if os.environ.get("KILN_MODE", "auto") != "python":
+            assert getattr(b.module, name) is not b.module.__kiln_python__[name], \
+                f"{stem}.{name}: reported native but the module exposes the Python function"

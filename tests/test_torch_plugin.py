@@ -1435,6 +1435,37 @@ print(out)
             assert exp_sub > 0 and got_sub > 0, rows  # both keep subnormals without the mode
 
 
+def test_pool_gives_way_to_a_new_working_set(tmp_path):
+    """Large idle buffers of shapes no longer used (here 8 of them, every
+    slot) give way to the buffers of the calls now made: after warm-up those
+    calls allocate nothing. Before, the pool never let a buffer go, so a
+    process that had once used other large shapes paid malloc on every later
+    call (and this test's neighbour depended on the tests before it)."""
+    import kiln._runtime as rt
+
+    src = tmp_path / "workset.py"
+    src.write_text(
+        "from kiln.torch import TensorF32Cpu2D\n"
+        "def body(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
+        "    return (x @ w).relu()\n")
+    m = kiln.build(src, out_dir=tmp_path)
+    # 8 outputs of large sizes (> 256 KiB, 280-448 KB), all alive at once,
+    # then dropped: every large slot holds a stale buffer
+    x_old = gen(1, 100, 16)
+    stale = [m.body(x_old, gen(2 + i, 16, 700 + 60 * i)) for i in range(8)]
+    del stale
+    x, w = gen(20, 300, 64), gen(21, 64, 500)  # 600 KB: larger than any of them
+    want = torch.relu(x @ w)
+    for _ in range(3):
+        got = m.body(x, w)
+    before = rt.buffer_stats()["allocations"]
+    for _ in range(20):
+        got = m.body(x, w)
+    assert rt.buffer_stats()["allocations"] == before
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=gemm_atol(64))
+    assert 0 < rt.buffer_stats()["idle_bytes"] <= 32 << 20
+
+
 def test_steady_state_calls_allocate_no_tensor_buffers(tmp_path):
     """After warm-up, a call takes every intermediate and output buffer from
     kiln's pool, small ones (size classes) and large ones (> 256 KiB, reused

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-#define KR_ABI_VERSION 6
+#define KR_ABI_VERSION 7
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
 enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
@@ -212,6 +212,14 @@ typedef struct KrApi {
    * disturbs a pending exception. */
   int (*grad_guard_enter)(KrGradGuard *g, int kind);
   void (*grad_guard_exit)(KrGradGuard *g);
+  /* A comprehension's read of an unbound variable bound outside it: the
+   * error the running CPython raises (NameError for a free variable; from
+   * 3.12 as unbound_local, unless `generator`: the read crosses a generator
+   * expression, which 3.12 did not inline). */
+  void (*unbound_free)(const char *name, int generator);
+  /* At an error raised inside a generator expression kiln consumes itself:
+   * a pending StopIteration becomes RuntimeError (PEP 479). */
+  void (*generator_raised)(void);
 } KrApi;
 
 /* Generated modules: `static const KrApi *kr;` then `kr = kr_import();`. */

@@ -8,8 +8,8 @@ def has_lambda(x):
     return (lambda v: v)(x)
 
 
-def has_comprehension(xs):
-    return [x for x in xs]
+def has_generator(xs):
+    return sum(x for x in xs)
 
 
 def has_try():
