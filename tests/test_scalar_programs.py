@@ -316,3 +316,48 @@ def test_scalar_only_sites(built, stem):
         assert entry.get("status") == "native", f"{stem}.{func}: {entry.get('reason')!r}"
         bad = [s for s in entry.get("sites") or [] if s.get("outcome") != "scalar"]
         assert not bad, f"{stem}.{func}: int/float-only code has non-scalar sites: {bad}"
+
+
+INVERT_BOOL_SRC = """\
+def inv(b: bool) -> int:
+    return ~b
+
+
+def inv_compare(x: int, y: int) -> int:
+    return ~(x < y)
+
+
+def inv_int(x: int) -> int:
+    return ~x
+"""
+
+
+@pytest.mark.parametrize("name,args", [("inv", (True,)), ("inv", (False,)), ("inv_compare", (1, 2)),
+                                       ("inv_compare", (3, 2)), ("inv_int", (5,))])
+def test_invert_bool_warns_as_python(tmp_path, name, args):
+    """`~` on a bool: 3.12 deprecated it (DeprecationWarning, same text); the
+    native code warns as Python does on each version, and a warning filter
+    that makes it an error makes both raise."""
+    import warnings
+
+    src = tmp_path / "invert_bool.py"
+    src.write_text(INVERT_BOOL_SRC)
+    m = kiln.build(str(src), out_dir=str(tmp_path))
+    native, python = getattr(m, name), m.__kiln_python__[name]
+    assert native is not python
+    seen = []
+    for fn in (native, python):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = fn(*args)
+        seen.append((result, [(w.category, str(w.message)) for w in caught]))
+    assert seen[0] == seen[1], seen
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        outcomes = []
+        for fn in (native, python):
+            try:
+                outcomes.append(("ok", fn(*args)))
+            except DeprecationWarning as exc:
+                outcomes.append(("raise", str(exc)))
+        assert outcomes[0] == outcomes[1], outcomes
