@@ -1534,8 +1534,8 @@ static PyObject *py_boundary_paths(PyObject *self, PyObject *noargs) {
 static PyObject *py_buffer_stats(PyObject *self, PyObject *noargs) {
   (void)self;
   (void)noargs;
-  return Py_BuildValue("{s:l,s:n}", "allocations", kr_buffer_allocations(), "idle_bytes",
-                       (Py_ssize_t)kr_buffer_idle_bytes());
+  return Py_BuildValue("{s:l,s:n,s:l}", "allocations", kr_buffer_allocations(), "idle_bytes",
+                       (Py_ssize_t)kr_buffer_idle_bytes(), "reused_results", kr_torch_reused_results());
 }
 
 static PyMethodDef runtime_methods[] = {
@@ -1547,7 +1547,7 @@ static PyMethodDef runtime_methods[] = {
      "boundary_paths()\n--\n\nWhich boundary path each framework uses: {'torch': ..., 'torch_direct': ..., 'torch_reuse': ..., 'torch_no_grad': ..., 'torch_inference_mode': ..., 'tensorflow': ..., 'tf_checked': ...}."},
     {"buffer_stats", py_buffer_stats, METH_NOARGS,
      "buffer_stats()\n--\n\n{'allocations': tensor buffers obtained from the C allocator so far, "
-     "'idle_bytes': bytes held for reuse}."},
+     "'idle_bytes': bytes held for reuse, 'reused_results': torch results handed back refilled}."},
     {NULL, NULL, 0, NULL},
 };
 

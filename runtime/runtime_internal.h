@@ -73,6 +73,7 @@ PyObject *kr_torch_box(KrTensor *t);
 const char *kr_torch_path(void);   /* "dlpack-c-exchange-api", "public", or "not loaded" */
 const char *kr_torch_direct(void); /* "on", or "off (why)" / "torch not loaded" */
 const char *kr_torch_reuse(void);  /* result reuse: "on", or "off (why)" / "torch not loaded" */
+long kr_torch_reused_results(void); /* results refilled by result reuse so far */
 int kr_grad_guard_enter(KrGradGuard *g, int kind); /* KrApi.grad_guard_enter / grad_guard_exit */
 void kr_grad_guard_exit(KrGradGuard *g);
 const char *kr_torch_guard_path(int kind); /* KR_GUARD_*: "c10", "python" or "torch not loaded" */

@@ -994,6 +994,10 @@ static int reuse_fits(const ReuseSlot *s, const KrTensor *t) {
  * Kept tensors that only the cache references but that cannot be reused
  * (weakly referenced, held from C++, given attributes, changed) are
  * released on the way: their death was only postponed to this call. */
+/* Results handed back refilled so far (buffer_stats()'s "reused_results"). */
+static long reuse_hits;
+long kr_torch_reused_results(void) { return reuse_hits; }
+
 static PyObject *reuse_take(KrTensor *t, size_t nbytes) {
   PyObject *dead[REUSE_SLOTS], *found = NULL;
   int ndead = 0;
@@ -1016,6 +1020,7 @@ static PyObject *reuse_take(KrTensor *t, size_t nbytes) {
     t->data = s->buf->data;
     Py_INCREF(s->obj);
     found = s->obj;
+    reuse_hits++;
   }
   for (int i = 0; i < ndead; i++) Py_DECREF(dead[i]); /* last: a death may run Python code that calls kiln */
   return found;
