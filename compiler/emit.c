@@ -1201,18 +1201,32 @@ static void fail_to(E *e, const char *label) {
   kl_buf_printf(e->out, "#define KL_FAIL(l) do { kl_line = (l); goto %s; } while (0)\n", label ? label : "kl_error");
 }
 
+/* A consumed generator's variables, in the order its frame would release
+ * them on the running CPython (resolve.c). */
+static void unbind_generator_vars(E *e, const KlNode *n) {
+  bool same = true;
+  for (int i = 0; i < n->nrelease && same; i++) same = n->release[0][i] == n->release[1][i];
+  if (!same) line(e, "#if PY_VERSION_HEX >= 0x030C0000");
+  for (int i = 0; i < n->nrelease; i++) unbind_targets(e, n->release[1][i]);
+  if (same) return;
+  line(e, "#else");
+  for (int i = 0; i < n->nrelease; i++) unbind_targets(e, n->release[0][i]);
+  line(e, "#endif");
+}
+
 /* What a closed generator releases, in the running CPython's order: up to
  * 3.12 its stack (the iterators, innermost first), then its variables; from
  * 3.13 its variables, then the iterators, outermost first. */
-static void close_generator(E *e, KlNodeList clauses, const Val *iters) {
+static void close_generator(E *e, const KlNode *n, const Val *iters) {
+  KlNodeList clauses = n->list;
   line(e, "#if PY_VERSION_HEX >= 0x030D0000");
-  for (int i = 0; i < clauses.len; i++) unbind_targets(e, clauses.items[i]->a);
+  for (int i = 0; i < n->nrelease; i++) unbind_targets(e, n->release[1][i]);
   for (int i = 0; i < clauses.len; i++)
     if (strcmp(iters[i].s, "NULL")) line(e, "Py_CLEAR(%s);", iters[i].s);
   line(e, "#else");
   for (int i = clauses.len - 1; i >= 0; i--)
     if (strcmp(iters[i].s, "NULL")) line(e, "Py_CLEAR(%s);", iters[i].s);
-  for (int i = 0; i < clauses.len; i++) unbind_targets(e, clauses.items[i]->a);
+  unbind_generator_vars(e, n);
   line(e, "#endif");
 }
 
@@ -1295,17 +1309,17 @@ static Val comprehension(E *e, KlNode *n) {
   }
   fail_to(e, outer_fail);
   if (n->consumed) {
-    for (int i = 0; i < clauses.len; i++) unbind_targets(e, clauses.items[i]->a);
+    unbind_generator_vars(e, n);
     line(e, "goto kl_gend_%d;", id);
     if (decides) {
       line(e, "kl_cdone_%d:;", id);
-      close_generator(e, clauses, iters);
+      close_generator(e, n, iters);
       line(e, "goto kl_gend_%d;", id);
     }
     line(e, "kl_gfail_%d: __attribute__((unused));", id);
     line(e, "kr->generator_raised();");
     line(e, "kl_gclose_%d: __attribute__((unused));", id);
-    close_generator(e, clauses, iters);
+    close_generator(e, n, iters);
     line(e, "KL_FAIL(kl_line);");
     line(e, "kl_gend_%d:;", id);
   } else {

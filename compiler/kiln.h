@@ -360,6 +360,9 @@ struct KlNode {
   int enclosing;      /* resolve.c: a load from a comprehension of a variable bound outside it:
                          1 through comprehensions only, 2 through a generator expression */
   bool consumed;      /* resolve.c: COMP made from a generator expression a consumer takes */
+  KlNode **release[2]; /* resolve.c: a generator's target names in the order its frame releases
+                          them: [0] up to 3.11, [1] from 3.12 (nrelease of each) */
+  int nrelease;
   int *clear;         /* resolve.c: a store's other slots of its variable, dead from it on */
   int nclear, nclear_cap;
   const char *dotted; /* expression statically denotes this module path / symbol,

@@ -213,6 +213,123 @@ static void bind_comp_target(KlCtx *ctx, KlFunc *f, KlNode *t, int mark) {
   f->comp_scope[f->ncomp_scope++] = t->slot;
 }
 
+/* ---- the order a generator's frame releases its variables ----
+ * CPython clears a frame's variables in the order its code first names
+ * them (targets and reads, in the order the code runs them: a clause's
+ * target, its conditions, the next clause's iterable, ...), then its cell
+ * variables, those a nested function reads, in name order. A nested
+ * generator expression is such a function on every version, a nested list,
+ * set or dict comprehension only up to 3.11 (3.12 inlines it: its reads
+ * are the generator's own). Only what kiln can observe matters: the
+ * generator's own target variables. */
+typedef struct VarOrder {
+  KlFunc *f;
+  int first, last; /* the generator's variables: comp_scope[first..last) */
+  int *rank;       /* per variable: first use, or -1 */
+  bool *cell;
+  int next;
+  bool inlined;    /* 3.12 and later */
+} VarOrder;
+
+static void order_uses(VarOrder *o, KlNode *n, bool nested);
+static void order_list(VarOrder *o, KlNodeList l, bool nested) {
+  for (int i = 0; i < l.len; i++) order_uses(o, l.items[i], nested);
+}
+
+/* The generator's own variable n names, as an index from o->first, or -1. */
+static int order_var(VarOrder *o, KlNode *n) {
+  if (n->kind != KL_N_NAME || n->binding != KL_B_LOCAL) return -1;
+  for (int i = o->first; i < o->last; i++)
+    if (o->f->comp_scope[i] == n->slot) return i - o->first;
+  return -1;
+}
+
+static void order_clauses(VarOrder *o, KlNode *comp, bool nested) {
+  for (int i = 0; i < comp->list.len; i++) {
+    KlNode *c = comp->list.items[i];
+    if (i) order_uses(o, c->b, nested);
+    order_uses(o, c->a, nested);
+    order_list(o, c->list, nested);
+  }
+  order_uses(o, comp->a, nested);
+  order_uses(o, comp->b, nested);
+}
+
+static void order_uses(VarOrder *o, KlNode *n, bool nested) {
+  if (!n) return;
+  int v = order_var(o, n);
+  if (v >= 0) {
+    if (nested) o->cell[v] = true;
+    else if (o->rank[v] < 0) o->rank[v] = o->next++;
+    return;
+  }
+  if (n->kind == KL_N_COMP) {
+    order_uses(o, n->list.items[0]->b, nested); /* its first iterable runs here */
+    const bool generator = n->op == KL_COMP_GENERATOR || n->consumed; /* consumed: converted already */
+    order_clauses(o, n, nested || generator || !o->inlined);
+    return;
+  }
+  order_uses(o, n->a, nested);
+  order_uses(o, n->b, nested);
+  order_uses(o, n->c, nested);
+  order_list(o, n->list, nested);
+  order_list(o, n->kw, nested);
+}
+
+static void collect_targets(KlNode *t, KlNode **out, int *n) {
+  if (t->kind == KL_N_NAME) out[(*n)++] = t;
+  else
+    for (int i = 0; i < t->list.len; i++) collect_targets(t->list.items[i], out, n);
+}
+
+static int count_targets(KlNode *t) {
+  int n = t->kind == KL_N_NAME;
+  for (int i = 0; t->kind != KL_N_NAME && i < t->list.len; i++) n += count_targets(t->list.items[i]);
+  return n;
+}
+
+/* Fills gen->release[] (gen a generator expression whose variables are
+ * comp_scope[first..last)). */
+static void release_order(KlCtx *ctx, KlFunc *f, KlNode *gen, int first, int last) {
+  int ntargets = 0;
+  for (int i = 0; i < gen->list.len; i++) ntargets += count_targets(gen->list.items[i]->a);
+  KlNode **targets = kl_alloc(ctx, sizeof(KlNode *) * (size_t)(ntargets + 1));
+  int nt = 0;
+  for (int i = 0; i < gen->list.len; i++) collect_targets(gen->list.items[i]->a, targets, &nt);
+  const int nvars = last - first;
+  for (int version = 0; version < 2; version++) {
+    VarOrder o = {.f = f, .first = first, .last = last, .inlined = version == 1,
+                  .rank = kl_alloc(ctx, sizeof(int) * (size_t)(nvars + 1)),
+                  .cell = kl_alloc(ctx, sizeof(bool) * (size_t)(nvars + 1))};
+    for (int v = 0; v < nvars; v++) o.rank[v] = -1;
+    order_clauses(&o, gen, false);
+    /* cells after the others, by name; a variable never used here first */
+    int *key = kl_alloc(ctx, sizeof(int) * (size_t)(nvars + 1));
+    for (int v = 0; v < nvars; v++) key[v] = o.cell[v] ? nvars + v : o.rank[v] < 0 ? 0 : o.rank[v];
+    for (int v = 0; v < nvars; v++)
+      if (o.cell[v]) { /* name order among cells */
+        int before = 0;
+        for (int u = 0; u < nvars; u++)
+          if (o.cell[u] && strcmp(f->locals[f->comp_scope[first + u]].name,
+                                  f->locals[f->comp_scope[first + v]].name) < 0)
+            before++;
+        key[v] = 2 * nvars + before;
+      }
+    KlNode **out = kl_alloc(ctx, sizeof(KlNode *) * (size_t)(ntargets + 1));
+    for (int i = 0; i < nt; i++) out[i] = targets[i];
+    for (int i = 1; i < nt; i++) /* stable insertion sort by the variable's key */
+      for (int j = i; j > 0; j--) {
+        int a = order_var(&o, out[j - 1]), b = order_var(&o, out[j]);
+        if (key[a] <= key[b]) break;
+        KlNode *tmp = out[j - 1];
+        out[j - 1] = out[j];
+        out[j] = tmp;
+      }
+    gen->release[version] = out;
+  }
+  gen->nrelease = nt;
+}
+
 /* A comprehension is a scope of its own, as in Python: its first iterable
  * is evaluated outside it; every target of every clause is its variable
  * throughout (also in an earlier clause's iterable); other names are the
@@ -232,6 +349,7 @@ static void resolve_comprehension(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n)
   }
   resolve_expr(ctx, m, f, n->a);
   resolve_expr(ctx, m, f, n->b);
+  if (n->op == KL_COMP_GENERATOR) release_order(ctx, f, n, mark, f->ncomp_scope);
   f->ncomp_scope = mark;
   f->comp_mark = outer_mark;
   f->gen_mark = outer_gen;

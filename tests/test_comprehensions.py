@@ -29,8 +29,8 @@ Item.__del__, an iterator's __del__ and a user generator's finally). Errors
 raised inside the generator itself are compared without such objects: the
 traceback keeps Python's generator frame, and all it holds, alive until the
 exception is dropped, which kiln does not reproduce (nor for a list
-comprehension's frame before 3.12). Cases of open kiln bugs run as
-xfail(strict=True) (GENEXP_BUG_CASES).
+comprehension's frame before 3.12). Cases of open kiln bugs would run as
+xfail(strict=True) (GENEXP_BUG_CASES; none is open).
 
 Scoping follows the running interpreter: the comprehension variable does not
 leak, the first iterable is evaluated in the enclosing scope, an enclosing
@@ -2808,7 +2808,8 @@ def items_unhashable(n: int, k: int) -> set:
 
 
 # x is read by a nested generator, so it is a cell of Python's generator
-# frame, released after the plain variable w; kiln releases x first.
+# frame, released after the plain variable w (kiln released x first until
+# fixed).
 def items_captured(n: int, k: int) -> bool:
     r = any(any(j == x.tag[1] for j in range(k)) and w.tag[1] == 1
             for x in ItemIter("x", n) for w in ItemIter("w", 2))
@@ -2818,7 +2819,7 @@ def items_captured(n: int, k: int) -> bool:
 
 # Python's generator frees its variables in the order its code first names
 # them: z, read by the first clause's condition (once x 0 has passed without
-# reading it), comes before y; kiln frees them in clause order.
+# reading it), comes before y (kiln freed them in clause order until fixed).
 def items_later_var_in_cond(n: int, k: int) -> bool:
     r = any(x.tag[1] == k for x in ItemIter("x", n) if x.tag[1] == 0 or z
             for y in ItemIter("y", 1) for z in ItemIter("z", 1))
@@ -3431,20 +3432,14 @@ GENEXP_CASES = _cases(
                          ([StopIteration("lt"), 1],)],
         "items_bool_raises": [(n, -1) for n in (0, 1, 3)] + [(0, 0)] + _CLOSE_ON_ERROR_ARGS,
         "items_unhashable": [(n, -1) for n in (0, 1, 3)] + [(0, 0)] + _CLOSE_ON_ERROR_ARGS,
-        "items_captured": [(0, 0), (0, 2)],
-        "items_later_var_in_cond": [(0, 0)],
+        "items_captured": [(n, k) for n in (0, 1, 3) for k in (0, 2)],
+        "items_later_var_in_cond": [(n, k) for n in (0, 1, 3) for k in (-1, 0, 1)],
     })
 
-# Cases of open kiln bugs (see the reproducers in GENEXP_BUGS_SRC): strict
-# xfail, so a fix makes them XPASS and fail until the mark is removed.
-_CELL_ORDER = ("kiln bug: a variable read by a nested generator is a cell in Python's frame, "
-               "released after the plain variables; kiln releases variables in clause order")
-_VAR_ORDER = ("kiln bug: Python's generator frees its variables in the order its code first "
-              "names them (a later clause's variable read in an earlier condition comes first); "
-              "kiln frees them in clause order")
-GENEXP_BUG_CASES = (
-    [("items_captured", (n, k), _CELL_ORDER) for n in (1, 3) for k in (0, 2)]
-    + [("items_later_var_in_cond", (n, k), _VAR_ORDER) for n in (1, 3) for k in (-1, 0, 1)])
+# Cases of open kiln bugs (reproducers in GENEXP_BUGS_SRC) run as strict
+# xfail, so a fix makes them XPASS and fail until the mark is removed: as
+# (name, args, reason). None is open.
+GENEXP_BUG_CASES: list = []
 
 REBOUND_CASES = _cases(
     REBOUND_SRC,
