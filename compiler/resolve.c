@@ -303,18 +303,18 @@ static void release_order(KlCtx *ctx, KlFunc *f, KlNode *gen, int first, int las
                   .cell = kl_alloc(ctx, sizeof(bool) * (size_t)(nvars + 1))};
     for (int v = 0; v < nvars; v++) o.rank[v] = -1;
     order_clauses(&o, gen, false);
-    /* cells after the others, by name; a variable never used here first */
+    /* the sort key: first use for plain variables (every target is one),
+     * after them the cells, by name */
     int *key = kl_alloc(ctx, sizeof(int) * (size_t)(nvars + 1));
-    for (int v = 0; v < nvars; v++) key[v] = o.cell[v] ? nvars + v : o.rank[v] < 0 ? 0 : o.rank[v];
-    for (int v = 0; v < nvars; v++)
-      if (o.cell[v]) { /* name order among cells */
-        int before = 0;
-        for (int u = 0; u < nvars; u++)
-          if (o.cell[u] && strcmp(f->locals[f->comp_scope[first + u]].name,
-                                  f->locals[f->comp_scope[first + v]].name) < 0)
-            before++;
-        key[v] = 2 * nvars + before;
-      }
+    for (int v = 0; v < nvars; v++) {
+      key[v] = o.rank[v];
+      if (!o.cell[v]) continue;
+      key[v] = nvars;
+      for (int u = 0; u < nvars; u++)
+        if (o.cell[u] &&
+            strcmp(f->locals[f->comp_scope[first + u]].name, f->locals[f->comp_scope[first + v]].name) < 0)
+          key[v]++;
+    }
     KlNode **out = kl_alloc(ctx, sizeof(KlNode *) * (size_t)(ntargets + 1));
     for (int i = 0; i < nt; i++) out[i] = targets[i];
     for (int i = 1; i < nt; i++) /* stable insertion sort by the variable's key */
