@@ -911,12 +911,15 @@ static Val ev(E *e, KlNode *n) {
       } else if (n->op == KL_UOP_POS) {
         line(e, "%s = %s;", r.s, a.s);
       } else {
-        if (a.t == KL_T_BOOL) { /* 3.12 deprecated ~ on bool (a warning filter may make it an error) */
+        if (a.t == KL_T_BOOL) {
+          /* 3.12 deprecated ~ on a bool: Python's own bool.__invert__
+           * says so in the running version's words (a warning filter may
+           * make it an error, and a later Python may refuse) */
+          Val w = temp(e, KL_T_OBJECT);
           line(e, "#if PY_VERSION_HEX >= 0x030C0000");
-          line(e, "if (PyErr_WarnEx(PyExc_DeprecationWarning, \"Bitwise inversion '~' on bool is deprecated. This "
-                  "returns the bitwise inversion of the underlying int object and is usually not what you expect "
-                  "from negating a bool. Use the 'not' operator for boolean negation or ~int(x) if you really want "
-                  "the bitwise inversion of the underlying int.\", 1) < 0) KL_FAIL(%d);", L);
+          line(e, "%s = PyNumber_Invert(Py_True);", w.s);
+          fail_if(e, L, "!%s", w.s);
+          release(e, w);
           line(e, "#endif");
         }
         line(e, "%s = ~(int64_t)%s;", r.s, a.s);
