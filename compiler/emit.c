@@ -1225,10 +1225,10 @@ static void close_generator(E *e, const KlNode *n, const Val *iters) {
   line(e, "#if PY_VERSION_HEX >= 0x030D0000");
   for (int i = 0; i < n->nrelease; i++) unbind_targets(e, n->release[1][i]);
   for (int i = 0; i < clauses.len; i++)
-    if (strcmp(iters[i].s, "NULL")) line(e, "Py_CLEAR(%s);", iters[i].s);
+    if (iters[i].owned) line(e, "Py_CLEAR(%s);", iters[i].s); /* a range() clause has none */
   line(e, "#else");
   for (int i = clauses.len - 1; i >= 0; i--)
-    if (strcmp(iters[i].s, "NULL")) line(e, "Py_CLEAR(%s);", iters[i].s);
+    if (iters[i].owned) line(e, "Py_CLEAR(%s);", iters[i].s); /* a range() clause has none */
   unbind_generator_vars(e, n);
   line(e, "#endif");
 }
