@@ -62,6 +62,7 @@ typedef struct E {
   With *with;  /* innermost guard block */
   const char *fail_label; /* where KL_FAIL goes in the text being emitted: NULL kl_error */
   int nwiths;
+  int nsums;   /* KrSum kl_sum_<n> of sum() over a consumed generator */
   int indent;
   int src_line;        /* comment_line's cursor: line src_line starts at src_pos */
   size_t src_pos;      /* (lines are mostly asked in order: linear, not quadratic) */
@@ -1233,6 +1234,128 @@ static void close_generator(E *e, const KlNode *n, const Val *iters) {
   line(e, "#endif");
 }
 
+/* ---- sum(), min() and max() of a consumed generator ----
+ * Their other arguments (sum's start, min and max's key and default) are
+ * evaluated after the generator's first iterable, before its first item.
+ * The total (or the best item) lives in C when the types allow (an int
+ * total, a float total from a float start, the best of scalar items) and
+ * otherwise in objects the runtime updates as CPython's builtin does. */
+
+typedef struct {
+  Val args[4]; /* the other arguments, owned, in the order evaluated (then a boxed key or default) */
+  int nargs;
+  Val key, dflt; /* min/max: .s empty when not given */
+  Val acc;       /* sum of objects: the total; min/max of objects: the best item's key */
+  Val best;      /* min/max of objects: the best item */
+  Val have;      /* min/max of scalars: an item is kept */
+  int sum;       /* kl_sum_<sum> */
+} Reduce;
+
+static bool reduces(const KlNode *n) { return n->op == KL_COMP_SUM || n->op == KL_COMP_MIN || n->op == KL_COMP_MAX; }
+
+static void reduce_start(E *e, KlNode *n, Reduce *rd, Val r, Val iter0, int id, int L) {
+  const char *unstarted = kl_fmt(e->ctx, "kl_gstart_%d", id);
+  const char *outer = e->fail_label;
+  fail_to(e, unstarted);
+  if (n->c) rd->args[rd->nargs++] = own(e, ev(e, n->c));
+  for (int i = 0; i < n->kw.len; i++) {
+    Val v = own(e, ev(e, n->kw.items[i]->a));
+    rd->args[rd->nargs++] = v;
+    if (!strcmp(n->kw.items[i]->name, "key")) rd->key = v;
+    else rd->dflt = v;
+  }
+  if (rd->key.s[0] && !is_obj(e, rd->key.t)) rd->args[rd->nargs++] = rd->key = to_object(e, rd->key, L);
+  if (rd->dflt.s[0] && is_obj(e, r.t) && !is_obj(e, rd->dflt.t)) rd->args[rd->nargs++] = rd->dflt = to_object(e, rd->dflt, L);
+  if (n->op == KL_COMP_SUM) {
+    Val start = n->c ? rd->args[0] : val(KL_T_INT, false, "0");
+    if (r.t != KL_T_INT) rd->sum = e->nsums++;
+    if (r.t == KL_T_INT) {
+      line(e, "%s = %s;", r.s, start.s);
+    } else if (r.t == KL_T_FLOAT) {
+      line(e, "kl_sum_%d = (KrSum){.mode = KR_SUM_FLOAT, .f = %s};", rd->sum, as_double(e, start));
+    } else {
+      rd->acc = temp(e, KL_T_OBJECT);
+      Val so = n->c ? to_object(e, start, L) : val(KL_T_OBJECT, false, "NULL");
+      line(e, "if (kr->sum_start(&kl_sum_%d, &%s, %s) < 0) {%s KL_FAIL(%d); }", rd->sum, rd->acc.s, so.s,
+           iter0.owned ? kl_fmt(e->ctx, " Py_CLEAR(%s);", iter0.s) : "", L); /* sum() drops the generator first */
+      if (so.owned && strcmp(so.s, start.s)) release(e, so);
+    }
+  } else if (kl_is_scalar(r.t)) {
+    rd->have = temp(e, KL_T_BOOL);
+    line(e, "%s = 0;", rd->have.s);
+  } else {
+    rd->acc = temp(e, KL_T_OBJECT);
+    rd->best = r;
+    line(e, "%s = NULL; /* the best item's key; %s the item */", rd->acc.s, r.s);
+  }
+  fail_to(e, outer);
+}
+
+/* One item v (inside the generator); what can fail after it is the consumer's. */
+static void reduce_step(E *e, KlNode *n, Reduce *rd, Val r, Val v, const char *consumer, int L) {
+  if (n->op == KL_COMP_SUM && r.t == KL_T_INT) {
+    fail_to(e, consumer);
+    overflow_check(e, kl_fmt(e->ctx, "__builtin_add_overflow(%s, (int64_t)%s, &%s)", r.s, v.s, r.s), L);
+    return;
+  }
+  if (n->op == KL_COMP_SUM) {
+    const char *add = v.t == KL_T_FLOAT ? "kr_sum_float" : "kr_sum_int";
+    if (r.t == KL_T_FLOAT) { /* the float mode takes every scalar */
+      line(e, "(void)%s(&kl_sum_%d, %s);", add, rd->sum, v.s);
+      return;
+    }
+    if (kl_is_scalar(v.t)) line(e, "if (!%s(&kl_sum_%d, %s)) {", add, rd->sum, v.s);
+    Val o = to_object(e, v, L);
+    fail_to(e, consumer);
+    line(e, "if (kr->sum_add(&kl_sum_%d, &%s, %s) < 0) KL_FAIL(%d);", rd->sum, rd->acc.s,
+         o.owned ? kl_fmt(e->ctx, "kr_take(&%s)", o.s) : kl_fmt(e->ctx, "Py_NewRef(%s)", o.s), L);
+    if (kl_is_scalar(v.t)) line(e, "}");
+    return;
+  }
+  const bool is_max = n->op == KL_COMP_MAX;
+  if (kl_is_scalar(r.t)) { /* CPython's float comparison is C's, NaN included */
+    v = own(e, v);
+    line(e, "if (!%s || %s %s %s) { %s = %s; %s = 1; }", rd->have.s, v.s, is_max ? ">" : "<", r.s, r.s, v.s,
+         rd->have.s);
+    return;
+  }
+  Val o = to_object(e, v, L);
+  fail_to(e, consumer);
+  line(e, "if (kr->best_step(&%s, &%s, %s, %s, %s) < 0) KL_FAIL(%d);", r.s, rd->acc.s,
+       o.owned ? kl_fmt(e->ctx, "kr_take(&%s)", o.s) : kl_fmt(e->ctx, "Py_NewRef(%s)", o.s),
+       rd->key.s[0] ? rd->key.s : "NULL", is_max ? "Py_GT" : "Py_LT", L);
+}
+
+/* What an error leaves to release once the generator is closed: the total,
+ * or the best key and item (already released when the consumer failed), then the other
+ * arguments, which the caller drops after the call. */
+static void reduce_release(E *e, const Reduce *rd) {
+  if (rd->acc.s[0]) line(e, "Py_CLEAR(%s);", rd->acc.s);
+  if (rd->best.s[0]) line(e, "Py_CLEAR(%s);", rd->best.s);
+  for (int i = 0; i < rd->nargs; i++) release(e, rd->args[i]);
+}
+
+/* After the last item. */
+static Val reduce_finish(E *e, KlNode *n, Reduce *rd, Val r, int L) {
+  if (n->op == KL_COMP_SUM && r.t == KL_T_FLOAT) {
+    line(e, "%s = kr_sum_float_value(&kl_sum_%d);", r.s, rd->sum);
+  } else if (n->op == KL_COMP_SUM && r.t == KL_T_OBJECT) {
+    line(e, "%s = kr->sum_total(&kl_sum_%d, &%s);", r.s, rd->sum, rd->acc.s);
+    fail_if(e, L, "!%s", r.s);
+  } else if (n->op != KL_COMP_SUM) {
+    const bool is_max = n->op == KL_COMP_MAX;
+    if (rd->acc.s[0]) line(e, "Py_CLEAR(%s);", rd->acc.s);
+    const char *none = kl_is_scalar(r.t) ? kl_fmt(e->ctx, "!%s", rd->have.s) : kl_fmt(e->ctx, "!%s", r.s);
+    if (rd->dflt.s[0])
+      line(e, "if (%s) %s = %s%s%s;", none, r.s, is_obj(e, r.t) ? "Py_NewRef(" : "", rd->dflt.s,
+           is_obj(e, r.t) ? ")" : "");
+    else
+      line(e, "if (%s) { kr->best_empty(%d); KL_FAIL(%d); }", none, is_max, L);
+  }
+  for (int i = 0; i < rd->nargs; i++) release(e, rd->args[i]);
+  return r;
+}
+
 /* A comprehension (KlCompKind): one C loop per clause, in Python's order:
  * the first iterable (and iter() of it) before the result exists; a failed
  * condition goes on with its clause's next item; a dict's key before its
@@ -1252,11 +1375,12 @@ static Val comprehension(E *e, KlNode *n) {
   Val *iters = kl_alloc(e->ctx, sizeof(Val) * (size_t)clauses.len);
   int *ids = kl_alloc(e->ctx, sizeof(int) * (size_t)clauses.len);
   const bool decides = n->op == KL_COMP_ANY || n->op == KL_COMP_ALL;
+  Reduce rd = {.nargs = 0};
   const int id = e->nloops++;
   const char *outer_fail = e->fail_label;
   const char *inside = n->consumed ? kl_fmt(e->ctx, "kl_gfail_%d", id) : outer_fail;
   const char *consumer = n->consumed ? kl_fmt(e->ctx, "kl_gclose_%d", id) : outer_fail;
-  Val r = temp(e, decides ? KL_T_BOOL : KL_T_OBJECT);
+  Val r = temp(e, decides ? KL_T_BOOL : reduces(n) ? n->type : KL_T_OBJECT);
   for (int i = 0; i < clauses.len; i++) {
     KlNode *c = clauses.items[i];
     int CL = c->loc.line;
@@ -1267,6 +1391,8 @@ static Val comprehension(E *e, KlNode *n) {
     else iters[i] = get_iter(e, c->b, CL);
     if (!i && decides) {
       line(e, "%s = %d;", r.s, n->op == KL_COMP_ALL);
+    } else if (!i && reduces(n)) {
+      reduce_start(e, n, &rd, r, iters[0], id, L);
     } else if (!i) {
       const char *make = n->op == KL_COMP_SET ? "PySet_New(NULL)" : n->op == KL_COMP_DICT ? "PyDict_New()" : "PyList_New(0)";
       line(e, "%s = %s;", r.s, make);
@@ -1291,6 +1417,8 @@ static Val comprehension(E *e, KlNode *n) {
     release(e, v);
     line(e, "if (%s%s) { %s = %d; goto kl_cdone_%d; }", n->op == KL_COMP_ANY ? "" : "!", t, r.s, n->op == KL_COMP_ANY,
          id);
+  } else if (reduces(n)) {
+    reduce_step(e, n, &rd, r, ev(e, n->a), consumer, L);
   } else {
     Val k = to_object(e, ev(e, n->a), L);
     if (n->op == KL_COMP_DICT) {
@@ -1323,12 +1451,20 @@ static Val comprehension(E *e, KlNode *n) {
     line(e, "kr->generator_raised();");
     line(e, "kl_gclose_%d: __attribute__((unused));", id);
     close_generator(e, n, iters);
+    reduce_release(e, &rd);
     line(e, "KL_FAIL(kl_line);");
+    if (reduces(n)) { /* an error before the first item: the arguments evaluated, last first, then the generator */
+      line(e, "kl_gstart_%d: __attribute__((unused));", id);
+      for (int i = rd.nargs - 1; i >= 0; i--) release(e, rd.args[i]);
+      if (iters[0].owned) line(e, "Py_CLEAR(%s);", iters[0].s);
+      line(e, "KL_FAIL(kl_line);");
+    }
     line(e, "kl_gend_%d:;", id);
   } else {
     for (int i = 0; i < clauses.len; i++) unbind_targets(e, clauses.items[i]->a);
   }
   Val out = r;
+  if (reduces(n)) return reduce_finish(e, n, &rd, r, L);
   switch (n->op) {
   case KL_COMP_TUPLE:
     out = temp(e, KL_T_OBJECT);
@@ -1559,6 +1695,7 @@ static void emit_function(Module *mod, KlFunc *f, KlBuf *out) {
     kl_buf_printf(out, "  %s%c%d = %s; (void)%c%d;\n", c_type(e.temps[i]), e.temps[i] == 'o' ? 't' : e.temps[i], i,
                   e.temps[i] == 'o' ? "NULL" : "0", e.temps[i] == 'o' ? 't' : e.temps[i], i);
   for (int i = 0; i < e.nwiths; i++) kl_buf_printf(out, "  KrGradGuard kl_wg_%d = {0};\n", i);
+  for (int i = 0; i < e.nsums; i++) kl_buf_printf(out, "  KrSum kl_sum_%d = {0};\n", i);
   if (f->grad_guard) /* @torch.no_grad() / @torch.inference_mode(): left at kl_exit, on every path */
     kl_buf_printf(out, "  KrGradGuard kl_guard = {0};\n  if (kr->grad_guard_enter(&kl_guard, %s) < 0) KL_FAIL(%d);\n",
                   guard_name(f->grad_guard), f->loc.line);

@@ -267,6 +267,9 @@ typedef enum {
   X(JOIN, "join")           /* "sep".join(x for ...): the separator in c */       \
   X(ANY, "any")             /* any(x for ...) */                                  \
   X(ALL, "all")             /* all(x for ...) */                                  \
+  X(SUM, "sum")             /* sum(x for ...[, start]): start in c */             \
+  X(MIN, "min")             /* min(x for ...[, key=][, default=]): those in kw */ \
+  X(MAX, "max")             /* max(x for ...[, key=][, default=]) */              \
   X(GENERATOR, "generator") /* (x for ...) not consumed as above */
 
 typedef enum {
@@ -345,7 +348,8 @@ struct KlNode {
                         WITH the context expression a (until resolve.c replaces it by op);
                         FORMAT (an f-string field) value a, spec b (a JOINEDSTR or NULL), op conversion;
                         COMP (a comprehension) element a (a dict's key), dict value b, op a KlCompKind,
-                        JOIN's separator c; COMPFOR target a, iterable b */
+                        JOIN's separator or SUM's start c, MIN/MAX's keywords in kw (evaluated, like c,
+                        after the first iterable); COMPFOR target a, iterable b */
   KlNodeList list;   /* TUPLE/LIST/SET/DICT items (DICT: k0,v0,k1,v1..); CALL args; JOINEDSTR parts;
                         BOOLOP operands; COMPARE operands; ASSIGN targets; DEL targets;
                         COMP its COMPFOR clauses; COMPFOR its `if` conditions */

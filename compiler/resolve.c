@@ -10,7 +10,7 @@
  * builtin is still found at run time through the globals-then-builtins lookup. */
 static const char *const native_builtins[] = {
     "range", "abs", "int", "float", "bool", "min", "max", "len", "print", "isinstance",
-    "any", "all", "list", "set", "tuple", "sorted", NULL,
+    "any", "all", "list", "set", "tuple", "sorted", "sum", NULL,
 };
 
 KlGlobal *kl_find_global(KlModule *m, const char *name) {
@@ -265,6 +265,8 @@ static void order_uses(VarOrder *o, KlNode *n, bool nested) {
   }
   if (n->kind == KL_N_COMP) {
     order_uses(o, n->list.items[0]->b, nested); /* its first iterable runs here */
+    order_uses(o, n->c, nested);                /* and a consumer's other arguments */
+    order_list(o, n->kw, nested);
     const bool generator = n->op == KL_COMP_GENERATOR || n->consumed; /* consumed: converted already */
     order_clauses(o, n, nested || generator || !o->inlined);
     return;
@@ -410,15 +412,18 @@ static void resolve_expr(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
  * generator its one argument, the call becomes the comprehension, which kiln
  * runs itself. Each of these consumers takes the items in order with no
  * other code between them (join and sorted make a list first) or stops at
- * the first deciding one, so no one can see that there was no generator. */
+ * the first deciding one, so no one can see that there was no generator.
+ * sum, min and max also take their other arguments (sum's start, min and
+ * max's key and default), which are evaluated before the first item. */
 static void consume_generator(KlNode *call) {
   static const struct {
     const char *name;
     KlCompKind kind;
-  } consumers[] = {{"list", KL_COMP_LIST}, {"set", KL_COMP_SET}, {"tuple", KL_COMP_TUPLE},
-                   {"sorted", KL_COMP_SORTED}, {"any", KL_COMP_ANY}, {"all", KL_COMP_ALL}};
-  if (call->list.len != 1 || call->kw.len) return;
-  KlNode *gen = call->list.items[0], *fn = call->a, *sep = NULL;
+  } consumers[] = {{"list", KL_COMP_LIST}, {"set", KL_COMP_SET},   {"tuple", KL_COMP_TUPLE}, {"sorted", KL_COMP_SORTED},
+                   {"any", KL_COMP_ANY},   {"all", KL_COMP_ALL},   {"sum", KL_COMP_SUM},     {"min", KL_COMP_MIN},
+                   {"max", KL_COMP_MAX}};
+  if (call->list.len < 1) return;
+  KlNode *gen = call->list.items[0], *fn = call->a, *extra = NULL;
   if (gen->kind != KL_N_COMP || gen->op != KL_COMP_GENERATOR) return;
   int kind = -1;
   if (fn->kind == KL_N_NAME && fn->binding == KL_B_BUILTIN) {
@@ -426,14 +431,27 @@ static void consume_generator(KlNode *call) {
       if (!strcmp(fn->name, consumers[i].name)) kind = (int)consumers[i].kind;
   } else if (fn->kind == KL_N_ATTR && !strcmp(fn->name, "join") && fn->a->kind == KL_N_STR) {
     kind = KL_COMP_JOIN;
-    sep = fn->a;
+    extra = fn->a;
+  }
+  KlNodeList kw = {0};
+  if (kind == KL_COMP_SUM) { /* sum(gen), sum(gen, start), sum(gen, start=...) */
+    if (call->list.len + call->kw.len > 2 || (call->kw.len && strcmp(call->kw.items[0]->name, "start"))) return;
+    extra = call->list.len == 2 ? call->list.items[1] : call->kw.len ? call->kw.items[0]->a : NULL;
+  } else if (kind == KL_COMP_MIN || kind == KL_COMP_MAX) { /* key= and default= (repeats are a syntax error) */
+    if (call->list.len != 1) return;
+    for (int i = 0; i < call->kw.len; i++)
+      if (strcmp(call->kw.items[i]->name, "key") && strcmp(call->kw.items[i]->name, "default")) return;
+    kw = call->kw;
+  } else if (call->list.len != 1 || call->kw.len) {
+    return;
   }
   if (kind < 0) return;
   const KlLoc loc = call->loc;
   *call = *gen;
   call->loc = loc;
   call->op = kind;
-  call->c = sep;
+  call->c = extra;
+  call->kw = kw;
   call->consumed = true;
 }
 
@@ -535,7 +553,7 @@ void kl_resolve(KlCtx *ctx, KlModule *m) {
       f->unsupported = true;
       f->why_code = KL_KILN010;
       f->why = kl_strdup(ctx, "generator expression (not the one argument of any, all, list, set, tuple, sorted "
-                              "or a string's join)");
+                              "or a string's join, nor the iterable of sum, min or max)");
       f->why_loc = gen->loc;
       continue;
     }
@@ -718,6 +736,8 @@ static void web_target(Webs *w, St *s, KlNode *t) {
 static void web_comprehension(Webs *w, St *s, KlNode *n) {
   KlNodeList clauses = n->list;
   web_expr(w, s, clauses.items[0]->b);
+  web_expr(w, s, n->c); /* a consumer's other arguments */
+  web_expr_list(w, s, n->kw);
   St head = st_copy(w, s);
   for (int round = 0; round < 1000; round++) {
     St it = st_copy(w, &head);

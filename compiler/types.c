@@ -99,6 +99,31 @@ static KlType site_type(Infer *in, KlNode *n) {
   }
 }
 
+/* What a comprehension makes: any/all a bool; sum an int when the items are
+ * ints or bools and the start (if any) an int, a float when the start is a
+ * float and the items ints, floats or bools (CPython adds those in C), else
+ * an object (no items: the start, or 0); min/max an item of a scalar type
+ * when there is no key and any default has that type; else an object. */
+static KlType comprehension_type(const KlNode *n) {
+  const KlType item = n->a->type;
+  switch (n->op) {
+  case KL_COMP_ANY: case KL_COMP_ALL: return KL_T_BOOL;
+  case KL_COMP_SUM: {
+    const KlType start = n->c ? n->c->type : KL_T_INT;
+    if (start == KL_T_INT && (item == KL_T_INT || item == KL_T_BOOL)) return KL_T_INT;
+    if (start == KL_T_FLOAT && kl_is_scalar(item)) return KL_T_FLOAT;
+    return KL_T_OBJECT;
+  }
+  case KL_COMP_MIN: case KL_COMP_MAX:
+    for (int i = 0; i < n->kw.len; i++) {
+      const KlNode *k = n->kw.items[i];
+      if (!strcmp(k->name, "key") || k->a->type != item) return KL_T_OBJECT;
+    }
+    return kl_is_scalar(item) ? item : KL_T_OBJECT;
+  default: return KL_T_OBJECT;
+  }
+}
+
 static KlType expr_type(Infer *in, KlNode *n) {
   KlType t = KL_T_OBJECT;
   switch (n->kind) {
@@ -157,16 +182,18 @@ static KlType expr_type(Infer *in, KlNode *n) {
     expr_type(in, n->a);
     if (n->b) expr_type(in, n->b);
     break;
-  case KL_N_COMP: /* any(...)/all(...) a bool, the others an object */
-    if (n->op == KL_COMP_ANY || n->op == KL_COMP_ALL) t = KL_T_BOOL;
+  case KL_N_COMP:
     for (int i = 0; i < n->list.len; i++) {
       KlNode *c = n->list.items[i];
       expr_type(in, c->b);
+      if (!i && n->c) expr_type(in, n->c); /* a consumer's other arguments */
+      for (int j = 0; !i && j < n->kw.len; j++) expr_type(in, n->kw.items[j]->a);
       assign_type(in, c->a, kl_is_native_range(in->ctx, c->b) ? KL_T_INT : KL_T_OBJECT);
       for (int j = 0; j < c->list.len; j++) expr_type(in, c->list.items[j]);
     }
     expr_type(in, n->a);
     if (n->b) expr_type(in, n->b);
+    t = comprehension_type(n);
     break;
   default: break;
   }

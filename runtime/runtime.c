@@ -1424,6 +1424,160 @@ static void kr_generator_raised(void) {
   Py_XDECREF(tb);
 }
 
+/* ------------------------------------------------------------------------ */
+/* sum(), min() and max() of a generator expression kiln consumes itself      */
+/* ------------------------------------------------------------------------ */
+
+/* What sum() does with its start before the first item (after it has the
+ * iterator, as CPython does). */
+static int kr_sum_start(KrSum *s, PyObject **total, PyObject *start) {
+  s->mode = KR_SUM_INT;
+  s->i = 0;
+  s->f = s->c = 0.0;
+  if (!start) return 0;
+  if (PyUnicode_Check(start)) {
+    PyErr_SetString(PyExc_TypeError, "sum() can't sum strings [use ''.join(seq) instead]");
+    return -1;
+  }
+  if (PyBytes_Check(start)) {
+    PyErr_SetString(PyExc_TypeError, "sum() can't sum bytes [use b''.join(seq) instead]");
+    return -1;
+  }
+  if (PyByteArray_Check(start)) {
+    PyErr_SetString(PyExc_TypeError, "sum() can't sum bytearray [use b''.join(seq) instead]");
+    return -1;
+  }
+  if (PyLong_CheckExact(start)) {
+    int overflow;
+    s->i = PyLong_AsLongAndOverflow(start, &overflow);
+    if (!overflow) return 0; /* a start past a long begins in the object mode */
+  } else if (PyFloat_CheckExact(start)) {
+    s->mode = KR_SUM_FLOAT;
+    s->f = PyFloat_AS_DOUBLE(start);
+    return 0;
+  }
+  s->mode = KR_SUM_OBJECT;
+  Py_INCREF(start);
+  *total = start;
+  return 0;
+}
+
+/* total + item (both stolen), as sum() leaves a C mode: the total released
+ * first, then the item. An exact float result goes on in the float mode
+ * only when it leaves the int mode (CPython's int loop is followed by its
+ * float loop, never the other way round). */
+static int kr_sum_leave(KrSum *s, PyObject **total, PyObject *sofar, PyObject *item) {
+  const bool from_int = s->mode == KR_SUM_INT;
+  PyObject *r = sofar ? PyNumber_Add(sofar, item) : NULL;
+  Py_XDECREF(sofar);
+  Py_DECREF(item);
+  s->mode = KR_SUM_OBJECT;
+  if (!r) return -1;
+  if (from_int && PyFloat_CheckExact(r)) {
+    s->mode = KR_SUM_FLOAT;
+    s->f = PyFloat_AS_DOUBLE(r);
+    s->c = 0.0;
+    Py_DECREF(r);
+    return 0;
+  }
+  *total = r;
+  return 0;
+}
+
+static int kr_sum_add(KrSum *s, PyObject **total, PyObject *item) {
+  switch (s->mode) {
+  case KR_SUM_INT:
+    if (PyLong_CheckExact(item) || PyBool_Check(item)) {
+      int overflow;
+      long v = PyLong_AsLongAndOverflow(item, &overflow);
+      if (!overflow && kr_sum_int(s, v)) {
+        Py_DECREF(item);
+        return 0;
+      }
+    }
+    return kr_sum_leave(s, total, PyLong_FromLong(s->i), item);
+  case KR_SUM_FLOAT:
+    if (PyFloat_CheckExact(item)) {
+      kr_sum_add_float(s, PyFloat_AS_DOUBLE(item));
+      Py_DECREF(item);
+      return 0;
+    }
+    if (PyLong_Check(item)) {
+      int overflow;
+      long v = PyLong_AsLongAndOverflow(item, &overflow);
+      if (!overflow) {
+        kr_sum_int(s, v);
+        Py_DECREF(item);
+        return 0;
+      }
+    }
+    return kr_sum_leave(s, total, PyFloat_FromDouble(kr_sum_float_value(s)), item);
+  default: {
+    PyObject *r = PyNumber_Add(*total, item);
+    Py_SETREF(*total, r);
+    Py_DECREF(item);
+    return r ? 0 : -1;
+  }
+  }
+}
+
+static PyObject *kr_sum_total(KrSum *s, PyObject **total) {
+  switch (s->mode) {
+  case KR_SUM_INT: return PyLong_FromLong(s->i);
+  case KR_SUM_FLOAT: return PyFloat_FromDouble(kr_sum_float_value(s));
+  default: {
+    PyObject *r = *total;
+    *total = NULL;
+    return r;
+  }
+  }
+}
+
+/* One step of min()/max()'s loop, releasing what it releases in its order:
+ * a loser's item then key; a replaced best's key then item; on an error
+ * the new key, the new item, the best key, the best item. */
+static int kr_best_step(PyObject **best, PyObject **best_key, PyObject *item, PyObject *key, int op) {
+  PyObject *val = item;
+  if (key && key != Py_None) {
+    val = PyObject_CallOneArg(key, item);
+    if (!val) goto fail_item;
+  } else {
+    Py_INCREF(val);
+  }
+  if (!*best_key) {
+    *best = item;
+    *best_key = val;
+    return 0;
+  }
+  int cmp = PyObject_RichCompareBool(val, *best_key, op);
+  if (cmp < 0) goto fail_val;
+  if (cmp > 0) {
+    Py_DECREF(*best_key);
+    Py_DECREF(*best);
+    *best_key = val;
+    *best = item;
+  } else {
+    Py_DECREF(item);
+    Py_DECREF(val);
+  }
+  return 0;
+fail_val:
+  Py_DECREF(val);
+fail_item:
+  Py_DECREF(item);
+  Py_CLEAR(*best_key);
+  Py_CLEAR(*best);
+  return -1;
+}
+
+static void kr_best_empty(int is_max) {
+#if PY_VERSION_HEX >= 0x030C0000
+  PyErr_Format(PyExc_ValueError, "%s() iterable argument is empty", is_max ? "max" : "min");
+#else
+  PyErr_Format(PyExc_ValueError, "%s() arg is an empty sequence", is_max ? "max" : "min");
+#endif
+}
+
 static PyObject *kr_power(PyObject *a, PyObject *b) { return PyNumber_Power(a, b, Py_None); }
 static PyObject *kr_inplace_power(PyObject *a, PyObject *b) { return PyNumber_InPlacePower(a, b, Py_None); }
 
@@ -1513,6 +1667,11 @@ static const KrApi kr_api = {
     .grad_guard_exit = kr_grad_guard_exit,
     .unbound_free = kr_unbound_free,
     .generator_raised = kr_generator_raised,
+    .sum_start = kr_sum_start,
+    .sum_add = kr_sum_add,
+    .sum_total = kr_sum_total,
+    .best_step = kr_best_step,
+    .best_empty = kr_best_empty,
 };
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs) {

@@ -142,7 +142,7 @@ def test_kiln_compile_decorator(tmp_path):
 
 def test_kiln_compile_native_mode_raises_for_uncompilable(tmp_path):
     src = tmp_path / "bad.py"
-    src.write_text("import kiln\n@kiln.compile\ndef f(x):\n    return sum(i for i in x)\n")
+    src.write_text("import kiln\n@kiln.compile\ndef f(x):\n    return dict((i, i) for i in x)\n")
     r = subprocess.run([sys.executable, str(src)], capture_output=True, text=True, cwd=ROOT,
                        env=dict(os.environ, KILN_MODE="native", KILN_CACHE_DIR=str(tmp_path / "c")))
     assert r.returncode != 0 and "generator expression" in r.stderr

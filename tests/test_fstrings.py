@@ -1186,7 +1186,7 @@ def fb_listcomp(n: int) -> str:
 
 
 def fb_genexpr(n: int) -> str:
-    return f"{sum(i for i in range(n))}"
+    return f"{dict((i, -i) for i in range(n))}"
 
 
 def fb_dictcomp(n: int) -> str:

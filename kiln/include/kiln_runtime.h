@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-#define KR_ABI_VERSION 7
+#define KR_ABI_VERSION 8
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
 enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
@@ -37,6 +37,76 @@ typedef struct {
   uint64_t saved[3]; /* what grad_guard_enter found */
   PyObject *guard;   /* torch._C._InferenceMode, when entered through Python */
 } KrGradGuard;
+
+/* Moves an owned reference out of *p (for a call that steals it). */
+static inline PyObject *kr_take(PyObject **p) {
+  PyObject *o = *p;
+  *p = NULL;
+  return o;
+}
+
+/* Builtin sum()'s running total, kept where CPython keeps it, so the result
+ * is CPython's to the bit: in C while every item is an exact int (or bool)
+ * and the total fits a long (KR_SUM_INT); then in C while every item is an
+ * exact float or an int that fits (KR_SUM_FLOAT: 3.12 compensates the
+ * floats' rounding, Neumaier's improved Kahan-Babuska); then as an object
+ * that PyNumber_Add updates (KR_SUM_OBJECT, kept by the caller). A mode
+ * never comes back. */
+enum { KR_SUM_INT, KR_SUM_FLOAT, KR_SUM_OBJECT };
+typedef struct {
+  int mode;
+  long i;      /* KR_SUM_INT */
+  double f, c; /* KR_SUM_FLOAT: the sum and its compensation */
+} KrSum;
+
+static inline void kr_sum_add_float(KrSum *s, double x) {
+#if PY_VERSION_HEX >= 0x030C0000
+  double t = s->f + x;
+  if (fabs(s->f) >= fabs(x)) s->c += (s->f - t) + x;
+  else s->c += (x - t) + s->f;
+  s->f = t;
+#else
+  s->f += x;
+#endif
+}
+
+/* The float total CPython hands out: the compensation is left out when it
+ * is zero (the sign of -0.0 stays) or not finite (an infinite sum stays
+ * infinite, not NaN). */
+static inline double kr_sum_float_value(const KrSum *s) {
+#if PY_VERSION_HEX >= 0x030C0000
+  return s->c != 0.0 && isfinite(s->c) ? s->f + s->c : s->f;
+#else
+  return s->f;
+#endif
+}
+
+/* An exact int (or bool) item v: 1 when the total took it in C; 0 when
+ * the caller must pass it boxed to kr->sum_add. */
+static inline int kr_sum_int(KrSum *s, long v) {
+  long r;
+  if (s->mode == KR_SUM_INT && !__builtin_add_overflow(s->i, v, &r)) {
+    s->i = r;
+    return 1;
+  }
+  if (s->mode != KR_SUM_FLOAT) return 0;
+  s->f += (double)v; /* not compensated, as in CPython */
+  return 1;
+}
+
+/* An exact float item x: likewise. From an int total, total + x is a
+ * float, and the float mode starts from it. */
+static inline int kr_sum_float(KrSum *s, double x) {
+  if (s->mode == KR_SUM_INT) {
+    s->f = (double)s->i + x;
+    s->c = 0.0;
+    s->mode = KR_SUM_FLOAT;
+    return 1;
+  }
+  if (s->mode != KR_SUM_FLOAT) return 0;
+  kr_sum_add_float(s, x);
+  return 1;
+}
 
 /* A chain of claimed ops the compiler fused into one kernel call:
  *   r = reduce(act(base(a, b, c) + d) + e)
@@ -220,6 +290,24 @@ typedef struct KrApi {
   /* At an error raised inside a generator expression kiln consumes itself:
    * a pending StopIteration becomes RuntimeError (PEP 479). */
   void (*generator_raised)(void);
+  /* sum(items, start) of a generator expression kiln consumes itself.
+   * sum_start checks start (NULL: none) as sum() does (no str, bytes or
+   * bytearray: TypeError) and sets *s, and *total to a new reference to
+   * start when the object mode begins with it. sum_add adds an item
+   * (stolen) that kr_sum_int/kr_sum_float did not take, releasing what
+   * sum() releases in its order; on an error *total is already released
+   * and NULL. sum_total: the sum, a new reference (takes *total). */
+  int (*sum_start)(KrSum *s, PyObject **total, PyObject *start);
+  int (*sum_add)(KrSum *s, PyObject **total, PyObject *item);
+  PyObject *(*sum_total)(KrSum *s, PyObject **total);
+  /* min()/max() (op Py_LT / Py_GT) of a generator expression: one item
+   * (stolen) and key (NULL or None: none). Keeps the item and its key in
+   * *best and *best_key when nothing is kept or its key compares op against
+   * the kept one; releases the loser as min() does. On an error both are
+   * released, in min()'s order, and NULL. */
+  int (*best_step)(PyObject **best, PyObject **best_key, PyObject *item, PyObject *key, int op);
+  /* ValueError: min()/max() (is_max) of nothing, in the running version's words. */
+  void (*best_empty)(int is_max);
 } KrApi;
 
 /* Generated modules: `static const KrApi *kr;` then `kr = kr_import();`. */

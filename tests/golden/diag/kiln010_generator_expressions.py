@@ -10,8 +10,15 @@ def consumed(xs, n: int):
     return a, b, c, d, e
 
 
-def summed(xs) -> int:
-    return sum(x for x in xs)                  # KILN010: sum adds as it goes (and 3.12 sums floats its own way)
+def summed(xs, n: int):
+    a = sum(x for x in xs)                     # compiled: sum, min and max keep CPython's running total
+    b = sum((i * 0.5 for i in range(n)), 0.0)  # compiled: a C float total (compensated from 3.12)
+    c = min((x for x in xs), key=abs, default=None)
+    return a, b, c, max(i % 7 for i in range(n))
+
+
+def summed_twice(xs):
+    return sum((x for x in xs), 0, 1)          # KILN010: sum takes at most a start
 
 
 def kept(xs) -> list:
