@@ -46,8 +46,8 @@ static const char *const code_explains[] = {
     [KL_KILN010] = EXPLAIN(
         "The function uses a construct the compiler does not translate (classes,\n"
         "closures, lambdas, generators, generator expressions other than the one\n"
-        "argument of any/all/list/set/tuple/sorted or a string literal's join\n"
-        "or the iterable of sum/min/max, try, global, comprehension targets other than names, `with` of\n"
+        "argument of any/all/list/set/tuple or a string literal's join or the\n"
+        "iterable of sorted/sum/min/max, try, global, comprehension targets other than names, `with` of\n"
         "any manager but torch.no_grad() and torch.inference_mode(), the rare\n"
         "f-string forms kiln does not parse, ...). The function still works:\n"
         "kiln leaves all of it as ordinary Python and the report names the\n"

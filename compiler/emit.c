@@ -1243,29 +1243,60 @@ static void close_generator(E *e, const KlNode *n, const Val *iters) {
 
 typedef struct {
   Val args[4]; /* the other arguments, owned, in the order evaluated (then a boxed key or default) */
+  Val kwobj[2]; /* sorted: its keywords' values as objects */
   int nargs;
   Val key, dflt; /* min/max: .s empty when not given */
   Val acc;       /* sum of objects: the total; min/max of objects: the best item's key */
-  Val best;      /* min/max of objects: the best item */
+  Val best;      /* min/max of objects: the best item; sorted: the list */
   Val have;      /* min/max of scalars: an item is kept */
   int sum;       /* kl_sum_<sum> */
 } Reduce;
 
 static bool reduces(const KlNode *n) { return n->op == KL_COMP_SUM || n->op == KL_COMP_MIN || n->op == KL_COMP_MAX; }
 
-static void reduce_start(E *e, KlNode *n, Reduce *rd, Val r, Val iter0, int id, int L) {
-  const char *unstarted = kl_fmt(e->ctx, "kl_gstart_%d", id);
-  const char *outer = e->fail_label;
-  fail_to(e, unstarted);
-  if (n->c) rd->args[rd->nargs++] = own(e, ev(e, n->c));
+static bool takes_args(const KlNode *n) { return reduces(n) || (n->op == KL_COMP_SORTED && n->kw.len); }
+
+/* The other arguments of sum, min, max and sorted, evaluated (an error
+ * fails to kl_gstart_<id>, which drops them and the unstarted generator)
+ * and owned; sorted's keywords and a key as objects, a default as an object
+ * when the result is one. */
+static void consumer_args(E *e, KlNode *n, Reduce *rd, Val r, int L) {
+  if (n->op == KL_COMP_SUM && n->c) rd->args[rd->nargs++] = own(e, ev(e, n->c));
   for (int i = 0; i < n->kw.len; i++) {
     Val v = own(e, ev(e, n->kw.items[i]->a));
     rd->args[rd->nargs++] = v;
-    if (!strcmp(n->kw.items[i]->name, "key")) rd->key = v;
+    if (n->op == KL_COMP_SORTED) rd->kwobj[i] = v;
+    else if (!strcmp(n->kw.items[i]->name, "key")) rd->key = v;
     else rd->dflt = v;
   }
+  for (int i = 0; n->op == KL_COMP_SORTED && i < n->kw.len; i++)
+    if (!is_obj(e, rd->kwobj[i].t)) rd->args[rd->nargs++] = rd->kwobj[i] = to_object(e, rd->kwobj[i], L);
   if (rd->key.s[0] && !is_obj(e, rd->key.t)) rd->args[rd->nargs++] = rd->key = to_object(e, rd->key, L);
   if (rd->dflt.s[0] && is_obj(e, r.t) && !is_obj(e, rd->dflt.t)) rd->args[rd->nargs++] = rd->dflt = to_object(e, rd->dflt, L);
+}
+
+/* sorted(gen, key=..., reverse=...): the list's sort method with them, as
+ * the builtin calls it; on an error the list goes, then the arguments. */
+static void sort_with_keywords(E *e, KlNode *n, Reduce *rd, Val list, int L) {
+  KlBuf b = {0};
+  for (int i = 0; i < n->kw.len; i++) kl_buf_printf(&b, ", %s", rd->kwobj[i].s);
+  Val res = temp(e, KL_T_OBJECT);
+  line(e, "{ PyObject *kl_av[%d] = {%s%s};", n->kw.len + 1, list.s, b.data);
+  line(e, "  %s = PyObject_VectorcallMethod(ks[%d], kl_av, 1, kc[%d]); }", res.s, str_index(e, "sort"),
+       kwnames_constant(e, n));
+  kl_buf_free(&b);
+  line(e, "if (!%s) {", res.s);
+  release(e, list);
+  for (int i = 0; i < rd->nargs; i++) release(e, rd->args[i]);
+  line(e, "KL_FAIL(%d); }", L);
+  release(e, res);
+  for (int i = 0; i < rd->nargs; i++) release(e, rd->args[i]);
+}
+
+static void reduce_start(E *e, KlNode *n, Reduce *rd, Val r, Val iter0, int id, int L) {
+  const char *outer = e->fail_label;
+  fail_to(e, kl_fmt(e->ctx, "kl_gstart_%d", id));
+  consumer_args(e, n, rd, r, L);
   if (n->op == KL_COMP_SUM) {
     Val start = n->c ? rd->args[0] : val(KL_T_INT, false, "0");
     if (r.t != KL_T_INT) rd->sum = e->nsums++;
@@ -1395,6 +1426,12 @@ static Val comprehension(E *e, KlNode *n) {
       reduce_start(e, n, &rd, r, iters[0], id, L);
     } else if (!i) {
       const char *make = n->op == KL_COMP_SET ? "PySet_New(NULL)" : n->op == KL_COMP_DICT ? "PyDict_New()" : "PyList_New(0)";
+      if (takes_args(n)) { /* sorted's keywords; on an error the list goes before them */
+        fail_to(e, kl_fmt(e->ctx, "kl_gstart_%d", id));
+        consumer_args(e, n, &rd, r, L);
+        fail_to(e, outer_fail);
+        rd.best = r;
+      }
       line(e, "%s = %s;", r.s, make);
       fail_if(e, L, "!%s", r.s);
     }
@@ -1453,7 +1490,7 @@ static Val comprehension(E *e, KlNode *n) {
     close_generator(e, n, iters);
     reduce_release(e, &rd);
     line(e, "KL_FAIL(kl_line);");
-    if (reduces(n)) { /* an error before the first item: the arguments evaluated, last first, then the generator */
+    if (takes_args(n)) { /* an error before the first item: the arguments evaluated, last first, then the generator */
       line(e, "kl_gstart_%d: __attribute__((unused));", id);
       for (int i = rd.nargs - 1; i >= 0; i--) release(e, rd.args[i]);
       if (iters[0].owned) line(e, "Py_CLEAR(%s);", iters[0].s);
@@ -1472,7 +1509,10 @@ static Val comprehension(E *e, KlNode *n) {
     release(e, r);
     fail_if(e, L, "!%s", out.s);
     break;
-  case KL_COMP_SORTED: line(e, "if (PyList_Sort(%s) < 0) KL_FAIL(%d);", r.s, L); break;
+  case KL_COMP_SORTED:
+    if (n->kw.len) sort_with_keywords(e, n, &rd, r, L);
+    else line(e, "if (PyList_Sort(%s) < 0) KL_FAIL(%d);", r.s, L);
+    break;
   case KL_COMP_JOIN: {
     Val sep = to_object(e, ev(e, n->c), L);
     out = temp(e, KL_T_OBJECT);

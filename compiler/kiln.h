@@ -263,7 +263,7 @@ typedef enum {
   X(SET, "set")             /* {x for ...}, set(x for ...) */                     \
   X(DICT, "dict")           /* {k: v for ...} */                                  \
   X(TUPLE, "tuple")         /* tuple(x for ...) */                                \
-  X(SORTED, "sorted")       /* sorted(x for ...) */                               \
+  X(SORTED, "sorted")       /* sorted(x for ...[, key=][, reverse=]): those in kw */ \
   X(JOIN, "join")           /* "sep".join(x for ...): the separator in c */       \
   X(ANY, "any")             /* any(x for ...) */                                  \
   X(ALL, "all")             /* all(x for ...) */                                  \
@@ -348,7 +348,7 @@ struct KlNode {
                         WITH the context expression a (until resolve.c replaces it by op);
                         FORMAT (an f-string field) value a, spec b (a JOINEDSTR or NULL), op conversion;
                         COMP (a comprehension) element a (a dict's key), dict value b, op a KlCompKind,
-                        JOIN's separator or SUM's start c, MIN/MAX's keywords in kw (evaluated, like c,
+                        JOIN's separator or SUM's start c, SORTED/MIN/MAX's keywords in kw (evaluated, like c,
                         after the first iterable); COMPFOR target a, iterable b */
   KlNodeList list;   /* TUPLE/LIST/SET/DICT items (DICT: k0,v0,k1,v1..); CALL args; JOINEDSTR parts;
                         BOOLOP operands; COMPARE operands; ASSIGN targets; DEL targets;

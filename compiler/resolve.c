@@ -413,8 +413,9 @@ static void resolve_expr(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
  * runs itself. Each of these consumers takes the items in order with no
  * other code between them (join and sorted make a list first) or stops at
  * the first deciding one, so no one can see that there was no generator.
- * sum, min and max also take their other arguments (sum's start, min and
- * max's key and default), which are evaluated before the first item. */
+ * sum, min, max and sorted also take their other arguments (sum's start,
+ * min and max's key and default, sorted's key and reverse), which are
+ * evaluated before the first item. */
 static void consume_generator(KlNode *call) {
   static const struct {
     const char *name;
@@ -437,10 +438,11 @@ static void consume_generator(KlNode *call) {
   if (kind == KL_COMP_SUM) { /* sum(gen), sum(gen, start), sum(gen, start=...) */
     if (call->list.len + call->kw.len > 2 || (call->kw.len && strcmp(call->kw.items[0]->name, "start"))) return;
     extra = call->list.len == 2 ? call->list.items[1] : call->kw.len ? call->kw.items[0]->a : NULL;
-  } else if (kind == KL_COMP_MIN || kind == KL_COMP_MAX) { /* key= and default= (repeats are a syntax error) */
+  } else if (kind == KL_COMP_MIN || kind == KL_COMP_MAX || kind == KL_COMP_SORTED) {
+    const char *second = kind == KL_COMP_SORTED ? "reverse" : "default"; /* and key= (repeats: a syntax error) */
     if (call->list.len != 1) return;
     for (int i = 0; i < call->kw.len; i++)
-      if (strcmp(call->kw.items[i]->name, "key") && strcmp(call->kw.items[i]->name, "default")) return;
+      if (strcmp(call->kw.items[i]->name, "key") && strcmp(call->kw.items[i]->name, second)) return;
     kw = call->kw;
   } else if (call->list.len != 1 || call->kw.len) {
     return;
@@ -552,8 +554,8 @@ void kl_resolve(KlCtx *ctx, KlModule *m) {
     if (gen) {
       f->unsupported = true;
       f->why_code = KL_KILN010;
-      f->why = kl_strdup(ctx, "generator expression (not the one argument of any, all, list, set, tuple, sorted "
-                              "or a string's join, nor the iterable of sum, min or max)");
+      f->why = kl_strdup(ctx, "generator expression (not the one argument of any, all, list, set, tuple or a "
+                              "string's join, nor the iterable of sorted, sum, min or max)");
       f->why_loc = gen->loc;
       continue;
     }

@@ -1722,6 +1722,10 @@ def native_max_genexpr(xs):
     return max(x * 2 for x in xs)
 
 
+def fb_sorted_cmp(xs) -> list:
+    return sorted((x for x in xs), cmp=None)
+
+
 def fb_max_two_positional(xs):
     return max((x for x in xs), 0)
 
@@ -1738,11 +1742,11 @@ def fb_dict_genexpr(xs) -> dict:
     return dict((x, i) for i, x in enumerate(xs))
 
 
-def fb_sorted_key(xs) -> list:
+def native_sorted_key(xs) -> list:
     return sorted((x for x in xs), key=abs)
 
 
-def fb_sorted_reverse(xs) -> list:
+def native_sorted_reverse(xs) -> list:
     return sorted((x for x in xs), reverse=True)
 
 
@@ -3239,6 +3243,30 @@ def max_in_any(xss, lim: int) -> bool:
     return any(max(x for x in xs) > lim for xs in xss)
 
 
+def sorted_key(xs, k) -> list:
+    return sorted((x for x in xs), key=k)
+
+
+def sorted_reverse(xs, r) -> list:
+    return sorted((x for x in xs if x is not None), reverse=r)
+
+
+def sorted_key_reverse(n: int, r: bool) -> list:
+    return sorted((i % 4 - 2 for i in range(n)), key=abs, reverse=r)
+
+
+def sorted_keywords_order(xs):
+    return sorted((x for x in t("iterable", Seq("s", xs))), reverse=t("reverse", True), key=t("key", abs))
+
+
+def sorted_nums_key(xs) -> list:
+    return sorted((Num(i, x) for i, x in enumerate(Tracked("s", xs))), key=keyf)
+
+
+def sorted_key_fails_inside(xs) -> list:
+    return sorted((Num(i, 10 // x) for i, x in enumerate(Seq("s", xs))), key=keyf, reverse=True)
+
+
 def min_max_two_clauses(n: int) -> tuple:
     return min(i - j for i in range(n) for j in range(i)), max(i - j for i in range(n) for j in range(i))
 '''
@@ -3247,7 +3275,7 @@ def min_max_two_clauses(n: int) -> tuple:
 # reason and `kiln check` name it).
 GENEXPR_LEFT = {
     "lc_fallback": {"fb_genexpr_assigned", "fb_frozenset_genexpr", "fb_dict_genexpr",
-                    "fb_sorted_key", "fb_sorted_reverse", "fb_any_two_args", "fb_genexpr_passed",
+                    "fb_any_two_args", "fb_sorted_cmp", "fb_genexpr_passed",
                     "fb_genexpr_returned", "fb_any_local", "fb_any_param", "fb_any_bound_later",
                     "fb_join_variable_sep", "fb_join_global_sep", "fb_join_fstring_sep",
                     "fb_join_bytes_sep", "fb_join_fstring_concat", "fb_join_unbound_method",
@@ -3815,6 +3843,15 @@ REDUCE_CASES = _cases(
         "max_nums": [([],), ([1, 3, 2],), ([2, 2, 1],), ([1, "a"],), ([1, ValueError("lt failed")],)],
         "min_nums_key": [([],), ([3, 1, 2],), ([1, 1],), ([1, "a"],), ([2, ValueError("key failed"), 1],)],
         "min_nums_key_default": [([],), ([2, 1],)],
+        "sorted_key": [(xs, k) for xs in ([], [3, -5, 2, -3], ["bb", "a", "c"], [1, "a"], [NAN, 1, -1])
+                       for k in (None, abs, str, len, 5)],
+        "sorted_reverse": [(xs, r) for xs in ([], [3, 1, 2, 1.0, True], [1, "a"], [None, 2, 1])
+                           for r in (True, False, 0, 2, None, "x", 1.5)],
+        "sorted_key_reverse": [(n, r) for n in (0, 1, 5, 9) for r in (True, False)],
+        "sorted_keywords_order": [([],), ([1, -4, 3],), ([1, "a"],)],
+        "sorted_nums_key": [([],), ([3, 1, 2],), ([1, 1],), ([1, "a"],),
+                            ([2, ValueError("key failed"), 1],)],
+        "sorted_key_fails_inside": [([],), ([1, 2],), ([1, 0, 2],)],
     })
 
 

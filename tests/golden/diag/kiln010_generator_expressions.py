@@ -27,7 +27,11 @@ def kept(xs) -> list:
 
 
 def keyed(xs) -> list:
-    return sorted((x for x in xs), key=abs)    # KILN010: not the one argument
+    return sorted((x for x in xs), key=abs, reverse=True)   # compiled: sorted with key and reverse
+
+
+def compared(xs) -> list:
+    return sorted((x for x in xs), cmp=None)   # KILN010: sorted takes no cmp
 
 
 def shadowed(xs) -> bool:
