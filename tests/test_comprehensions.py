@@ -3408,7 +3408,24 @@ def _run(fn, args, log, mod):
     else:
         outcome = ("return", value)
     logged = list(log) if log is not None else None
+    if outcome[0] == "raise":
+        _drop_tracebacks(outcome[1])
     return outcome, [_observe(a) for a in args], logged
+
+
+def _drop_tracebacks(exc, seen=None):
+    """A caught exception's traceback holds the frames it passed, this one
+    included, whose locals hold the exception: a cycle only the garbage
+    collector frees, at a moment no one chooses, logging a __del__ of this
+    case into a later case's LOG. Dropping the tracebacks (and those of the
+    chained exceptions) after LOG is read frees them here and now."""
+    seen = set() if seen is None else seen
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        exc.__traceback__ = None
+        if exc.__cause__ is not None:
+            _drop_tracebacks(exc.__cause__, seen)
+        exc = exc.__context__
 
 
 def _safe_repr(value) -> str:
