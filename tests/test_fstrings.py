@@ -52,6 +52,8 @@ import kiln
 from oracle import build_cache, check_report_status, same_value
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+# First on a subprocess's PYTHONPATH: it imports this checkout's kiln, not an installed one.
+ROOT_PYTHONPATH = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 INF = float("inf")
 NAN = float("nan")
 
@@ -2267,7 +2269,7 @@ def test_kiln_compile_decorator(tmp_path):
     auto) or raises naming the construct (KILN_MODE=native)."""
     src = tmp_path / "fs_usecomp.py"
     src.write_text(KILN_COMPILE_SRC, encoding="utf-8")
-    env = dict(os.environ, KILN_CACHE_DIR=str(tmp_path / "cache"))
+    env = dict(os.environ, KILN_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=ROOT_PYTHONPATH)
     env.pop("KILN_MODE", None)
     for _ in range(2):  # the second run loads from the cache
         r = subprocess.run([sys.executable, str(src)], capture_output=True, text=True, cwd=ROOT,

@@ -48,6 +48,9 @@ from oracle import (EAGER_ACTIVATION_INACCURATE, check_activation, check_equival
                     compare_values, message_class)
 
 PROGRAMS = pathlib.Path(__file__).resolve().parent / "torch_programs"
+ROOT = PROGRAMS.parent.parent
+# First on a subprocess's PYTHONPATH: it imports this checkout's kiln, not an installed one.
+ROOT_PYTHONPATH = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 STEMS = ["tp_phase_a", "tp_expanded", "tp_forms", "tp_linear_from_import",
          "tp_linear_import_torch", "tp_rejected", "tp_fallback_mutation", "tp_modes"]
 RTOL, ATOL = 1e-5, 1e-6
@@ -354,7 +357,8 @@ def _rejected_expect():
 def test_rejected_diagnostics_on_check(tmp_path):
     """`kiln check` prints rustc-style warnings with the codes and exits 0."""
     r = subprocess.run([sys.executable, "-m", "kiln", "check", str(PROGRAMS / "tp_rejected.py"),
-                        "-o", str(tmp_path)], capture_output=True, text=True, timeout=60)
+                        "-o", str(tmp_path)], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, PYTHONPATH=ROOT_PYTHONPATH))
     assert r.returncode == 0, r.stderr
     for code in ["KILN-TORCH-001", "KILN-TORCH-002", "KILN-TORCH-003", "KILN-TORCH-005"]:
         assert re.search(rf"tp_rejected\.py:\d+:\d+: \w+\[{code}\]", r.stderr), (code, r.stderr)
@@ -662,7 +666,7 @@ def test_kiln_mode_subprocess(built, tmp_path, mode, public):
     compiled raises. (auto is this process's mode: see test_kiln_mode_auto.)"""
     script = tmp_path / "mode.py"
     script.write_text(MODE_SCRIPT)
-    env = dict(os.environ, KILN_MODE=mode, KILN_TORCH_PUBLIC="1" if public else "0")
+    env = dict(os.environ, KILN_MODE=mode, KILN_TORCH_PUBLIC="1" if public else "0", PYTHONPATH=ROOT_PYTHONPATH)
     r = subprocess.run([sys.executable, str(script), str(built["__dir__"]), str(pathlib.Path(__file__).parent)],
                        capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stderr[-3000:]
@@ -1329,7 +1333,8 @@ torch.testing.assert_close(kcmod.inference(x), x.relu())
 assert torch.is_grad_enabled()
 print("ok")
 """
-    env = dict(os.environ, KILN_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(tmp_path))
+    env = dict(os.environ, KILN_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join([ROOT_PYTHONPATH, str(tmp_path)]))
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert r.returncode == 0, r.stderr[-3000:]
     assert r.stdout.strip() == "ok", r.stdout

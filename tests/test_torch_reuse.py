@@ -26,6 +26,10 @@ import kiln
 import kiln._runtime as rt
 from oracle import EAGER_ACTIVATION_INACCURATE, check_activation
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# First on a subprocess's PYTHONPATH: it imports this checkout's kiln, not an installed one.
+ROOT_PYTHONPATH = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+
 SRC = """\
 from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D
 
@@ -234,7 +238,7 @@ def test_native_code_sees_fallback_changes_to_a_refilled_result(m):
 
 
 def _run(code, **env):
-    e = dict(os.environ, **env)
+    e = dict(os.environ, PYTHONPATH=ROOT_PYTHONPATH, **env)
     r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=e,
                        timeout=300)
     assert r.returncode == 0, r.stderr
