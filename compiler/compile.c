@@ -20,8 +20,9 @@ static void register_plugin(KlCtx *ctx, const KlPlugin *p) {
 }
 
 static void init_ctx(KlCtx *ctx, const char *src, size_t len, const char *filename, const char *modname,
-                     unsigned flags) {
+                     unsigned flags, const KlNameHook *names) {
   memset(ctx, 0, sizeof *ctx);
+  if (names) ctx->names = *names;
   ctx->src = src;
   ctx->srclen = len;
   ctx->filename = filename;
@@ -43,14 +44,14 @@ static void register_plugins(KlCtx *ctx) {
 }
 
 void kl_compile(const char *src, size_t len, const char *filename, const char *modname, unsigned flags,
-                bool want_c, KlResult *res) {
+                bool want_c, const KlNameHook *names, KlResult *res) {
   memset(res, 0, sizeof *res);
   KlCtx *ctx = malloc(sizeof *ctx);
   if (!ctx) {
     kl_buf_puts(&res->diagnostics, "kiln: out of memory\n");
     return;
   }
-  init_ctx(ctx, src, len, filename, modname, flags);
+  init_ctx(ctx, src, len, filename, modname, flags, names);
   jmp_buf fatal;
   ctx->fatal = &fatal;
   if (setjmp(fatal) == 0) {
@@ -91,10 +92,10 @@ void kl_result_free(KlResult *res) {
   kl_buf_free(&res->python_functions);
 }
 
-bool kl_dump(const char *src, size_t len, const char *filename, int what, KlBuf *out) {
+bool kl_dump(const char *src, size_t len, const char *filename, int what, const KlNameHook *names, KlBuf *out) {
   KlCtx *ctx = malloc(sizeof *ctx);
   if (!ctx) return false;
-  init_ctx(ctx, src, len, filename, "dump", 0);
+  init_ctx(ctx, src, len, filename, "dump", 0, names);
   jmp_buf fatal;
   ctx->fatal = &fatal;
   if (setjmp(fatal) == 0) {

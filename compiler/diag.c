@@ -21,13 +21,15 @@ static const char *const code_titles[] = {
 #define EXPLAIN(what, example, fix) what "\n\nExample:\n" example "\n\nFix:\n" fix
 static const char *const code_explains[] = {
     [KL_KILN001] = EXPLAIN(
-        "The source is not valid Python, or uses a lexical form kiln cannot read\n"
-        "(for example a \\N{...} escape). Nothing is compiled; the build fails.",
+        "The source is not valid Python (an unknown name in a \\N{NAME} escape\n"
+        "included), or uses a lexical form kiln cannot read. Nothing is compiled;\n"
+        "the build fails. \\N{NAME} escapes are resolved by the Python that builds\n"
+        "the module: the standalone kilnc, which has no name database, refuses them.",
         "    def f(x: int) -> int:\n"
         "        return x +          # KILN001: invalid syntax",
         "Fix the syntax at the location shown: the file must import under plain\n"
-        "CPython first (`python -m py_compile FILE`). Spell \\N{NAME} escapes as\n"
-        "\\uXXXX."),
+        "CPython first (`python -m py_compile FILE`). Build modules with \\N{NAME}\n"
+        "escapes with `kiln build` (or spell them \\uXXXX for kilnc)."),
     [KL_KILN002] = EXPLAIN(
         "The source contains bytes that are not valid in its encoding (UTF-8 unless\n"
         "a PEP 263 coding line says latin-1 or ascii), a NUL byte, or declares an\n"

@@ -631,6 +631,18 @@ int kl_count_fallback_sites(KlCtx *ctx, KlModule *m);
 
 #define KL_MAX_PLUGINS 4
 
+/* Resolves a Unicode character name (the text of a `\N{NAME}` escape,
+ * len bytes, not NUL-terminated) to its code point: true with *cp set,
+ * false when the name is unknown. The compiler embeds no name database:
+ * kiln._compiler asks the running Python, so a name means exactly what it
+ * means to the interpreter the module is built for. Without a hook (kilnc)
+ * a \N escape is an error. */
+#define KL_MAX_CHAR_NAME 256 /* longer names are unknown without asking (CPython's bound too) */
+typedef struct KlNameHook {
+  bool (*lookup)(void *user, const char *name, size_t len, uint32_t *cp);
+  void *user;
+} KlNameHook;
+
 struct KlCtx {
   KlArena arena;
   jmp_buf *fatal;          /* set by kl_compile */
@@ -639,6 +651,7 @@ struct KlCtx {
   const char *src;
   size_t srclen;
   unsigned flags;
+  KlNameHook names; /* lookup NULL: none */
   KlDiag *diags, **diag_tail;
   int nerrors;
   /* types */
@@ -663,12 +676,13 @@ typedef struct KlResult {
 } KlResult;
 
 /* Compiles one source file. Never exits, never leaks: everything is freed
- * with kl_result_free. */
+ * with kl_result_free. names: how \N{NAME} escapes are resolved (NULL:
+ * they are errors). */
 void kl_compile(const char *src, size_t len, const char *filename, const char *modname,
-                unsigned flags, bool want_c, KlResult *res);
+                unsigned flags, bool want_c, const KlNameHook *names, KlResult *res);
 void kl_result_free(KlResult *res);
 /* For golden tests: token (what=0) and AST (what=1) dumps. False on error,
  * with the rendered diagnostics in out. */
-bool kl_dump(const char *src, size_t len, const char *filename, int what, KlBuf *out);
+bool kl_dump(const char *src, size_t len, const char *filename, int what, const KlNameHook *names, KlBuf *out);
 
 #endif

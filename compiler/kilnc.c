@@ -3,7 +3,9 @@
  *   kilnc ast FILE      AST dump
  *   kilnc check FILE    diagnostics (stderr) and the JSON report (stdout)
  *   kilnc emit FILE     generated C (stdout)
- * Exit status: 0 ok, 1 errors in the source, 2 usage or I/O. */
+ * Exit status: 0 ok, 1 errors in the source, 2 usage or I/O.
+ * kilnc has no Unicode name database (kiln._compiler asks the running
+ * Python): a \N{NAME} escape in a str or f-string is a KILN001 error. */
 #include "kiln.h"
 
 #include <stdio.h>
@@ -56,7 +58,7 @@ int main(int argc, char **argv) {
   int status = 0;
   if (!strcmp(cmd, "tokens") || !strcmp(cmd, "ast")) {
     KlBuf out = {0};
-    bool ok = kl_dump(src, len, path, !strcmp(cmd, "ast"), &out);
+    bool ok = kl_dump(src, len, path, !strcmp(cmd, "ast"), NULL, &out);
     fwrite(out.data ? out.data : "", 1, out.len, ok ? stdout : stderr);
     status = ok ? 0 : 1;
     kl_buf_free(&out);
@@ -64,7 +66,7 @@ int main(int argc, char **argv) {
     char *mod = stem(path);
     KlResult res;
     bool emit = !strcmp(cmd, "emit");
-    kl_compile(src, len, path, mod ? mod : "module", flags, emit, &res);
+    kl_compile(src, len, path, mod ? mod : "module", flags, emit, NULL, &res);
     fwrite(res.diagnostics.data ? res.diagnostics.data : "", 1, res.diagnostics.len, stderr);
     const KlBuf *out = emit ? &res.c_source : &res.report;
     if (res.ok || !emit) fwrite(out->data ? out->data : "", 1, out->len, stdout);

@@ -383,6 +383,32 @@ static size_t put_utf8(char *out, size_t m, uint32_t cp) {
   return m;
 }
 
+/* The code point of the \N{NAME} escape whose backslash is at bs, in a
+ * str's text that ends at ce; *k goes past the escape. The errors are
+ * CPython's (its unicode-escape codec's reasons), located at the escape. */
+static uint32_t named_char(const Lx *L, KlLoc loc, size_t start, size_t bs, size_t ce, size_t *k) {
+  const KlNameHook *h = &L->ctx->names;
+  KlLoc at = loc_scan(L, loc, start, bs);
+  size_t from = bs + 3, to = from; /* the name: s[from, to) */
+  if (from > ce || L->s[bs + 2] != '{') kl_fatal(L->ctx, KL_KILN001, at, "malformed \\N character escape");
+  while (to < ce && L->s[to] != '}') to++;
+  if (to == ce || to == from) kl_fatal(L->ctx, KL_KILN001, at, "malformed \\N character escape");
+  if (!h->lookup)
+    kl_fatal(L->ctx, KL_KILN001, at,
+             "a \\N{...} character name is resolved by the Python that builds the module "
+             "(`kiln build`); kilnc has no name database");
+  uint32_t cp = 0;
+  /* No Unicode name is near KL_MAX_CHAR_NAME long: a longer one is unknown
+   * without asking (and the hook gets a bounded text). */
+  if (to - from > KL_MAX_CHAR_NAME || !h->lookup(h->user, (const char *)L->s + from, to - from, &cp) ||
+      cp > 0x10FFFF)
+    kl_fatal(L->ctx, KL_KILN001, at, "unknown Unicode character name");
+  if (cp >= 0xD800 && cp <= 0xDFFF) /* as \u: kiln's strings are UTF-8 */
+    kl_fatal(L->ctx, KL_KILN001, at, "surrogate code point U+%04X in a string is not supported", (unsigned)cp);
+  *k = to + 1;
+  return cp;
+}
+
 /* Decodes the string text s[cs, ce) (escapes unless raw; bytes or UTF-8)
  * into out, which has room for ce - cs bytes; returns the length. loc and
  * start locate the token, for errors. */
@@ -456,7 +482,11 @@ static size_t decode_text(const Lx *L, KlLoc loc, size_t start, size_t cs, size_
       break;
     }
     case 'N':
-      if (!bytes) kl_fatal(L->ctx, KL_KILN001, loc_scan(L, loc, start, bs), "\\N escapes are not supported");
+      if (!bytes) { /* \N{NAME} is 5 bytes or more, its UTF-8 at most 4: out has room */
+        m = put_utf8(out, m, named_char(L, loc, start, bs, ce, &k));
+        break;
+      }
+      /* bytes keep \N verbatim: */
       /* fallthrough */
     default:
       /* Unknown escape: kept verbatim; the character after the backslash is
@@ -519,6 +549,18 @@ static size_t field_literal_end(const Lx *L, size_t k, int nest) {
 
 static size_t field_end(const Lx *L, size_t k, int quote, bool triple, bool raw, int nest);
 
+/* Past the '}' of a \N{NAME} whose name starts at k; at the f-string's
+ * closing quote (or a single-quoted one's line end) when the name runs
+ * into it, so a malformed escape cannot move the string's end. */
+static size_t char_name_end(const Lx *L, size_t k, int quote, bool triple) {
+  for (;; k++) {
+    int c = C(L, k);
+    if (c < 0 || (!triple && is_nl(c))) return k;
+    if (c == quote && (!triple || (C(L, k + 1) == quote && C(L, k + 2) == quote))) return k;
+    if (c == '}') return k + 1;
+  }
+}
+
 /* A format spec from k: past the '}' that ends its field, or SIZE_MAX. */
 static size_t spec_end(const Lx *L, size_t k, int quote, bool triple, bool raw, int nest) {
   for (;;) {
@@ -530,7 +572,10 @@ static size_t spec_end(const Lx *L, size_t k, int quote, bool triple, bool raw, 
       continue;
     }
     if (c == quote && (!triple || (C(L, k + 1) == quote && C(L, k + 2) == quote))) return SIZE_MAX;
-    k += c == '\\' && !raw ? 2 : 1;
+    if (c == '\\' && !raw && C(L, k + 1) == 'N' && C(L, k + 2) == '{') /* its '}' ends no field */
+      k = char_name_end(L, k + 3, quote, triple);
+    else
+      k += c == '\\' && !raw ? 2 : 1;
   }
 }
 
@@ -571,9 +616,7 @@ static size_t fbody_end(const Lx *L, size_t k, int quote, bool triple, bool raw,
     if (c == '\\') {
       int d = C(L, k + 1);
       if (!raw && d == 'N' && C(L, k + 2) == '{') { /* \N{NAME}: its braces are no field */
-        for (k += 3; C(L, k) >= 0 && C(L, k) != '}'; k++) {
-        }
-        k++;
+        k = char_name_end(L, k + 3, quote, triple);
       } else {
         k += raw && d != quote && d != '\\' ? 1 : d == '\r' && C(L, k + 2) == '\n' ? 3 : 2;
       }
@@ -597,9 +640,10 @@ static size_t fbody_end(const Lx *L, size_t k, int quote, bool triple, bool raw,
  * string's) and replacement fields `{expr[=][!c][:spec]}`; the parser lexes
  * and parses each field's expression from its source range. CPython has
  * checked the syntax before kiln runs, so anything unusual (a backslash in
- * a field outside its strings, `\N{...}`, a brace after a backslash, fields
- * nested in a nested spec) is not parsed: fstring_parts returns NULL and
- * the function stays Python. */
+ * a field outside its strings, a brace after a backslash, fields nested in
+ * a nested spec) is not parsed: fstring_parts returns NULL and the function
+ * stays Python. A `\N{NAME}` in literal text (or a spec) is decoded like a
+ * string's: its braces are no field. */
 
 typedef struct {
   const Lx *L;
@@ -618,7 +662,7 @@ static void add_fpart(const Lx *L, KlFParts *v, int *cap, KlFPart part) {
   v->items[v->len++] = part;
 }
 
-/* Literal text s[from, to), decoded (fstring_parts has refused \N escapes). */
+/* Literal text s[from, to), decoded (a \N{NAME} in it is whole). */
 static void add_fliteral(const FScan *f, KlFParts *v, int *cap, size_t from, size_t to) {
   if (from == to) return;
   char *out = kl_alloc(f->L->ctx, to - from + 1);
@@ -707,8 +751,12 @@ static KlFParts *fstring_parts(const FScan *f, size_t from, size_t to, int nest,
     int c = L->s[k];
     if (c == '\\' && !f->raw) {
       int d = C(L, k + 1);
-      if (d == '{' || d == '}' || d == 'N') return NULL;
+      if (d == '{' || d == '}') return NULL;
       k += 2;
+      if (d == 'N' && k < to && L->s[k] == '{') { /* \N{NAME}: up to its '}' (decode_text checks it) */
+        while (k < to && L->s[k] != '}') k++;
+        if (k < to) k++;
+      }
       continue;
     }
     if (c != '{' && c != '}') {

@@ -9,6 +9,33 @@ static PyObject *buf_str(const KlBuf *b) {
   return PyUnicode_DecodeUTF8(b->data ? b->data : "", (Py_ssize_t)b->len, "replace");
 }
 
+/* The \N{NAME} hook: the running Python resolves the name by the rule its
+ * own parser applies to a str literal: the ASCII text `\N{NAME}` decoded
+ * with the unicode-escape codec, accepted when it gives exactly one code
+ * point (aliases too, named sequences not, case as this version matches it).
+ * A non-ASCII name is unknown: the parser hands the codec \U escapes for
+ * non-ASCII text, which never spell a name. user: where the thread state
+ * is while kl_compile runs without the GIL, pointing to NULL when it runs
+ * with it. Leaves no exception set. */
+static bool lookup_name(void *user, const char *name, size_t len, uint32_t *cp) {
+  char text[KL_MAX_CHAR_NAME + 4];
+  if (len > KL_MAX_CHAR_NAME) return false;
+  for (size_t i = 0; i < len; i++)
+    if ((unsigned char)name[i] >= 0x80 || name[i] == '}') return false;
+  memcpy(text, "\\N{", 3);
+  memcpy(text + 3, name, len);
+  text[len + 3] = '}';
+  PyThreadState **released = user;
+  if (*released) PyEval_RestoreThread(*released);
+  PyObject *s = PyUnicode_DecodeUnicodeEscape(text, (Py_ssize_t)len + 4, NULL);
+  bool found = s && PyUnicode_GET_LENGTH(s) == 1;
+  if (found) *cp = (uint32_t)PyUnicode_READ_CHAR(s, 0);
+  if (!s) PyErr_Clear();
+  Py_XDECREF(s);
+  if (*released) *released = PyEval_SaveThread();
+  return found;
+}
+
 /* compile(source: bytes, filename: str, module_name: str, flags: int) -> dict */
 static PyObject *py_compile(PyObject *self, PyObject *args) {
   (void)self;
@@ -17,9 +44,10 @@ static PyObject *py_compile(PyObject *self, PyObject *args) {
   unsigned int flags = 0;
   if (!PyArg_ParseTuple(args, "y#ss|I:compile", &src, &len, &filename, &modname, &flags)) return NULL;
   KlResult res;
-  Py_BEGIN_ALLOW_THREADS
-  kl_compile(src, (size_t)len, filename, modname, flags, true, &res);
-  Py_END_ALLOW_THREADS
+  PyThreadState *released = PyEval_SaveThread(); /* Py_BEGIN_ALLOW_THREADS, with the state at hand */
+  const KlNameHook hook = {lookup_name, &released};
+  kl_compile(src, (size_t)len, filename, modname, flags, true, &hook, &res);
+  PyEval_RestoreThread(released);
   if (res.c_source.oom || res.report.oom || res.diagnostics.oom) {
     kl_result_free(&res);
     return PyErr_NoMemory();
@@ -98,7 +126,9 @@ static PyObject *py_dump(PyObject *self, PyObject *args) {
   int what;
   if (!PyArg_ParseTuple(args, "y#si:dump", &src, &len, &filename, &what)) return NULL;
   KlBuf out = {0};
-  bool ok = kl_dump(src, (size_t)len, filename, what, &out);
+  PyThreadState *released = NULL; /* dumps hold the GIL */
+  const KlNameHook hook = {lookup_name, &released};
+  bool ok = kl_dump(src, (size_t)len, filename, what, &hook, &out);
   PyObject *text = buf_str(&out);
   kl_buf_free(&out);
   if (!text) return NULL;

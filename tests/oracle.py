@@ -31,7 +31,8 @@ from typing import Any, Callable
 
 __all__ = ["Outcome", "run_both", "check_equivalent", "compare_values", "message_class",
            "snapshot", "assert_same_state", "is_tensor", "same_value", "Built", "build_cache",
-           "check_report_status"]
+           "check_report_status", "activation_truth", "check_activation",
+           "EAGER_ACTIVATION_INACCURATE"]
 
 
 def _torch():
@@ -260,6 +261,48 @@ def check_equivalent(mod, name: str, *args, kwargs: dict | None = None, rtol: fl
     if _same_state(p_after, pristine):
         assert _same_state(n_after, pristine), f"{name}: native run mutated its inputs"
     return out
+
+
+# --------------------------------------------------------------------------
+# sigmoid / tanh against eager torch: the contract of
+# test_kernels_vs_torch.py::test_sigmoid_tanh_vs_torch. kiln's result is
+# checked against a float64 truth computed by NumPy (independent of torch's
+# process state) first; torch's own float32 result was seen (once, in a full
+# suite run) to lose ~1e-4 relative accuracy after other libraries loaded in
+# the process, so the comparison with eager is only meaningful while eager
+# is itself accurate (rtol 2e-6, atol 1e-7 of the truth). Callers skip
+# (once their other checks are done) when it is not.
+
+EAGER_ACTIVATION_INACCURATE = "torch's own float32 result is not accurate in this process state"
+
+
+def activation_truth(x, act: str):
+    """act ("sigmoid" or "tanh") of the float32 tensor x, computed in float64
+    by NumPy and rounded to float32."""
+    import numpy as np
+    torch = _torch()
+    x64 = x.detach().double().cpu().numpy()
+    with np.errstate(over="ignore"):  # exp(-x) of a very negative x: inf, sigmoid 0
+        t = np.tanh(x64) if act == "tanh" else 1.0 / (1.0 + np.exp(-x64))
+    return torch.from_numpy(t.astype(np.float32))
+
+
+def check_activation(got, x, act: str, *, rtol: float = 1e-5, atol: float = 1e-6) -> bool:
+    """got is kiln's act(x): asserts it within rtol/atol of the float64
+    truth, then, when eager torch's float32 act(x) is accurate, within
+    rtol/atol of eager's. Returns False when eager was not accurate (not
+    compared): the caller skips with EAGER_ACTIVATION_INACCURATE."""
+    import numpy as np
+    torch = _torch()
+    truth = activation_truth(x, act)
+    torch.testing.assert_close(got.detach(), truth, rtol=rtol, atol=atol, equal_nan=True,
+                               msg=lambda m: f"{act} vs float64 truth: {m}")
+    eager = (torch.sigmoid if act == "sigmoid" else torch.tanh)(x.detach())
+    if not np.allclose(eager.numpy(), truth.numpy(), rtol=2e-6, atol=1e-7, equal_nan=True):
+        return False
+    torch.testing.assert_close(got.detach(), eager, rtol=rtol, atol=atol, equal_nan=True,
+                               msg=lambda m: f"{act} vs eager torch: {m}")
+    return True
 
 
 # --------------------------------------------------------------------------

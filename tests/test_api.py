@@ -17,6 +17,8 @@ from kiln import _compiler
 HERE = Path(__file__).parent
 PROG = HERE / "api_programs" / "apimod.py"
 ROOT = HERE.parent
+# First on a subprocess's PYTHONPATH: it imports this checkout's kiln, not an installed one.
+ROOT_PYTHONPATH = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +71,7 @@ def test_tensor_function_matches_eager(mod):
 
 
 def _run(code, **env):
-    full = dict(os.environ, **env)
+    full = dict(os.environ, PYTHONPATH=ROOT_PYTHONPATH, **env)
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=full, cwd=ROOT)
 
 
@@ -131,7 +133,7 @@ def test_kiln_compile_decorator(tmp_path):
     env = dict(KILN_CACHE_DIR=str(tmp_path / "cache"))
     for _ in range(2):  # the second run loads from the cache
         r = subprocess.run([sys.executable, str(src)], capture_output=True, text=True, cwd=ROOT,
-                           env=dict(os.environ, **env))
+                           env=dict(os.environ, PYTHONPATH=ROOT_PYTHONPATH, **env))
         assert r.returncode == 0, r.stderr
         first, second = r.stdout.strip().split("\n")
         assert first == "builtin_function_or_method 135 54 4.5"
@@ -144,7 +146,8 @@ def test_kiln_compile_native_mode_raises_for_uncompilable(tmp_path):
     src = tmp_path / "bad.py"
     src.write_text("import kiln\n@kiln.compile\ndef f(x):\n    return dict((i, i) for i in x)\n")
     r = subprocess.run([sys.executable, str(src)], capture_output=True, text=True, cwd=ROOT,
-                       env=dict(os.environ, KILN_MODE="native", KILN_CACHE_DIR=str(tmp_path / "c")))
+                       env=dict(os.environ, PYTHONPATH=ROOT_PYTHONPATH, KILN_MODE="native",
+                                KILN_CACHE_DIR=str(tmp_path / "c")))
     assert r.returncode != 0 and "generator expression" in r.stderr
 
 

@@ -20,6 +20,10 @@ except ImportError as exc:  # pragma: no cover
 
 import kiln
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# First on a subprocess's PYTHONPATH: it imports this checkout's kiln, not an installed one.
+ROOT_PYTHONPATH = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+
 THREADS = 8
 
 SCALAR_SRC = textwrap.dedent('''\
@@ -225,7 +229,8 @@ RACE_PROG = textwrap.dedent('''\
 # initialization is not thread-safe): find_toolchain() now initializes it under a lock.
 def test_first_compile_races_in_8_threads(tmp_path):
     (tmp_path / "krace.py").write_text("def f(x: int) -> int:\n    return x * 2 + 1\n")
-    env = dict(os.environ, KILN_CACHE_DIR=str(tmp_path / "cache"), KILN_MODE="auto")
+    env = dict(os.environ, KILN_CACHE_DIR=str(tmp_path / "cache"), KILN_MODE="auto",
+               PYTHONPATH=ROOT_PYTHONPATH)
     proc = subprocess.run([sys.executable, "-c", RACE_PROG, str(tmp_path)], capture_output=True,
                           text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]

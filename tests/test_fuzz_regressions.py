@@ -23,6 +23,8 @@ import time
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+# First on a subprocess's PYTHONPATH: it imports this checkout's kiln, not an installed one.
+ROOT_PYTHONPATH = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 KILNC = ROOT / "kilnc"
 REGRESSIONS = sorted(p for p in (ROOT / "tests/fuzz/regressions").iterdir() if p.is_file()) \
     if (ROOT / "tests/fuzz/regressions").is_dir() else []
@@ -217,7 +219,7 @@ def test_cli_check_too_deep_for_cpython_is_kiln001(name: str, patho_dir: pathlib
     the module cannot be imported either: `kiln check` must say KILN001, exit 1."""
     import sys
     proc = subprocess.run([sys.executable, "-m", "kiln", "check", str(patho_dir / f"{name}.py")],
-                          capture_output=True, timeout=120)
+                          capture_output=True, timeout=120, env=dict(os.environ, PYTHONPATH=ROOT_PYTHONPATH))
     assert proc.returncode == 1
     assert b"error[KILN001]" in proc.stderr and b"Traceback" not in proc.stderr, proc.stderr[-500:]
 

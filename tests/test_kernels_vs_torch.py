@@ -30,6 +30,8 @@ import numpy as np
 import pytest
 import torch
 
+from oracle import EAGER_ACTIVATION_INACCURATE, check_activation
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 tf = pytest.importorskip("tensorflow")
 
@@ -380,9 +382,13 @@ def test_sigmoid_tanh_vs_tf(kk, sweep, act):
 @pytest.mark.parametrize("M,N", SHAPES)
 @pytest.mark.parametrize("act", [SIGMOID, TANH])
 def test_sigmoid_tanh_layouts(kk, M, N, act):
+    # test_sigmoid_tanh_vs_torch's contract: float64 truth first, eager while it is accurate
+    eager_ok = True
     for name, x in layouts(M, N, seed=N):
-        torch.testing.assert_close(k_unary(kk, act, x), TORCH_ACT[act](x).contiguous(), rtol=1e-5,
-                                   atol=1e-6, equal_nan=True)
+        eager_ok &= check_activation(k_unary(kk, act, x), x, "sigmoid" if act == SIGMOID else "tanh",
+                                     rtol=1e-5, atol=1e-6)
+    if not eager_ok:
+        pytest.skip(EAGER_ACTIVATION_INACCURATE)
 
 
 # --------------------------------------------------------------------------- row sums

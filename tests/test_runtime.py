@@ -23,6 +23,8 @@ import traceback
 
 import pytest
 
+from oracle import EAGER_ACTIVATION_INACCURATE, check_activation
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTMOD_C = os.path.join(ROOT, "tests", "runtime_testmod", "testmod.c")
 
@@ -842,11 +844,15 @@ def test_tensor_ops_vs_eager(tm, torch):
         exp = x + y
         assert got.shape == exp.shape and got.dim() == exp.dim()
         assert torch.equal(got, exp), (x.shape, y.shape)
-    for op, fn in [(OP_RELU, torch.relu), (OP_SIGMOID, torch.sigmoid), (OP_TANH, torch.tanh)]:
+    eager_ok = True
+    for op, act in [(OP_RELU, "relu"), (OP_SIGMOID, "sigmoid"), (OP_TANH, "tanh")]:
         for x in (a, a.t(), a[0], torch.ones(0, 3)):
             got = tm.tensor_op(op, x)
             assert got.shape == x.shape
-            torch.testing.assert_close(got, fn(x), **close)
+            if act == "relu":
+                torch.testing.assert_close(got, torch.relu(x), **close)
+            else:  # float64 truth first, eager while it is accurate (oracle.check_activation)
+                eager_ok &= check_activation(got, x, act, **close)
     torch.testing.assert_close(tm.tensor_op(OP_ROWSUM, a), a.sum(dim=1), **close)
     torch.testing.assert_close(tm.tensor_op(OP_ROWMEAN, a.t()), a.t().mean(dim=1), **close)
     special = torch.tensor([[0.0, -0.0, float("nan"), float("inf"), -float("inf"), -1.0]])
@@ -859,6 +865,8 @@ def test_tensor_ops_vs_eager(tm, torch):
     # large enough to release the GIL
     big_a, big_b = torch.randn(128, 128), torch.randn(128, 128)
     torch.testing.assert_close(tm.tensor_op(OP_MATMUL, big_a, big_b), big_a @ big_b, rtol=1e-4, atol=1e-4)
+    if not eager_ok:
+        pytest.skip(EAGER_ACTIVATION_INACCURATE)
 
 
 def test_tensor_op_shape_errors(tm, torch):

@@ -36,6 +36,8 @@ except ImportError as exc:  # pragma: no cover
 import kiln
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+# First on a subprocess's PYTHONPATH: it imports this checkout's kiln, not an installed one.
+ROOT_PYTHONPATH = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 
 # Every payload, if it ever reached the C unescaped, would break the build
 # or change behaviour; KILN_PWNED must never appear in the C as code.
@@ -116,7 +118,7 @@ def hostile(tmp_path_factory):
     src = d / "khostile.py"
     src.write_text(HOSTILE, encoding="utf-8")
     c = subprocess.run([sys.executable, "-m", "kiln", "emit", str(src)], capture_output=True,
-                       cwd=str(d))
+                       cwd=str(d), env=dict(os.environ, PYTHONPATH=ROOT_PYTHONPATH))
     assert c.returncode == 0, c.stderr.decode()
     mod = kiln.build(str(src), out_dir=str(d))
     report = json.loads((d / "khostile.kiln.json").read_text())
@@ -244,7 +246,7 @@ CACHE_PROG = textwrap.dedent('''\
 
 
 def _run_cache(tmp: pathlib.Path, cache: pathlib.Path, mod: str, expect_ok: bool = True):
-    env = dict(os.environ, KILN_CACHE_DIR=str(cache), KILN_MODE="auto")
+    env = dict(os.environ, KILN_CACHE_DIR=str(cache), KILN_MODE="auto", PYTHONPATH=ROOT_PYTHONPATH)
     proc = subprocess.run([sys.executable, "-c", CACHE_PROG.format(mod=mod), str(tmp)],
                           capture_output=True, text=True, env=env, timeout=300)
     if expect_ok:
@@ -362,7 +364,7 @@ def test_cli_never_executes_user_code(tmp_path):
         def f(x: int) -> int:
             return x + 1
     '''))
-    env = dict(os.environ)
+    env = dict(os.environ, PYTHONPATH=ROOT_PYTHONPATH)
     for cmd in (["check", str(src)], ["emit", str(src)], ["build", str(src), "-o", str(tmp_path)],
                 ["check", "--json", str(src)] if False else ["check", str(src)]):
         proc = subprocess.run([sys.executable, "-m", "kiln", *cmd], capture_output=True, text=True, env=env,

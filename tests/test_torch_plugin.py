@@ -44,9 +44,13 @@ except ImportError as exc:  # pragma: no cover
 import kiln
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from oracle import check_equivalent, compare_values, message_class  # noqa: E402
+from oracle import (EAGER_ACTIVATION_INACCURATE, check_activation, check_equivalent,  # noqa: E402
+                    compare_values, message_class)
 
 PROGRAMS = pathlib.Path(__file__).resolve().parent / "torch_programs"
+ROOT = PROGRAMS.parent.parent
+# First on a subprocess's PYTHONPATH: it imports this checkout's kiln, not an installed one.
+ROOT_PYTHONPATH = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 STEMS = ["tp_phase_a", "tp_expanded", "tp_forms", "tp_linear_from_import",
          "tp_linear_import_torch", "tp_rejected", "tp_fallback_mutation", "tp_modes"]
 RTOL, ATOL = 1e-5, 1e-6
@@ -239,12 +243,25 @@ def form_tol(name, K):
     return dict(rtol=RTOL, atol=ATOL)
 
 
+ACTIVATION_FORMS = {"sigmoid_1": "sigmoid", "sigmoid_2": "sigmoid", "tanh_1": "tanh", "tanh_2": "tanh"}
+
+
+def check_form(mod, name, args, tol):
+    """check_equivalent; a bare sigmoid/tanh under test_kernels_vs_torch's
+    contract (oracle.check_activation): float64 truth first, then the
+    original (eager) only while eager's own result is accurate, else skip."""
+    act = ACTIVATION_FORMS.get(name)
+    if act and not check_activation(getattr(mod, name)(*args), args[0], act, rtol=tol["rtol"], atol=tol["atol"]):
+        pytest.skip(EAGER_ACTIVATION_INACCURATE)
+    check_equivalent(mod, name, *args, **tol)
+
+
 @pytest.mark.parametrize("shape", FORM_SHAPES, ids=["x".join(map(str, s)) for s in FORM_SHAPES])
 @pytest.mark.parametrize("name", FORMS)
 def test_forms(built, name, shape):
     M, K, N = shape
     mod = built[FORM_STEM.get(name, "tp_forms")][0]
-    check_equivalent(mod, name, *form_args(name, M, K, N), **form_tol(name, K))
+    check_form(mod, name, form_args(name, M, K, N), form_tol(name, K))
 
 
 @pytest.mark.parametrize("name", FORMS)
@@ -255,7 +272,7 @@ def test_forms_special_values(built, name):
     counter = iter(range(100))
     huge = not name.startswith(("matmul", "linear", "binop", "call", "mlp", "post"))
     args = form_args(name, M, K, N, maker=lambda seed, *shape: special(shape, seed=next(counter), huge=huge))
-    check_equivalent(mod, name, *args, **form_tol(name, K))
+    check_form(mod, name, args, form_tol(name, K))
 
 
 
@@ -340,7 +357,8 @@ def _rejected_expect():
 def test_rejected_diagnostics_on_check(tmp_path):
     """`kiln check` prints rustc-style warnings with the codes and exits 0."""
     r = subprocess.run([sys.executable, "-m", "kiln", "check", str(PROGRAMS / "tp_rejected.py"),
-                        "-o", str(tmp_path)], capture_output=True, text=True, timeout=60)
+                        "-o", str(tmp_path)], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, PYTHONPATH=ROOT_PYTHONPATH))
     assert r.returncode == 0, r.stderr
     for code in ["KILN-TORCH-001", "KILN-TORCH-002", "KILN-TORCH-003", "KILN-TORCH-005"]:
         assert re.search(rf"tp_rejected\.py:\d+:\d+: \w+\[{code}\]", r.stderr), (code, r.stderr)
@@ -425,9 +443,14 @@ def test_non_contiguous(built, layout):
     check_equivalent(fm, "add_12", w[0, :K], x, bitwise=True)
     check_equivalent(fm, "add_22", x, x.t().contiguous().t(), bitwise=True)
     check_equivalent(fm, "sum_kw", x, rtol=RTOL, atol=ATOL * 10)
-    check_equivalent(fm, "sigmoid_2", x)
+    # float64 truth first, the original (eager) while it is accurate (oracle.check_activation)
+    eager_ok = check_activation(fm.sigmoid_2(x), x, "sigmoid", rtol=RTOL, atol=ATOL)
+    if eager_ok:
+        check_equivalent(fm, "sigmoid_2", x)
     check_equivalent(fm, "matmul_op", x, w.t(), rtol=RTOL, atol=gemm_atol(K))
     check_equivalent(fm, "identity", x, bitwise=True)
+    if not eager_ok:
+        pytest.skip(EAGER_ACTIVATION_INACCURATE)
 
 
 def test_identity_returns_the_argument(built):
@@ -497,13 +520,13 @@ def test_inputs_never_mutated_and_outputs_outlive_inputs(built):
     for t, k in zip((x, w, b), keep):
         assert torch.equal(t, k)
     ref1 = mod.__kiln_python__["inference"](*keep)
-    ref3 = keep[0].tanh()
     del x, w, b
     gc.collect()
     # allocate over freed memory, then read the outputs
     junk = [torch.full((64, 64), 7.0) for _ in range(50)]
     torch.testing.assert_close(out1, ref1, rtol=RTOL, atol=1e-5)
-    torch.testing.assert_close(out3, ref3, rtol=RTOL, atol=ATOL)
+    # tanh: float64 truth first, eager while it is accurate (oracle.check_activation)
+    eager_ok = check_activation(out3, keep[0], "tanh", rtol=RTOL, atol=ATOL)
     assert out2.shape == (3, 5) and out2.is_contiguous()
     del junk
     # outputs are independent values: mutating one does not touch inputs or other outputs
@@ -511,6 +534,8 @@ def test_inputs_never_mutated_and_outputs_outlive_inputs(built):
     y = fm.relu_2(x)
     y.fill_(42.0)
     assert not torch.equal(x, y)
+    if not eager_ok:
+        pytest.skip(EAGER_ACTIVATION_INACCURATE)
 
 
 def _line_of(stem, needle):
@@ -590,7 +615,7 @@ MODE_SCRIPT = textwrap.dedent("""
     sys.path.insert(0, sys.argv[1]); sys.path.insert(0, sys.argv[2])
     import kiln._runtime as R
     import tp_phase_a as pa, tp_forms as fm, tp_modes as md
-    from oracle import check_equivalent
+    from oracle import check_activation, check_equivalent
     out = {"path": R.boundary_paths()["torch"],
            "is_original": {n: getattr(pa, n) is pa.__kiln_python__[n] for n in ["inference"]},
            "modes_is_original": {n: getattr(md, n) is md.__kiln_python__[n] for n in ["native_fn", "python_fn"]},
@@ -625,8 +650,10 @@ MODE_SCRIPT = textwrap.dedent("""
             fm.relu_2(a)
         gc.collect()
         out["refs"] = [r0, sys.getrefcount(a)]
-        y = fm.tanh_2(a); ref = a.tanh(); del a; gc.collect()
-        out["outlives"] = bool(torch.allclose(y, ref))
+        y = fm.tanh_2(a); kept = a.clone(); del a; gc.collect()
+        # float64 truth first (raises on a difference), eager while it is accurate
+        out["eager_tanh_accurate"] = check_activation(y, kept, "tanh", rtol=1e-5, atol=1e-8)
+        out["outlives"] = True
     print(json.dumps(out))
 """)
 
@@ -639,7 +666,7 @@ def test_kiln_mode_subprocess(built, tmp_path, mode, public):
     compiled raises. (auto is this process's mode: see test_kiln_mode_auto.)"""
     script = tmp_path / "mode.py"
     script.write_text(MODE_SCRIPT)
-    env = dict(os.environ, KILN_MODE=mode, KILN_TORCH_PUBLIC="1" if public else "0")
+    env = dict(os.environ, KILN_MODE=mode, KILN_TORCH_PUBLIC="1" if public else "0", PYTHONPATH=ROOT_PYTHONPATH)
     r = subprocess.run([sys.executable, str(script), str(built["__dir__"]), str(pathlib.Path(__file__).parent)],
                        capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stderr[-3000:]
@@ -664,6 +691,8 @@ def test_kiln_mode_subprocess(built, tmp_path, mode, public):
         assert "expected rank-2 tensor, got rank 1" in got["errors"][2][1]
         assert "expected a torch.Tensor" in got["errors"][3][1]
         assert got["refs"][0] == got["refs"][1] and got["outlives"]
+        if not got["eager_tanh_accurate"]:
+            pytest.skip(EAGER_ACTIVATION_INACCURATE)
 
 
 def test_kiln_mode_auto(built):
@@ -1304,7 +1333,8 @@ torch.testing.assert_close(kcmod.inference(x), x.relu())
 assert torch.is_grad_enabled()
 print("ok")
 """
-    env = dict(os.environ, KILN_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(tmp_path))
+    env = dict(os.environ, KILN_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join([ROOT_PYTHONPATH, str(tmp_path)]))
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert r.returncode == 0, r.stderr[-3000:]
     assert r.stdout.strip() == "ok", r.stdout

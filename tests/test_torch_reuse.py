@@ -24,6 +24,11 @@ except ImportError as exc:  # pragma: no cover
 
 import kiln
 import kiln._runtime as rt
+from oracle import EAGER_ACTIVATION_INACCURATE, check_activation
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# First on a subprocess's PYTHONPATH: it imports this checkout's kiln, not an installed one.
+ROOT_PYTHONPATH = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 
 SRC = """\
 from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D
@@ -120,19 +125,22 @@ def test_whatever_still_reaches_a_result_keeps_its_values(m, kind):
     x0 = gen(5, 6, 3)
     r = m.act(x0)
     want = r.clone()
-    torch.testing.assert_close(want, torch.sigmoid(x0), rtol=1e-6, atol=1e-6)
+    # sigmoid: float64 truth first, eager while it is accurate (oracle.check_activation)
+    eager_ok = check_activation(want, x0, "sigmoid", rtol=1e-6, atol=1e-6)
     holder = hold(r)
     before = see(holder) if see else None
     del r
     for i in range(6):
         x = gen(20 + i, 6, 3)
-        torch.testing.assert_close(m.act(x), torch.sigmoid(x), rtol=1e-6, atol=1e-6)
+        eager_ok &= check_activation(m.act(x), x, "sigmoid", rtol=1e-6, atol=1e-6)
     if kind == "dlpack":
         torch.testing.assert_close(torch.from_dlpack(holder), want, rtol=0, atol=0)
     else:
         after = see(holder)
         if after is not None:  # a weak referent may since have died: see below
             torch.testing.assert_close(after, before, rtol=0, atol=0)
+    if not eager_ok:
+        pytest.skip(EAGER_ACTIVATION_INACCURATE)
 
 
 def test_autograd_saved_result_is_not_overwritten(m):
@@ -167,13 +175,17 @@ def test_a_result_changed_before_it_was_dropped_is_not_handed_out(m, kind):
     r = m.act(x)
     CHANGES[kind](r)
     del r
+    eager_ok = True
     for i in range(6):
         x = gen(40 + i, 3, 3)
         got, want = m.act(x), torch.sigmoid(x)
-        torch.testing.assert_close(got, want, rtol=1e-6, atol=1e-6)
+        # values: float64 truth first, eager while it is accurate (oracle.check_activation)
+        eager_ok &= check_activation(got, x, "sigmoid", rtol=1e-6, atol=1e-6)
         assert (got._version, got.requires_grad, got.stride()) == \
             (want._version, want.requires_grad, want.stride())
         assert not hasattr(got, "tag")
+    if not eager_ok:
+        pytest.skip(EAGER_ACTIVATION_INACCURATE)
 
 
 def test_inference_mode_matches_eager(m):
@@ -189,7 +201,9 @@ def test_inference_mode_matches_eager(m):
         del got
     got = m.act(x)
     assert not got.is_inference()
-    torch.testing.assert_close(got, torch.sigmoid(x), rtol=1e-6, atol=1e-6)
+    # float64 truth first, eager while it is accurate (oracle.check_activation)
+    if not check_activation(got, x, "sigmoid", rtol=1e-6, atol=1e-6):
+        pytest.skip(EAGER_ACTIVATION_INACCURATE)
 
 
 def test_a_weakly_referenced_result_dies_at_the_next_small_result(m):
@@ -214,13 +228,17 @@ def test_large_results_are_not_kept(m):
 
 def test_native_code_sees_fallback_changes_to_a_refilled_result(m):
     a, b = gen(12, 3, 4), gen(13, 4, 5)
+    eager_ok = True
     for i in range(8):
         a = gen(50 + i, 3, 4)
-        torch.testing.assert_close(m.negate_in_python(a, b), torch.sigmoid(-(a @ b)), rtol=1e-5, atol=1e-6)
+        # sigmoid: float64 truth first, eager while it is accurate (oracle.check_activation)
+        eager_ok &= check_activation(m.negate_in_python(a, b), -(a @ b), "sigmoid", rtol=1e-5, atol=1e-6)
+    if not eager_ok:
+        pytest.skip(EAGER_ACTIVATION_INACCURATE)
 
 
 def _run(code, **env):
-    e = dict(os.environ, **env)
+    e = dict(os.environ, PYTHONPATH=ROOT_PYTHONPATH, **env)
     r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=e,
                        timeout=300)
     assert r.returncode == 0, r.stderr

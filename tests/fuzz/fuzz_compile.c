@@ -3,7 +3,8 @@
  * JSON report. Built by `make fuzz` with -fsanitize=fuzzer,address,undefined.
  *
  * Odd-length inputs also enable the test plugin and KL_FLAG_BIND_GLOBALS, so
- * every plugin outcome and both module-init forms are reached.
+ * every plugin outcome and both module-init forms are reached. A stand-in
+ * name hook resolves \N{BULLET}.
  *
  * With KILN_FUZZ_C_DIR set, every 64th input that compiles with a non-empty
  * module is written there as C (name: a hash of the input); tests/fuzz/run.sh
@@ -16,6 +17,16 @@
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Stands in for kiln._compiler's \N{NAME} hook (which asks the running
+ * Python): BULLET and bullet are known, every other name is not, so both
+ * the decoding and the unknown-name error are reached. */
+static bool lookup_name(void *user, const char *name, size_t len, uint32_t *cp) {
+  (void)user;
+  if (len != 6 || (memcmp(name, "BULLET", 6) && memcmp(name, "bullet", 6))) return false;
+  *cp = 0x2022;
+  return true;
+}
 
 static void save_c(const uint8_t *data, size_t size, const KlBuf *c) {
   static const char *dir;
@@ -38,7 +49,8 @@ static void save_c(const uint8_t *data, size_t size, const KlBuf *c) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   unsigned flags = size & 1 ? KL_FLAG_TEST_PLUGIN | KL_FLAG_BIND_GLOBALS : 0;
   KlResult res;
-  kl_compile((const char *)data, size, "fuzz.py", "fuzz", flags, true, &res);
+  const KlNameHook names = {lookup_name, NULL};
+  kl_compile((const char *)data, size, "fuzz.py", "fuzz", flags, true, &names, &res);
   /* the result must be self-consistent whatever the input */
   if (res.ok && !res.report.len) __builtin_trap();
   if (!res.ok && res.c_source.len && !res.diagnostics.len) __builtin_trap();

@@ -1,0 +1,2 @@
+def label(n: int) -> str:
+    return f"{n} \N{BULLET} item"

@@ -1,0 +1,1 @@
+s = f"x\N{BULLET" + "}"
