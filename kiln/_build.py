@@ -77,7 +77,13 @@ def check_syntax(source: bytes, filename: str) -> None:
                                  f"invalid Python syntax: {exc.msg}", text)
         raise KilnError(diag, diagnostics=diag, code="KILN001") from None
     except ValueError as exc:  # e.g. null bytes on some Python versions
-        diag = f"{filename}:1:1: error[KILN001]: invalid Python source: {exc}\n"
+        diag = None
+        if isinstance(exc, UnicodeDecodeError):
+            # 3.12+ raise it, with no location, for a bad escape in an
+            # f-string's format spec; kiln's lexer finds the escape.
+            ok, text = load_compiler().dump(source, filename, 0)
+            diag = None if ok else text
+        diag = diag or f"{filename}:1:1: error[KILN001]: invalid Python source: {exc}\n"
         raise KilnError(diag, diagnostics=diag, code="KILN001") from None
     except (MemoryError, RecursionError) as exc:
         # CPython's own parser gives up on very deeply nested source: the
