@@ -1205,8 +1205,8 @@ static void fail_to(E *e, const char *label) {
   kl_buf_printf(e->out, "#define KL_FAIL(l) do { kl_line = (l); goto %s; } while (0)\n", label ? label : "kl_error");
 }
 
-/* A consumed generator's variables, in the order its frame would release
- * them on the running CPython (resolve.c). */
+/* A comprehension's variables at its end, in the order the running CPython
+ * releases them (resolve.c release_order). */
 static void unbind_generator_vars(E *e, const KlNode *n) {
   bool same = true;
   for (int i = 0; i < n->nrelease && same; i++) same = n->release[0][i] == n->release[1][i];
@@ -1498,7 +1498,7 @@ static Val comprehension(E *e, KlNode *n) {
     }
     line(e, "kl_gend_%d:;", id);
   } else {
-    for (int i = 0; i < clauses.len; i++) unbind_targets(e, clauses.items[i]->a);
+    unbind_generator_vars(e, n);
   }
   Val out = r;
   if (reduces(n)) return reduce_finish(e, n, &rd, r, L);

@@ -364,9 +364,12 @@ struct KlNode {
   int enclosing;      /* resolve.c: a load from a comprehension of a variable bound outside it:
                          1 through comprehensions only, 2 through a generator expression */
   bool consumed;      /* resolve.c: COMP made from a generator expression a consumer takes */
-  KlNode **release[2]; /* resolve.c: a generator's target names in the order its frame releases
-                          them: [0] up to 3.11, [1] from 3.12 (nrelease of each) */
+  KlNode **release[2]; /* resolve.c: a comprehension's target names in the order CPython releases
+                          them at its end: [0] up to 3.11, [1] from 3.12 (nrelease of each) */
   int nrelease;
+  const char *stored_to; /* resolve.c: a list/set/dict comprehension an assignment on its line
+                            stores straight into this local (3.12's compiler then reorders its
+                            restores), or NULL */
   int *clear;         /* resolve.c: a store's other slots of its variable, dead from it on */
   int nclear, nclear_cap;
   const char *dotted; /* expression statically denotes this module path / symbol,

@@ -278,6 +278,96 @@ static void order_uses(VarOrder *o, KlNode *n, bool nested) {
   order_list(o, n->kw, nested);
 }
 
+static void collect_targets(KlNode *t, KlNode **out, int *n);
+static int count_targets(KlNode *t);
+
+/* 3.12 inlines a list, set or dict comprehension (PEP 709): it saves its
+ * variables at its start, in the order its symbol table first met them, and
+ * restores them (unbound) at its end, the last saved first. The symbol table
+ * meets a clause's target, its conditions, then each next clause's target,
+ * iterable and conditions, a dict's value, the element; of a nested
+ * comprehension only the first iterable is this one's. */
+static void symtable_uses(VarOrder *o, KlNode *n) {
+  if (!n) return;
+  int v = order_var(o, n);
+  if (v >= 0) {
+    if (o->rank[v] < 0) o->rank[v] = o->next++;
+    return;
+  }
+  if (n->kind == KL_N_COMP) {
+    symtable_uses(o, n->list.items[0]->b);
+    symtable_uses(o, n->c);
+    for (int i = 0; i < n->kw.len; i++) symtable_uses(o, n->kw.items[i]);
+    return;
+  }
+  symtable_uses(o, n->a);
+  symtable_uses(o, n->b);
+  symtable_uses(o, n->c);
+  for (int i = 0; i < n->list.len; i++) symtable_uses(o, n->list.items[i]);
+  for (int i = 0; i < n->kw.len; i++) symtable_uses(o, n->kw.items[i]);
+}
+
+/* The names 3.12 also saves for the nested comprehensions it inlines into
+ * comp (their variables, after comp's own: the symbol table copies them in
+ * after its own): names[n..] grows, without repeats. */
+static bool is_inlined(const KlNode *n) {
+  return n->kind == KL_N_COMP && n->op != KL_COMP_GENERATOR && !n->consumed;
+}
+
+static void add_name(const char **names, int *n, const char *name) {
+  for (int i = 0; i < *n; i++)
+    if (!strcmp(names[i], name)) return;
+  names[(*n)++] = name;
+}
+
+static void inlined_names(KlCtx *ctx, KlNode *n, const char **names, int *count) {
+  if (!n) return;
+  if (n->kind == KL_N_COMP) {
+    inlined_names(ctx, n->list.items[0]->b, names, count); /* evaluated in the enclosing scope */
+    inlined_names(ctx, n->c, names, count);
+    for (int i = 0; i < n->kw.len; i++) inlined_names(ctx, n->kw.items[i], names, count);
+    if (!is_inlined(n)) return; /* a generator expression is a function of its own */
+    int nt = 0;
+    for (int i = 0; i < n->list.len; i++) nt += count_targets(n->list.items[i]->a);
+    KlNode **targets = kl_alloc(ctx, sizeof(KlNode *) * (size_t)(nt + 1));
+    nt = 0;
+    for (int i = 0; i < n->list.len; i++) collect_targets(n->list.items[i]->a, targets, &nt);
+    for (int i = 0; i < nt; i++) add_name(names, count, targets[i]->name);
+    for (int i = 0; i < n->list.len; i++) {
+      if (i) inlined_names(ctx, n->list.items[i]->b, names, count);
+      for (int j = 0; j < n->list.items[i]->list.len; j++) inlined_names(ctx, n->list.items[i]->list.items[j], names, count);
+    }
+    inlined_names(ctx, n->b, names, count);
+    inlined_names(ctx, n->a, names, count);
+    return;
+  }
+  inlined_names(ctx, n->a, names, count);
+  inlined_names(ctx, n->b, names, count);
+  inlined_names(ctx, n->c, names, count);
+  for (int i = 0; i < n->list.len; i++) inlined_names(ctx, n->list.items[i], names, count);
+  for (int i = 0; i < n->kw.len; i++) inlined_names(ctx, n->kw.items[i], names, count);
+}
+
+static int count_names(const KlNode *n) {
+  if (!n) return 0;
+  int c = n->kind == KL_N_NAME;
+  c += count_names(n->a) + count_names(n->b) + count_names(n->c);
+  for (int i = 0; i < n->list.len; i++) c += count_names(n->list.items[i]);
+  for (int i = 0; i < n->kw.len; i++) c += count_names(n->kw.items[i]);
+  return c;
+}
+
+static void symtable_clauses(VarOrder *o, KlNode *comp) {
+  for (int i = 0; i < comp->list.len; i++) {
+    KlNode *c = comp->list.items[i];
+    symtable_uses(o, c->a);
+    if (i) symtable_uses(o, c->b);
+    for (int j = 0; j < c->list.len; j++) symtable_uses(o, c->list.items[j]);
+  }
+  symtable_uses(o, comp->b);
+  symtable_uses(o, comp->a);
+}
+
 static void collect_targets(KlNode *t, KlNode **out, int *n) {
   if (t->kind == KL_N_NAME) out[(*n)++] = t;
   else
@@ -290,9 +380,12 @@ static int count_targets(KlNode *t) {
   return n;
 }
 
-/* Fills gen->release[] (gen a generator expression whose variables are
- * comp_scope[first..last)). */
+/* Fills gen->release[] (gen a comprehension whose variables are
+ * comp_scope[first..last)): a generator expression's, or a list, set or dict
+ * comprehension's up to 3.11, in its frame's order; from 3.12 a list, set or
+ * dict comprehension's in its restore order. */
 static void release_order(KlCtx *ctx, KlFunc *f, KlNode *gen, int first, int last) {
+  const bool restored = gen->op != KL_COMP_GENERATOR; /* from 3.12 */
   int ntargets = 0;
   for (int i = 0; i < gen->list.len; i++) ntargets += count_targets(gen->list.items[i]->a);
   KlNode **targets = kl_alloc(ctx, sizeof(KlNode *) * (size_t)(ntargets + 1));
@@ -304,7 +397,29 @@ static void release_order(KlCtx *ctx, KlFunc *f, KlNode *gen, int first, int las
                   .rank = kl_alloc(ctx, sizeof(int) * (size_t)(nvars + 1)),
                   .cell = kl_alloc(ctx, sizeof(bool) * (size_t)(nvars + 1))};
     for (int v = 0; v < nvars; v++) o.rank[v] = -1;
-    order_clauses(&o, gen, false);
+    if (version == 1 && restored) {
+      /* saved: its own variables (rank), then the inlined comprehensions'
+       * names; restored last saved first, but when an assignment on its
+       * line stores it straight into a local, the compiler swaps that store
+       * with the first restore: the last saved then goes last */
+      symtable_clauses(&o, gen);
+      const char **names = kl_alloc(ctx, sizeof(char *) * (size_t)(nvars + count_names(gen) + 1));
+      int np = 0;
+      for (int v = 0; v < nvars; v++) names[np++] = f->locals[f->comp_scope[first + v]].name;
+      for (int i = 0; i < gen->list.len; i++) {
+        if (i) inlined_names(ctx, gen->list.items[i]->b, names, &np);
+        for (int j = 0; j < gen->list.items[i]->list.len; j++)
+          inlined_names(ctx, gen->list.items[i]->list.items[j], names, &np);
+      }
+      inlined_names(ctx, gen->b, names, &np);
+      inlined_names(ctx, gen->a, names, &np);
+      bool swapped = gen->stored_to != NULL;
+      for (int i = 0; i < np && swapped; i++) swapped = strcmp(names[i], gen->stored_to) != 0;
+      for (int v = 0; v < nvars; v++)
+        o.rank[v] = swapped ? (o.rank[v] == np - 1 ? np - 1 : np - 2 - o.rank[v]) : np - 1 - o.rank[v];
+    } else {
+      order_clauses(&o, gen, false);
+    }
     /* the sort key: first use for plain variables (every target is one),
      * after them the cells, by name */
     int *key = kl_alloc(ctx, sizeof(int) * (size_t)(nvars + 1));
@@ -351,15 +466,54 @@ static void resolve_comprehension(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n)
   }
   resolve_expr(ctx, m, f, n->a);
   resolve_expr(ctx, m, f, n->b);
-  if (n->op == KL_COMP_GENERATOR) release_order(ctx, f, n, mark, f->ncomp_scope);
+  release_order(ctx, f, n, mark, f->ncomp_scope);
   f->ncomp_scope = mark;
   f->comp_mark = outer_mark;
   f->gen_mark = outer_gen;
   f->comp_depth--;
 }
 
+/* Whether a generator expression in n reads name (beyond its first
+ * iterable): the function's variable is then a cell. */
+static bool genexp_reads(const KlNode *n, const char *name, bool inside) {
+  if (!n) return false;
+  if (n->kind == KL_N_NAME) return inside && !strcmp(n->name, name);
+  if (n->kind == KL_N_COMP && (n->op == KL_COMP_GENERATOR || n->consumed)) {
+    if (genexp_reads(n->list.items[0]->b, name, inside)) return true;
+    for (int i = 0; i < n->list.len; i++) {
+      if (i && genexp_reads(n->list.items[i]->b, name, true)) return true;
+      for (int j = 0; j < n->list.items[i]->list.len; j++)
+        if (genexp_reads(n->list.items[i]->list.items[j], name, true)) return true;
+    }
+    return genexp_reads(n->a, name, true) || genexp_reads(n->b, name, true);
+  }
+  if (genexp_reads(n->a, name, inside) || genexp_reads(n->b, name, inside) || genexp_reads(n->c, name, inside))
+    return true;
+  KlNodeList ls[] = {n->list, n->kw, n->body, n->orelse};
+  for (int k = 0; k < 4; k++)
+    for (int i = 0; i < ls[k].len; i++)
+      if (genexp_reads(ls[k].items[i], name, inside)) return true;
+  return false;
+}
+
+/* `r = [...]` (or `r: T = [...]`) with r a plain local (no cell) on the
+ * comprehension's line: 3.12 stores the result with STORE_FAST right after
+ * the comprehension's restores, and its compiler swaps the two (see
+ * release_order). */
+static void mark_stored_comprehension(KlFunc *f, KlNode *s) {
+  KlNode *target = s->kind == KL_N_ASSIGN && s->list.len == 1 ? s->list.items[0] : s->kind == KL_N_ANNASSIGN ? s->a : NULL;
+  KlNode *value = s->b;
+  if (!f || !target || !value || target->kind != KL_N_NAME || value->kind != KL_N_COMP ||
+      value->op == KL_COMP_GENERATOR || target->loc.line != value->loc.line)
+    return;
+  for (int i = 0; i < f->body.len; i++)
+    if (genexp_reads(f->body.items[i], target->name, false)) return;
+  value->stored_to = target->name;
+}
+
 static void resolve_expr(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
   if (!n) return;
+  if (n->kind == KL_N_ASSIGN || n->kind == KL_N_ANNASSIGN) mark_stored_comprehension(f, n);
   switch (n->kind) {
   case KL_N_NAME: {
     for (int i = f ? f->ncomp_scope - 1 : -1; i >= 0; i--) /* innermost comprehension first */
