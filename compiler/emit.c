@@ -442,6 +442,7 @@ static Val binop_vals(E *e, KlSiteInfo *s, int op, KlType rt, Val a, Val b, bool
 static void scalar_compare(E *e, const char *r, int op, Val a, Val b) {
   static const char *const cop[] = {"<", "<=", ">", ">=", "==", "!="};
   bool fa = a.t == KL_T_FLOAT, fb = b.t == KL_T_FLOAT;
+  if (!strcmp(a.s, b.s)) b = own(e, b); /* `x < x`: C compilers warn on a self-comparison */
   if (fa == fb) {
     line(e, "%s = %s %s %s;", r, a.s, cop[op], b.s);
     return;

@@ -54,6 +54,13 @@ def cmp_bools(p: bool, q: bool):
     return (p < q, p == q, p > q)
 
 
+def cmp_self(a: int, y: float, b: bool):
+    # a variable compared with itself: generated C that said `x < x` did
+    # not compile warning-free (gcc's -Wtautological-compare; found by fuzzing)
+    x = a
+    return x < x, x <= x, x == x, x != x, y < y, y == y, y != y, b == b, b < b, x < x < x
+
+
 CASES = {
     "cmp_all": [(1, 2), (2, 1), (3, 3), (-1, 0), (I64_MIN, I64_MAX), (I64_MAX, I64_MAX)],
     "cmp_int_float": [(1, 1.0), (1, 1.5), (-1, -0.0), (0, -0.0), (TWO53 + 1, float(TWO53)),
@@ -73,4 +80,5 @@ CASES = {
     "sign": [(0,), (5,), (-5,), (I64_MAX,), (I64_MIN,)],
     "max_of3": [(1, 2, 3), (3, 2, 1), (2, 3, 1), (-1, -1, -1), (I64_MIN, I64_MIN, I64_MAX)],
     "cmp_bools": [(True, False), (False, True), (True, True)],
+    "cmp_self": [(3, 1.5, True), (0, float("nan"), False), (I64_MIN, -0.0, True)],
 }
