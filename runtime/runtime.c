@@ -1435,18 +1435,13 @@ static int kr_sum_start(KrSum *s, PyObject **total, PyObject *start) {
   s->i = 0;
   s->f = s->c = 0.0;
   if (!start) return 0;
-  if (PyUnicode_Check(start)) {
-    PyErr_SetString(PyExc_TypeError, "sum() can't sum strings [use ''.join(seq) instead]");
-    return -1;
-  }
-  if (PyBytes_Check(start)) {
-    PyErr_SetString(PyExc_TypeError, "sum() can't sum bytes [use b''.join(seq) instead]");
-    return -1;
-  }
-  if (PyByteArray_Check(start)) {
-    PyErr_SetString(PyExc_TypeError, "sum() can't sum bytearray [use b''.join(seq) instead]");
-    return -1;
-  }
+  PyTypeObject *const refused[] = {&PyUnicode_Type, &PyBytes_Type, &PyByteArray_Type};
+  static const char *const what[][2] = {{"strings", "''"}, {"bytes", "b''"}, {"bytearray", "b''"}};
+  for (int k = 0; k < 3; k++)
+    if (PyObject_TypeCheck(start, refused[k])) {
+      PyErr_Format(PyExc_TypeError, "sum() can't sum %s [use %s.join(seq) instead]", what[k][0], what[k][1]);
+      return -1;
+    }
   if (PyLong_CheckExact(start)) {
     int overflow;
     s->i = PyLong_AsLongAndOverflow(start, &overflow);

@@ -2978,33 +2978,15 @@ def t(tag, v):
 
 ''' + SEQ_CLASSES + r'''
 
-class Tracked:
-    """An iterable whose iterator logs next() and its own release."""
-
-    def __init__(self, tag, items):
-        self.tag = tag
-        self.items = list(items)
+class Tracked(Seq):
+    """A Seq whose iterator also logs its release."""
 
     def __iter__(self):
         LOG.append(("iter", self.tag))
         return TrackedIter(self.tag, self.items)
 
 
-class TrackedIter:
-    def __init__(self, tag, items):
-        self.tag = tag
-        self.items = items
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        if not self.items:
-            raise StopIteration
-        v = self.items.pop(0)
-        LOG.append(("next", self.tag, repr(v)))
-        return v
-
+class TrackedIter(SeqIter):
     def __del__(self):
         LOG.append(("del-iter", self.tag))
 
