@@ -1235,9 +1235,10 @@ static void close_generator(E *e, const KlNode *n, const Val *iters) {
   line(e, "#endif");
 }
 
-/* ---- sum(), min() and max() of a consumed generator ----
- * Their other arguments (sum's start, min and max's key and default) are
- * evaluated after the generator's first iterable, before its first item.
+/* ---- sum(), min(), max() and sorted() of a consumed generator ----
+ * Their other arguments (sum's start, min and max's key and default,
+ * sorted's key and reverse) are evaluated after the generator's first
+ * iterable, before its first item.
  * The total (or the best item) lives in C when the types allow (an int
  * total, a float total from a float start, the best of scalar items) and
  * otherwise in objects the runtime updates as CPython's builtin does. */
