@@ -884,32 +884,42 @@ static void web_target(Webs *w, St *s, KlNode *t) {
   }
 }
 
-/* A comprehension's clauses are nested loops; they are taken as one loop
- * whose head every point that goes on with a next item joins (the end, a
- * failed condition), a superset of what reaches each clause's own head.
- * Only the comprehension's variables are defined inside, so the state
- * after it is the state after its first iterable. */
+/* A comprehension's clauses are nested loops. heads[i] is the state at
+ * clause i's next item: reached from the clause before it (its iterable
+ * evaluated), from a failed condition of its own, from the element (the
+ * innermost clause) and from the clause after it running out. A later
+ * clause may bind a target of an earlier one again, and its iterable then
+ * reads that binding on the earlier clause's next round, so each head is
+ * solved, not only the first. Only the comprehension's variables are
+ * defined inside: the state after it is the state after its first iterable. */
 static void web_comprehension(Webs *w, St *s, KlNode *n) {
   KlNodeList clauses = n->list;
   web_expr(w, s, clauses.items[0]->b);
   web_expr(w, s, n->c); /* a consumer's other arguments */
   web_expr_list(w, s, n->kw);
-  St head = st_copy(w, s);
+  St *heads = kl_alloc(w->ctx, sizeof(St) * (size_t)clauses.len);
+  heads[0] = st_copy(w, s);
+  for (int i = 1; i < clauses.len; i++) heads[i] = st_new(w); /* nothing reaches yet */
   for (int round = 0; round < 1000; round++) {
-    St it = st_copy(w, &head);
     bool changed = false;
     for (int i = 0; i < clauses.len; i++) {
       KlNode *c = clauses.items[i];
-      if (i) web_expr(w, &it, c->b);
+      St it = st_copy(w, &heads[i]);
       web_target(w, &it, c->a);
       for (int j = 0; j < c->list.len; j++) {
         web_expr(w, &it, c->list.items[j]);
-        changed |= st_join(w, &head, &it);
+        changed |= st_join(w, &heads[i], &it); /* a failed condition: this clause's next item */
+      }
+      if (i + 1 < clauses.len) {
+        web_expr(w, &it, clauses.items[i + 1]->b);
+        changed |= st_join(w, &heads[i + 1], &it);
+      } else {
+        web_expr(w, &it, n->a);
+        web_expr(w, &it, n->b);
+        changed |= st_join(w, &heads[i], &it);
       }
     }
-    web_expr(w, &it, n->a);
-    web_expr(w, &it, n->b);
-    changed |= st_join(w, &head, &it);
+    for (int i = clauses.len - 1; i > 0; i--) changed |= st_join(w, &heads[i - 1], &heads[i]); /* ran out */
     if (!changed || w->counting) break;
   }
 }

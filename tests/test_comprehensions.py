@@ -3249,6 +3249,21 @@ def sorted_key_fails_inside(xs) -> list:
     return sorted((Num(i, 10 // x) for i, x in enumerate(Seq("s", xs))), key=keyf, reverse=True)
 
 
+def rebound_by_later_clause_int(n: int) -> list:
+    # a later clause binds x again and its iterable reads it on the middle
+    # clause's next item: one variable in Python (kiln read a stale or NULL
+    # copy of the first binding: found by the differential tester)
+    return [x for x in range(n) for y in range(2) for x in range(x + 1, x + 3)]
+
+
+def rebound_by_later_clause_objects(xs) -> list:
+    return [(x, y) for x in xs for y in [1, 2] for x in [x + y]]
+
+
+def rebound_by_later_clause_generator(xs):
+    return sum(x for x in xs for y in (0, 1) if x for x in [x * 2, y])
+
+
 def min_max_two_clauses(n: int) -> tuple:
     return min(i - j for i in range(n) for j in range(i)), max(i - j for i in range(n) for j in range(i))
 '''
@@ -3904,6 +3919,8 @@ REDUCE_CASES = _cases(
         "sorted_nums_key": [([],), ([3, 1, 2],), ([1, 1],), ([1, "a"],),
                             ([2, ValueError("key failed"), 1],)],
         "sorted_key_fails_inside": [([],), ([1, 2],), ([1, 0, 2],)],
+        "rebound_by_later_clause_objects": [([],), ([3],), ([1, 5],), ([0.5, "a"],)],
+        "rebound_by_later_clause_generator": [([],), ([3],), ([1, 0, 5],), ([0.5],)],
     })
 
 
