@@ -98,3 +98,26 @@ def test_fixed_seed_batch(worker):
         f"{m.info.name}{m.args!r}: {m.desc}" for m in mismatches[:10]) + \
         f"\n(reproduce and shrink: python -m tests.difftest.run --seed {FIXED_SEED} " \
         f"--programs {FIXED_FUNCS} --per-module {FIXED_FUNCS} --cases {FIXED_CASES})"
+
+
+def test_checked_twin_comprehensions():
+    """The int64-checked twin sees ints made inside comprehensions (targets
+    typed from their iterable) and every int running total of sum (kiln adds
+    C ints on a C int64 total; CPython's total may leave int64 and come back)."""
+    from tests.difftest.typer import Int64Overflow, checked_namespace
+    src = ("def f(a: int) -> int:\n"
+           "    return sum((i - 1 for i in range(3)), a)\n"
+           "\n"
+           "def g(a: int) -> int:\n"
+           "    return len([x * a for j, x in enumerate([1, 2])])\n"
+           "\n"
+           "def h(a: float) -> float:\n"
+           "    return sum((x for x in [a, 1e16, 1.0]), -0.0)\n")
+    ns = checked_namespace(src)
+    assert ns["f"](5) == 5
+    with pytest.raises(Int64Overflow):
+        ns["f"](-2**63)        # a - 1 leaves int64, the total comes back to a
+    assert ns["g"](2**62 - 1) == 2
+    with pytest.raises(Int64Overflow):
+        ns["g"](2**62)
+    assert ns["h"](-1e16) == sum([-1e16, 1e16, 1.0], -0.0)

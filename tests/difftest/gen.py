@@ -7,6 +7,15 @@ constants or span a constant width; while loops count down a protected
 counter ``wN``), and only calls earlier, cheap enough functions, so the
 Python oracle always terminates quickly.
 
+Scalar code also gets list/set/dict comprehensions (conditions, up to three
+clauses, nesting, tuple targets over ``enumerate``/``zip``/``dict.items()``,
+targets that shadow a local) and generator expressions consumed by any, all,
+sum (with int/float starts at the edges), min/max (``key=abs``,
+``default=``), sorted, list, tuple, set and a string's join; list, set and
+dict locals; and functions returning ``list[int]``/``list[float]``.  Each
+comprehension makes at most ``COMP_CAP`` items (fewer inside loops);
+``comp_weight`` (``run --comp-weight``) scales how often these forms appear.
+
 ``gen_module(rng, n_funcs)`` returns a :class:`Module`: source text plus, for
 every function, its parameter kinds (used by :mod:`tests.difftest.values` to
 draw inputs).
@@ -19,6 +28,14 @@ from dataclasses import dataclass, field
 
 INT, FLOAT, BOOL = "int", "float", "bool"
 NUM = (INT, FLOAT)
+SCALARS = (INT, FLOAT, BOOL)
+# collection types (also the type names of tests.difftest.typer): a list, set
+# or dict of scalars, written "L:<elem>", "S:<elem>", "D:<key>:<value>"
+LI, LF, LB = "L:int", "L:float", "L:bool"
+SI = "S:int"
+DII, DIF = "D:int:int", "D:int:float"
+LIST_OF = {INT: LI, FLOAT: LF, BOOL: LB}
+RET_ANN = {LI: "list[int]", LF: "list[float]"}
 
 HEADER = ("import math\n"
           "import torch\n"
@@ -32,6 +49,22 @@ INT_CONSTS = [0, 1, 2, 3, 4, 5, 7, 8, 10, 16, 31, 63, 100, 255, 1000, -1, -2, -3
 FLOAT_CONSTS = ["0.0", "-0.0", "1.0", "0.5", "-2.5", "3.25", "1e300", "-1e-300", "1e16",
                 "9007199254740993.0", "2.0", "-1.0", "0.1", "1e-05", "math.inf", "-math.inf",
                 "math.nan", "math.pi", "5e-324", "1.7976931348623157e+308"]
+# items that stress sum's float path (cancellation, compensation from 3.12,
+# inf/nan/-0.0, ints converted to float near int64's limits)
+SUM_FLOATS = ["1e16", "1.0", "(-1e16)", "0.1", "0.2", "0.3", "1e300", "(-1e300)", "1e308",
+              "math.inf", "(-math.inf)", "math.nan", "(-0.0)", "0.0", "5e-324", "(-5e-324)",
+              "9007199254740993.0", "1e-16", "(-1.0)", "2.5"]
+# int starts of sum: near int64's limits (the running total leaves int64 where
+# Python's would, see typer._cksum)
+INT_STARTS = ["0", "1", "(-1)", "9223372036854775807", "9223372036854775806",
+              "(-9223372036854775807 - 1)", "(-9223372036854775807)", "4611686018427387904",
+              "(-4611686018427387904)", "True", "False", "100"]
+FLOAT_STARTS = ["0.0", "(-0.0)", "math.inf", "(-math.inf)", "math.nan", "1e300", "(-1e300)",
+                "1e16", "(-1e16)", "0.5", "1.0", "9.2e18", "5e-324"]
+COMP_WEIGHT = 1.0         # scales how often comprehension/genexp forms are made (run --comp-weight)
+COLL_P = 0.05             # chance (at weight 1) that an expression is such a form
+COLL_STMT = 2             # weight (at weight 1) of `NAME = <list/set/dict>` statements (new: 25)
+COMP_CAP = 160            # items a comprehension may produce (product of its clauses)
 
 
 @dataclass
@@ -43,6 +76,7 @@ class FuncInfo:
     tensor: bool = False
     mm_chain: int = 0       # matmuls along the longest chain (tolerance scaling)
     depth_param: str | None = None
+    size: int = 0           # a list-returning function: most items of its result
 
 
 @dataclass
@@ -55,8 +89,11 @@ class Module:
 # Scalar functions
 
 class ScalarGen:
-    def __init__(self, rng: random.Random, name: str, helpers: list[FuncInfo]):
+    def __init__(self, rng: random.Random, name: str, helpers: list[FuncInfo],
+                 comp_weight: float = COMP_WEIGHT):
         self.r = rng
+        self.coll_p = min(0.6, COLL_P * comp_weight)
+        self.coll_stmt = round(COLL_STMT * comp_weight)
         self.name = name
         self.helpers = [h for h in helpers if not h.tensor]
         self.lines: list[str] = []
@@ -67,6 +104,9 @@ class ScalarGen:
         self.loop = 0
         self.mult = 1                         # iteration multiplier at this point
         self.cost = 1
+        self.size: dict[str, int] = {}       # collection locals: most items they can hold
+        self.focus: list[str] = []           # comprehension targets in scope (preferred leaves)
+        self.nest = 0                         # comprehensions being generated (nesting)
 
     def fresh(self, prefix: str) -> str:
         self.n += 1
@@ -77,6 +117,10 @@ class ScalarGen:
 
     # ---- leaves -----------------------------------------------------------
     def var(self, ty: str) -> str | None:
+        if self.focus and self.r.random() < 0.5:
+            c = [v for v in self.focus if self.env.get(v) == ty]
+            if c:
+                return self.r.choice(c)
         if self.maybe and self.r.random() < 0.01:
             c = [v for v, t in self.maybe.items() if t == ty]
             if c:
@@ -103,21 +147,28 @@ class ScalarGen:
 
     # ---- expressions --------------------------------------------------------
     def expr(self, ty: str, d: int) -> str:
+        if ty not in SCALARS:
+            return self.coll_value(ty, d)[0]
         if d <= 0 or self.r.random() < 0.2:
             return self.leaf(ty)
+        if d >= 2 and self.nest < 2 and self.r.random() < self.coll_p:
+            return {INT: self.coll_int, FLOAT: self.coll_float, BOOL: self.coll_bool}[ty](d - 1)
         return {INT: self.int_expr, FLOAT: self.float_expr, BOOL: self.bool_expr}[ty](d - 1)
 
     def num(self, d: int) -> str:
         return self.expr(self.r.choice(NUM), d)
 
-    def call_helper(self, ty: str, d: int) -> str | None:
-        c = [h for h in self.helpers if h.ret == ty and h.cost * self.mult <= 3000]
+    def call_helper(self, ty: str, d: int, cap: int | None = None):
+        """A call of an earlier function returning ty; for a list type, the
+        text and the most size of the list (at most cap)."""
+        c = [h for h in self.helpers if h.ret == ty and h.cost * self.mult <= 3000
+             and (cap is None or h.size <= cap)]
         if not c:
             return None
         h = self.r.choice(c)
         self.cost += h.cost * self.mult
         args = ", ".join(self.expr(k, d) for _, k in h.params)
-        return f"{h.name}({args})"
+        return f"{h.name}({args})" if cap is None else (f"{h.name}({args})", h.size)
 
     def int_expr(self, d: int) -> str:
         r = self.r
@@ -238,9 +289,391 @@ class ScalarGen:
             return self.expr(BOOL, d)
         return self.expr(self.r.choice(NUM), d)
 
+    # ---- comprehensions and consumed generator expressions ---------------
+    # A comprehension's clauses are bounded like loops (range() as in `for`
+    # statements, lists of a known most size); the product of its clauses is
+    # at most cap() items.  Its targets are fresh names, in `env` (and
+    # `focus`) only while its own parts are generated.  Floats never go where
+    # identity counts (`in`, sets, dict keys, ==): kiln re-boxes them, and a
+    # NaN is only equal to itself as the same object (README, Limitations).
+
+    def cap(self) -> int:
+        return max(4, min(COMP_CAP, 2000 // self.mult))
+
+    def range_text(self) -> tuple[str, int]:
+        """A bounded range(...) of ints for a comprehension clause and its
+        most items (like a `for` statement's, but a zero step is rare)."""
+        r = self.r
+        x = r.random()
+        if x < 0.1:
+            n = r.randint(0, 6)
+            return f"range({n})", n
+        if x < 0.18:   # at int64's ends: the C loop must stop without overflowing
+            w = f"{self.expr(INT, 1)} % {r.randint(1, 9)}" if r.random() < 0.6 else str(r.randint(0, 8))
+            st = r.choice([1, 2, 3, 4611686018427387904, 9223372036854775807])
+            big = r.choice([4611686018427387904, 3074457345618258603, 9223372036854775807])
+            hi, lo = "9223372036854775807", "(-9223372036854775807 - 1)"
+            return r.choice([f"range({hi} - {w}, {hi}, {st})", f"range({hi}, {hi} - {w}, -{st})",
+                             f"range({lo}, {lo} + {w}, {st})", f"range({lo} + {w}, {lo}, -{st})",
+                             f"range({lo}, {hi}, {big})", f"range({hi}, {lo}, -{big})"]), 9
+        if x < 0.45:
+            k = r.randint(1, 12)
+            return f"range({self.expr(INT, 1)} % {k})", k
+        if x < 0.75:
+            step = (str(r.choice([1, 1, 1, 2, 3, -1, -1, -2])) if r.random() < 0.85 else
+                    r.choice(["0", f"({self.expr(INT, 1)} % 5 - 2)"]))
+            return (f"range({self.expr(INT, 1)} % {r.randint(1, 9)} - {r.randint(0, 5)}, "
+                    f"{self.expr(INT, 1)} % {r.randint(1, 9)} - {r.randint(0, 5)}, {step})"), 14
+        w = r.randint(0, 8)
+        base = self.expr(INT, 1)
+        if r.random() < 0.5:
+            return f"range({base}, {base} + {w}, {r.choice([1, 1, 2, 3])})", w
+        return f"range({base}, {base} - {w}, {r.choice([-1, -1, -2])})", w
+
+    def small_range(self, cap: int) -> tuple[str, int]:
+        n = max(1, min(cap, self.r.randint(1, 6)))
+        return f"range({self.expr(INT, 1)} % {n + 1})", n
+
+    def display(self, elem: str, cap: int) -> tuple[str, int]:
+        """A list or tuple display of elem (0 to 5 items)."""
+        r = self.r
+        n = min(cap, r.choice([0, 1, 2, 3, 3, 4, 5]))
+        if elem == FLOAT and r.random() < 0.35:
+            items = [r.choice(SUM_FLOATS) if r.random() < 0.7 else self.expr(FLOAT, 1)
+                     for _ in range(n)]
+        elif elem == INT and r.random() < 0.2:
+            items = [r.choice(["9223372036854775807", "(-9223372036854775807)", "4611686018427387904",
+                               "(-4611686018427387904)", "(-1)", "1", "0", "3037000499"])
+                     for _ in range(n)]
+        else:
+            items = [self.expr(elem, r.choice([0, 1, 1, 2])) for _ in range(n)]
+        if r.random() < 0.25:
+            return "(" + ", ".join(items) + ("," if n == 1 else "") + ")", n
+        return "[" + ", ".join(items) + "]", n
+
+    def coll_vars(self, types, cap: int) -> list[str]:
+        return [v for v, t in self.env.items() if t in types and self.size.get(v, 0) <= cap]
+
+    def seq(self, elem: str, d: int, cap: int, as_list: bool = False) -> tuple[str, int]:
+        """A list (or tuple, unless as_list) of elem: text and most size."""
+        r = self.r
+        for _ in range(4):
+            x = r.random()
+            if self.nest >= 2 or (self.nest and r.random() < 0.5):
+                x *= 0.42           # no (or less) deeper nesting: a variable or a display
+            if x < 0.22:
+                c = self.coll_vars((LIST_OF[elem],), cap)
+                if c:
+                    v = r.choice(c)
+                    return v, self.size[v]
+            elif x < 0.42:
+                if as_list:
+                    t, n = self.display(elem, cap)
+                    if t.startswith("["):
+                        return t, n
+                    continue
+                return self.display(elem, cap)
+            elif x < 0.72:
+                body, n = self.comp_body(lambda dd: self.expr(elem, dd), d, cap)
+                return f"[{body}]", n
+            elif x < 0.86:
+                body, n = self.comp_body(lambda dd: self.expr(elem, dd), d, cap)
+                f = r.choice(["sorted", "list", "sorted"] + ([] if as_list else ["tuple"]))
+                return f"{f}({body})", n
+            elif x < 0.93 and elem in NUM:
+                c = self.call_helper(LIST_OF[elem], max(0, d - 1), cap)
+                if c:
+                    return c
+            else:
+                c = self.coll_vars((LIST_OF[elem],), cap)
+                if c:
+                    v = r.choice(c)
+                    return f"sorted({v})", self.size[v]
+        return self.display(elem, cap) if not as_list else ("[]", 0)
+
+    def int_coll(self, d: int, cap: int) -> str:
+        """A collection of ints (for `in`)."""
+        r = self.r
+        x = r.random()
+        if x < 0.5:
+            return self.seq(INT, d, cap)[0]
+        if x < 0.7:
+            return self.coll_value(SI, d, cap)[0]
+        if x < 0.85:
+            return self.coll_value(r.choice([DII, DIF]), d, cap)[0]
+        body, _ = self.comp_body(lambda dd: self.expr(INT, dd), d, cap)
+        return f"{r.choice(['set', 'tuple', 'list'])}({body})"
+
+    def target(self, prefix: str, avoid: str = "") -> str:
+        """A fresh name, or (sometimes) a scalar local of any type that the
+        comprehension's own scope shadows."""
+        if self.r.random() < 0.1:
+            c = [v for v, t in self.env.items() if t in SCALARS and v not in self.protected
+                 and v != avoid]
+            if c:
+                return self.r.choice(c)
+        return self.fresh(prefix)
+
+    def clause(self, d: int, cap: int) -> tuple[str, list, int]:
+        """One `for` clause: text 'for T in IT', its [(target, type)], its most items."""
+        r = self.r
+        x = r.random()
+        elem = r.choice([INT, INT, INT, FLOAT, FLOAT, BOOL])
+        if self.nest >= 2:
+            x = min(x, 0.64)
+        if r.random() < 0.06:     # items of mixed types (the target is an object)
+            it, n = self.mixed_display(cap)
+            t = self.target("x")
+            return f"for {t} in {it}", [(t, "obj")], n
+        if x < 0.35 or cap < 3:
+            it, n = self.range_text() if cap >= 14 else self.small_range(cap)
+            t = self.target("x")
+            return f"for {t} in {it}", [(t, INT)], n
+        if x < 0.65:
+            it, n = self.seq(elem, d, cap)
+            t = self.target("x")
+            return f"for {t} in {it}", [(t, elem)], n
+        if x < 0.77:
+            it, n = self.seq(elem, d, cap)
+            j = self.target("j")
+            t = self.target("x", j)
+            tgt = f"{j}, {t}" if r.random() < 0.7 else f"({j}, {t})"
+            start = "" if r.random() < 0.7 else f", {r.choice(['1', '-1', '9223372036854775806'])}"
+            return f"for {tgt} in enumerate({it}{start})", [(j, INT), (t, elem)], n
+        if x < 0.89:
+            e2 = r.choice([INT, FLOAT, BOOL, elem])
+            a, n1 = self.seq(elem, d, cap)
+            b, n2 = self.seq(e2, d, cap)
+            t1 = self.target("x")
+            t2 = self.target("y", t1)
+            return f"for {t1}, {t2} in zip({a}, {b})", [(t1, elem), (t2, e2)], min(n1, n2)
+        if x < 0.95:
+            c = self.coll_vars((SI, DII, DIF), cap)
+            if c:
+                v = r.choice(c)
+                ty = self.env[v]
+                if ty.startswith("D:") and r.random() < 0.6:
+                    k = self.target("k")
+                    t = self.target("x", k)
+                    return f"for {k}, {t} in {v}.items()", [(k, INT), (t, ty.split(':')[2])], self.size[v]
+                t = self.target("x")
+                return f"for {t} in {v}", [(t, INT)], self.size[v]
+        # a nested comprehension as the iterable
+        inner, n = self.comp_body(lambda dd: self.expr(elem, dd), max(1, d - 1), cap)
+        t = self.target("x")
+        return f"for {t} in [{inner}]", [(t, elem)], n
+
+    def comp_body(self, elt, d: int, cap: int | None = None) -> tuple[str, int]:
+        """'ELT for ... [if ...] [for ...]': elt(depth) makes ELT once the
+        targets are bound.  Returns the text and its most items."""
+        r = self.r
+        cap = self.cap() if cap is None else max(1, min(cap, self.cap()))
+        saved_env, saved_focus = dict(self.env), list(self.focus)
+        parts, bound, entered = [], 1, []
+        self.nest += 1
+        nclauses = 1 if r.random() < 0.75 else (2 if r.random() < 0.9 else 3)
+        for k in range(nclauses):
+            if k and bound * 2 > cap:
+                break
+            text, targets, n = self.clause(max(1, d - 1), max(1, cap // bound))
+            n = max(1, n)
+            parts.append(text)
+            for t, ty in targets:
+                self.env[t] = ty
+                self.focus.append(t)
+            self.enter_loop(n)
+            entered.append(n)
+            bound *= n
+            while r.random() < 0.25:
+                parts.append(f"if {self.cond(max(1, d - 1))}")
+        body = elt(max(0, d - 1) if r.random() < 0.8 else d)
+        for n in reversed(entered):
+            self.leave_loop(n)
+        self.nest -= 1
+        self.env, self.focus = saved_env, saved_focus
+        self.cost += max(1, bound * self.mult // 4)
+        return f"{body} {' '.join(parts)}", bound
+
+    def coll_value(self, ty: str, d: int, cap: int | None = None) -> tuple[str, int]:
+        """A value of collection type ty: text and most size."""
+        r = self.r
+        cap = self.cap() if cap is None else cap
+        if ty in (LI, LF, LB):
+            return self.seq(ty[2:], d, cap, as_list=True)
+        if ty == SI:
+            c = self.coll_vars((SI,), cap)
+            if c and r.random() < 0.3:
+                v = r.choice(c)
+                return v, self.size[v]
+            if r.random() < 0.2:
+                t, n = self.display(INT, cap)
+                return (f"set({t})" if n == 0 else "{" + t[1:-1].rstrip(",") + "}"), n
+            body, n = self.comp_body(lambda dd: self.expr(INT, dd), d, cap)
+            return ("{" + body + "}" if r.random() < 0.75 else f"set({body})"), n
+        # dicts int -> int / float
+        vt = ty.split(":")[2]
+        c = self.coll_vars((ty,), cap)
+        if c and r.random() < 0.3:
+            v = r.choice(c)
+            return v, self.size[v]
+        body, n = self.comp_body(lambda dd: f"{self.expr(INT, dd)}: {self.expr(vt, dd)}", d, cap)
+        return "{" + body + "}", n
+
+    def any_coll(self, d: int) -> str:
+        r = self.r
+        x = r.random()
+        if x < 0.45:
+            return self.seq(r.choice([INT, FLOAT, BOOL]), d, self.cap())[0]
+        if x < 0.6:
+            return self.coll_value(SI, d)[0]
+        if x < 0.75:
+            return self.coll_value(r.choice([DII, DIF]), d)[0]
+        if x < 0.85:
+            body, _ = self.comp_body(lambda dd: self.expr(r.choice([INT, BOOL]), dd), d)
+            return f"set({body})"
+        return self.join_text(d)
+
+    def join_text(self, d: int) -> str:
+        ty = self.r.choice([INT, FLOAT, BOOL])
+        body, _ = self.comp_body(lambda dd: f"str({self.expr(ty, dd)})", d)
+        return f"{self.r.choice(['', ',', ', ', '-'])!r}.join({body})"
+
+    def gen_call(self, f: str, body: str, extra: list[str]) -> str:
+        return f"{f}({body})" if not extra else f"{f}(({body}), {', '.join(extra)})"
+
+    def minmax(self, ty: str, d: int, elem: str | None = None) -> str:
+        """min/max of a generator of ty: ValueError when empty without default."""
+        r = self.r
+        elem = elem or ty
+        body, _ = self.comp_body(lambda dd: self.expr(elem, dd), d)
+        extra = []
+        if ty != BOOL and r.random() < 0.35:
+            extra.append("key=abs")
+        if r.random() < 0.6:
+            extra.append(f"default={self.expr(ty, 1)}")
+        r.shuffle(extra)
+        return self.gen_call(r.choice(["min", "max"]), body, extra)
+
+    def sum_start(self, ty: str) -> str:
+        r = self.r
+        if r.random() < 0.6:
+            return r.choice(INT_STARTS if ty == INT else FLOAT_STARTS)
+        return self.expr(ty, 1)
+
+    def index(self, ty: str, d: int) -> str:
+        """An item of a list/tuple of ty: IndexError (or ZeroDivisionError
+        from `% len`) when it is empty, unless guarded by its truth."""
+        r = self.r
+        s, n = self.seq(ty, d, self.cap())
+        if s.isidentifier():
+            x = r.random()
+            if x < 0.5:
+                return f"({s}[{self.expr(INT, 1)} % len({s})] if {s} else {self.expr(ty, 1)})"
+            if x < 0.65:
+                return f"{s}[{self.expr(INT, 1)} % len({s})]"
+        idx = r.choice(["0", "-1", "0", "-1", "1", self.expr(INT, 1)])
+        if r.random() < 0.6:
+            alt = ", ".join(self.expr(ty, 1) for _ in range(r.randint(1, 3)))
+            return f"({s} or [{alt}])[{idx}]"
+        return f"{s}[{idx}]"
+
+    def coll_int(self, d: int) -> str:
+        r = self.r
+        x = r.random()
+        if x < 0.25:
+            return f"len({self.any_coll(d)})"
+        if x < 0.55:
+            elem = r.choice([INT, INT, INT, BOOL])
+            body, _ = self.comp_body(lambda dd: self.expr(elem, dd), d)
+            y = r.random()
+            if y < 0.3:
+                return f"sum({body})"
+            start = self.sum_start(INT)
+            if start in ("True", "False"):   # an empty sum is the start: keep it an int
+                start = "0" if start == "False" else "1"
+            return self.gen_call("sum", body, [start if y < 0.7 else f"start={start}"])
+        if x < 0.8:
+            return self.minmax(INT, d)
+        if x < 0.95:
+            return self.index(INT, d)
+        c = self.coll_vars((DII,), self.cap())
+        if c:
+            return f"{r.choice(c)}.get({self.expr(INT, 1)}, {self.expr(INT, 1)})"
+        return f"len({self.join_text(d)})"
+
+    def coll_float(self, d: int) -> str:
+        r = self.r
+        x = r.random()
+        if x < 0.45:
+            elem = r.choice([FLOAT, FLOAT, FLOAT, INT, BOOL])
+            body, _ = self.comp_body(lambda dd: self.expr(elem, dd), d)
+            start = self.sum_start(FLOAT)
+            return self.gen_call("sum", body, [start if r.random() < 0.6 else f"start={start}"])
+        if x < 0.52:
+            body, _ = self.comp_body(lambda dd: self.expr(FLOAT, dd), d)
+            return f"float(sum({body}))"   # an empty sum is the int 0
+        if x < 0.62:
+            # items of mixed types: int, float and bool in one sum/min/max, where
+            # CPython's sum goes from its int to its float path (or to objects)
+            body, _ = self.comp_body(self.mixed, d)
+            y = r.random()
+            if y < 0.4:
+                start = self.sum_start(FLOAT)
+                return self.gen_call("sum", body, [start if r.random() < 0.6 else f"start={start}"])
+            if y < 0.7:
+                extra = [] if r.random() < 0.4 else [self.sum_start(INT)]
+                return f"float({self.gen_call('sum', body, extra)})"
+            extra = ["key=abs"] if r.random() < 0.4 else []
+            if r.random() < 0.6:
+                extra.append(f"default={self.expr(r.choice(NUM), 1)}")
+            return f"float({self.gen_call(r.choice(['min', 'max']), body, extra)})"
+        if x < 0.8:
+            return self.minmax(FLOAT, d)
+        if x < 0.95:
+            return self.index(FLOAT, d)
+        c = self.coll_vars((DIF,), self.cap())
+        if c:
+            return f"{r.choice(c)}.get({self.expr(INT, 1)}, {self.expr(FLOAT, 1)})"
+        return self.minmax(FLOAT, d)
+
+    def mixed(self, d: int) -> str:
+        """An item whose type depends on the item: an int or a float (or bool)."""
+        r = self.r
+        c = [v for v in self.focus if v in self.env]
+        if c and r.random() < 0.3:
+            return r.choice(c)
+        a, b = r.sample([INT, FLOAT, FLOAT, BOOL], 2)
+        if a == b:
+            b = INT
+        return f"({self.expr(a, d)} if {self.cond(1)} else {self.expr(b, d)})"
+
+    def mixed_display(self, cap: int) -> tuple[str, int]:
+        r = self.r
+        n = min(cap, r.randint(1, 5))
+        items = [r.choice(SUM_FLOATS + ["9223372036854775807", "(-9223372036854775807)", "1", "0",
+                                       "True", "False", "9007199254740993", "(-1)"])
+                 if r.random() < 0.6 else self.expr(r.choice(SCALARS), 1) for _ in range(n)]
+        return "[" + ", ".join(items) + "]", n
+
+    def coll_bool(self, d: int) -> str:
+        r = self.r
+        x = r.random()
+        if x < 0.4:
+            body, _ = self.comp_body(lambda dd: self.expr(BOOL, dd), d)
+            return f"{r.choice(['any', 'all'])}({body})"
+        if x < 0.75:
+            return f"({self.expr(INT, 1)} {r.choice(['in', 'not in'])} {self.int_coll(d, self.cap())})"
+        if x < 0.82:
+            return self.minmax(BOOL, d)
+        if x < 0.9:
+            a = self.seq(INT, d, self.cap(), as_list=True)[0]
+            b = self.seq(INT, d, self.cap(), as_list=True)[0]
+            return f"({a} {r.choice(['==', '!=', '<', '>='])} {b})"
+        return f"{r.choice(['bool', 'not '])}({self.any_coll(d)})"
+
     # ---- statements -------------------------------------------------------
     def assignable(self) -> list[str]:
-        return [v for v in self.env if v not in self.protected]
+        return [v for v, t in self.env.items() if v not in self.protected and t in SCALARS]
 
     def block(self, ind: int, n: int, depth: int) -> None:
         start = len(self.lines)
@@ -259,7 +692,9 @@ class ScalarGen:
 
     def stmt(self, ind: int, depth: int) -> None:
         r = self.r
-        choices = ["new"] * 25 + ["re"] * 10 + ["aug"] * 12 + ["swap"] * 3
+        choices = ["new"] * 25 + ["re"] * 10 + ["aug"] * 12 + ["swap"] * 3 + ["coll"] * self.coll_stmt
+        if self.mult <= 20 and any(t in (LI, LF, LB) for t in self.env.values()):
+            choices += ["append"]
         if depth > 0:
             choices += ["if"] * 12 + ["while"] * 5 + ["for"] * 8
         if self.loop:
@@ -272,6 +707,17 @@ class ScalarGen:
             v = self.fresh("v")
             self.emit(ind, f"{v} = {self.expr(ty, ed)}")
             self.env[v] = ty
+        elif kind == "coll":
+            ty = r.choice([LI, LI, LF, LF, LB, SI, DII, DIF])
+            v = self.fresh({"L": "L", "S": "S", "D": "D"}[ty[0]])
+            text, n = self.coll_value(ty, r.choice([2, 2, 3]))
+            self.emit(ind, f"{v} = {text}")
+            self.env[v] = ty
+            self.size[v] = n
+        elif kind == "append":
+            v = r.choice([v for v, t in self.env.items() if t in (LI, LF, LB)])
+            self.emit(ind, f"{v}.append({self.expr(self.env[v][2:], ed)})")
+            self.size[v] += self.mult
         elif kind in ("re", "aug"):
             cand = self.assignable()
             if not cand:
@@ -370,7 +816,7 @@ class ScalarGen:
         elif kind == "ret":
             if ind == 1:
                 return
-            self.emit(ind, f"return {self.expr(self.ret, 2)}")
+            self.emit(ind, f"return {self.ret_expr(2)}")
         else:
             c = self.call_helper(r.choice([INT, FLOAT, BOOL]), 1)
             if c:
@@ -384,6 +830,13 @@ class ScalarGen:
         self.loop -= 1
         self.mult //= iters
 
+    def ret_expr(self, d: int) -> str:
+        if self.ret in SCALARS:
+            return self.expr(self.ret, d)
+        text, n = self.coll_value(self.ret, d, 40)
+        self.ret_size = max(self.ret_size, n)
+        return text
+
     def generate(self) -> tuple[str, FuncInfo]:
         r = self.r
         params = []
@@ -391,12 +844,14 @@ class ScalarGen:
             ty = r.choice([INT, INT, INT, FLOAT, FLOAT, BOOL])
             params.append((f"{'abcd'[k]}", ty))
             self.env[params[-1][0]] = ty
-        self.ret = r.choice([INT, INT, FLOAT, FLOAT, BOOL])
+        self.ret = r.choice([INT, INT, FLOAT, FLOAT, BOOL] * 8 + ([LI, LF] if self.coll_p else []))
+        self.ret_size = 0
         self.block(1, r.randint(2, 7), 2)
-        self.emit(1, f"return {self.expr(self.ret, 3)}")
+        self.emit(1, f"return {self.ret_expr(3)}")
         sig = ", ".join(f"{n}: {t}" for n, t in params)
-        src = f"def {self.name}({sig}) -> {self.ret}:\n" + "\n".join(self.lines) + "\n"
-        return src, FuncInfo(self.name, params, self.ret, cost=max(1, self.cost))
+        src = (f"def {self.name}({sig}) -> {RET_ANN.get(self.ret, self.ret)}:\n" + "\n".join(self.lines)
+               + "\n")
+        return src, FuncInfo(self.name, params, self.ret, cost=max(1, self.cost), size=self.ret_size)
 
 
 # --------------------------------------------------------------------------
@@ -575,7 +1030,7 @@ class TensorGen:
 
 
 def gen_module(rng: random.Random, n_funcs: int = 50, tensor_frac: float = 0.3,
-               prefix: str = "f") -> Module:
+               prefix: str = "f", comp_weight: float = COMP_WEIGHT) -> Module:
     parts = [HEADER]
     infos: list[FuncInfo] = []
     for k in range(n_funcs):
@@ -583,7 +1038,7 @@ def gen_module(rng: random.Random, n_funcs: int = 50, tensor_frac: float = 0.3,
         if rng.random() < tensor_frac:
             src, info = TensorGen(rng, name).generate()
         else:
-            src, info = ScalarGen(rng, name, infos).generate()
+            src, info = ScalarGen(rng, name, infos, comp_weight).generate()
         parts.append(src)
         infos.append(info)
     return Module("\n\n".join(parts), infos)

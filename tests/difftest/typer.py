@@ -5,12 +5,20 @@ int64-checked twin of a module.
 every expression of every function of a parsed module; the generator keeps
 each local at one type, so the first assignment decides.
 
+Collections are typed by their items: ``"L:<t>"`` a list or tuple,
+``"S:<t>"`` a set, ``"G:<t>"`` a generator expression, ``"D:<k>:<v>"`` a
+dict; a comprehension's targets are typed from their iterable (``range``
+gives ints, ``enumerate`` an int and the item, ``zip`` the items, a dict's
+``items()`` its key and value) in the comprehension's own scope.
+
 ``checked_source(src)`` rewrites every expression that makes a new int by
 native int arithmetic (binary/unary operators, abs, int(), round(),
-math.floor/ceil/trunc, augmented assignments) into ``_ck(...)``, which
-raises ``Int64Overflow`` when the value leaves int64.  Running the twin tells
-whether CPython produced an int outside int64 (where kiln may raise
-OverflowError) and where.
+math.floor/ceil/trunc, len, augmented assignments) into ``_ck(...)``, which
+raises ``Int64Overflow`` when the value leaves int64, and every ``sum(...)``
+into ``_cksum(...)``, which does the same for each running total (kiln adds
+int items on a C int64 total, CPython's total may leave int64 and come back).
+Running the twin tells whether CPython produced an int outside int64 (where
+kiln may raise OverflowError) and where.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ _ANN = {"int": INT, "float": FLOAT, "bool": BOOL, "TensorF32Cpu1D": TENSOR,
         "TensorF32Cpu2D": TENSOR}
 _INT_FUNCS = {"int", "round", "math.floor", "math.ceil", "math.trunc", "len"}
 _BOOL_FUNCS = {"bool", "math.isnan", "math.isinf", "math.isfinite"}
+_REDUCERS = {"sum", "min", "max", "sorted", "list", "tuple", "set", "any", "all"}
 
 
 class Int64Overflow(Exception):
@@ -34,6 +43,25 @@ def _ck(v):
     if type(v) is int and not (I64_MIN <= v <= I64_MAX):
         raise Int64Overflow(v)
     return v
+
+
+def _cksum(iterable, /, start=0):
+    """sum(iterable, start), checking every int running total."""
+    items, total = [], start
+    for x in iterable:
+        items.append(x)
+        total = total + x
+        _ck(total)
+    return sum(items, start)
+
+
+def item_type(ty: str) -> str:
+    """The type of what iterating a value of type ty gives."""
+    if ty[:2] in ("L:", "S:", "G:"):
+        return ty[2:]
+    if ty.startswith("D:"):
+        return ty.split(":")[1]
+    return OBJ
 
 
 def dotted(node: ast.AST) -> str | None:
@@ -48,6 +76,9 @@ def dotted(node: ast.AST) -> str | None:
 def ann_type(ann: ast.AST | None) -> str:
     if ann is None:
         return OBJ
+    if isinstance(ann, ast.Subscript) and dotted(ann.value) == "list":
+        item = ann_type(ann.slice)
+        return f"L:{item}" if item in (INT, FLOAT, BOOL) else OBJ
     return _ANN.get(dotted(ann) or "", OBJ)
 
 
@@ -60,6 +91,70 @@ class Typer:
                 self.env = {a.arg: ann_type(a.annotation) for a in f.args.args}
                 for st in f.body:
                     self.stmt(st)
+
+    def reduce(self, name: str, e: ast.Call, args: list) -> str:
+        """The type of a builtin consuming one iterable (a generator
+        expression, list, tuple or set) of items of one type."""
+        item = item_type(args[0])
+        kw = {k.arg: self.types.get(id(k.value), OBJ) for k in e.keywords}
+        if name in ("any", "all"):
+            return BOOL
+        if name in ("sorted", "list", "tuple"):
+            return "L:" + item
+        if name == "set":
+            return "S:" + item
+        if name == "sum":
+            start = args[1] if len(args) > 1 else kw.get("start", INT)
+            if start == FLOAT and item in (INT, FLOAT, BOOL):
+                return FLOAT
+            if start in (INT, BOOL) and item in (INT, BOOL):
+                return INT if start == INT or item == INT else OBJ
+            return OBJ
+        # min / max: an item, or the default when empty
+        if "default" in kw and kw["default"] != item:
+            return OBJ
+        return item if item in (INT, FLOAT, BOOL) else OBJ
+
+    def comp(self, e: ast.expr) -> str:
+        """A comprehension or generator expression, in its own scope."""
+        saved = self.env
+        self.env = dict(saved)
+        for g in e.generators:
+            self.expr(g.iter)
+            self.bind_target(g.target, g.iter)
+            self.expr(g.target)
+            for c in g.ifs:
+                self.expr(c)
+        if isinstance(e, ast.DictComp):
+            res = f"D:{self.expr(e.key)}:{self.expr(e.value)}"
+        else:
+            kind = {ast.ListComp: "L:", ast.SetComp: "S:", ast.GeneratorExp: "G:"}[type(e)]
+            res = kind + self.expr(e.elt)
+        self.env = saved
+        return res
+
+    def bind_target(self, target: ast.AST, it: ast.expr) -> None:
+        """Types a comprehension clause's target from its iterable."""
+        ty = self.types.get(id(it), OBJ)
+        fn = dotted(it.func) if isinstance(it, ast.Call) else None
+        if isinstance(target, ast.Name):
+            self.env[target.id] = INT if fn == "range" else item_type(ty)
+            return
+        if not isinstance(target, ast.Tuple):
+            return
+        if fn == "enumerate":
+            parts = [INT, item_type(self.types.get(id(it.args[0]), OBJ))]
+        elif fn == "zip":
+            parts = [item_type(self.types.get(id(a), OBJ)) for a in it.args]
+        elif isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) \
+                and it.func.attr == "items":
+            d = self.types.get(id(it.func.value), OBJ)
+            parts = d.split(":")[1:] if d.startswith("D:") else []
+        else:
+            parts = []
+        for i, t in enumerate(target.elts):
+            if isinstance(t, ast.Name):
+                self.env[t.id] = parts[i] if i < len(parts) else OBJ
 
     def bind(self, target: ast.AST, ty: str) -> None:
         if isinstance(target, ast.Name) and target.id not in self.env:
@@ -107,10 +202,20 @@ class Typer:
         if isinstance(e, ast.Attribute):
             self.expr(e.value)
             return FLOAT if dotted(e) in ("math.inf", "math.nan", "math.pi", "math.e") else OBJ
-        if isinstance(e, ast.Tuple):
-            for x in e.elts:
-                self.expr(x)
-            return OBJ
+        if isinstance(e, (ast.Tuple, ast.List, ast.Set)):
+            ts = [self.expr(x) for x in e.elts]
+            if isinstance(e, ast.Tuple) and isinstance(e.ctx, ast.Store):
+                return OBJ
+            item = ts[0] if ts and all(t == ts[0] for t in ts) else OBJ
+            return ("S:" if isinstance(e, ast.Set) else "L:") + item
+        if isinstance(e, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            return self.comp(e)
+        if isinstance(e, ast.Subscript):
+            base = self.expr(e.value)
+            self.expr(e.slice)
+            if base.startswith("D:"):
+                return base.split(":")[2]
+            return item_type(base) if base[:2] in ("L:",) else OBJ
         if isinstance(e, ast.BinOp):
             a, b = self.expr(e.left), self.expr(e.right)
             if TENSOR in (a, b):
@@ -151,10 +256,19 @@ class Typer:
             for kw in e.keywords:
                 self.expr(kw.value)
             name = dotted(e.func)
-            if isinstance(e.func, ast.Attribute) and name is None:
+            if isinstance(e.func, ast.Attribute):
                 self.expr(e.func.value)
             if name in self.rets:
                 return self.rets[name]
+            if name in _REDUCERS and args and args[0][:2] in ("L:", "S:", "G:") \
+                    and (name == "sum" or len(args) == 1):
+                return self.reduce(name, e, args)
+            if isinstance(e.func, ast.Attribute):
+                base = self.types.get(id(e.func.value), OBJ)
+                if base.startswith("D:") and e.func.attr == "get":
+                    return base.split(":")[2] if len(args) == 2 and args[1] == base.split(":")[2] else OBJ
+                if base[:2] in ("L:", "S:", "D:") or isinstance(e.func.value, ast.Constant):
+                    return OBJ
             if name == "abs":
                 return INT if args and args[0] == BOOL else (args[0] if args else OBJ)
             if name in ("min", "max"):
@@ -199,6 +313,9 @@ class _Checker(ast.NodeTransformer):
         ty = self.types.get(id(node))
         name = dotted(node.func)
         new = self.generic_visit(node)
+        if name == "sum":
+            new.func = ast.Name("_cksum", ast.Load())
+            return new
         if ty == INT and name in ({"abs"} | _INT_FUNCS):
             return self._wrap(new, node)
         return new
@@ -222,6 +339,6 @@ def checked_source(src: str) -> str:
 
 
 def checked_namespace(src: str, filename: str = "<checked>") -> dict:
-    ns: dict = {"_ck": _ck, "__name__": "_difftest_checked"}
+    ns: dict = {"_ck": _ck, "_cksum": _cksum, "__name__": "_difftest_checked"}
     exec(compile(checked_source(src), filename, "exec"), ns)
     return ns
