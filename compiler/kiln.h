@@ -428,6 +428,9 @@ struct KlFunc {
   int comp_depth;      /* comprehensions being resolved around the current node */
   int comp_mark;       /* comp_scope[comp_mark..]: the innermost one's variables */
   int gen_mark;        /* the innermost generator expression's mark, or -1 */
+  const char **genexp_names; /* resolve.c: names read in generator expressions (beyond their first
+                                iterables): on CPython those of the function's are cells */
+  int ngenexp_names;
   KlType return_type;
   int index;
 };

@@ -473,27 +473,44 @@ static void resolve_comprehension(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n)
   f->comp_depth--;
 }
 
-/* Whether a generator expression in n reads name (beyond its first
- * iterable): the function's variable is then a cell. */
-static bool genexp_reads(const KlNode *n, const char *name, bool inside) {
-  if (!n) return false;
-  if (n->kind == KL_N_NAME) return inside && !strcmp(n->name, name);
-  if (n->kind == KL_N_COMP && (n->op == KL_COMP_GENERATOR || n->consumed)) {
-    if (genexp_reads(n->list.items[0]->b, name, inside)) return true;
-    for (int i = 0; i < n->list.len; i++) {
-      if (i && genexp_reads(n->list.items[i]->b, name, true)) return true;
-      for (int j = 0; j < n->list.items[i]->list.len; j++)
-        if (genexp_reads(n->list.items[i]->list.items[j], name, true)) return true;
-    }
-    return genexp_reads(n->a, name, true) || genexp_reads(n->b, name, true);
+/* The names generator expressions in n read beyond their first iterables
+ * (inside: n is in one), into f->genexp_names; counting only when names is NULL. */
+static int genexp_names(const KlNode *n, bool inside, const char **names) {
+  if (!n) return 0;
+  if (n->kind == KL_N_NAME) {
+    if (inside && names) names[0] = n->name;
+    return inside;
   }
-  if (genexp_reads(n->a, name, inside) || genexp_reads(n->b, name, inside) || genexp_reads(n->c, name, inside))
-    return true;
+  int c = 0;
+  const bool gen = n->kind == KL_N_COMP && (n->op == KL_COMP_GENERATOR || n->consumed);
+#define NAMES(x, in) (c += genexp_names((x), (in), names ? names + c : NULL))
+  if (gen) {
+    NAMES(n->list.items[0]->b, inside);
+    for (int i = 0; i < n->list.len; i++) {
+      if (i) NAMES(n->list.items[i]->b, true);
+      for (int j = 0; j < n->list.items[i]->list.len; j++) NAMES(n->list.items[i]->list.items[j], true);
+    }
+    NAMES(n->a, true);
+    NAMES(n->b, true);
+    return c;
+  }
+  NAMES(n->a, inside);
+  NAMES(n->b, inside);
+  NAMES(n->c, inside);
   KlNodeList ls[] = {n->list, n->kw, n->body, n->orelse};
   for (int k = 0; k < 4; k++)
-    for (int i = 0; i < ls[k].len; i++)
-      if (genexp_reads(ls[k].items[i], name, inside)) return true;
-  return false;
+    for (int i = 0; i < ls[k].len; i++) NAMES(ls[k].items[i], inside);
+#undef NAMES
+  return c;
+}
+
+static void collect_genexp_names(KlCtx *ctx, KlFunc *f) {
+  int n = 0;
+  for (int i = 0; i < f->body.len; i++) n += genexp_names(f->body.items[i], false, NULL);
+  f->genexp_names = kl_alloc(ctx, sizeof(char *) * (size_t)(n + 1));
+  f->ngenexp_names = 0;
+  for (int i = 0; i < f->body.len; i++)
+    f->ngenexp_names += genexp_names(f->body.items[i], false, f->genexp_names + f->ngenexp_names);
 }
 
 /* `r = [...]` (or `r: T = [...]`) with r a plain local (no cell) on the
@@ -506,8 +523,8 @@ static void mark_stored_comprehension(KlFunc *f, KlNode *s) {
   if (!f || !target || !value || target->kind != KL_N_NAME || value->kind != KL_N_COMP ||
       value->op == KL_COMP_GENERATOR || target->loc.line != value->loc.line)
     return;
-  for (int i = 0; i < f->body.len; i++)
-    if (genexp_reads(f->body.items[i], target->name, false)) return;
+  for (int i = 0; i < f->ngenexp_names; i++)
+    if (!strcmp(f->genexp_names[i], target->name)) return;
   value->stored_to = target->name;
 }
 
@@ -702,6 +719,7 @@ void kl_resolve(KlCtx *ctx, KlModule *m) {
     }
     resolve_expr(ctx, m, NULL, f->returns);
     collect_locals(ctx, f, f->body);
+    collect_genexp_names(ctx, f);
     resolve_list(ctx, m, f, f->body);
     if (!resolve_withs(ctx, f, f->body)) continue;
     KlNode *gen = find_generator_in(f->body);
