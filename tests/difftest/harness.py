@@ -21,6 +21,7 @@ Comparison rules (native kiln result vs the Python oracle):
 from __future__ import annotations
 
 import math
+import hashlib
 import os
 import pickle
 import random
@@ -256,6 +257,11 @@ class Worker:
         self.progress = os.path.join(self.dir, "progress")
         self.p = None
         self.n = 0
+        self.built: dict[tuple, str] = {}   # (source hash, stem, opt) -> dir of its build
+
+    def new_stem(self) -> str:
+        self.n += 1
+        return f"dtmod{self.n}"
 
     def start(self) -> None:
         env = dict(os.environ)
@@ -291,8 +297,10 @@ class Worker:
         os.makedirs(sub, exist_ok=True)
         with open(self.progress, "w") as f:
             f.write("build\n")
+        # a module built before (by a worker that then crashed) is imported again
+        key = (hashlib.sha1(source.encode()).hexdigest(), stem, opt)
         req = {"dir": sub, "stem": stem, "source": source, "calls": calls,
-               "progress": self.progress, "opt": opt}
+               "progress": self.progress, "opt": opt, "reuse": self.built.get(key)}
         box: dict = {}
 
         def reader():
@@ -317,22 +325,34 @@ class Worker:
             elif time.time() - last[1] > self.idle_timeout + (60 * TIMEOUT_SCALE if cur == "build" else 0):
                 self.kill()
                 th.join(5)
+                if cur not in (None, "build"):
+                    self.built.setdefault(key, sub)
                 return ("crash", cur, "hang")
         if "resp" in box:
+            if "build_error" not in box["resp"]:
+                self.built.setdefault(key, sub)
             return box["resp"]
         rc = self.p.wait() if self.p else None
         self.p = None
         with open(self.progress) as f:
             cur = f.read().strip()
+        if cur not in ("", "build"):
+            self.built.setdefault(key, sub)
         return ("crash", cur, f"worker died (exit {rc})")
 
 
 def run_module(worker: Worker, source: str, calls: dict, stem: str | None = None,
-               attempts: int = 8, opt: str | None = None):
+               attempts: int = 8, opt: str | None = None, stop_on_crash: bool = False):
     """calls: {fname: cases}.  Returns (results, build_error) where results
-    maps fname -> [(nat, ora, chk)] (ora None when native crashed)."""
+    maps fname -> [(nat, ora, chk)] (ora None when native crashed; the whole
+    entry None for a case not run: a function that crashed twice is not run
+    again, so that one crashing function does not use up the attempts).
+    With stop_on_crash, the first crash ends the run: only that case has an
+    entry (the shrinker of a crash needs one crashing candidate, and each
+    crash costs a new worker)."""
     excluded: dict[str, set] = {f: set() for f in calls}
     crashes: dict[tuple, str] = {}
+    stem = stem or worker.new_stem()    # one stem, so that a retry reuses the build
     for _attempt in range(attempts):
         req = [(f, cases, excluded[f]) for f, cases in calls.items()]
         resp = worker.request(source, req, stem, opt)
@@ -341,6 +361,12 @@ def run_module(worker: Worker, source: str, calls: dict, stem: str | None = None
             if not where or where in ("build", "done"):
                 return None, f"worker {how} during {where}"
             fname, i = where.split()
+            if stop_on_crash:
+                results = {f: [None] * len(c) for f, c in calls.items()}
+                results[fname][int(i)] = (("crash", how), None, None)
+                return results, None
+            if any(f == fname for f, _ in crashes):
+                excluded[fname].update(range(len(calls[fname])))
             excluded[fname].add(int(i))
             crashes[(fname, int(i))] = how
             continue

@@ -266,7 +266,9 @@ def evaluate(worker, states: list[State], sig, rtol, atol, tensor_fn, opt=None) 
     signature *sig*, else None."""
     src = _batch_source(states)
     calls = {f"{s.target}_c{k}": [s.args] for k, s in enumerate(states)}
-    results, err = harness.run_module(worker, src, calls, attempts=len(states) + 2, opt=opt)
+    crash = sig[1] == "crash"
+    results, err = harness.run_module(worker, src, calls, attempts=len(states) + 2, opt=opt,
+                                      stop_on_crash=crash)
     if err:
         if len(states) == 1:
             return [None]
@@ -275,6 +277,9 @@ def evaluate(worker, states: list[State], sig, rtol, atol, tensor_fn, opt=None) 
                 evaluate(worker, states[h:], sig, rtol, atol, tensor_fn, opt))
     out = []
     for k, s in enumerate(states):
+        if results[f"{s.target}_c{k}"][0] is None:    # not run (after a crash)
+            out.append(None)
+            continue
         nat, ora, chk = results[f"{s.target}_c{k}"][0]
         d = harness.judge(nat, ora, chk, rtol, atol, tensor_fn)
         ok = d is not None and harness.signature(nat, ora) == sig

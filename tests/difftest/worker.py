@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import os
+import pathlib
 import pickle
 import signal
 import sys
@@ -51,12 +52,17 @@ def handle(req: dict) -> dict:
     path = os.path.join(req["dir"], req["stem"] + ".py")
     with open(path, "w", encoding="utf-8") as f:
         f.write(req["source"])
-    from kiln import _build
+    from kiln import _build, _cache
     saved = list(_build.GENERATED_CFLAGS)
     if req.get("opt"):  # the shrinker builds its candidates at -O0 (faster)
         _build.GENERATED_CFLAGS[0] = req["opt"]
     try:
-        mod = kiln.build(path, out_dir=req["dir"])
+        reuse = req.get("reuse")
+        so = os.path.join(reuse, req["stem"] + _cache.ext_suffix()) if reuse else None
+        if so and os.path.exists(so):   # built by a worker that crashed running it
+            mod = _build.import_extension(req["stem"], pathlib.Path(so))
+        else:
+            mod = kiln.build(path, out_dir=req["dir"])
     except Exception as exc:  # noqa: BLE001
         return {"build_error": f"{type(exc).__name__}: {exc}"}
     finally:
