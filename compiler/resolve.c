@@ -745,6 +745,11 @@ void kl_resolve(KlCtx *ctx, KlModule *m) {
  * the old value therefore gets its own type, while joins at control-flow
  * merges (if/else, loop back edges, break) stay joins. */
 
+/* Definition ids are numbered twice. The counting pass numbers them in
+ * source order; then each slot's definitions are made consecutive, so that
+ * a state is one bit per definition (not per slot and definition: a
+ * function of many comprehensions has thousands of both) and a slot's
+ * definitions are a range of it. */
 typedef struct Webs {
   KlCtx *ctx;
   KlFunc *f;
@@ -752,12 +757,15 @@ typedef struct Webs {
   KlNode **def_node; /* def id -> its NAME node (NULL for parameter defs) */
   int *parent;       /* union-find over def ids */
   int *def_slot;     /* def id -> original slot */
+  int *slot_start;   /* slot s's def ids: slot_start[s] .. slot_start[s + 1] - 1 */
+  int *order;        /* source-order number -> def id */
+  int cap;           /* of def_slot and def_node while counting */
   struct WLoop *loop;
   bool counting;     /* first pass: number the definitions */
 } Webs;
 
 typedef struct St {
-  uint64_t *bits; /* nslots * words: definitions that may reach here */
+  uint64_t *bits; /* words: definitions that may reach here */
   uint64_t *unb;  /* one bit per slot: may be unbound here */
   bool dead;
 } St;
@@ -780,14 +788,14 @@ static void uf_union(Webs *w, int a, int b) {
 static int unb_words(Webs *w) { return (w->nslots + 64) / 64; }
 
 static St st_new(Webs *w) {
-  St s = {kl_alloc(w->ctx, sizeof(uint64_t) * (size_t)(w->nslots * w->words + 1)),
+  St s = {kl_alloc(w->ctx, sizeof(uint64_t) * (size_t)(w->words + 1)),
           kl_alloc(w->ctx, sizeof(uint64_t) * (size_t)unb_words(w)), true};
   return s;
 }
 
 static St st_copy(Webs *w, St *s) {
   St c = st_new(w);
-  memcpy(c.bits, s->bits, sizeof(uint64_t) * (size_t)(w->nslots * w->words));
+  memcpy(c.bits, s->bits, sizeof(uint64_t) * (size_t)w->words);
   memcpy(c.unb, s->unb, sizeof(uint64_t) * (size_t)unb_words(w));
   c.dead = s->dead;
   return c;
@@ -798,7 +806,7 @@ static bool st_join(Webs *w, St *into, St *from) {
   if (from->dead) return false;
   bool changed = into->dead;
   into->dead = false;
-  for (int i = 0; i < w->nslots * w->words; i++) {
+  for (int i = 0; i < w->words; i++) {
     uint64_t v = into->bits[i] | from->bits[i];
     if (v != into->bits[i]) changed = true;
     into->bits[i] = v;
@@ -811,10 +819,32 @@ static bool st_join(Webs *w, St *into, St *from) {
   return changed;
 }
 
+/* The first definition of slot at or after def that may reach here, or -1:
+ * a word at a time (a long function has many definitions of one name). */
+static int st_next(Webs *w, const St *s, int slot, int def) {
+  const int end = w->slot_start[slot + 1];
+  while (def < end) {
+    uint64_t m = s->bits[def / 64] >> (def % 64);
+    if (m) {
+      def += __builtin_ctzll(m);
+      return def < end ? def : -1;
+    }
+    def = (def / 64 + 1) * 64;
+  }
+  return -1;
+}
+
 static void st_def(Webs *w, St *s, int slot, int def) {
-  uint64_t *b = s->bits + slot * w->words;
-  memset(b, 0, sizeof(uint64_t) * (size_t)w->words);
-  if (def >= 0) b[def / 64] |= (uint64_t)1 << (def % 64);
+  for (int d = w->slot_start[slot]; d < w->slot_start[slot + 1];) {
+    if (d % 64 == 0 && d + 64 <= w->slot_start[slot + 1]) {
+      s->bits[d / 64] = 0;
+      d += 64;
+    } else {
+      s->bits[d / 64] &= ~((uint64_t)1 << (d % 64));
+      d++;
+    }
+  }
+  if (def >= 0) s->bits[def / 64] |= (uint64_t)1 << (def % 64);
   /* a definition binds the name; `del` (def -1) unbinds it */
   if (def >= 0) s->unb[slot / 64] &= ~((uint64_t)1 << (slot % 64));
   else s->unb[slot / 64] |= (uint64_t)1 << (slot % 64);
@@ -829,36 +859,38 @@ static void web_use(Webs *w, St *s, KlNode *n) {
     n->maybe_unbound = true;
     return;
   }
-  uint64_t *b = s->bits + n->slot * w->words;
-  int first = -1;
-  for (int q = 0; q < w->words; q++) /* set bits only: long functions have many defs */
-    for (uint64_t m = b[q]; m; m &= m - 1) {
-      const int i = q * 64 + __builtin_ctzll(m);
-      if (first < 0) first = i;
-      else uf_union(w, first, i);
-    }
+  const int first = st_next(w, s, n->slot, w->slot_start[n->slot]);
+  for (int i = first; i >= 0; i = st_next(w, s, n->slot, i + 1))
+    if (i != first) uf_union(w, first, i);
   n->web = first; /* -1: no definition reaches (UnboundLocalError if run) */
   n->maybe_unbound = first < 0 || (s->unb[n->slot / 64] >> (n->slot % 64) & 1);
 }
 
 static void web_def(Webs *w, St *s, KlNode *n) {
   if (w->counting) {
+    if (w->ndefs == w->cap) {
+      w->cap *= 2;
+      int *slots = kl_alloc(w->ctx, sizeof(int) * (size_t)w->cap);
+      KlNode **nodes = kl_alloc(w->ctx, sizeof(KlNode *) * (size_t)w->cap);
+      memcpy(slots, w->def_slot, sizeof(int) * (size_t)w->ndefs);
+      memcpy(nodes, w->def_node, sizeof(KlNode *) * (size_t)w->ndefs);
+      w->def_slot = slots, w->def_node = nodes;
+    }
+    w->def_slot[w->ndefs] = n->slot;
+    w->def_node[w->ndefs] = n;
     n->web = w->ndefs++;
     return;
   }
-  w->def_node[n->web] = n;
-  w->def_slot[n->web] = n->slot;
   if (!s->dead) {
     /* the definitions this one kills: their webs are dead from here on
      * (turned into slots by split_webs; a later round sees more) */
-    const uint64_t *b = s->bits + n->slot * w->words;
     int k = 0;
-    for (int q = 0; q < w->words; q++) k += __builtin_popcountll(b[q]);
+    for (int i = st_next(w, s, n->slot, w->slot_start[n->slot]); i >= 0; i = st_next(w, s, n->slot, i + 1)) k++;
     n->nclear = 0;
     n->clear = k > n->nclear_cap ? kl_alloc(w->ctx, sizeof(int) * (size_t)k) : n->clear;
     if (k > n->nclear_cap) n->nclear_cap = k;
-    for (int q = 0; q < w->words; q++)
-      for (uint64_t m = b[q]; m; m &= m - 1) n->clear[n->nclear++] = q * 64 + __builtin_ctzll(m);
+    for (int i = st_next(w, s, n->slot, w->slot_start[n->slot]); i >= 0; i = st_next(w, s, n->slot, i + 1))
+      n->clear[n->nclear++] = i;
     st_def(w, s, n->slot, n->web);
   }
 }
@@ -1076,26 +1108,42 @@ static void web_renumber(Webs *w, int *web_slot, KlNode *n) {
 
 static void split_webs(KlCtx *ctx, KlFunc *f) {
   Webs w = {.ctx = ctx, .f = f, .nslots = f->nlocals, .counting = true};
-  /* pass 1: number definitions (parameters first) */
+  /* pass 1: number definitions in source order (parameters first) */
   w.ndefs = f->nparams;
+  w.cap = f->nparams + 64;
+  w.def_slot = kl_alloc(ctx, sizeof(int) * (size_t)w.cap);
+  w.def_node = kl_alloc(ctx, sizeof(KlNode *) * (size_t)w.cap);
+  for (int i = 0; i < f->nparams; i++) w.def_slot[i] = f->params[i].slot;
   w.words = 1;
   St s = st_new(&w);
   s.dead = false;
   web_stmts(&w, &s, f->body);
+  /* renumber: each slot's definitions consecutive, in source order */
+  w.slot_start = kl_alloc(ctx, sizeof(int) * (size_t)(w.nslots + 2));
+  for (int i = 0; i < w.ndefs; i++) w.slot_start[w.def_slot[i] + 1]++;
+  for (int i = 0; i < w.nslots; i++) w.slot_start[i + 1] += w.slot_start[i];
+  int *next = kl_alloc(ctx, sizeof(int) * (size_t)(w.nslots + 1));
+  memcpy(next, w.slot_start, sizeof(int) * (size_t)w.nslots);
+  w.order = kl_alloc(ctx, sizeof(int) * (size_t)(w.ndefs + 1));
+  int *slots = kl_alloc(ctx, sizeof(int) * (size_t)(w.ndefs + 1));
+  KlNode **nodes = kl_alloc(ctx, sizeof(KlNode *) * (size_t)(w.ndefs + 1));
+  for (int i = 0; i < w.ndefs; i++) {
+    const int id = w.order[i] = next[w.def_slot[i]]++;
+    slots[id] = w.def_slot[i];
+    if (i >= f->nparams && w.def_node[i]->web == i) nodes[id] = w.def_node[i]; /* its last number */
+  }
+  for (int id = 0; id < w.ndefs; id++)
+    if (nodes[id]) nodes[id]->web = id;
+  w.def_slot = slots, w.def_node = nodes;
   /* pass 2: reaching definitions and unions */
   w.counting = false;
   w.words = (w.ndefs + 64) / 64;
-  w.def_node = kl_alloc(ctx, sizeof(KlNode *) * (size_t)(w.ndefs + 1));
-  w.def_slot = kl_alloc(ctx, sizeof(int) * (size_t)(w.ndefs + 1));
   w.parent = kl_alloc(ctx, sizeof(int) * (size_t)(w.ndefs + 1));
   for (int i = 0; i < w.ndefs; i++) w.parent[i] = i;
   s = st_new(&w);
   s.dead = false;
   for (int i = 0; i < w.nslots; i++) s.unb[i / 64] |= (uint64_t)1 << (i % 64);
-  for (int i = 0; i < f->nparams; i++) {
-    w.def_slot[i] = f->params[i].slot;
-    st_def(&w, &s, f->params[i].slot, i);
-  }
+  for (int i = 0; i < f->nparams; i++) st_def(&w, &s, f->params[i].slot, w.order[i]);
   web_stmts(&w, &s, f->body);
   /* one local per web: a parameter's web keeps the parameter's slot, the
    * first other web of a name keeps the name's slot, later ones are new */
@@ -1103,10 +1151,11 @@ static void split_webs(KlCtx *ctx, KlFunc *f) {
   bool *slot_taken = kl_alloc(ctx, sizeof(bool) * (size_t)(w.nslots + 1));
   for (int i = 0; i < w.ndefs; i++) web_slot[i] = -1;
   for (int i = 0; i < f->nparams; i++) {
-    web_slot[uf_find(&w, i)] = f->params[i].slot;
+    web_slot[uf_find(&w, w.order[i])] = f->params[i].slot;
     slot_taken[f->params[i].slot] = true;
   }
-  for (int i = 0; i < w.ndefs; i++) {
+  for (int k = 0; k < w.ndefs; k++) { /* in source order: new slots are numbered as before */
+    const int i = w.order[k];
     int r = uf_find(&w, i);
     if (web_slot[r] >= 0) continue;
     int orig = w.def_slot[i];
@@ -1118,7 +1167,7 @@ static void split_webs(KlCtx *ctx, KlFunc *f) {
     }
   }
   /* each store's killed definitions -> the other slots it makes dead */
-  for (int i = f->nparams; i < w.ndefs; i++) {
+  for (int i = 0; i < w.ndefs; i++) {
     KlNode *n = w.def_node[i];
     if (!n) continue;
     const int own = web_slot[uf_find(&w, i)];
