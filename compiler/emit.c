@@ -33,8 +33,29 @@ typedef struct Loop {
   struct Loop *outer;
   int id;
   bool used_break, used_continue;
-  With *with; /* the innermost guard block around the loop */
+  With *with;       /* the innermost guard block around the loop */
+  struct Try *tried; /* the innermost try statement around it */
 } Loop;
+
+/* Why control enters a finally block (kl_why_<id>). */
+enum { WHY_NONE, WHY_EXC, WHY_RETURN, WHY_BREAK, WHY_CONTINUE };
+/* The part of a try statement being emitted. */
+enum { TRY_BODY, TRY_ELSE, TRY_HANDLER, TRY_FINALLY };
+
+/* A try statement being emitted (try_stmt). Its C state: kl_exc_<id> the
+ * exception being handled, kl_esave_<id> what was handled before it,
+ * kl_why_<id> and kl_rv_<id> (a pending return value) for the finally. */
+typedef struct Try {
+  struct Try *outer;
+  int id;
+  int part;               /* TRY_* */
+  bool has_finally;
+  const KlNode *as_name;  /* in a handler: its `as` name, or NULL */
+  With *with;             /* the innermost guard block around the try */
+  Loop *loop;             /* the innermost loop around it */
+  const char *outer_fail; /* the fail label around it (NULL: kl_error) */
+  unsigned exits;         /* 1 << WHY_*: the exits that went through the finally */
+} Try;
 
 typedef struct Str {
   const char *s;
@@ -60,6 +81,8 @@ typedef struct E {
   Loop *loop;
   int nloops;
   With *with;  /* innermost guard block */
+  Try *tried;  /* innermost try statement */
+  int ntries;
   const char *fail_label; /* where KL_FAIL goes in the text being emitted: NULL kl_error */
   int nwiths;
   int nsums;   /* KrSum kl_sum_<n> of sum() over a consumed generator */
@@ -1033,6 +1056,7 @@ static void loop_begin(E *e, Loop *lp) {
   lp->id = e->nloops++;
   lp->used_break = lp->used_continue = false;
   lp->with = e->with;
+  lp->tried = e->tried;
   e->loop = lp;
 }
 
@@ -1529,6 +1553,217 @@ static Val comprehension(E *e, KlNode *n) {
   return out;
 }
 
+/* ---- try statements ----
+ *
+ * The body's KL_FAIL goes to kl_exc_<id> (or, without handlers, to the
+ * finally's kl_fexc_<id>): there the exception gets this function's
+ * traceback entry, as CPython adds one where an exception enters a frame;
+ * the temporaries and guard blocks the body left are released; and the
+ * exception becomes the handled one (sys.exc_info(), and the __context__ of
+ * what the handler raises) until the handler ends. Every fail label of a
+ * try has a twin <label>_r, entered by a re-raise (bare `raise`, no handler
+ * matched, a finally's end), which adds no traceback entry: CPython's
+ * RERAISE neither. kl_error's twin is kl_reraise. */
+
+static const char *reraise_label(E *e, const char *fail_label) {
+  return fail_label ? kl_fmt(e->ctx, "%s_r", fail_label) : "kl_reraise";
+}
+
+/* A label gotos may or may not use (generated code compiles with -Wall). */
+static void label(E *e, const char *name) { line(e, "%s: __attribute__((unused));", name); }
+
+/* `except ... as n` ends with `n = None; del n`, however it ends: every
+ * variable the name was split into (resolve.c) is unbound. */
+static void unbind_as_name(E *e, const KlNode *n) {
+  for (int i = 0; i < e->f->nlocals; i++) {
+    const KlLocal *l = &e->f->locals[i];
+    if (l->comp || strcmp(l->name, n->name)) continue;
+    if (kind_of(e, l->type == KL_T_NONE_YET ? KL_T_OBJECT : l->type) == 'o') line(e, "Py_CLEAR(lv_%d);", i);
+    else line(e, "lb_%d = 0;", i);
+  }
+}
+
+/* A handler's end: the exception it handled stops being handled (CPython's
+ * POP_EXCEPT), then its `as` name is deleted. */
+static void handler_leave(E *e, const Try *t) {
+  line(e, "kr->exc_uncatch(&kl_esave_%d); Py_CLEAR(kl_exc_%d);", t->id, t->id);
+  if (t->as_name) unbind_as_name(e, t->as_name);
+}
+
+/* Leaving a finally block early: what it was running for (an exception, a
+ * return value) is dropped. */
+static void finally_drop(E *e, const Try *t) {
+  line(e, "if (kl_why_%d == %d) { kr->exc_uncatch(&kl_esave_%d); Py_CLEAR(kl_exc_%d); }", t->id, WHY_EXC, t->id,
+       t->id);
+  line(e, "Py_CLEAR(kl_rv_%d); kl_why_%d = %d;", t->id, t->id, WHY_NONE);
+}
+
+/* return (value: an owned object to return), break, continue: leaves every
+ * block between here and its target (the function, or the loop), innermost
+ * first. Guard blocks are restored, handlers end, finally blocks being run
+ * drop what they ran for; a try with a finally block jumps into it, and the
+ * finally's end goes on from there (finally_end). */
+static void leave(E *e, int why, const char *value, int L) {
+  Loop *lp = why == WHY_RETURN ? NULL : e->loop;
+  Try *stop = lp ? lp->tried : NULL;
+  const char *here = e->fail_label;
+  With *w = e->with;
+  for (Try *t = e->tried; t != stop; t = t->outer) {
+    for (; w != t->with; w = w->outer) with_leave(e, w, L);
+    if (t->part == TRY_HANDLER) handler_leave(e, t);
+    else if (t->part == TRY_FINALLY) finally_drop(e, t);
+    if (t->has_finally && t->part != TRY_FINALLY) {
+      if (value) line(e, "kl_rv_%d = %s; %s = NULL;", t->id, value, value);
+      line(e, "kl_why_%d = %d; goto kl_fin_%d;", t->id, why, t->id);
+      t->exits |= 1u << why;
+      fail_to(e, here);
+      return;
+    }
+    fail_to(e, t->outer_fail); /* what follows runs outside t */
+  }
+  if (why == WHY_RETURN) { /* guard blocks left open are restored at kl_exit */
+    line(e, "kl_ret = %s; %s = NULL;", value, value);
+    line(e, "goto kl_exit;");
+  } else {
+    for (; w != lp->with; w = w->outer) with_leave(e, w, L);
+    if (why == WHY_BREAK) lp->used_break = true;
+    else lp->used_continue = true;
+    line(e, "goto kl_%s_%d;", why == WHY_BREAK ? "brk" : "cont", lp->id);
+  }
+  fail_to(e, here);
+}
+
+/* Where an exception enters a handler or a finally block: the traceback
+ * entry (unless re-raised), then what the code it left behind holds (object
+ * temporaries from temps0, guard blocks from withs0), then the exception is
+ * taken and becomes the handled one. */
+static void catch_point(E *e, const char *name, int id, int temps0, int withs0) {
+  label(e, name);
+  line(e, "kr->add_traceback(\"%s\", kl_file, kl_line);", c_str(e->ctx, e->f->name));
+  label(e, kl_fmt(e->ctx, "%s_r", name));
+  for (int i = temps0; i < e->ntemps; i++)
+    if (e->temps[i] == 'o') line(e, "Py_CLEAR(t%d);", i);
+  for (int i = e->nwiths - 1; i >= withs0; i--) line(e, "if (kl_wg_%d.kind) kr->grad_guard_exit(&kl_wg_%d);", i, i);
+  line(e, "kr->exc_catch(&kl_esave_%d, &kl_exc_%d);", id, id);
+}
+
+/* The handlers, after the body's kl_exc_<id>. Each `except` type is
+ * evaluated and matched in turn; no match re-raises. An error inside a
+ * handler (kl_hfail_<id>[_<k>]) deletes its `as` name, ends the handling
+ * and goes on outward (to the finally, if any). */
+static void handlers(E *e, KlNode *s, Try *t, int temps0, int withs0, const char *outward) {
+  const int id = t->id;
+  const char *hfail = kl_fmt(e->ctx, "kl_hfail_%d", id);
+  catch_point(e, kl_fmt(e->ctx, "kl_exc_%d", id), id, temps0, withs0);
+  t->part = TRY_HANDLER;
+  fail_to(e, hfail);
+  after_python(e, s->loc.line);
+  for (int k = 0; k < s->list.len; k++) {
+    KlNode *h = s->list.items[k];
+    int HL = h->loc.line;
+    comment_line(e, HL);
+    if (h->a) {
+      Val type = to_object(e, ev(e, h->a), HL);
+      Val m = temp(e, KL_T_BOOL);
+      line(e, "%s = kr->exc_match(kl_exc_%d, %s);", m.s, id, type.s);
+      release(e, type);
+      line(e, "if (%s < 0) KL_FAIL(%d);", m.s, HL);
+      line(e, "if (%s) {", m.s);
+    } else {
+      line(e, "{");
+    }
+    e->indent++;
+    if (h->b) {
+      store(e, h->b, val(KL_T_OBJECT, false, "kl_exc_%d", id), HL);
+      t->as_name = h->b;
+      fail_to(e, kl_fmt(e->ctx, "kl_hfail_%d_%d", id, k));
+    }
+    stmts(e, h->body);
+    handler_leave(e, t);
+    line(e, "goto kl_tend_%d;", id);
+    t->as_name = NULL;
+    fail_to(e, hfail);
+    e->indent--;
+    line(e, "}");
+  }
+  line(e, "kr->exc_uncatch(&kl_esave_%d); kr->exc_restore(kr_take(&kl_exc_%d));", id, id);
+  line(e, "goto %s;", reraise_label(e, outward));
+  for (int k = 0; k < s->list.len; k++) {
+    const KlNode *h = s->list.items[k];
+    if (!h->b) continue;
+    for (int r = 0; r < 2; r++) {
+      label(e, kl_fmt(e->ctx, "kl_hfail_%d_%d%s", id, k, r ? "_r" : ""));
+      unbind_as_name(e, h->b);
+      line(e, "goto %s%s;", hfail, r ? "_r" : "");
+    }
+  }
+  for (int r = 0; r < 2; r++) {
+    label(e, r ? kl_fmt(e->ctx, "%s_r", hfail) : hfail);
+    line(e, "kr->exc_uncatch(&kl_esave_%d); Py_CLEAR(kl_exc_%d);", id, id);
+    line(e, "goto %s;", r ? reraise_label(e, outward) : outward ? outward : "kl_error");
+  }
+}
+
+/* After the finally block: on to what entered it. */
+static void finally_end(E *e, Try *t, int L) {
+  const int id = t->id;
+  line(e, "if (kl_why_%d == %d) {", id, WHY_EXC);
+  line(e, "  kl_why_%d = %d;", id, WHY_NONE);
+  line(e, "  kr->exc_uncatch(&kl_esave_%d); kr->exc_restore(kr_take(&kl_exc_%d));", id, id);
+  line(e, "  goto %s;", reraise_label(e, t->outer_fail));
+  line(e, "}");
+  for (int why = WHY_RETURN; why <= WHY_CONTINUE; why++) {
+    if (!(t->exits & 1u << why)) continue;
+    line(e, "if (kl_why_%d == %d) {", id, why);
+    e->indent++;
+    line(e, "kl_why_%d = %d;", id, WHY_NONE);
+    leave(e, why, why == WHY_RETURN ? kl_fmt(e->ctx, "kl_rv_%d", id) : NULL, L);
+    e->indent--;
+    line(e, "}");
+  }
+}
+
+static void try_stmt(E *e, KlNode *s) {
+  int L = s->loc.line;
+  Try t = {.outer = e->tried, .id = e->ntries++, .part = TRY_BODY, .has_finally = s->kw.len > 0,
+           .with = e->with, .loop = e->loop, .outer_fail = e->fail_label};
+  const int id = t.id, temps0 = e->ntemps, withs0 = e->nwiths;
+  const char *fexc = kl_fmt(e->ctx, "kl_fexc_%d", id);
+  const char *outward = t.has_finally ? fexc : t.outer_fail; /* errors of the handlers and the else block */
+  e->tried = &t;
+  fail_to(e, s->list.len ? kl_fmt(e->ctx, "kl_exc_%d", id) : fexc);
+  stmts(e, s->body);
+  t.part = TRY_ELSE;
+  fail_to(e, outward);
+  stmts(e, s->orelse);
+  line(e, "goto kl_tend_%d;", id);
+  /* (the else block's temporaries and guards, cleared there too, are NULL) */
+  if (s->list.len) handlers(e, s, &t, temps0, withs0, outward);
+  if (t.has_finally) {
+    catch_point(e, fexc, id, temps0, withs0);
+    line(e, "kl_why_%d = %d;", id, WHY_EXC);
+    line(e, "goto kl_fin_%d;", id);
+    for (int r = 0; r < 2; r++) { /* an error inside the finally block */
+      label(e, kl_fmt(e->ctx, "kl_ffail_%d%s", id, r ? "_r" : ""));
+      finally_drop(e, &t);
+      line(e, "goto %s;", r ? reraise_label(e, t.outer_fail) : t.outer_fail ? t.outer_fail : "kl_error");
+    }
+    line(e, "kl_tend_%d:", id);
+    line(e, "kl_why_%d = %d;", id, WHY_NONE);
+    line(e, "kl_fin_%d:;", id);
+    t.part = TRY_FINALLY;
+    fail_to(e, kl_fmt(e->ctx, "kl_ffail_%d", id));
+    stmts(e, s->kw);
+    e->tried = t.outer;
+    fail_to(e, t.outer_fail);
+    finally_end(e, &t, L);
+  } else {
+    line(e, "kl_tend_%d:;", id);
+    e->tried = t.outer;
+    fail_to(e, t.outer_fail);
+  }
+}
+
 static void stmt(E *e, KlNode *s) {
   int L = s->loc.line;
   comment_line(e, L);
@@ -1551,8 +1786,7 @@ static void stmt(E *e, KlNode *s) {
   case KL_N_RETURN: {
     Val v = s->a ? ev(e, s->a) : val(KL_T_OBJECT, false, "Py_None");
     Val o = own(e, to_object(e, v, L));
-    line(e, "kl_ret = %s; %s = NULL;", o.s, o.s);
-    line(e, "goto kl_exit;");
+    leave(e, WHY_RETURN, o.s, L);
     return;
   }
   case KL_N_IF: {
@@ -1609,22 +1843,23 @@ static void stmt(E *e, KlNode *s) {
   case KL_N_BREAK:
   case KL_N_CONTINUE:
     if (!e->loop) kl_fatal(e->ctx, KL_KILN001, s->loc, "'%s' outside loop", s->kind == KL_N_BREAK ? "break" : "continue");
-    for (With *w = e->with; w != e->loop->with; w = w->outer) with_leave(e, w, L);
-    if (s->kind == KL_N_BREAK) {
-      e->loop->used_break = true;
-      line(e, "goto kl_brk_%d;", e->loop->id);
-    } else {
-      e->loop->used_continue = true;
-      line(e, "goto kl_cont_%d;", e->loop->id);
-    }
+    leave(e, s->kind == KL_N_BREAK ? WHY_BREAK : WHY_CONTINUE, NULL, L);
     return;
   case KL_N_RAISE: {
+    if (!s->a) { /* re-raises the exception being handled: no new traceback entry */
+      line(e, "if (kr->reraise()) goto %s;", reraise_label(e, e->fail_label));
+      line(e, "KL_FAIL(%d);", L);
+      return;
+    }
     Val v = to_object(e, ev(e, s->a), L);
-    line(e, "kl_raise(%s);", v.s);
+    Val cause = s->b ? to_object(e, ev(e, s->b), L) : val(KL_T_OBJECT, false, "NULL");
+    line(e, "kr->raise(%s, %s);", v.s, cause.s);
     release(e, v);
+    release(e, cause);
     line(e, "KL_FAIL(%d);", L);
     return;
   }
+  case KL_N_TRY: try_stmt(e, s); return;
   case KL_N_ASSERT: {
     const char *c = cond(e, s->a);
     line(e, "if (!%s) {", c);
@@ -1738,6 +1973,11 @@ static void emit_function(Module *mod, KlFunc *f, KlBuf *out) {
                   e.temps[i] == 'o' ? "NULL" : "0", e.temps[i] == 'o' ? 't' : e.temps[i], i);
   for (int i = 0; i < e.nwiths; i++) kl_buf_printf(out, "  KrGradGuard kl_wg_%d = {0};\n", i);
   for (int i = 0; i < e.nsums; i++) kl_buf_printf(out, "  KrSum kl_sum_%d = {0};\n", i);
+  for (int i = 0; i < e.ntries; i++)
+    kl_buf_printf(out,
+                  "  PyObject *kl_exc_%d = NULL, *kl_rv_%d = NULL; KrExcSave kl_esave_%d = {0}; int kl_why_%d = 0;\n"
+                  "  (void)kl_rv_%d; (void)kl_esave_%d; (void)kl_why_%d;\n",
+                  i, i, i, i, i, i, i);
   if (f->grad_guard) /* @torch.no_grad() / @torch.inference_mode(): left at kl_exit, on every path */
     kl_buf_printf(out, "  KrGradGuard kl_guard = {0};\n  if (kr->grad_guard_enter(&kl_guard, %s) < 0) KL_FAIL(%d);\n",
                   guard_name(f->grad_guard), f->loc.line);
@@ -1752,11 +1992,13 @@ static void emit_function(Module *mod, KlFunc *f, KlBuf *out) {
       kl_buf_printf(out, "  Py_XDECREF(lv_%d);\n", i);
   for (int i = 0; i < e.ntemps; i++)
     if (e.temps[i] == 'o') kl_buf_printf(out, "  Py_XDECREF(t%d);\n", i);
+  for (int i = 0; i < e.ntries; i++) kl_buf_printf(out, "  Py_XDECREF(kl_exc_%d);\n  Py_XDECREF(kl_rv_%d);\n", i, i);
   if (f->grad_guard) kl_buf_puts(out, "  kr->grad_guard_exit(&kl_guard);\n");
   kl_buf_printf(out,
                 "  return kl_ret;\n"
                 "kl_error:\n"
                 "  kr->add_traceback(\"%s\", kl_file, kl_line);\n"
+                "kl_reraise: __attribute__((unused));\n"
                 "  Py_CLEAR(kl_ret);\n"
                 "  goto kl_exit;\n"
                 "}\n",
@@ -1773,19 +2015,6 @@ static const char preamble[] =
     "static const KrApi *kr;\n"
     "static PyObject *kg_globals; /* module dict, or the dict given to _kiln_bind */\n"
     "#define KL_FAIL(l) do { kl_line = (l); goto kl_error; } while (0)\n"
-    "\n"
-    "__attribute__((unused)) static void kl_raise(PyObject *e) {\n"
-    "  PyObject *inst = e;\n"
-    "  if (PyExceptionClass_Check(e)) {\n"
-    "    inst = PyObject_CallNoArgs(e);\n"
-    "    if (!inst) return;\n"
-    "  } else {\n"
-    "    Py_INCREF(inst);\n"
-    "  }\n"
-    "  if (PyExceptionInstance_Check(inst)) PyErr_SetObject((PyObject *)Py_TYPE(inst), inst);\n"
-    "  else PyErr_SetString(PyExc_TypeError, \"exceptions must derive from BaseException\");\n"
-    "  Py_DECREF(inst);\n"
-    "}\n"
     "\n"
     "/* libm through pointers the C compiler cannot constant-fold: Python calls\n"
     " * libm at run time, and a folded (correctly rounded) value can differ from\n"

@@ -70,6 +70,7 @@ static void count(KlFunc *f, KlNode *n, bool store) {
     count_list(f, n->orelse, false);
     return;
   case KL_N_DEL: count_list(f, n->list, false); count_list(f, n->list, true); return;
+  case KL_N_EXCEPT: count(f, n->a, false); count(f, n->b, true); count_list(f, n->body, false); return;
   case KL_N_COMPFOR:
     count(f, n->a, true);
     count(f, n->b, false);
@@ -130,6 +131,10 @@ static void forward_block(KlCtx *ctx, KlFunc *f, KlNodeList body) {
     KlNode *s = body.items[i];
     forward_block(ctx, f, s->body);
     forward_block(ctx, f, s->orelse);
+    if (s->kind == KL_N_TRY) {
+      for (int j = 0; j < s->list.len; j++) forward_block(ctx, f, s->list.items[j]->body);
+      forward_block(ctx, f, s->kw);
+    }
     if (s->kind != KL_N_ASSIGN || s->list.len != 1 || s->list.items[0]->kind != KL_N_NAME || i + 1 == body.len)
       continue;
     KlNode *t = s->list.items[0];

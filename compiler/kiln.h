@@ -245,7 +245,8 @@ KlType kl_join(KlType a, KlType b);
   X(JOINEDSTR) X(FORMAT) X(COMP) X(COMPFOR)                                       \
   /* statements */                                                                \
   X(EXPR_STMT) X(ASSIGN) X(AUGASSIGN) X(ANNASSIGN) X(IF) X(WHILE) X(FOR)          \
-  X(BREAK) X(CONTINUE) X(RETURN) X(PASS) X(RAISE) X(ASSERT) X(DEL) X(WITH)
+  X(BREAK) X(CONTINUE) X(RETURN) X(PASS) X(RAISE) X(ASSERT) X(DEL) X(WITH)         \
+  X(TRY) X(EXCEPT)
 
 typedef enum {
 #define X(name) KL_N_##name,
@@ -343,19 +344,20 @@ struct KlNode {
   int op;           /* KlBinOp / KlUnaryOp / BOOLOP: 0 and 1 or / AUGASSIGN op / WITH: KL_GUARD_* */
   KlNode *a, *b, *c; /* children: BINOP a op b; ATTR a.name; SUBSCRIPT a[b]; IFEXP b if a else c;
                         UNARY/NOT a; KEYWORD a=value; SLICE a:b:c; ASSIGN value=b; FOR target a, iter b;
-                        RETURN a; IF/WHILE test a; AUGASSIGN target a, value b; RAISE a from b;
+                        RETURN a; IF/WHILE test a; AUGASSIGN target a, value b; RAISE a from b (a NULL: bare);
                         ASSERT a, msg b; ANNASSIGN target a, annotation c, value b;
                         WITH the context expression a (until resolve.c replaces it by op);
                         FORMAT (an f-string field) value a, spec b (a JOINEDSTR or NULL), op conversion;
                         COMP (a comprehension) element a (a dict's key), dict value b, op a KlCompKind,
                         JOIN's separator or SUM's start c, SORTED/MIN/MAX's keywords in kw (evaluated, like c,
-                        after the first iterable); COMPFOR target a, iterable b */
+                        after the first iterable); COMPFOR target a, iterable b;
+                        EXCEPT (a handler) type a (NULL: bare `except:`), `as` name b */
   KlNodeList list;   /* TUPLE/LIST/SET/DICT items (DICT: k0,v0,k1,v1..); CALL args; JOINEDSTR parts;
                         BOOLOP operands; COMPARE operands; ASSIGN targets; DEL targets;
-                        COMP its COMPFOR clauses; COMPFOR its `if` conditions */
-  KlNodeList kw;     /* CALL keywords (KEYWORD nodes) */
+                        COMP its COMPFOR clauses; COMPFOR its `if` conditions; TRY its EXCEPT handlers */
+  KlNodeList kw;     /* CALL keywords (KEYWORD nodes); TRY its finally block */
   int *cmpops;       /* COMPARE: list.len-1 operators */
-  KlNodeList body, orelse; /* IF, WHILE, FOR; WITH body */
+  KlNodeList body, orelse; /* IF, WHILE, FOR; WITH body; TRY body and else block; EXCEPT body */
   /* resolve.c */
   KlBinding binding;
   int slot;          /* LOCAL: index into func->locals; AUGASSIGN of a local: the slot read */

@@ -881,9 +881,9 @@ static KlNode *small_stmt(Parser *p) {
     next(p);
     n = new_node(p, KL_N_RAISE, t->loc);
     if (at(p, KL_TOK_NEWLINE) || at(p, KL_TOK_SEMI))
-      unsupported(p, t->loc, KL_KILN010, "bare raise");
+      return n; /* bare: re-raises the exception being handled */
     n->a = test(p);
-    if (at(p, KL_TOK_KW_FROM)) unsupported(p, peek(p)->loc, KL_KILN010, "raise ... from");
+    if (accept(p, KL_TOK_KW_FROM)) n->b = test(p);
     return n;
   case KL_TOK_KW_ASSERT:
     next(p);
@@ -1018,6 +1018,48 @@ static KlNode *with_stmt(Parser *p) {
   return it[0];
 }
 
+/* try_stmt = "try" ":" block handler+ ["else" ":" block] ["finally" ":" block]
+ *          | "try" ":" block "finally" ":" block
+ * handler  = "except" [test ["as" NAME]] ":" block */
+static KlNode *try_stmt(Parser *p) {
+  KlToken *t = next(p);
+  KlNode *n = new_node(p, KL_N_TRY, t->loc);
+  expect(p, KL_TOK_COLON);
+  n->body = block(p);
+  Vec handlers = {0};
+  KlNode *bare = NULL;
+  while (at(p, KL_TOK_KW_EXCEPT)) {
+    KlToken *x = next(p);
+    if (at(p, KL_TOK_STAR)) unsupported(p, x->loc, KL_KILN010, "except* clause");
+    if (bare) kl_fatal(p->ctx, KL_KILN001, bare->loc, "default 'except:' must be last");
+    KlNode *h = new_node(p, KL_N_EXCEPT, x->loc);
+    if (!at(p, KL_TOK_COLON)) {
+      h->a = test(p);
+      if (accept(p, KL_TOK_KW_AS)) {
+        KlToken *name = expect(p, KL_TOK_NAME);
+        h->b = new_node(p, KL_N_NAME, name->loc);
+        h->b->name = name->str;
+      }
+    } else {
+      bare = h;
+    }
+    expect(p, KL_TOK_COLON);
+    h->body = block(p);
+    vec_push(p, &handlers, h);
+  }
+  n->list = to_list(&handlers);
+  if (handlers.len && accept(p, KL_TOK_KW_ELSE)) {
+    expect(p, KL_TOK_COLON);
+    n->orelse = block(p);
+  }
+  if (accept(p, KL_TOK_KW_FINALLY)) {
+    expect(p, KL_TOK_COLON);
+    n->kw = block(p);
+  }
+  if (!handlers.len && !n->kw.len) unexpected(p);
+  return n;
+}
+
 static void stmt(Parser *p, Vec *out) {
   KlToken *t = peek(p);
   switch (t->kind) {
@@ -1034,7 +1076,11 @@ static void stmt(Parser *p, Vec *out) {
     return;
   case KL_TOK_KW_DEF: unsupported(p, t->loc, KL_KILN010, "nested function (closure)");
   case KL_TOK_KW_CLASS: unsupported(p, t->loc, KL_KILN010, "class definition");
-  case KL_TOK_KW_TRY: unsupported(p, t->loc, KL_KILN010, "try statement");
+  case KL_TOK_KW_TRY:
+    enter(p);
+    vec_push(p, out, try_stmt(p));
+    leave(p);
+    return;
   case KL_TOK_KW_WITH:
     enter(p);
     vec_push(p, out, with_stmt(p));
@@ -1650,7 +1696,7 @@ static void dump_node(KlBuf *out, KlNode *n, int indent) {
   if (n->b) dump_node(out, n->b, indent + 2);
   if (n->c) dump_node(out, n->c, indent + 2);
   dump_list(out, "items", n->list, indent + 2);
-  dump_list(out, "keywords", n->kw, indent + 2);
+  dump_list(out, n->kind == KL_N_TRY ? "finally" : "keywords", n->kw, indent + 2);
   dump_list(out, "body", n->body, indent + 2);
   dump_list(out, "else", n->orelse, indent + 2);
 }

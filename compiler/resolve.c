@@ -65,6 +65,13 @@ static void collect_locals(KlCtx *ctx, KlFunc *f, KlNodeList body) {
     case KL_N_DEL:
       for (int j = 0; j < s->list.len; j++) collect_target(ctx, f, s->list.items[j]);
       break;
+    case KL_N_EXCEPT:
+      if (s->b) collect_target(ctx, f, s->b);
+      break;
+    case KL_N_TRY:
+      collect_locals(ctx, f, s->list); /* the handlers */
+      collect_locals(ctx, f, s->kw);   /* finally */
+      break;
     default: break;
     }
     collect_locals(ctx, f, s->body);
@@ -701,6 +708,7 @@ static bool resolve_withs(KlCtx *ctx, KlFunc *f, KlNodeList body) {
       s->a = NULL;
     }
     if (!resolve_withs(ctx, f, s->body) || !resolve_withs(ctx, f, s->orelse)) return false;
+    if (s->kind == KL_N_TRY && (!resolve_withs(ctx, f, s->list) || !resolve_withs(ctx, f, s->kw))) return false;
   }
   return true;
 }
@@ -761,6 +769,9 @@ typedef struct Webs {
   int *order;        /* source-order number -> def id */
   int cap;           /* of def_slot and def_node while counting */
   struct WLoop *loop;
+  struct St *exc;    /* where an exception raised here goes: the innermost try's handlers (or
+                        finally) take every state of its body, or NULL */
+  struct WFinally *fin; /* the innermost try with a finally block around here, or NULL */
   bool counting;     /* first pass: number the definitions */
 } Webs;
 
@@ -774,6 +785,14 @@ typedef struct WLoop {
   St brk, cont;
   struct WLoop *outer;
 } WLoop;
+
+/* A try statement with a finally block: the states of the return, break
+ * and continue statements that run it on their way out. */
+typedef struct WFinally {
+  St jumps;
+  WLoop *loop; /* the loop around the try: break/continue to it cross the finally */
+  bool returns, breaks, continues;
+} WFinally;
 
 static int uf_find(Webs *w, int x) {
   while (w->parent[x] != x) x = w->parent[x] = w->parent[w->parent[x]];
@@ -975,6 +994,8 @@ static void web_comprehension(Webs *w, St *s, KlNode *n) {
 }
 
 static void web_stmts(Webs *w, St *s, KlNodeList body);
+static void web_try(Webs *w, St *s, KlNode *n);
+static void web_jump(Webs *w, St *s, KlNodeKind kind);
 
 static void web_loop(Webs *w, St *s, KlNode *n) {
   bool is_for = n->kind == KL_N_FOR;
@@ -1002,7 +1023,92 @@ static void web_loop(Webs *w, St *s, KlNode *n) {
   *s = out;
 }
 
+/* A return, break or continue that runs the innermost finally block first
+ * (a break or continue only when its loop is outside the try). */
+static void web_jump(Webs *w, St *s, KlNodeKind kind) {
+  WFinally *f = w->fin;
+  if (!f || (kind != KL_N_RETURN && f->loop != w->loop)) return;
+  st_join(w, &f->jumps, s);
+  if (kind == KL_N_RETURN) f->returns = true;
+  else if (kind == KL_N_BREAK) f->breaks = true;
+  else f->continues = true;
+}
+
+static void web_stmt_kind(Webs *w, St *s, KlNode *n);
+
+/* Every state inside a try body (before and after each statement, at any
+ * depth) may be the one an exception leaves it in: the handlers start from
+ * their union. A statement's partial effects lie between the two. */
 static void web_stmt(Webs *w, St *s, KlNode *n) {
+  if (w->exc) st_join(w, w->exc, s);
+  web_stmt_kind(w, s, n);
+  if (w->exc) st_join(w, w->exc, s);
+}
+
+/* try/except/else/finally. The handlers start from every state of the body;
+ * an `as` name is deleted at a handler's end (also when it raises). With a
+ * finally block, the finally starts from the union of the normal end, every
+ * state an exception may leave the body, handlers or else block in, and the
+ * states of the return/break/continue statements crossing it; after it, the
+ * same union goes on to wherever those went. */
+static void web_try(Webs *w, St *s, KlNode *n) {
+  const bool has_finally = n->kw.len > 0;
+  St *outer_exc = w->exc;
+  WFinally *outer_fin = w->fin;
+  WFinally fin = {.jumps = st_new(w), .loop = w->loop};
+  St fin_exc = st_new(w); /* what reaches the finally by an exception */
+  if (has_finally) w->fin = &fin;
+  St exc = st_copy(w, s);
+  w->exc = &exc;
+  web_stmts(w, s, n->body);
+  /* handlers and the else block raise to the finally, or out */
+  w->exc = has_finally ? &fin_exc : outer_exc;
+  if (w->exc) st_join(w, w->exc, &exc); /* an exception no handler matches */
+  St handled = st_new(w);
+  for (int i = 0; i < n->list.len; i++) {
+    KlNode *h = n->list.items[i];
+    St hs = st_copy(w, &exc);
+    web_expr(w, &hs, h->a);
+    if (h->b) {
+      web_target(w, &hs, h->b);
+      if (!w->counting && w->exc) { /* raising out of the handler deletes the name too */
+        St gone = st_copy(w, &hs);
+        st_def(w, &gone, h->b->slot, -1);
+        st_join(w, w->exc, &gone);
+      }
+    }
+    web_stmts(w, &hs, h->body);
+    if (h->b && !w->counting && !hs.dead) st_def(w, &hs, h->b->slot, -1);
+    st_join(w, &handled, &hs);
+  }
+  web_stmts(w, s, n->orelse);
+  bool done_dead = s->dead && handled.dead;
+  st_join(w, s, &handled);
+  s->dead = done_dead;
+  w->exc = outer_exc;
+  w->fin = outer_fin;
+  if (!has_finally) return;
+  St f = st_copy(w, s);
+  st_join(w, &f, &fin_exc);
+  st_join(w, &f, &fin.jumps);
+  web_stmts(w, &f, n->kw);
+  /* after the finally: on to the pending exception, return, break, continue */
+  if (outer_exc) st_join(w, outer_exc, &f);
+  if (fin.returns) web_jump(w, &f, KL_N_RETURN);
+  if (fin.breaks) {
+    st_join(w, &w->loop->brk, &f);
+    web_jump(w, &f, KL_N_BREAK);
+  }
+  if (fin.continues) {
+    st_join(w, &w->loop->cont, &f);
+    web_jump(w, &f, KL_N_CONTINUE);
+  }
+  done_dead = s->dead || f.dead;
+  *s = f;
+  s->dead = done_dead;
+}
+
+static void web_stmt_kind(Webs *w, St *s, KlNode *n) {
   switch (n->kind) {
   case KL_N_ASSIGN:
     web_expr(w, s, n->b);
@@ -1058,15 +1164,18 @@ static void web_stmt(Webs *w, St *s, KlNode *n) {
   case KL_N_WHILE:
   case KL_N_FOR: web_loop(w, s, n); return;
   case KL_N_WITH: web_stmts(w, s, n->body); return; /* a guard: the body runs through or raises */
+  case KL_N_TRY: web_try(w, s, n); return;
   case KL_N_BREAK:
   case KL_N_CONTINUE:
     if (w->loop) st_join(w, n->kind == KL_N_BREAK ? &w->loop->brk : &w->loop->cont, s);
+    web_jump(w, s, n->kind);
     s->dead = true;
     return;
   case KL_N_RETURN:
   case KL_N_RAISE:
     web_expr(w, s, n->a);
     web_expr(w, s, n->b);
+    if (n->kind == KL_N_RETURN) web_jump(w, s, n->kind);
     s->dead = true;
     return;
   default:

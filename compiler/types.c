@@ -274,6 +274,17 @@ static void stmt_type(Infer *in, KlNode *s) {
     stmts_type(in, s->orelse);
     break;
   case KL_N_WITH: stmts_type(in, s->body); break;
+  case KL_N_TRY:
+    stmts_type(in, s->body);
+    for (int i = 0; i < s->list.len; i++) {
+      KlNode *h = s->list.items[i];
+      if (h->a) expr_type(in, h->a);
+      if (h->b) assign_type(in, h->b, KL_T_OBJECT); /* the exception */
+      stmts_type(in, h->body);
+    }
+    stmts_type(in, s->orelse);
+    stmts_type(in, s->kw); /* finally */
+    break;
   case KL_N_FOR: {
     expr_type(in, s->b);
     KlType elem = kl_is_native_range(in->ctx, s->b) ? KL_T_INT : KL_T_OBJECT;
@@ -285,7 +296,10 @@ static void stmt_type(Infer *in, KlNode *s) {
   case KL_N_RETURN:
     if (s->a) in->f->return_type = kl_join(in->f->return_type, expr_type(in, s->a));
     break;
-  case KL_N_RAISE: expr_type(in, s->a); break;
+  case KL_N_RAISE:
+    if (s->a) expr_type(in, s->a);
+    if (s->b) expr_type(in, s->b);
+    break;
   case KL_N_ASSERT:
     expr_type(in, s->a);
     if (s->b) expr_type(in, s->b);

@@ -1573,6 +1573,137 @@ static void kr_best_empty(int is_max) {
 #endif
 }
 
+/* ------------------------------------------------------------------------ */
+/* try statements and raise (CPython's ceval, per version)                    */
+/* ------------------------------------------------------------------------ */
+
+/* The raised exception, normalized with its traceback on it (new ref). */
+static PyObject *take_raised(void) {
+  for (;;) {
+#if PY_VERSION_HEX >= 0x030C0000
+    PyObject *v = PyErr_GetRaisedException();
+#else
+    PyObject *t, *v, *tb;
+    PyErr_Fetch(&t, &v, &tb);
+    if (t) {
+      PyErr_NormalizeException(&t, &v, &tb);
+      PyException_SetTraceback(v, tb ? tb : Py_None);
+    }
+    Py_XDECREF(t);
+    Py_XDECREF(tb);
+#endif
+    if (v) return v;
+    PyErr_SetString(PyExc_SystemError, "error return without exception set");
+  }
+}
+
+static void kr_exc_catch(KrExcSave *save, PyObject **exc) {
+  PyObject *v = take_raised();
+#if PY_VERSION_HEX >= 0x030B0000
+  save->value = PyErr_GetHandledException();
+  PyErr_SetHandledException(v);
+#else
+  PyErr_GetExcInfo(&save->type, &save->value, &save->tb);
+  PyErr_SetExcInfo(Py_NewRef((PyObject *)Py_TYPE(v)), Py_NewRef(v), PyException_GetTraceback(v));
+#endif
+  *exc = v;
+}
+
+static void kr_exc_uncatch(KrExcSave *save) {
+#if PY_VERSION_HEX >= 0x030B0000
+  PyErr_SetHandledException(save->value);
+  Py_CLEAR(save->value);
+#else
+  PyErr_SetExcInfo(save->type, save->value, save->tb);
+  save->type = save->value = save->tb = NULL;
+#endif
+}
+
+static int kr_exc_match(PyObject *exc, PyObject *type) {
+  int ok = PyExceptionClass_Check(type);
+  if (PyTuple_Check(type)) {
+    ok = 1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(type) && ok; i++) ok = PyExceptionClass_Check(PyTuple_GET_ITEM(type, i));
+  }
+  if (!ok) {
+    PyErr_SetString(PyExc_TypeError, "catching classes that do not inherit from BaseException is not allowed");
+    return -1;
+  }
+  return PyErr_GivenExceptionMatches(exc, type);
+}
+
+static void kr_exc_restore(PyObject *exc) {
+#if PY_VERSION_HEX >= 0x030C0000
+  PyErr_SetRaisedException(exc);
+#else
+  PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(exc)), exc, PyException_GetTraceback(exc));
+#endif
+}
+
+static void kr_raise(PyObject *exc, PyObject *cause) {
+  PyObject *type, *value = NULL;
+  if (PyExceptionClass_Check(exc)) {
+    type = Py_NewRef(exc);
+    value = PyObject_CallNoArgs(exc);
+    if (!value) goto fail;
+    if (!PyExceptionInstance_Check(value)) {
+      PyErr_Format(PyExc_TypeError, "calling %R should have returned an instance of BaseException, not %R", type,
+                   Py_TYPE(value));
+      goto fail;
+    }
+  } else if (PyExceptionInstance_Check(exc)) {
+    value = Py_NewRef(exc);
+    type = Py_NewRef(PyExceptionInstance_Class(exc));
+  } else {
+    PyErr_SetString(PyExc_TypeError, "exceptions must derive from BaseException");
+    return;
+  }
+  if (cause) {
+    PyObject *fixed;
+    if (PyExceptionClass_Check(cause)) {
+      fixed = PyObject_CallNoArgs(cause);
+      if (!fixed) goto fail;
+    } else if (PyExceptionInstance_Check(cause)) {
+      fixed = Py_NewRef(cause);
+    } else if (cause == Py_None) {
+      fixed = NULL;
+    } else {
+      PyErr_SetString(PyExc_TypeError, "exception causes must derive from BaseException");
+      goto fail;
+    }
+    PyException_SetCause(value, fixed);
+  }
+  PyErr_SetObject(type, value);
+  Py_DECREF(value);
+  Py_DECREF(type);
+  return;
+fail:
+  Py_XDECREF(value);
+  Py_DECREF(type);
+}
+
+static int kr_reraise(void) {
+#if PY_VERSION_HEX >= 0x030B0000
+  PyObject *v = PyErr_GetHandledException();
+  if (!v || v == Py_None) {
+    Py_XDECREF(v);
+    PyErr_SetString(PyExc_RuntimeError, "No active exception to reraise");
+    return 0;
+  }
+  kr_exc_restore(v);
+#else
+  PyObject *t, *v, *tb;
+  PyErr_GetExcInfo(&t, &v, &tb);
+  if (!t || t == Py_None) {
+    Py_XDECREF(t), Py_XDECREF(v), Py_XDECREF(tb);
+    PyErr_SetString(PyExc_RuntimeError, "No active exception to reraise");
+    return 0;
+  }
+  PyErr_Restore(t, v, tb);
+#endif
+  return 1;
+}
+
 static PyObject *kr_power(PyObject *a, PyObject *b) { return PyNumber_Power(a, b, Py_None); }
 static PyObject *kr_inplace_power(PyObject *a, PyObject *b) { return PyNumber_InPlacePower(a, b, Py_None); }
 
@@ -1667,6 +1798,12 @@ static const KrApi kr_api = {
     .sum_total = kr_sum_total,
     .best_step = kr_best_step,
     .best_empty = kr_best_empty,
+    .exc_catch = kr_exc_catch,
+    .exc_uncatch = kr_exc_uncatch,
+    .exc_match = kr_exc_match,
+    .exc_restore = kr_exc_restore,
+    .raise = kr_raise,
+    .reraise = kr_reraise,
 };
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs) {

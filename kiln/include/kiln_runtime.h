@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-#define KR_ABI_VERSION 8
+#define KR_ABI_VERSION 9
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
 enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
@@ -37,6 +37,12 @@ typedef struct {
   uint64_t saved[3]; /* what grad_guard_enter found */
   PyObject *guard;   /* torch._C._InferenceMode, when entered through Python */
 } KrGradGuard;
+
+/* The exception a try statement's handler or finally block found handled
+ * when it began (sys.exc_info()), restored when it ends. */
+typedef struct KrExcSave {
+  PyObject *type, *value, *tb;
+} KrExcSave;
 
 /* Moves an owned reference out of *p (for a call that steals it). */
 static inline PyObject *kr_take(PyObject **p) {
@@ -308,6 +314,26 @@ typedef struct KrApi {
   int (*best_step)(PyObject **best, PyObject **best_key, PyObject *item, PyObject *key, int op);
   /* ValueError: min()/max() (is_max) of nothing, in the running version's words. */
   void (*best_empty)(int is_max);
+
+  /* --- try statements and raise ---
+   * exc_catch takes the raised exception (normalized, its traceback on it)
+   * into *exc, a new reference, and makes it the handled exception
+   * (sys.exc_info(), the __context__ of what is raised next), saving the
+   * one handled before in *save; exc_uncatch restores that one. */
+  void (*exc_catch)(KrExcSave *save, PyObject **exc);
+  void (*exc_uncatch)(KrExcSave *save);
+  /* An `except T:` test: 1 when exc is an instance of T (a class or a
+   * tuple of them, as CPython matches), 0 if not, -1 with TypeError when T
+   * is not BaseException subclasses (CPython's message). */
+  int (*exc_match)(PyObject *exc, PyObject *type);
+  /* Raises exc (stolen) again, with its traceback. */
+  void (*exc_restore)(PyObject *exc);
+  /* `raise exc` / `raise exc from cause` (cause NULL when absent), as
+   * CPython's RAISE_VARARGS: always leaves an exception set. */
+  void (*raise)(PyObject *exc, PyObject *cause);
+  /* Bare `raise`: 1 re-raising the handled exception, 0 with RuntimeError
+   * ("No active exception to reraise") when none is. */
+  int (*reraise)(void);
 } KrApi;
 
 /* Generated modules: `static const KrApi *kr;` then `kr = kr_import();`. */

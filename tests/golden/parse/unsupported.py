@@ -12,10 +12,10 @@ def has_generator(xs):
     return sum(x for x in xs)
 
 
-def has_try():
+def has_try_star():
     try:
         return 1
-    except ValueError:
+    except* ValueError:
         return 2
 
 
