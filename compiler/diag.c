@@ -49,16 +49,14 @@ static const char *const code_explains[] = {
         "The function uses a construct the compiler does not translate (classes,\n"
         "closures, lambdas, generators, generator expressions other than the one\n"
         "argument of any/all/list/set/tuple or a string literal's join or the\n"
-        "iterable of sorted/sum/min/max, try, global, comprehension targets other than names, `with` of\n"
-        "any manager but torch.no_grad() and torch.inference_mode(), the rare\n"
-        "f-string forms kiln does not parse, ...). The function still works:\n"
-        "kiln leaves all of it as ordinary Python and the report names the\n"
-        "construct and its line.",
-        "    def f(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
-        "        try:                    # KILN010: try statement\n"
-        "            return x.relu()\n"
-        "        except RuntimeError:\n"
-        "            return x",
+        "iterable of sorted/sum/min/max, except* clauses, global, comprehension\n"
+        "targets other than names, `with` of any manager but torch.no_grad() and\n"
+        "torch.inference_mode(), the rare f-string forms kiln does not parse,\n"
+        "...). The function still works: kiln leaves all of it as ordinary Python\n"
+        "and the report names the construct and its line.",
+        "    def f(x: TensorF32Cpu2D) -> list:\n"
+        "        key = lambda r: r[0]    # KILN010: lambda\n"
+        "        return sorted(x.tolist(), key=key)",
         "Move the construct into a separate helper function (which stays Python)\n"
         "and call it, so the rest of the function is compiled; or rewrite it with\n"
         "supported statements (if/for/while, plain calls, arithmetic)."),
