@@ -50,10 +50,10 @@ static const char *const code_explains[] = {
         "closures, lambdas, generators, generator expressions other than the one\n"
         "argument of any/all/list/set/tuple or a string literal's join or the\n"
         "iterable of sorted/sum/min/max, except* clauses, global, comprehension\n"
-        "targets other than names, `with` of any manager but torch.no_grad() and\n"
-        "torch.inference_mode(), the rare f-string forms kiln does not parse,\n"
-        "...). The function still works: kiln leaves all of it as ordinary Python\n"
-        "and the report names the construct and its line.",
+        "targets other than names, a parenthesised list of `with` items, the\n"
+        "rare f-string forms kiln does not parse, ...). The function still\n"
+        "works: kiln leaves all of it as ordinary Python and the report names\n"
+        "the construct and its line.",
         "    def f(x: TensorF32Cpu2D) -> list:\n"
         "        key = lambda r: r[0]    # KILN010: lambda\n"
         "        return sorted(x.tolist(), key=key)",

@@ -39,8 +39,9 @@ typedef struct Loop {
 
 /* Why control enters a finally block (kl_why_<id>). */
 enum { WHY_NONE, WHY_EXC, WHY_RETURN, WHY_BREAK, WHY_CONTINUE };
-/* The part of a try statement being emitted. */
-enum { TRY_BODY, TRY_ELSE, TRY_HANDLER, TRY_FINALLY };
+/* The part of a try statement being emitted (TRY_WITH: the body of a
+ * `with` of a manager kiln calls through __enter__/__exit__: a Try too). */
+enum { TRY_BODY, TRY_ELSE, TRY_HANDLER, TRY_FINALLY, TRY_WITH };
 
 /* A try statement being emitted (try_stmt). Its C state: kl_exc_<id> the
  * exception being handled, kl_esave_<id> what was handled before it,
@@ -55,6 +56,7 @@ typedef struct Try {
   Loop *loop;             /* the innermost loop around it */
   const char *outer_fail; /* the fail label around it (NULL: kl_error) */
   unsigned exits;         /* 1 << WHY_*: the exits that went through the finally */
+  int line;               /* of the statement (a `with`'s __exit__ errors are reported there) */
 } Try;
 
 typedef struct Str {
@@ -1612,6 +1614,10 @@ static void leave(E *e, int why, const char *value, int L) {
     for (; w != t->with; w = w->outer) with_leave(e, w, L);
     if (t->part == TRY_HANDLER) handler_leave(e, t);
     else if (t->part == TRY_FINALLY) finally_drop(e, t);
+    else if (t->part == TRY_WITH) { /* __exit__(None, None, None), whose error is raised outside */
+      fail_to(e, t->outer_fail);
+      line(e, "if (kr->with_exit(&kl_wx_%d) < 0) KL_FAIL(%d);", t->id, t->line);
+    }
     if (t->has_finally && t->part != TRY_FINALLY) {
       if (value) line(e, "kl_rv_%d = %s; %s = NULL;", t->id, value, value);
       line(e, "kl_why_%d = %d; goto kl_fin_%d;", t->id, why, t->id);
@@ -1721,6 +1727,51 @@ static void finally_end(E *e, Try *t, int L) {
     e->indent--;
     line(e, "}");
   }
+}
+
+/* `with EXPR [as T]:` of any manager, as CPython runs it: EXPR, then
+ * type(m).__enter__ and __exit__ looked up, __enter__ called, T stored,
+ * the body; __exit__(None, None, None) on every way out but an exception,
+ * __exit__(type, exc, tb) for an exception (the handled one meanwhile),
+ * which a true result suppresses (the code after the `with` runs on). */
+static void with_stmt(E *e, KlNode *s) {
+  int L = s->loc.line;
+  Try t = {.outer = e->tried, .id = e->ntries++, .part = TRY_WITH, .with = e->with, .loop = e->loop,
+           .outer_fail = e->fail_label, .line = L};
+  const int id = t.id, temps0 = e->ntemps, withs0 = e->nwiths;
+  const char *hfail = kl_fmt(e->ctx, "kl_hfail_%d", id);
+  Val m = to_object(e, ev(e, s->a), L);
+  Val v = temp(e, KL_T_OBJECT);
+  line(e, "%s = kr->with_enter(%s, &kl_wx_%d);", v.s, m.s, id);
+  release(e, m);
+  fail_if(e, L, "!%s", v.s);
+  e->tried = &t;
+  fail_to(e, kl_fmt(e->ctx, "kl_exc_%d", id));
+  if (s->b) store(e, s->b, v, L); /* inside: __exit__ sees its error */
+  release(e, v);
+  stmts(e, s->body);
+  e->tried = t.outer;
+  fail_to(e, t.outer_fail);
+  line(e, "if (kr->with_exit(&kl_wx_%d) < 0) KL_FAIL(%d);", id, L);
+  line(e, "goto kl_tend_%d;", id);
+  catch_point(e, kl_fmt(e->ctx, "kl_exc_%d", id), id, temps0, withs0);
+  fail_to(e, hfail);
+  Val r = temp(e, KL_T_BOOL);
+  line(e, "%s = kr->with_exit_exc(&kl_wx_%d, kl_exc_%d);", r.s, id, id);
+  line(e, "if (%s < 0) KL_FAIL(%d);", r.s, L);
+  line(e, "if (!%s) {", r.s);
+  line(e, "  kr->exc_uncatch(&kl_esave_%d); kr->exc_restore(kr_take(&kl_exc_%d));", id, id);
+  line(e, "  goto %s;", reraise_label(e, t.outer_fail));
+  line(e, "}");
+  line(e, "kr->exc_uncatch(&kl_esave_%d); Py_CLEAR(kl_exc_%d); /* suppressed */", id, id);
+  line(e, "goto kl_tend_%d;", id);
+  for (int k = 0; k < 2; k++) {
+    label(e, k ? kl_fmt(e->ctx, "%s_r", hfail) : hfail);
+    line(e, "kr->exc_uncatch(&kl_esave_%d); Py_CLEAR(kl_exc_%d);", id, id);
+    line(e, "goto %s;", k ? reraise_label(e, t.outer_fail) : t.outer_fail ? t.outer_fail : "kl_error");
+  }
+  line(e, "kl_tend_%d:;", id);
+  fail_to(e, t.outer_fail);
 }
 
 static void try_stmt(E *e, KlNode *s) {
@@ -1897,6 +1948,10 @@ static void stmt(E *e, KlNode *s) {
     }
     return;
   case KL_N_WITH: {
+    if (!s->op) {
+      with_stmt(e, s);
+      return;
+    }
     With w = {.outer = e->with, .id = e->nwiths++, .kind = s->op};
     if (w.kind == KL_GUARD_INFERENCE) pin_tensor_locals(e, L);
     line(e, "if (kr->grad_guard_enter(&kl_wg_%d, %s) < 0) KL_FAIL(%d);", w.id, guard_name(w.kind), L);
@@ -1975,9 +2030,9 @@ static void emit_function(Module *mod, KlFunc *f, KlBuf *out) {
   for (int i = 0; i < e.nsums; i++) kl_buf_printf(out, "  KrSum kl_sum_%d = {0};\n", i);
   for (int i = 0; i < e.ntries; i++)
     kl_buf_printf(out,
-                  "  PyObject *kl_exc_%d = NULL, *kl_rv_%d = NULL; KrExcSave kl_esave_%d = {0}; int kl_why_%d = 0;\n"
-                  "  (void)kl_rv_%d; (void)kl_esave_%d; (void)kl_why_%d;\n",
-                  i, i, i, i, i, i, i);
+                  "  PyObject *kl_exc_%d = NULL, *kl_rv_%d = NULL, *kl_wx_%d = NULL; KrExcSave kl_esave_%d = {0};\n"
+                  "  int kl_why_%d = 0; (void)kl_rv_%d; (void)kl_wx_%d; (void)kl_esave_%d; (void)kl_why_%d;\n",
+                  i, i, i, i, i, i, i, i, i);
   if (f->grad_guard) /* @torch.no_grad() / @torch.inference_mode(): left at kl_exit, on every path */
     kl_buf_printf(out, "  KrGradGuard kl_guard = {0};\n  if (kr->grad_guard_enter(&kl_guard, %s) < 0) KL_FAIL(%d);\n",
                   guard_name(f->grad_guard), f->loc.line);
@@ -1992,7 +2047,8 @@ static void emit_function(Module *mod, KlFunc *f, KlBuf *out) {
       kl_buf_printf(out, "  Py_XDECREF(lv_%d);\n", i);
   for (int i = 0; i < e.ntemps; i++)
     if (e.temps[i] == 'o') kl_buf_printf(out, "  Py_XDECREF(t%d);\n", i);
-  for (int i = 0; i < e.ntries; i++) kl_buf_printf(out, "  Py_XDECREF(kl_exc_%d);\n  Py_XDECREF(kl_rv_%d);\n", i, i);
+  for (int i = 0; i < e.ntries; i++)
+    kl_buf_printf(out, "  Py_XDECREF(kl_exc_%d);\n  Py_XDECREF(kl_rv_%d);\n  Py_XDECREF(kl_wx_%d);\n", i, i, i);
   if (f->grad_guard) kl_buf_puts(out, "  kr->grad_guard_exit(&kl_guard);\n");
   kl_buf_printf(out,
                 "  return kl_ret;\n"

@@ -341,12 +341,13 @@ struct KlNode {
   double fval;      /* FLOAT, IMAG */
   char *str;        /* STR, BYTES contents; INT big-literal text */
   size_t slen;
-  int op;           /* KlBinOp / KlUnaryOp / BOOLOP: 0 and 1 or / AUGASSIGN op / WITH: KL_GUARD_* */
+  int op;           /* KlBinOp / KlUnaryOp / BOOLOP: 0 and 1 or / AUGASSIGN op /
+                       WITH: KL_GUARD_* (a torch guard kiln applies itself), 0 any other manager */
   KlNode *a, *b, *c; /* children: BINOP a op b; ATTR a.name; SUBSCRIPT a[b]; IFEXP b if a else c;
                         UNARY/NOT a; KEYWORD a=value; SLICE a:b:c; ASSIGN value=b; FOR target a, iter b;
                         RETURN a; IF/WHILE test a; AUGASSIGN target a, value b; RAISE a from b (a NULL: bare);
                         ASSERT a, msg b; ANNASSIGN target a, annotation c, value b;
-                        WITH the context expression a (until resolve.c replaces it by op);
+                        WITH the context expression a (NULL once resolve.c made it a guard's op), `as` target b;
                         FORMAT (an f-string field) value a, spec b (a JOINEDSTR or NULL), op conversion;
                         COMP (a comprehension) element a (a dict's key), dict value b, op a KlCompKind,
                         JOIN's separator or SUM's start c, SORTED/MIN/MAX's keywords in kw (evaluated, like c,

@@ -988,19 +988,27 @@ static KlNode *loop_stmt(Parser *p) {
   return n;
 }
 
-/* with_stmt = "with" test ("," test)* ":" block
+/* with_stmt = "with" item ("," item)* ":" block
+ * item      = test ["as" target]
  * Several items nest, as in Python. Whether an item is a guard kiln
- * compiles (torch.no_grad(), torch.inference_mode()) is decided once names
- * are resolved (resolve.c); `as` and parenthesised item lists stay Python. */
+ * applies itself (torch.no_grad(), torch.inference_mode()) is decided once
+ * names are resolved (resolve.c); parenthesised item lists stay Python. */
 static KlNode *with_stmt(Parser *p) {
   KlToken *t = next(p);
   Vec items = {0};
   do {
     if (items.len) enter(p); /* each further item nests one level deeper */
+    const bool paren = at(p, KL_TOK_LPAREN);
     KlNode *item = test(p);
-    if (at(p, KL_TOK_KW_AS)) unsupported(p, t->loc, KL_KILN010, "with statement (with `as`)");
+    /* `with (a, b):` is two items, not a tuple (Python 3.9's grammar) */
+    if (paren && item->kind == KL_N_TUPLE && !at(p, KL_TOK_KW_AS))
+      unsupported(p, item->loc, KL_KILN010, "with statement (parenthesised item list)");
     KlNode *n = new_node(p, KL_N_WITH, items.len ? item->loc : t->loc);
     n->a = item;
+    if (accept(p, KL_TOK_KW_AS)) {
+      n->b = test(p);
+      check_target(p, n->b);
+    }
     vec_push(p, &items, n);
   } while (accept(p, KL_TOK_COMMA));
   expect(p, KL_TOK_COLON);

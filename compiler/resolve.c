@@ -66,6 +66,7 @@ static void collect_locals(KlCtx *ctx, KlFunc *f, KlNodeList body) {
       for (int j = 0; j < s->list.len; j++) collect_target(ctx, f, s->list.items[j]);
       break;
     case KL_N_EXCEPT:
+    case KL_N_WITH:
       if (s->b) collect_target(ctx, f, s->b);
       break;
     case KL_N_TRY:
@@ -690,22 +691,16 @@ static int with_guard(const KlNode *item) {
   return kind == KL_GUARD_INFERENCE && mode && mode->kind == KL_N_TRUE ? kind : 0;
 }
 
-/* Every `with` must be a guard the compiled function applies itself (its
- * kind goes to op; the context expression is not evaluated, as for the
- * decorators); any other leaves the function as Python. */
+/* A `with` of torch.no_grad() or torch.inference_mode() (no `as`) is a
+ * guard the compiled function applies itself: its kind goes to op and the
+ * context expression is not evaluated, as for the decorators. Any other
+ * manager goes through its __enter__ and __exit__ (op 0). */
 static bool resolve_withs(KlCtx *ctx, KlFunc *f, KlNodeList body) {
   for (int i = 0; i < body.len; i++) {
     KlNode *s = body.items[i];
     if (s->kind == KL_N_WITH) {
-      s->op = with_guard(s->a);
-      if (!s->op) {
-        f->unsupported = true;
-        f->why_code = KL_KILN010;
-        f->why = kl_strdup(ctx, "with statement (not torch.no_grad() or torch.inference_mode())");
-        f->why_loc = s->loc;
-        return false;
-      }
-      s->a = NULL;
+      s->op = s->b ? 0 : with_guard(s->a);
+      if (s->op) s->a = NULL;
     }
     if (!resolve_withs(ctx, f, s->body) || !resolve_withs(ctx, f, s->orelse)) return false;
     if (s->kind == KL_N_TRY && (!resolve_withs(ctx, f, s->list) || !resolve_withs(ctx, f, s->kw))) return false;
@@ -1108,6 +1103,22 @@ static void web_try(Webs *w, St *s, KlNode *n) {
   s->dead = done_dead;
 }
 
+/* A `with` of any manager: __exit__ may suppress an exception of the body
+ * (its `as` store included), and the code after it then runs from there. */
+static void web_with(Webs *w, St *s, KlNode *n) {
+  St *outer_exc = w->exc;
+  web_expr(w, s, n->a);
+  St exc = st_copy(w, s);
+  w->exc = &exc;
+  if (n->b) web_target(w, s, n->b);
+  web_stmts(w, s, n->body);
+  w->exc = outer_exc;
+  if (outer_exc) st_join(w, outer_exc, &exc); /* not suppressed */
+  bool dead = s->dead && exc.dead;
+  st_join(w, s, &exc);
+  s->dead = dead;
+}
+
 static void web_stmt_kind(Webs *w, St *s, KlNode *n) {
   switch (n->kind) {
   case KL_N_ASSIGN:
@@ -1163,7 +1174,13 @@ static void web_stmt_kind(Webs *w, St *s, KlNode *n) {
   }
   case KL_N_WHILE:
   case KL_N_FOR: web_loop(w, s, n); return;
-  case KL_N_WITH: web_stmts(w, s, n->body); return; /* a guard: the body runs through or raises */
+  case KL_N_WITH:
+    if (n->op) { /* a guard: the body runs through or raises */
+      web_stmts(w, s, n->body);
+      return;
+    }
+    web_with(w, s, n);
+    return;
   case KL_N_TRY: web_try(w, s, n); return;
   case KL_N_BREAK:
   case KL_N_CONTINUE:

@@ -273,7 +273,11 @@ static void stmt_type(Infer *in, KlNode *s) {
     stmts_type(in, s->body);
     stmts_type(in, s->orelse);
     break;
-  case KL_N_WITH: stmts_type(in, s->body); break;
+  case KL_N_WITH:
+    if (s->a) expr_type(in, s->a);
+    if (s->b) assign_type(in, s->b, KL_T_OBJECT); /* what __enter__ returned */
+    stmts_type(in, s->body);
+    break;
   case KL_N_TRY:
     stmts_type(in, s->body);
     for (int i = 0; i < s->list.len; i++) {

@@ -1704,6 +1704,74 @@ static int kr_reraise(void) {
   return 1;
 }
 
+/* type(o).name bound to o, as CPython's special-method lookup (no instance
+ * dict, no metaclass); NULL without an exception when there is none. */
+static PyObject *lookup_special(PyObject *o, const char *name) {
+  PyObject *key = PyUnicode_InternFromString(name);
+  if (!key) return NULL;
+  PyObject *res = _PyType_Lookup(Py_TYPE(o), key);
+  Py_DECREF(key);
+  if (!res) return NULL;
+  descrgetfunc get = Py_TYPE(res)->tp_descr_get;
+  return get ? get(res, o, (PyObject *)Py_TYPE(o)) : Py_NewRef(res);
+}
+
+static PyObject *kr_with_enter(PyObject *mgr, PyObject **exit) {
+  PyObject *enter = lookup_special(mgr, "__enter__");
+  if (!enter) {
+    if (PyErr_Occurred()) return NULL;
+#if PY_VERSION_HEX >= 0x030B0000
+    PyErr_Format(PyExc_TypeError, "'%.200s' object does not support the context manager protocol",
+                 Py_TYPE(mgr)->tp_name);
+#else
+    PyErr_SetString(PyExc_AttributeError, "__enter__");
+#endif
+    return NULL;
+  }
+  PyObject *ex = lookup_special(mgr, "__exit__");
+  if (!ex) {
+    if (!PyErr_Occurred()) {
+#if PY_VERSION_HEX >= 0x030B0000
+      PyErr_Format(PyExc_TypeError,
+                   "'%.200s' object does not support the context manager protocol (missed __exit__ method)",
+                   Py_TYPE(mgr)->tp_name);
+#else
+      PyErr_SetString(PyExc_AttributeError, "__exit__");
+#endif
+    }
+    Py_DECREF(enter);
+    return NULL;
+  }
+  PyObject *value = PyObject_CallNoArgs(enter);
+  Py_DECREF(enter);
+  if (!value) {
+    Py_DECREF(ex);
+    return NULL;
+  }
+  *exit = ex;
+  return value;
+}
+
+static int kr_with_exit(PyObject **exit) {
+  PyObject *args[3] = {Py_None, Py_None, Py_None};
+  PyObject *res = PyObject_Vectorcall(*exit, args, 3, NULL);
+  Py_CLEAR(*exit);
+  Py_XDECREF(res);
+  return res ? 0 : -1;
+}
+
+static int kr_with_exit_exc(PyObject **exit, PyObject *exc) {
+  PyObject *tb = PyException_GetTraceback(exc);
+  PyObject *args[3] = {(PyObject *)Py_TYPE(exc), exc, tb ? tb : Py_None};
+  PyObject *res = PyObject_Vectorcall(*exit, args, 3, NULL);
+  Py_XDECREF(tb);
+  Py_CLEAR(*exit);
+  if (!res) return -1;
+  int r = PyObject_IsTrue(res);
+  Py_DECREF(res);
+  return r;
+}
+
 static PyObject *kr_power(PyObject *a, PyObject *b) { return PyNumber_Power(a, b, Py_None); }
 static PyObject *kr_inplace_power(PyObject *a, PyObject *b) { return PyNumber_InPlacePower(a, b, Py_None); }
 
@@ -1804,6 +1872,9 @@ static const KrApi kr_api = {
     .exc_restore = kr_exc_restore,
     .raise = kr_raise,
     .reraise = kr_reraise,
+    .with_enter = kr_with_enter,
+    .with_exit = kr_with_exit,
+    .with_exit_exc = kr_with_exit_exc,
 };
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs) {

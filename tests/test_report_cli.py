@@ -133,16 +133,17 @@ def b(n: int) -> int:
 
 
 def c(x):
-    with open(x) as f:
-        return f.read()
+    class Box:
+        pass
+    return Box(x)
 """)
     proc = kiln("check", str(src), "-o", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     err = proc.stderr
     assert f"{src}:4:10: warning[KILN011]: function a is left as Python: *args parameter" in err
     assert f"{src}:8:1: warning[KILN012]: function b is left as Python" in err
-    assert f"{src}:14:5: warning[KILN010]: function c is left as Python: with statement" in err
-    assert "   14 |     with open(x) as f:\n      |     ^\n" in err
+    assert f"{src}:14:5: warning[KILN010]: function c is left as Python: class definition" in err
+    assert "   14 |     class Box:\n      |     ^\n" in err
     assert "0 of 3 function(s) native" in proc.stdout
 
 

@@ -334,6 +334,17 @@ typedef struct KrApi {
   /* Bare `raise`: 1 re-raising the handled exception, 0 with RuntimeError
    * ("No active exception to reraise") when none is. */
   int (*reraise)(void);
+  /* `with m:` of a manager kiln does not apply itself. with_enter looks up
+   * type(m).__enter__ and __exit__ as CPython does (a missing one raises
+   * the running version's error), calls __enter__ and returns its result
+   * (new ref), the bound __exit__ in *exit; NULL with an exception.
+   * with_exit calls __exit__(None, None, None); with_exit_exc calls
+   * __exit__(type(exc), exc, exc.__traceback__) and returns 1 when the
+   * result is true (the exception is suppressed), 0 if not, -1 with an
+   * exception. Both release *exit. */
+  PyObject *(*with_enter)(PyObject *mgr, PyObject **exit);
+  int (*with_exit)(PyObject **exit);
+  int (*with_exit_exc)(PyObject **exit, PyObject *exc);
 } KrApi;
 
 /* Generated modules: `static const KrApi *kr;` then `kr = kr_import();`. */

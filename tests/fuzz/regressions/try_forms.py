@@ -1,7 +1,9 @@
 """Every try form the emitter has a path for, compiled with -Werror by
 test_emitted_c_compiles_warning_free: labels a form leaves unused, handlers
 with and without `as`, finally blocks entered by each exit, nesting in every
-part, guard blocks and comprehensions inside."""
+part, guard blocks and comprehensions inside, `with` of any manager."""
+import contextlib
+
 import torch
 
 
@@ -110,3 +112,20 @@ def guarded(t: object) -> object:
 
 def bare_raise() -> None:
     raise
+
+
+def managers(path: str, n: int) -> object:
+    out = []
+    for k in range(n):
+        with contextlib.suppress(ZeroDivisionError), contextlib.nullcontext(k) as (a):
+            if k == 1:
+                continue
+            if k == 5:
+                break
+            out.append(10 // (k - 2) + a)
+    with open(path) as f:
+        try:
+            return f.read(n)
+        finally:
+            with torch.no_grad():
+                out.append(0)

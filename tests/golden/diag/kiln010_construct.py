@@ -1,6 +1,8 @@
-def uses_with(path):
-    with open(path) as f:
-        return f.read()
+def uses_except_star(path):
+    try:
+        return open(path)
+    except* OSError:
+        return None
 
 
 def uses_lambda(x):

@@ -24,21 +24,26 @@ def c(n: int) -> int:
 
 
 def d(n: int) -> int:
-    with contextlib.suppress(ValueError):      # KILN010: another manager
+    with contextlib.suppress(ValueError):      # compiled: through its __enter__/__exit__
         n = n * 4
     return n
 
 
 def e(n: int) -> int:
-    with torch.no_grad() as g:                 # KILN010: with ... as
+    with torch.no_grad() as g:                 # compiled: with `as`, through __enter__/__exit__
         return n * 5
 
 
 def f(n: int) -> int:
-    with torch.inference_mode(False):          # KILN010: the mode that is off
+    with torch.inference_mode(False):          # compiled: the object torch returns, through __enter__/__exit__
         return n * 6
 
 
 def g(n: int, torch: object) -> int:
-    with torch.no_grad():                      # KILN010: `torch` is a parameter here
+    with torch.no_grad():                      # compiled: `torch` is a parameter here (its no_grad() is called)
         return n * 7
+
+
+def h(n: int) -> int:
+    with (torch.no_grad(), torch.no_grad()):   # KILN010: a parenthesised item list
+        return n * 8
