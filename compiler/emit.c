@@ -35,6 +35,7 @@ typedef struct Loop {
   bool used_break, used_continue;
   With *with;       /* the innermost guard block around the loop */
   struct Try *tried; /* the innermost try statement around it */
+  const char *iter;  /* a for loop's iterator temporary, or NULL */
 } Loop;
 
 /* Why control enters a finally block (kl_why_<id>). */
@@ -859,6 +860,16 @@ static Val fused(E *e, KlFusion *fu) {
 
 static Val comprehension(E *e, KlNode *n);
 
+/* The line an expression starts on: CPython's traceback line for an
+ * operation spanning lines (a node's own loc is its operator or name). */
+static int start_line(const KlNode *n) {
+  switch (n->kind) {
+  case KL_N_BINOP: case KL_N_ATTR: case KL_N_SUBSCRIPT: case KL_N_CALL: return start_line(n->a);
+  case KL_N_COMPARE: case KL_N_BOOLOP: return start_line(n->list.items[0]);
+  default: return n->loc.line;
+  }
+}
+
 static Val ev(E *e, KlNode *n) {
   int L = n->loc.line;
   if ((n->kind == KL_N_CALL || n->kind == KL_N_BINOP) && n->site && n->site->outcome == KL_SITE_CLAIMED) {
@@ -924,7 +935,7 @@ static Val ev(E *e, KlNode *n) {
   case KL_N_BINOP: {
     Val a = ev(e, n->a);
     Val b = ev(e, n->b);
-    return binop_vals(e, n->site, n->op, n->type, a, b, false, L);
+    return binop_vals(e, n->site, n->op, n->type, a, b, false, start_line(n));
   }
   case KL_N_UNARY: {
     Val a = ev(e, n->a);
@@ -1059,6 +1070,7 @@ static void loop_begin(E *e, Loop *lp) {
   lp->used_break = lp->used_continue = false;
   lp->with = e->with;
   lp->tried = e->tried;
+  lp->iter = NULL;
   e->loop = lp;
 }
 
@@ -1203,6 +1215,7 @@ static void for_range(E *e, KlNode *s, Loop *lp) {
 static void for_iter(E *e, KlNode *s, Loop *lp, Val *iter_out) {
   int L = s->loc.line;
   Val iter = get_iter(e, s->b, L);
+  if (iter.owned) lp->iter = kl_strdup(e->ctx, iter.s);
   iter_open(e, iter, s->a, L);
   stmts(e, s->body);
   if (lp->used_continue) line(e, "kl_cont_%d:;", lp->id);
@@ -1602,15 +1615,20 @@ static void finally_drop(E *e, const Try *t) {
 
 /* return (value: an owned object to return), break, continue: leaves every
  * block between here and its target (the function, or the loop), innermost
- * first. Guard blocks are restored, handlers end, finally blocks being run
- * drop what they ran for; a try with a finally block jumps into it, and the
- * finally's end goes on from there (finally_end). */
+ * first. A loop a return leaves drops its iterator, guard blocks are
+ * restored, handlers end, finally blocks being run drop what they ran for; a
+ * try with a finally block jumps into it, and the finally's end goes on from
+ * there (finally_end). */
 static void leave(E *e, int why, const char *value, int L) {
   Loop *lp = why == WHY_RETURN ? NULL : e->loop;
   Try *stop = lp ? lp->tried : NULL;
   const char *here = e->fail_label;
   With *w = e->with;
-  for (Try *t = e->tried; t != stop; t = t->outer) {
+  Loop *crossed = why == WHY_RETURN ? e->loop : NULL;
+  for (Try *t = e->tried;; t = t->outer) {
+    for (; crossed && crossed->tried == t; crossed = crossed->outer)
+      if (crossed->iter) line(e, "Py_CLEAR(%s);", crossed->iter);
+    if (t == stop) break;
     for (; w != t->with; w = w->outer) with_leave(e, w, L);
     if (t->part == TRY_HANDLER) handler_leave(e, t);
     else if (t->part == TRY_FINALLY) finally_drop(e, t);
@@ -1692,7 +1710,7 @@ static void handlers(E *e, KlNode *s, Try *t, int temps0, int withs0, const char
     e->indent--;
     line(e, "}");
   }
-  line(e, "kr->exc_uncatch(&kl_esave_%d); kr->exc_restore(kr_take(&kl_exc_%d));", id, id);
+  line(e, "kr->exc_rethrow(&kl_esave_%d, kr_take(&kl_exc_%d));", id, id);
   line(e, "goto %s;", reraise_label(e, outward));
   for (int k = 0; k < s->list.len; k++) {
     const KlNode *h = s->list.items[k];
@@ -1715,7 +1733,7 @@ static void finally_end(E *e, Try *t, int L) {
   const int id = t->id;
   line(e, "if (kl_why_%d == %d) {", id, WHY_EXC);
   line(e, "  kl_why_%d = %d;", id, WHY_NONE);
-  line(e, "  kr->exc_uncatch(&kl_esave_%d); kr->exc_restore(kr_take(&kl_exc_%d));", id, id);
+  line(e, "  kr->exc_rethrow(&kl_esave_%d, kr_take(&kl_exc_%d));", id, id);
   line(e, "  goto %s;", reraise_label(e, t->outer_fail));
   line(e, "}");
   for (int why = WHY_RETURN; why <= WHY_CONTINUE; why++) {
@@ -1760,7 +1778,7 @@ static void with_stmt(E *e, KlNode *s) {
   line(e, "%s = kr->with_exit_exc(&kl_wx_%d, kl_exc_%d);", r.s, id, id);
   line(e, "if (%s < 0) KL_FAIL(%d);", r.s, L);
   line(e, "if (!%s) {", r.s);
-  line(e, "  kr->exc_uncatch(&kl_esave_%d); kr->exc_restore(kr_take(&kl_exc_%d));", id, id);
+  line(e, "  kr->exc_rethrow(&kl_esave_%d, kr_take(&kl_exc_%d));", id, id);
   line(e, "  goto %s;", reraise_label(e, t.outer_fail));
   line(e, "}");
   line(e, "kr->exc_uncatch(&kl_esave_%d); Py_CLEAR(kl_exc_%d); /* suppressed */", id, id);

@@ -1604,7 +1604,9 @@ static void kr_exc_catch(KrExcSave *save, PyObject **exc) {
   PyErr_SetHandledException(v);
 #else
   PyErr_GetExcInfo(&save->type, &save->value, &save->tb);
-  PyErr_SetExcInfo(Py_NewRef((PyObject *)Py_TYPE(v)), Py_NewRef(v), PyException_GetTraceback(v));
+  save->caught_type = Py_NewRef((PyObject *)Py_TYPE(v));
+  save->caught_tb = PyException_GetTraceback(v);
+  PyErr_SetExcInfo(Py_NewRef(save->caught_type), Py_NewRef(v), Py_XNewRef(save->caught_tb));
 #endif
   *exc = v;
 }
@@ -1616,6 +1618,8 @@ static void kr_exc_uncatch(KrExcSave *save) {
 #else
   PyErr_SetExcInfo(save->type, save->value, save->tb);
   save->type = save->value = save->tb = NULL;
+  Py_CLEAR(save->caught_type);
+  Py_CLEAR(save->caught_tb);
 #endif
 }
 
@@ -1632,11 +1636,25 @@ static int kr_exc_match(PyObject *exc, PyObject *type) {
   return PyErr_GivenExceptionMatches(exc, type);
 }
 
-static void kr_exc_restore(PyObject *exc) {
+#if PY_VERSION_HEX >= 0x030B0000
+/* Raises exc (stolen) with its traceback now. */
+static void restore_raised(PyObject *exc) {
 #if PY_VERSION_HEX >= 0x030C0000
   PyErr_SetRaisedException(exc);
 #else
   PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(exc)), exc, PyException_GetTraceback(exc));
+#endif
+}
+#endif
+
+static void kr_exc_rethrow(KrExcSave *save, PyObject *exc) {
+#if PY_VERSION_HEX >= 0x030B0000
+  kr_exc_uncatch(save);
+  restore_raised(exc);
+#else
+  PyObject *type = kr_take(&save->caught_type), *tb = kr_take(&save->caught_tb);
+  kr_exc_uncatch(save);
+  PyErr_Restore(type, exc, tb);
 #endif
 }
 
@@ -1663,6 +1681,14 @@ static void kr_raise(PyObject *exc, PyObject *cause) {
     if (PyExceptionClass_Check(cause)) {
       fixed = PyObject_CallNoArgs(cause);
       if (!fixed) goto fail;
+#if PY_VERSION_HEX >= 0x030D0000
+      if (!PyExceptionInstance_Check(fixed)) {
+        PyErr_Format(PyExc_TypeError, "calling %R should have returned an instance of BaseException, not %R", cause,
+                     Py_TYPE(fixed));
+        Py_DECREF(fixed);
+        goto fail;
+      }
+#endif
     } else if (PyExceptionInstance_Check(cause)) {
       fixed = Py_NewRef(cause);
     } else if (cause == Py_None) {
@@ -1690,7 +1716,7 @@ static int kr_reraise(void) {
     PyErr_SetString(PyExc_RuntimeError, "No active exception to reraise");
     return 0;
   }
-  kr_exc_restore(v);
+  restore_raised(v);
 #else
   PyObject *t, *v, *tb;
   PyErr_GetExcInfo(&t, &v, &tb);
@@ -1869,7 +1895,7 @@ static const KrApi kr_api = {
     .exc_catch = kr_exc_catch,
     .exc_uncatch = kr_exc_uncatch,
     .exc_match = kr_exc_match,
-    .exc_restore = kr_exc_restore,
+    .exc_rethrow = kr_exc_rethrow,
     .raise = kr_raise,
     .reraise = kr_reraise,
     .with_enter = kr_with_enter,

@@ -39,9 +39,11 @@ typedef struct {
 } KrGradGuard;
 
 /* The exception a try statement's handler or finally block found handled
- * when it began (sys.exc_info()), restored when it ends. */
+ * when it began (sys.exc_info()), restored when it ends; on 3.10 also the
+ * caught exception's type and traceback as caught, which its re-raise uses. */
 typedef struct KrExcSave {
   PyObject *type, *value, *tb;
+  PyObject *caught_type, *caught_tb;
 } KrExcSave;
 
 /* Moves an owned reference out of *p (for a call that steals it). */
@@ -326,8 +328,9 @@ typedef struct KrApi {
    * tuple of them, as CPython matches), 0 if not, -1 with TypeError when T
    * is not BaseException subclasses (CPython's message). */
   int (*exc_match)(PyObject *exc, PyObject *type);
-  /* Raises exc (stolen) again, with its traceback. */
-  void (*exc_restore)(PyObject *exc);
+  /* exc_uncatch, then raises exc (stolen) again as CPython's RERAISE: with
+   * its traceback now (3.10: its type and traceback as caught). */
+  void (*exc_rethrow)(KrExcSave *save, PyObject *exc);
   /* `raise exc` / `raise exc from cause` (cause NULL when absent), as
    * CPython's RAISE_VARARGS: always leaves an exception set. */
   void (*raise)(PyObject *exc, PyObject *cause);
