@@ -1671,6 +1671,16 @@ static void catch_point(E *e, const char *name, int id, int temps0, int withs0) 
   line(e, "kr->exc_catch(&kl_esave_%d, &kl_exc_%d);", id, id);
 }
 
+/* hfail and its re-raise twin: an error while exception kl_exc_<id> was
+ * being handled ends the handling and goes on to outward. */
+static void handling_failed(E *e, int id, const char *hfail, const char *outward) {
+  for (int r = 0; r < 2; r++) {
+    label(e, r ? kl_fmt(e->ctx, "%s_r", hfail) : hfail);
+    line(e, "kr->exc_uncatch(&kl_esave_%d); Py_CLEAR(kl_exc_%d);", id, id);
+    line(e, "goto %s;", r ? reraise_label(e, outward) : outward ? outward : "kl_error");
+  }
+}
+
 /* The handlers, after the body's kl_exc_<id>. Each `except` type is
  * evaluated and matched in turn; no match re-raises. An error inside a
  * handler (kl_hfail_<id>[_<k>]) deletes its `as` name, ends the handling
@@ -1721,11 +1731,7 @@ static void handlers(E *e, KlNode *s, Try *t, int temps0, int withs0, const char
       line(e, "goto %s%s;", hfail, r ? "_r" : "");
     }
   }
-  for (int r = 0; r < 2; r++) {
-    label(e, r ? kl_fmt(e->ctx, "%s_r", hfail) : hfail);
-    line(e, "kr->exc_uncatch(&kl_esave_%d); Py_CLEAR(kl_exc_%d);", id, id);
-    line(e, "goto %s;", r ? reraise_label(e, outward) : outward ? outward : "kl_error");
-  }
+  handling_failed(e, id, hfail, outward);
 }
 
 /* After the finally block: on to what entered it. */
@@ -1783,11 +1789,7 @@ static void with_stmt(E *e, KlNode *s) {
   line(e, "}");
   line(e, "kr->exc_uncatch(&kl_esave_%d); Py_CLEAR(kl_exc_%d); /* suppressed */", id, id);
   line(e, "goto kl_tend_%d;", id);
-  for (int k = 0; k < 2; k++) {
-    label(e, k ? kl_fmt(e->ctx, "%s_r", hfail) : hfail);
-    line(e, "kr->exc_uncatch(&kl_esave_%d); Py_CLEAR(kl_exc_%d);", id, id);
-    line(e, "goto %s;", k ? reraise_label(e, t.outer_fail) : t.outer_fail ? t.outer_fail : "kl_error");
-  }
+  handling_failed(e, id, hfail, t.outer_fail);
   line(e, "kl_tend_%d:;", id);
   fail_to(e, t.outer_fail);
 }

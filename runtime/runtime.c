@@ -742,15 +742,45 @@ static int kr_bind_args(const KrSig *sig, PyObject *const *args, Py_ssize_t narg
 
 static PyObject *tb_globals; /* an empty dict used as the frames' globals */
 
-static void kr_add_traceback(const char *func, const char *file, int line) {
-  PyObject *exc, *val, *tb;
-  PyErr_Fetch(&exc, &val, &tb);
+/* The frame a traceback entry "File FILE, line LINE, in FUNC" points at,
+ * new ref. Building its code object and the frame costs more than the rest
+ * of raising an exception, and a handler in a loop can catch one per
+ * iteration, so they are kept (as Cython keeps its code objects): one per
+ * (func, file, line) in a small direct-mapped table, keyed by the generated
+ * module's static strings (an extension module is never unloaded). Such a
+ * frame runs nothing and holds nothing; sharing one between tracebacks is
+ * what CPython does for a frame an exception passes twice. */
+static struct {
+  const char *func, *file;
+  int line;
+  PyFrameObject *frame;
+} tb_frames[512];
+
+static PyFrameObject *traceback_frame(const char *func, const char *file, int line) {
+  uintptr_t h = ((uintptr_t)func * 31u + (uintptr_t)file) * 31u + (uintptr_t)(unsigned)line;
+  h = (h ^ (h >> 15)) * 0x9E3779B1u;
+  size_t i = (size_t)(h >> 7) % (sizeof tb_frames / sizeof tb_frames[0]);
+  if (tb_frames[i].frame && tb_frames[i].func == func && tb_frames[i].file == file && tb_frames[i].line == line)
+    return (PyFrameObject *)Py_NewRef(tb_frames[i].frame);
   /* PyCode_NewEmpty's code has an empty line table, so the frame's line is
    * its co_firstlineno: `line`. */
   PyCodeObject *code = PyCode_NewEmpty(file, func, line);
-  PyFrameObject *frame = NULL;
-  if (code) frame = PyFrame_New(PyThreadState_Get(), code, tb_globals, NULL);
-  Py_XDECREF(code);
+  if (!code) return NULL;
+  PyFrameObject *frame = PyFrame_New(PyThreadState_Get(), code, tb_globals, NULL);
+  Py_DECREF(code);
+  if (!frame) return NULL;
+#if PY_VERSION_HEX < 0x030B0000
+  Py_CLEAR(frame->f_back); /* 3.10 links the frame running now: a kept frame must not keep it */
+#endif
+  Py_XSETREF(tb_frames[i].frame, (PyFrameObject *)Py_NewRef(frame));
+  tb_frames[i].func = func, tb_frames[i].file = file, tb_frames[i].line = line;
+  return frame;
+}
+
+static void kr_add_traceback(const char *func, const char *file, int line) {
+  PyObject *exc, *val, *tb;
+  PyErr_Fetch(&exc, &val, &tb);
+  PyFrameObject *frame = traceback_frame(func, file, line);
   if (!frame) {
     PyErr_Clear(); /* keep the original exception */
     PyErr_Restore(exc, val, tb);
@@ -1732,18 +1762,17 @@ static int kr_reraise(void) {
 
 /* type(o).name bound to o, as CPython's special-method lookup (no instance
  * dict, no metaclass); NULL without an exception when there is none. */
-static PyObject *lookup_special(PyObject *o, const char *name) {
-  PyObject *key = PyUnicode_InternFromString(name);
-  if (!key) return NULL;
-  PyObject *res = _PyType_Lookup(Py_TYPE(o), key);
-  Py_DECREF(key);
+static PyObject *lookup_special(PyObject *o, const char *name, PyObject **interned) {
+  if (!*interned && !(*interned = PyUnicode_InternFromString(name))) return NULL;
+  PyObject *res = _PyType_Lookup(Py_TYPE(o), *interned);
   if (!res) return NULL;
   descrgetfunc get = Py_TYPE(res)->tp_descr_get;
   return get ? get(res, o, (PyObject *)Py_TYPE(o)) : Py_NewRef(res);
 }
 
 static PyObject *kr_with_enter(PyObject *mgr, PyObject **exit) {
-  PyObject *enter = lookup_special(mgr, "__enter__");
+  static PyObject *enter_name, *exit_name;
+  PyObject *enter = lookup_special(mgr, "__enter__", &enter_name);
   if (!enter) {
     if (PyErr_Occurred()) return NULL;
 #if PY_VERSION_HEX >= 0x030B0000
@@ -1754,7 +1783,7 @@ static PyObject *kr_with_enter(PyObject *mgr, PyObject **exit) {
 #endif
     return NULL;
   }
-  PyObject *ex = lookup_special(mgr, "__exit__");
+  PyObject *ex = lookup_special(mgr, "__exit__", &exit_name);
   if (!ex) {
     if (!PyErr_Occurred()) {
 #if PY_VERSION_HEX >= 0x030B0000
