@@ -16,6 +16,24 @@ dict locals; and functions returning ``list[int]``/``list[float]``.  Each
 comprehension makes at most ``COMP_CAP`` items (fewer inside loops);
 ``comp_weight`` (``run --comp-weight``) scales how often these forms appear.
 
+Scalar code also gets ``try`` statements (``try_weight``, ``run
+--try-weight``): bodies of statements that can raise (int and float ``//``,
+``%`` and ``/`` by a likely zero, list/tuple items and ``pop`` at any index,
+dict items, math domain errors, ``int()`` of NaN/inf/strings, conditional
+``raise`` of ValueError/TypeError/... with computed messages), one to three
+handlers (classes, tuples, ``Exception``, a bare ``except``) with or without
+``as NAME`` (the name's type, message, args, ``__context__``/``__cause__``
+folded into accumulators), ``else`` and ``finally`` blocks (finally blocks
+update accumulators), return/break/continue in every part (loops stay
+bounded: a while's counter goes down first thing in its body), nested try
+in every part (sometimes most of a function is one try), bare ``raise``,
+``raise NAME``, ``raise X from NAME`` and ``from None``; as-names that an
+earlier handler used or that rebind a local, read after their handler (the
+handler deleted them), and locals a try leaves possibly unbound.  Handlers
+mostly catch what their body raises.  A handler that can catch OverflowError
+never folds the message in: kiln's int64 OverflowError says ``integer
+overflow (FILE:LINE)`` where Python has a big int and no error at all.
+
 ``gen_module(rng, n_funcs)`` returns a :class:`Module`: source text plus, for
 every function, its parameter kinds (used by :mod:`tests.difftest.values` to
 draw inputs).
@@ -65,6 +83,39 @@ COMP_WEIGHT = 1.0         # scales how often comprehension/genexp forms are made
 COLL_P = 0.05             # chance (at weight 1) that an expression is such a form
 COLL_STMT = 2             # weight (at weight 1) of `NAME = <list/set/dict>` statements (new: 25)
 COMP_CAP = 160            # items a comprehension may produce (product of its clauses)
+TRY_WEIGHT = 1.0          # scales how often try statements are made (run --try-weight)
+TRY_STMT = 5              # weight (at weight 1) of a try statement among statements
+TRY_NEST = 3              # try statements inside one another, at most
+# handlers (the text after `except`)
+HANDLERS = ["ZeroDivisionError", "IndexError", "ArithmeticError", "(ValueError, TypeError)", "Exception",
+            "ValueError", "ZeroDivisionError", "IndexError", "LookupError", "KeyError",
+            "(ZeroDivisionError, IndexError)", "OverflowError", "TypeError",
+            "(IndexError, ArithmeticError)", "RuntimeError", "(KeyError, ValueError, ZeroDivisionError)",
+            "NameError"]
+# handlers that catch an exception of each kind a try body raises
+CATCHERS = {
+    "ZeroDivisionError": ["ZeroDivisionError", "ArithmeticError", "(ZeroDivisionError, IndexError)",
+                          "(KeyError, ValueError, ZeroDivisionError)", "(IndexError, ArithmeticError)",
+                          "Exception"],
+    "IndexError": ["IndexError", "LookupError", "(ZeroDivisionError, IndexError)",
+                   "(IndexError, ArithmeticError)", "Exception"],
+    "KeyError": ["KeyError", "LookupError", "(KeyError, ValueError, ZeroDivisionError)", "Exception"],
+    "ValueError": ["ValueError", "(ValueError, TypeError)", "(KeyError, ValueError, ZeroDivisionError)",
+                   "Exception"],
+    "TypeError": ["TypeError", "(ValueError, TypeError)", "Exception"],
+    "OverflowError": ["OverflowError", "ArithmeticError", "(IndexError, ArithmeticError)", "Exception"],
+    "RuntimeError": ["RuntimeError", "Exception"],
+    "ArithmeticError": ["ArithmeticError", "Exception"],
+    "Exception": ["Exception"],
+}
+
+
+def catches_overflow(spec: str | None) -> bool:
+    return spec is None or any(t in spec for t in ("OverflowError", "ArithmeticError", "Exception"))
+
+
+RAISE_TYPES = ["ValueError"] * 6 + ["TypeError", "TypeError", "ZeroDivisionError", "IndexError",
+                                    "KeyError", "ArithmeticError", "RuntimeError", "Exception"]
 
 
 @dataclass
@@ -90,8 +141,15 @@ class Module:
 
 class ScalarGen:
     def __init__(self, rng: random.Random, name: str, helpers: list[FuncInfo],
-                 comp_weight: float = COMP_WEIGHT):
+                 comp_weight: float = COMP_WEIGHT, try_weight: float = TRY_WEIGHT):
         self.r = rng
+        self.try_w = round(TRY_STMT * try_weight)
+        self.tries = 0                        # try statements being generated (nesting)
+        self.part: str | None = None          # the part of the innermost one: body/handler/else/finally
+        self.handlers: list = []              # (as-name or None, may catch OverflowError), innermost last
+        self.raisable: list[set] = []         # per try body being made: what its statements raise
+        self.try_maybe: set[str] = set()      # possibly unbound after a try statement
+        self.enames: set[str] = set()         # as-names of handlers so far
         self.coll_p = min(0.6, COLL_P * comp_weight)
         self.coll_stmt = round(COLL_STMT * comp_weight)
         self.name = name
@@ -123,6 +181,10 @@ class ScalarGen:
                 return self.r.choice(c)
         if self.maybe and self.r.random() < 0.01:
             c = [v for v, t in self.maybe.items() if t == ty]
+            if c:
+                return self.r.choice(c)
+        if self.try_maybe and self.r.random() < 0.015:   # unbound when the try's exception came first
+            c = [v for v in self.try_maybe if self.maybe.get(v) == ty and v not in self.env]
             if c:
                 return self.r.choice(c)
         c = [v for v, t in self.env.items() if t == ty]
@@ -700,7 +762,18 @@ class ScalarGen:
         if self.loop:
             choices += ["brk"] * 5
         choices += ["ret"] * 2 + ["call"]
+        if self.try_w:
+            if depth > 0 and self.tries < TRY_NEST:
+                choices += ["try"] * self.try_w
+            if self.tries:
+                choices += ["risky"] * (40 if self.part == "body" else 6) + ["raise"] * 3 + ["exit"] * 4
+            if self.handlers:
+                choices += ["use_e"] * 12 + ["reraise"] * 4
+            if self.part == "finally":
+                choices += ["acc"] * 8 + ["reraise"]
         kind = r.choice(choices)
+        if kind in ("try", "risky", "raise", "exit", "use_e", "reraise", "acc"):
+            return self.try_stmt(kind, ind, depth)
         ed = r.choice([1, 2, 2, 3])
         if kind == "new":
             ty = r.choice([INT, INT, FLOAT, FLOAT, BOOL])
@@ -822,6 +895,362 @@ class ScalarGen:
             if c:
                 self.emit(ind, c)
 
+    # ---- try statements --------------------------------------------------
+    def try_stmt(self, kind: str, ind: int, depth: int) -> None:
+        {"try": self.gen_try, "risky": self.risky, "raise": self.gen_raise, "exit": self.gen_exit,
+         "use_e": self.use_e, "reraise": self.reraise, "acc": self.acc}[kind](ind, depth)
+
+    def part_block(self, part: str, ind: int, n: int, depth: int) -> None:
+        saved = self.part
+        self.part = part
+        self.block(ind, n, depth)
+        self.part = saved
+
+    def gen_try(self, ind: int, depth: int, n_body: int | None = None,
+                body_depth: int | None = None) -> None:
+        r = self.r
+        d = depth - 1
+        self.tries += 1
+        saved = dict(self.env)
+        self.emit(ind, "try:")
+        self.raisable.append(set())
+        self.part_block("body", ind + 1, n_body or r.randint(1, 4),
+                        d if body_depth is None else body_depth)
+        kinds = sorted(self.raisable.pop())
+        after_body = dict(self.env)
+        nh = r.choice([0, 1, 1, 1, 2, 2, 3])
+        specs = []
+        for _ in range(nh):
+            if kinds and r.random() < 0.7:      # one that catches what the body raises
+                specs.append(r.choice(CATCHERS[r.choice(kinds)]))
+            else:
+                specs.append(r.choice(HANDLERS))
+        if nh and r.random() < 0.15:
+            specs[-1] = None                    # a bare except (last)
+        names = []
+        for spec in specs:
+            name = self.handler_name() if spec and r.random() < 0.65 else None
+            self.emit(ind, "except:" if spec is None else
+                      f"except {spec}:" if name is None else f"except {spec} as {name}:")
+            if name in saved:       # a local the handler rebinds, and deletes at its end
+                del saved[name]
+                self.maybe.pop(name, None)
+            if name:
+                names.append(name)
+            self.env = dict(saved)
+            self.handlers.append((name, catches_overflow(spec)))
+            if name and r.random() < 0.6:
+                self.use_e(ind + 1, d)
+            self.part_block("handler", ind + 1, r.randint(1, 3), d)
+            self.handlers.pop()
+        if nh and r.random() < 0.35:
+            self.emit(ind, "else:")
+            self.env = dict(after_body)
+            self.part_block("else", ind + 1, r.randint(1, 2), d)
+        if not nh or r.random() < 0.45:
+            self.emit(ind, "finally:")
+            self.env = dict(saved)
+            if r.random() < 0.7:
+                self.acc(ind + 1, d)
+            self.part_block("finally", ind + 1, r.randint(1, 2), d)
+        for v, t in list(after_body.items()) + list(self.env.items()):
+            if v not in saved:
+                self.maybe[v] = t
+                self.try_maybe.add(v)
+        self.env = saved
+        self.tries -= 1
+        self.enames.update(names)
+        if names and r.random() < 0.1:
+            # an as-name read after its handler: deleted (or never bound)
+            cand = [v for v in self.assignable() if self.env[v] in (INT, FLOAT)]
+            if cand:
+                v, e2 = r.choice(cand), self.fresh("e")
+                self.emit(ind, "try:")
+                self.emit(ind + 1, f"{v} += len(str({r.choice(names)}))")
+                self.emit(ind, f"except NameError as {e2}:")
+                self.emit(ind + 1, f"{v} -= len(str({e2}))")
+
+    def handler_name(self) -> str:
+        """Mostly a fresh name; sometimes one an earlier handler used, or a
+        scalar local (the handler rebinds it to the exception and deletes
+        it)."""
+        r = self.r
+        x = r.random()
+        busy = {n for n, _ in self.handlers}
+        if x < 0.2:
+            c = sorted(n for n in self.enames if n not in busy)
+            if c:
+                return r.choice(c)
+        if x > 0.96:
+            c = [v for v in self.assignable() if v not in busy and v not in self.focus]
+            if c:
+                return r.choice(c)
+        return self.fresh("e")
+
+    def may_raise(self, *kinds: str) -> None:
+        if self.raisable:
+            self.raisable[-1].update(kinds)
+
+    def zden(self) -> str:
+        """An int that is often zero."""
+        r = self.r
+        v = self.var(INT) or "a"
+        x = r.random()
+        if x < 0.3 and v in self.env:
+            return v
+        if x < 0.6:
+            return f"({self.leaf(INT)} % {r.randint(2, 4)})"
+        if x < 0.8:
+            return f"({self.leaf(INT)} - {self.leaf(INT)})"
+        return r.choice(["0", f"({self.expr(INT, 1)} % 3 - 1)", f"int({self.leaf(BOOL)})"])
+
+    def fden(self) -> str:
+        """A float that is often zero."""
+        r = self.r
+        x = r.random()
+        if x < 0.4:
+            return self.zden()
+        if x < 0.6:
+            return f"({self.leaf(FLOAT)} - {self.leaf(FLOAT)})"
+        if x < 0.75:
+            return r.choice(["0.0", "(-0.0)"])
+        return self.leaf(FLOAT)
+
+    def index_text(self) -> str:
+        r = self.r
+        x = r.random()
+        if x < 0.4:
+            return f"({self.leaf(INT)} % {r.randint(2, 7)} - {r.randint(0, 3)})"
+        if x < 0.7:
+            return self.leaf(INT)
+        return str(r.randint(-4, 4))
+
+    def risky_value(self, ty: str) -> str | None:
+        """An expression of type ty that raises for some inputs."""
+        r = self.r
+        e = self.expr
+        k = r.randint(0, 9)
+        if ty == INT:
+            if k <= 2:
+                self.may_raise("ZeroDivisionError")
+                return f"({e(INT, 1)} {r.choice(['//', '%', '//'])} {self.zden()})"
+            if k <= 5:
+                self.may_raise("IndexError")
+                seqs = [v for v, t in self.env.items() if t == LI]
+                if seqs and r.random() < 0.6:
+                    v = r.choice(seqs)
+                    if r.random() < 0.15:
+                        return f"{v}.pop({self.index_text()})" if r.random() < 0.7 else f"{v}.pop()"
+                    return f"{v}[{self.index_text()}]"
+                items = [e(INT, 1) for _ in range(r.randint(0, 3))]
+                text = ", ".join(items)
+                disp = (f"[{text}]" if r.random() < 0.7 else
+                        f"({text}{',' if len(items) == 1 else ''})")
+                return f"{disp}[{self.index_text()}]"
+            if k == 6:
+                ds = [v for v, t in self.env.items() if t == DII]
+                if ds:
+                    self.may_raise("KeyError")
+                    return f"{r.choice(ds)}[{self.index_text()}]"
+                self.may_raise("ValueError", "OverflowError")
+                return f"int({e(FLOAT, 1)})"
+            if k == 7:
+                self.may_raise("ValueError", "OverflowError")
+                return f"int({e(FLOAT, 1)})"
+            if k == 8:
+                self.may_raise("ValueError", "ZeroDivisionError")
+                return r.choice([f"int(str({e(FLOAT, 1)}))",
+                                 f"int(str({e(INT, 1)}) + {r.choice(['0', 'x', '.5', ' '])!r})",
+                                 f"len(str({e(INT, 1)})) // {self.zden()}"])
+            c = self.call_helper(INT, 1)
+            self.may_raise("ZeroDivisionError")
+            return c or f"({e(INT, 1)} % {self.zden()})"
+        if ty == FLOAT:
+            if k <= 3:
+                self.may_raise("ZeroDivisionError")
+                return f"({e(r.choice(NUM), 1)} {r.choice(['/', '/', '%', '//'])} {self.fden()})"
+            if k <= 6:
+                self.may_raise("ValueError", "OverflowError")
+                f = r.choice(["math.sqrt", "math.log", "math.acos", "math.asin", "math.log10",
+                              "math.exp", "math.fmod", "math.atanh"])
+                if f == "math.fmod":
+                    return f"math.fmod({e(FLOAT, 1)}, {self.fden()})"
+                return f"{f}({e(FLOAT, 1)})"
+            if k == 7:
+                self.may_raise("IndexError")
+                seqs = [v for v, t in self.env.items() if t == LF]
+                if seqs:
+                    return f"{r.choice(seqs)}[{self.index_text()}]"
+                ds = [v for v, t in self.env.items() if t == DIF]
+                if ds:
+                    self.may_raise("KeyError")
+                    return f"{r.choice(ds)}[{self.index_text()}]"
+                return f"[{e(FLOAT, 1)}, {e(FLOAT, 1)}][{self.index_text()}]"
+            self.may_raise("ZeroDivisionError")
+            if k == 8:
+                return f"float({e(INT, 1)} // {self.zden()})"
+            c = self.call_helper(FLOAT, 1)
+            return c or f"({e(FLOAT, 1)} / {self.fden()})"
+        self.may_raise("ZeroDivisionError")
+        if k <= 4:
+            return f"({e(INT, 1)} // {self.zden()} > {e(INT, 1)})"
+        if k <= 7:
+            c = self.call_helper(BOOL, 1)
+            if c:
+                return c
+        return f"bool({e(FLOAT, 1)} % {self.fden()})"
+
+    def risky(self, ind: int, depth: int) -> None:
+        r = self.r
+        x = r.random()
+        if x < 0.15:
+            return self.gen_raise(ind, depth)
+        ty = r.choice([INT, INT, INT, FLOAT, FLOAT, BOOL])
+        val = self.risky_value(ty)
+        cand = [v for v in self.assignable() if self.env[v] == ty]
+        if cand and r.random() < 0.5:
+            v = r.choice(cand)
+            if ty == BOOL:
+                self.emit(ind, f"{v} = {val}")
+            else:
+                self.emit(ind, f"{v} {r.choice(['+=', '-=', '='])} {val}")
+            return
+        v = self.fresh("v")
+        self.emit(ind, f"{v} = {val}")
+        self.env[v] = ty
+
+    def message(self) -> str:
+        r = self.r
+        x = r.random()
+        ty = r.choice(SCALARS)
+        if x < 0.35:
+            return f"{r.choice(['bad ', 'm', 'x=', ''])!r} + str({self.expr(ty, 1)})"
+        if x < 0.7:
+            pre = r.choice(['v', 'got ', 'e', ''])
+            mid = self.expr(ty, 1)
+            return f"f\"{pre}{{{mid}}}{r.choice(['', '!', ' and more'])}\""
+        if x < 0.85:
+            return f"str({self.expr(ty, 1)})"
+        return repr(r.choice(["", "boom", "a b", "x" * 3]))
+
+    def raise_text(self) -> str:
+        r = self.r
+        t = r.choice(RAISE_TYPES)
+        self.may_raise(t)
+        x = r.random()
+        if x < 0.08:
+            exc = t                                  # a class: CPython calls it
+        elif x < 0.15:
+            exc = f"{t}({self.message()}, {self.expr(INT, 1)})"
+        else:
+            exc = f"{t}({self.message()})"
+        y = r.random()
+        names = [n for n, _ in self.handlers if n]
+        if y < 0.15:
+            return f"raise {exc} from None"
+        if y < 0.3 and names:
+            return f"raise {exc} from {r.choice(names)}"
+        if y < 0.33:
+            return f"raise {exc} from {r.choice(RAISE_TYPES)}({self.message()})"
+        return f"raise {exc}"
+
+    def gen_raise(self, ind: int, depth: int) -> None:
+        if self.r.random() < 0.75:
+            self.emit(ind, f"if {self.cond()}:")
+            ind += 1
+        self.emit(ind, self.raise_text())
+
+    def gen_exit(self, ind: int, depth: int) -> None:
+        r = self.r
+        opts = ["return"] * 2 + (["break", "continue"] if self.loop else [])
+        what = r.choice(opts)
+        if self.part == "finally" and r.random() < 0.5:
+            what = "return" if not self.loop else r.choice(["return", "break", "continue"])
+        if r.random() < 0.7:
+            self.emit(ind, f"if {self.cond()}:")
+            ind += 1
+        self.emit(ind, f"return {self.ret_expr(2)}" if what == "return" else what)
+
+    def fold(self, name: str, ovf: bool) -> tuple[str, str]:
+        """An expression reading the caught exception `name`: (type, text)."""
+        r = self.r
+        msg = (f"str({name})" if not ovf else
+               f"(str({name}) if not isinstance({name}, OverflowError) else 'ovf')")
+        k = r.randint(0, 11)
+        if k <= 2:
+            return INT, f"len({msg})"
+        if k == 3:
+            return INT, f"len(type({name}).__name__)"
+        if k == 4:
+            t = r.choice(['ZeroDivisionError', 'IndexError', 'ValueError', 'KeyError', 'OverflowError',
+                          'TypeError'])
+            return BOOL, f"(type({name}).__name__ == {t!r})"
+        if k == 5:
+            t = r.choice(['ArithmeticError', 'LookupError', 'ValueError', 'ZeroDivisionError',
+                          '(IndexError, KeyError)'])
+            return BOOL, f"isinstance({name}, {t})"
+        if k == 6:
+            return INT, f"len({name}.args)"
+        if k == 7:
+            return INT, f"len(type({name}.__context__).__name__)"
+        if k == 8:
+            return BOOL, f"({name}.__cause__ is None)"
+        if k == 9:
+            return BOOL, f"{name}.__suppress_context__"
+        if k == 10:
+            return INT, f"{msg}.count({r.choice(['o', 'e', ' ', '1', '0'])!r})"
+        return BOOL, f"({r.choice(['zero', 'range', 'domain', '1', 'modulo', 'bad'])!r} in {msg})"
+
+    def use_e(self, ind: int, depth: int) -> None:
+        r = self.r
+        named = [(n, o) for n, o in self.handlers if n]
+        if not named:
+            return self.acc(ind, depth)
+        name, ovf = named[-1] if r.random() < 0.8 else r.choice(named)
+        ty, text = self.fold(name, ovf)
+        cand = [v for v in self.assignable() if self.env[v] in (INT, FLOAT)]
+        if ty == BOOL:
+            if r.random() < 0.5:
+                self.emit(ind, f"if {text}:")
+                self.scoped_block(ind + 1, 1, 0)
+                return
+            text = f"int({text})"
+        if cand and r.random() < 0.75:
+            v = r.choice(cand)
+            self.emit(ind, f"{v} {r.choice(['+=', '-=', '+='])} {text}")
+        else:
+            v = self.fresh("v")
+            self.emit(ind, f"{v} = {text}")
+            self.env[v] = INT
+
+    def reraise(self, ind: int, depth: int) -> None:
+        r = self.r
+        named = [n for n, _ in self.handlers if n]
+        x = r.random()
+        if r.random() < 0.6:
+            self.emit(ind, f"if {self.cond()}:")
+            ind += 1
+        if x < 0.5 or not self.handlers:
+            self.emit(ind, "raise")
+        elif x < 0.65 and named:
+            self.emit(ind, f"raise {r.choice(named)}")
+        else:
+            self.emit(ind, self.raise_text())
+
+    def acc(self, ind: int, depth: int) -> None:
+        r = self.r
+        cand = [v for v in self.assignable() if self.env[v] in (INT, FLOAT)]
+        if not cand:
+            return
+        v = r.choice(cand)
+        x = r.random()
+        if x < 0.5:
+            self.emit(ind, f"{v} {r.choice(['+=', '-='])} {r.randint(1, 9)}")
+        elif x < 0.8:
+            self.emit(ind, f"{v} = {v} * {r.choice([2, 3, -1])} + {self.leaf(self.env[v])}")
+        else:
+            self.emit(ind, f"{v} += {self.expr(self.env[v], 1)}")
+
     def enter_loop(self, iters: int) -> None:
         self.loop += 1
         self.mult *= iters
@@ -846,7 +1275,11 @@ class ScalarGen:
             self.env[params[-1][0]] = ty
         self.ret = r.choice([INT, INT, FLOAT, FLOAT, BOOL] * 8 + ([LI, LF] if self.coll_p else []))
         self.ret_size = 0
-        self.block(1, r.randint(2, 7), 2)
+        if self.try_w and r.random() < min(0.5, 0.1 * self.try_w / TRY_STMT * 1.5):
+            self.gen_try(1, 2, r.randint(2, 6), 2)     # most of the function in one try
+            self.block(1, r.randint(0, 2), 2)
+        else:
+            self.block(1, r.randint(2, 7), 2)
         self.emit(1, f"return {self.ret_expr(3)}")
         sig = ", ".join(f"{n}: {t}" for n, t in params)
         src = (f"def {self.name}({sig}) -> {RET_ANN.get(self.ret, self.ret)}:\n" + "\n".join(self.lines)
@@ -1030,7 +1463,8 @@ class TensorGen:
 
 
 def gen_module(rng: random.Random, n_funcs: int = 50, tensor_frac: float = 0.3,
-               prefix: str = "f", comp_weight: float = COMP_WEIGHT) -> Module:
+               prefix: str = "f", comp_weight: float = COMP_WEIGHT,
+               try_weight: float = TRY_WEIGHT) -> Module:
     parts = [HEADER]
     infos: list[FuncInfo] = []
     for k in range(n_funcs):
@@ -1038,7 +1472,7 @@ def gen_module(rng: random.Random, n_funcs: int = 50, tensor_frac: float = 0.3,
         if rng.random() < tensor_frac:
             src, info = TensorGen(rng, name).generate()
         else:
-            src, info = ScalarGen(rng, name, infos, comp_weight).generate()
+            src, info = ScalarGen(rng, name, infos, comp_weight, try_weight).generate()
         parts.append(src)
         infos.append(info)
     return Module("\n\n".join(parts), infos)

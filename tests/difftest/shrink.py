@@ -2,7 +2,8 @@
 
 The mismatching function and the functions it calls are cut out of their
 module; then, round after round, candidate variants are made (drop chunks of
-statements, replace an if/for/while by its body, replace an expression by a
+statements, replace an if/for/while by its body, a try by one of its parts,
+drop a handler or a raise's cause, replace an expression by a
 sub-expression of the same type or by a constant, drop unused parameters,
 simplify scalar arguments), up to ~40 of them are built *together* in one
 module (each candidate's functions renamed ``NAME_cK``) and run on the
@@ -28,6 +29,7 @@ from tests.difftest.typer import BOOL, FLOAT, INT, TENSOR, infer
 
 REG_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "regressions")
 BATCH = 40
+BATCH_CHARS = 60_000      # fewer candidates per module when they are big (gcc time)
 _COUNTER = re.compile(r"^w\d+$")
 
 
@@ -99,7 +101,7 @@ def _counters(fn: ast.FunctionDef) -> set:
 
 
 def _protected(stmt: ast.stmt, counters: set) -> bool:
-    if isinstance(stmt, (ast.While, ast.For)):
+    if isinstance(stmt, (ast.While, ast.For, ast.Try)):
         return False
     part = stmt.test if isinstance(stmt, ast.If) else stmt
     return any(isinstance(x, ast.Name) and x.id in counters for x in ast.walk(part))
@@ -115,12 +117,16 @@ def candidates(st: State):
     types = infer(mod)
     counters = {f.name: _counters(f) for f in st.funcs}
     stmt_lists, exprs, compounds = [], [], []
+    tries = []
     for path, node in _paths(mod):
-        for field in ("body", "orelse"):
-            if isinstance(node, (ast.FunctionDef, ast.If, ast.For, ast.While)) and getattr(node, field, None):
+        for field in ("body", "orelse", "finalbody"):
+            if isinstance(node, (ast.FunctionDef, ast.If, ast.For, ast.While, ast.Try,
+                                 ast.ExceptHandler)) and getattr(node, field, None):
                 stmt_lists.append((path, field))
         if isinstance(node, (ast.If, ast.For, ast.While)):
             compounds.append(path)
+        if isinstance(node, ast.Try):
+            tries.append(path)
         if isinstance(node, ast.expr) and types.get(id(node)) in (INT, FLOAT, BOOL, TENSOR):
             exprs.append(path)
 
@@ -167,6 +173,33 @@ def candidates(st: State):
                 lst = getattr(parent, pf)
                 inner = [s for s in getattr(_get(m, path), field)]
                 lst[pi:pi + 1] = inner
+            yield mk(mut)
+    # 2b. try -> a part of it (body, body + finally, a handler's body, ...);
+    # a handler dropped; a raise's cause dropped
+    for path in tries:
+        node = _get(mod, path)
+        parts = [node.body, node.body + node.finalbody, node.orelse, node.finalbody,
+                 node.body + node.orelse + node.finalbody] + [h.body for h in node.handlers]
+        for k, part in enumerate(parts):
+            if not part:
+                continue
+
+            def mut(m, path=path, k=k):
+                parent = _get(m, path[:-1])
+                pf, pi = path[-1]
+                t = _get(m, path)
+                inner = [t.body, t.body + t.finalbody, t.orelse, t.finalbody,
+                         t.body + t.orelse + t.finalbody] + [h.body for h in t.handlers]
+                getattr(parent, pf)[pi:pi + 1] = inner[k]
+            yield mk(mut)
+        for i in range(len(node.handlers)):
+            def mut(m, path=path, i=i):
+                del _get(m, path).handlers[i]
+            yield mk(mut)
+    for path, node in _paths(mod):
+        if isinstance(node, ast.Raise) and node.cause is not None:
+            def mut(m, path=path):
+                _get(m, path).cause = None
             yield mk(mut)
     # 3. expressions
     for path in exprs:
@@ -386,6 +419,7 @@ def shrink(worker, m, time_limit: float = 180.0):
         cur_size = best.size()
         pending = []
         seen = set()
+        batch = max(4, min(BATCH, BATCH_CHARS // max(1, len(best.source()))))
         for c in candidates(best):
             prune(c)
             if c.size() >= cur_size or not _valid(c):
@@ -395,7 +429,7 @@ def shrink(worker, m, time_limit: float = 180.0):
                 continue
             seen.add(key)
             pending.append(c)
-            if len(pending) == BATCH:
+            if len(pending) == batch:
                 t1 = time.time()
                 res = ev(pending)
                 rounds += 1

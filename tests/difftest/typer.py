@@ -19,6 +19,20 @@ into ``_cksum(...)``, which does the same for each running total (kiln adds
 int items on a C int64 total, CPython's total may leave int64 and come back).
 Running the twin tells whether CPython produced an int outside int64 (where
 kiln may raise OverflowError) and where.
+
+The twin's ``_ck`` raises a plain ``OverflowError`` (what kiln raises there),
+so a ``try`` of the program catches it as it would catch kiln's (``except
+OverflowError``/``ArithmeticError``/``Exception``/bare ``except``), and
+records the site (each ``_ck``/``_cksum`` of the source has a number) in
+``CK_SEEN``: the worker clears it before each call of the twin and reads it
+after, so it knows the twin overflowed even when the program caught the
+overflow and went on.  A site may be in ``CK_PASS``: there the twin lets the
+big int through, as kiln does where it computes with Python ints (an object
+local, a list item...) instead of C int64s; kiln decides that per site, so
+running the twin again with each site that raised let through gives every
+outcome kiln may have under its int64 contract (see
+``worker._twin_variants``).  ``try``/``except``/``else``/``finally`` bodies
+and ``raise`` expressions are typed and checked like any other statements.
 """
 
 from __future__ import annotations
@@ -35,23 +49,32 @@ _BOOL_FUNCS = {"bool", "math.isnan", "math.isinf", "math.isfinite"}
 _REDUCERS = {"sum", "min", "max", "sorted", "list", "tuple", "set", "any", "all"}
 
 
-class Int64Overflow(Exception):
-    pass
+# What the twin raises where an int leaves int64: kiln's exception type (a
+# handler of the program must catch it as it catches kiln's); the worker tells
+# it from other OverflowErrors by CK_SEEN.
+Int64Overflow = OverflowError
+CK_SEEN: set = set()      # sites where an int left int64 (this call)
+CK_RAISED: list = []      # ... and raised OverflowError, in order (each once)
+CK_PASS: set = set()      # sites that let it through (Python's big int)
 
 
-def _ck(v):
+def _ck(v, site=-1):
     if type(v) is int and not (I64_MIN <= v <= I64_MAX):
-        raise Int64Overflow(v)
+        CK_SEEN.add(site)
+        if site not in CK_PASS:
+            if site not in CK_RAISED:
+                CK_RAISED.append(site)
+            raise OverflowError("int64 overflow (checked twin)")
     return v
 
 
-def _cksum(iterable, /, start=0):
+def _cksum(iterable, /, start=0, *, _site=-1):
     """sum(iterable, start), checking every int running total."""
     items, total = [], start
     for x in iterable:
         items.append(x)
         total = total + x
-        _ck(total)
+        _ck(total, _site)
     return sum(items, start)
 
 
@@ -188,6 +211,20 @@ class Typer:
         elif isinstance(st, (ast.Return, ast.Expr)):
             if st.value is not None:
                 self.expr(st.value)
+        elif isinstance(st, ast.Try):
+            for s in st.body:
+                self.stmt(s)
+            for h in st.handlers:
+                if h.type is not None:
+                    self.expr(h.type)
+                for s in h.body:
+                    self.stmt(s)
+            for s in st.orelse + st.finalbody:
+                self.stmt(s)
+        elif isinstance(st, ast.Raise):
+            for x in (st.exc, st.cause):
+                if x is not None:
+                    self.expr(x)
 
     def expr(self, e: ast.expr) -> str:
         ty = self._expr(e)
@@ -295,9 +332,14 @@ def infer(tree: ast.Module) -> dict[int, str]:
 class _Checker(ast.NodeTransformer):
     def __init__(self, types: dict[int, str]):
         self.types = types
+        self.sites = 0
+
+    def _site(self) -> ast.Constant:
+        self.sites += 1
+        return ast.Constant(self.sites)
 
     def _wrap(self, node: ast.expr, orig: ast.expr) -> ast.expr:
-        return ast.Call(func=ast.Name("_ck", ast.Load()), args=[node], keywords=[])
+        return ast.Call(func=ast.Name("_ck", ast.Load()), args=[node, self._site()], keywords=[])
 
     def visit_BinOp(self, node):
         ty = self.types.get(id(node))
@@ -315,6 +357,7 @@ class _Checker(ast.NodeTransformer):
         new = self.generic_visit(node)
         if name == "sum":
             new.func = ast.Name("_cksum", ast.Load())
+            new.keywords.append(ast.keyword("_site", self._site()))
             return new
         if ty == INT and name in ({"abs"} | _INT_FUNCS):
             return self._wrap(new, node)

@@ -4,8 +4,14 @@ and as the int64-checked twin.  Spoken to by :mod:`tests.difftest.harness`
 over pickles on a private pipe; writes ``fname case-index`` to a progress
 file before each native call so a crash or hang can be pinned down.
 
-Outcomes: ``("ok", value)``, ``("exc", type_name, message)``,
-``("timeout",)`` (oracle only), and for the checked twin ``("ovf",)``.
+Outcomes: ``("ok", value)``, ``("exc", type_name, message, chain)`` (chain:
+the type names of ``__context__`` and ``__cause__``, or None, and
+``__suppress_context__``), ``("timeout",)`` (oracle and twin only), and for
+the checked twin ``("ovf", outcomes)`` when an int left int64: what the twin
+did then (the OverflowError or, if the program caught it, the rest), and when
+kiln's outcome is neither Python's nor that, also what the twin does when it
+lets the big int through at some of the sites (kiln may compute a site with
+Python ints).
 """
 
 from __future__ import annotations
@@ -18,32 +24,113 @@ import signal
 import sys
 
 
-class _Alarm(Exception):
-    pass
+class _Alarm(BaseException):
+    """The oracle's time limit (not an Exception: ``except Exception`` of a
+    generated program must not catch it)."""
+
+
+_active = [False]   # a call with a time limit is running
+_fired = [False]    # ... and its limit passed
 
 
 def _on_alarm(signum, frame):
+    if not _active[0]:
+        return
+    _fired[0] = True
+    # a bare `except:` or a finally's return/break/continue of the program may
+    # swallow it: raise again soon, until the call ends
+    signal.setitimer(signal.ITIMER_REAL, 0.05)
     raise _Alarm()
+
+
+def exc_outcome(exc: BaseException) -> tuple:
+    """("exc", type name, message, (type of __context__, type of __cause__,
+    __suppress_context__)); the types are names or None."""
+    def name(x):
+        return None if x is None else type(x).__name__
+    chain = (name(exc.__context__), name(exc.__cause__), bool(exc.__suppress_context__))
+    return ("exc", type(exc).__name__, str(exc), chain)
 
 
 def _call(fn, args, limit: float | None):
     args = copy.deepcopy(args)
+    _fired[0] = False
     if limit:
+        _active[0] = True
         signal.setitimer(signal.ITIMER_REAL, limit)
     try:
-        return ("ok", fn(*args))
-    except _Alarm:
-        return ("timeout",)
-    except Exception as exc:  # noqa: BLE001 — compared by the harness
-        from tests.difftest.typer import Int64Overflow
-        if isinstance(exc, Int64Overflow):
-            return ("ovf",)
-        return ("exc", type(exc).__name__, str(exc))
-    except RecursionError as exc:
-        return ("exc", "RecursionError", str(exc))
-    finally:
-        if limit:
-            signal.setitimer(signal.ITIMER_REAL, 0)
+        try:
+            out = ("ok", fn(*args))
+        except _Alarm:
+            out = ("timeout",)
+        except Exception as exc:  # noqa: BLE001 — compared by the harness
+            out = exc_outcome(exc)
+        finally:
+            if limit:
+                _active[0] = False
+                signal.setitimer(signal.ITIMER_REAL, 0)
+    except _Alarm:      # the limit passed while the call was ending
+        _active[0] = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        out = ("timeout",)
+    return ("timeout",) if _fired[0] else out
+
+
+def _run_twin(fn, args, limit: float, passing=frozenset()):
+    """(outcome, sites where an int left int64, sites that raised in order)."""
+    from tests.difftest import typer
+    typer.CK_PASS.clear()
+    typer.CK_PASS.update(passing)
+    typer.CK_SEEN.clear()
+    typer.CK_RAISED.clear()
+    out = _call(fn, args, limit)
+    typer.CK_PASS.clear()
+    return out, set(typer.CK_SEEN), list(typer.CK_RAISED)
+
+
+def _call_checked(fn, args, limit: float):
+    """The int64-checked twin: its outcome, or ("ovf", [outcome], sites that
+    raised) when an int left int64 on the way (even if the program caught
+    that OverflowError)."""
+    out, seen, raised = _run_twin(fn, args, limit)
+    return ("ovf", [out], raised) if seen else out
+
+
+def _twin_variants(fn, args, chk, budget: float = 4.0, most: int = 24) -> tuple:
+    """("ovf", outcomes): chk's outcome and the twin's with some of the sites
+    that raised letting the big int through instead (kiln computes some sites
+    with Python ints; each site one way on every pass).  A decision tree over
+    the sites in the order they raise: a run that raised at r1, r2, ... has
+    a child run for each ri not yet decided, where ri lets through and r1 ..
+    r(i-1) keep raising; until `most` runs or `budget` seconds."""
+    import time
+    outs = list(chk[1])
+    todo = [(frozenset(), frozenset(), list(chk[2]))]   # (passing, raising, raised in order)
+    t0 = time.time()
+    runs = 0
+    while todo:
+        passing, raising, raised = todo.pop(0)
+        for i, site in enumerate(raised):
+            if site in raising:
+                continue
+            if runs >= most or time.time() - t0 > budget:
+                return ("ovf", outs)
+            p2, r2 = passing | {site}, raising | set(raised[:i])
+            out, _, raised2 = _run_twin(fn, args, 0.5, p2)
+            runs += 1
+            outs.append(out)
+            todo.append((p2, r2, raised2))
+    return ("ovf", outs)
+
+
+def _as_expected(nat, ora, chk) -> bool:
+    """kiln's outcome is Python's, the plain twin's, or its OverflowError (no
+    need for the twin's variants)."""
+    from tests.difftest.harness import outcome_differs
+    if nat[0] == "exc" and nat[1] == "OverflowError":
+        return True
+    return any(o[0] in ("ok", "exc") and nat[0] in ("ok", "exc")
+               and outcome_differs(nat, o, 0.0, 0.0, False) is None for o in (ora, chk[1][0]))
 
 
 def handle(req: dict) -> dict:
@@ -81,9 +168,12 @@ def handle(req: dict) -> dict:
                 continue
             with open(progress, "w") as pf:
                 pf.write(f"{fname} {i}\n")
-            chk = _call(ck_fn, args, 2.0)
+            chk = _call_checked(ck_fn, args, 2.0)
             ora = _call(py_fn, args, 2.0)
             nat = _call(native_fn, args, None)
+            if chk[0] == "ovf":
+                chk = (_twin_variants(ck_fn, args, chk) if not _as_expected(nat, ora, chk)
+                       else chk[:2])
             out.append((nat, ora, chk))
         results[fname] = out
     with open(progress, "w") as pf:
