@@ -65,6 +65,13 @@ typedef struct Str {
   size_t len;
 } Str;
 
+/* A lambda evaluated in a compiled function: kl_lambdas[i] (KrLambda). */
+typedef struct LambdaRef {
+  const KlNode *n;
+  int func; /* index of its function */
+  int nth;  /* among its function's lambdas on its line, in evaluation (emission) order */
+} LambdaRef;
+
 typedef struct Module {
   KlCtx *ctx;
   KlModule *m;
@@ -72,6 +79,8 @@ typedef struct Module {
   int nstrs, capstrs;
   KlBuf *consts; /* statements creating kc[] constants at init */
   int nconsts;
+  LambdaRef *lambdas; /* by function: each function's are consecutive */
+  int nlambdas, caplambdas;
 } Module;
 
 typedef struct E {
@@ -337,25 +346,57 @@ static const char *double_literal(E *e, double d) {
   return kl_fmt(e->ctx, "%a", d);
 }
 
+/* ---- locals ----
+ * A local is lv_N (an object, NULL when unbound) or lv_N with lb_N (a C
+ * scalar and its bound flag). A variable a lambda reads (resolve.c) is a
+ * cell: lv_N is the cell object, made at entry, and its value is
+ * PyCell_GET(lv_N); a read takes a reference of its own, as LOAD_DEREF does,
+ * since whoever holds the cell may change it. */
+
+/* The C expression that is 0 when the local is unbound. */
+static const char *bound_test(E *e, int s) {
+  KlLocal *l = &e->f->locals[s];
+  if (l->cell) return kl_fmt(e->ctx, "PyCell_GET(lv_%d)", s);
+  return kl_fmt(e->ctx, "%s_%d", is_obj(e, l->type) ? "lv" : "lb", s);
+}
+
+/* The local's value: a cell's read always checks, whatever resolve.c proved. */
+static Val local_value(E *e, int s, const char *unbound_call, int lineno, bool check) {
+  KlLocal *l = &e->f->locals[s];
+  if (l->cell) {
+    Val t = temp(e, KL_T_OBJECT);
+    line(e, "%s = PyCell_GET(lv_%d);", t.s, s);
+    line(e, "if (!%s) { %s; KL_FAIL(%d); }", t.s, unbound_call, lineno);
+    line(e, "Py_INCREF(%s);", t.s);
+    return t;
+  }
+  if (check) line(e, "if (!%s) { %s; KL_FAIL(%d); }", bound_test(e, s), unbound_call, lineno);
+  return val(l->type, false, "lv_%d", s);
+}
+
+/* Unbinds a local (del, the end of an `except ... as`, a comprehension's end). */
+static void unbind_slot(E *e, int s) {
+  KlLocal *l = &e->f->locals[s];
+  if (l->cell) line(e, "PyCell_Set(lv_%d, NULL);", s);
+  else if (kind_of(e, l->type == KL_T_NONE_YET ? KL_T_OBJECT : l->type) == 'o') line(e, "Py_CLEAR(lv_%d);", s);
+  else line(e, "lb_%d = 0;", s);
+}
+
 static Val load_slot(E *e, int s, KlLoc loc, bool check);
 
 /* Reads a local; where some path reaches the read unbound (resolve.c), the
  * error CPython raises there: a comprehension's read of a variable bound
  * outside it is a free variable's (kr->unbound_free says which version). */
 static Val load_local(E *e, KlNode *n) {
-  if (!n->maybe_unbound || !n->enclosing) return load_slot(e, n->slot, n->loc, n->maybe_unbound);
+  if (!n->enclosing) return load_slot(e, n->slot, n->loc, n->maybe_unbound);
   KlLocal *l = &e->f->locals[n->slot];
-  line(e, "if (!%s_%d) { kr->unbound_free(\"%s\", %d); KL_FAIL(%d); }", is_obj(e, l->type) ? "lv" : "lb", n->slot,
-       c_str(e->ctx, l->name), n->enclosing == 2, n->loc.line);
-  return val(l->type, false, "lv_%d", n->slot);
+  return local_value(e, n->slot, kl_fmt(e->ctx, "kr->unbound_free(\"%s\", %d)", c_str(e->ctx, l->name), n->enclosing == 2),
+                     n->loc.line, n->maybe_unbound);
 }
 
 static Val load_slot(E *e, int s, KlLoc loc, bool check) {
   KlLocal *l = &e->f->locals[s];
-  if (check)
-    line(e, "if (!%s_%d) { kr->unbound_local(\"%s\"); KL_FAIL(%d); }", is_obj(e, l->type) ? "lv" : "lb", s,
-         c_str(e->ctx, l->name), loc.line);
-  return val(l->type, false, "lv_%d", s);
+  return local_value(e, s, kl_fmt(e->ctx, "kr->unbound_local(\"%s\")", c_str(e->ctx, l->name)), loc.line, check);
 }
 
 static Val scalar_binop(E *e, int op, KlType rt, Val a, Val b, int L) {
@@ -870,6 +911,66 @@ static int start_line(const KlNode *n) {
   }
 }
 
+/* kl_lambdas' index of n, registered the first time it is emitted. */
+static int lambda_index(E *e, const KlNode *n) {
+  Module *mod = e->mod;
+  int nth = 0;
+  for (int i = 0; i < mod->nlambdas; i++) {
+    if (mod->lambdas[i].n == n) return i;
+    nth += mod->lambdas[i].func == e->f->index && mod->lambdas[i].n->loc.line == n->loc.line;
+  }
+  if (mod->nlambdas == mod->caplambdas) {
+    int cap = mod->caplambdas ? mod->caplambdas * 2 : 8;
+    LambdaRef *ls = kl_alloc(e->ctx, sizeof(LambdaRef) * (size_t)cap);
+    if (mod->nlambdas) memcpy(ls, mod->lambdas, sizeof(LambdaRef) * (size_t)mod->nlambdas);
+    mod->lambdas = ls;
+    mod->caplambdas = cap;
+  }
+  mod->lambdas[mod->nlambdas] = (LambdaRef){n, e->f->index, nth};
+  return mod->nlambdas++;
+}
+
+/* A lambda: its defaults evaluated here (the positional ones, then the
+ * keyword-only ones), then the function made from the code object CPython
+ * compiled for it, as MAKE_FUNCTION makes it. */
+static Val lambda(E *e, KlNode *n) {
+  int L = n->loc.line;
+  int k = lambda_index(e, n);
+  Val defs = val(KL_T_OBJECT, false, "NULL"), kwdefs = defs;
+  if (n->list.len) {
+    KlNode tuple = {.kind = KL_N_TUPLE, .loc = n->loc, .list = n->list};
+    defs = display(e, &tuple);
+  }
+  if (n->kw.len) {
+    KlNode dict = {.kind = KL_N_DICT, .loc = n->loc};
+    dict.list.len = 2 * n->kw.len;
+    dict.list.items = kl_alloc(e->ctx, sizeof(KlNode *) * (size_t)dict.list.len);
+    for (int i = 0; i < n->kw.len; i++) {
+      KlNode *key = kl_alloc(e->ctx, sizeof *key);
+      *key = (KlNode){.kind = KL_N_STR, .loc = n->kw.items[i]->loc, .str = n->kw.items[i]->name,
+                      .slen = strlen(n->kw.items[i]->name)};
+      dict.list.items[2 * i] = key;
+      dict.list.items[2 * i + 1] = n->kw.items[i]->a;
+    }
+    kwdefs = display(e, &dict);
+  }
+  Val cells = val(KL_T_OBJECT, false, "NULL");
+  if (n->lambda->nfree) {
+    cells = temp(e, KL_T_OBJECT);
+    kl_buf_printf(e->out, "%*s%s = PyTuple_Pack(%d", e->indent * 2, "", cells.s, n->lambda->nfree);
+    for (int i = 0; i < n->lambda->nfree; i++) kl_buf_printf(e->out, ", lv_%d", n->lambda->free_slots[i]);
+    kl_buf_puts(e->out, ");\n");
+    fail_if(e, L, "!%s", cells.s);
+  }
+  Val r = temp(e, KL_T_OBJECT);
+  line(e, "%s = kr->make_lambda(&kl_lambdas[%d], kg_globals, %s, %s, %s);", r.s, k, defs.s, kwdefs.s, cells.s);
+  release(e, defs);
+  release(e, kwdefs);
+  release(e, cells);
+  fail_if(e, L, "!%s", r.s);
+  return r;
+}
+
 static Val ev(E *e, KlNode *n) {
   int L = n->loc.line;
   if ((n->kind == KL_N_CALL || n->kind == KL_N_BINOP) && n->site && n->site->outcome == KL_SITE_CLAIMED) {
@@ -982,6 +1083,7 @@ static Val ev(E *e, KlNode *n) {
   case KL_N_COMPARE: return compare(e, n);
   case KL_N_IFEXP: return ifexp(e, n);
   case KL_N_COMP: return comprehension(e, n);
+  case KL_N_LAMBDA: return lambda(e, n);
   default:
     kl_fatal(e->ctx, KL_KILN050, n->loc, "cannot emit expression kind %d", n->kind);
   }
@@ -994,7 +1096,10 @@ static void store(E *e, KlNode *target, Val v, int L);
 static void store_local(E *e, int slot, Val v, int L) {
   KlLocal *l = &e->f->locals[slot];
   v = coerce(e, v, l->type, L);
-  if (is_obj(e, l->type)) {
+  if (l->cell) {
+    line(e, "PyCell_Set(lv_%d, %s);", slot, v.s); /* releases the old value after storing, as STORE_DEREF */
+    release(e, v);
+  } else if (is_obj(e, l->type)) {
     if (v.owned) line(e, "Py_XSETREF(lv_%d, %s); %s = NULL;", slot, v.s, v.s);
     else line(e, "Py_INCREF(%s); Py_XSETREF(lv_%d, %s);", v.s, slot, v.s);
   } else {
@@ -1009,7 +1114,7 @@ static void store_name(E *e, KlNode *target, Val v, int L) {
   store_local(e, target->slot, v, L);
   for (int i = 0; i < target->nclear; i++) {
     KlLocal *o = &e->f->locals[target->clear[i]];
-    if (is_obj(e, o->type) && !o->fwd) line(e, "Py_CLEAR(lv_%d);", target->clear[i]);
+    if (is_obj(e, o->type) && !o->fwd) unbind_slot(e, target->clear[i]);
   }
 }
 
@@ -1231,8 +1336,7 @@ static void unbind_targets(E *e, KlNode *t) {
     for (int i = 0; i < t->list.len; i++) unbind_targets(e, t->list.items[i]);
     return;
   }
-  if (is_obj(e, e->f->locals[t->slot].type)) line(e, "Py_CLEAR(lv_%d);", t->slot);
-  else line(e, "lb_%d = 0;", t->slot);
+  unbind_slot(e, t->slot);
 }
 
 /* Where KL_FAIL goes from here on in the emitted text: label, or NULL for
@@ -1593,8 +1697,7 @@ static void unbind_as_name(E *e, const KlNode *n) {
   for (int i = 0; i < e->f->nlocals; i++) {
     const KlLocal *l = &e->f->locals[i];
     if (l->comp || strcmp(l->name, n->name)) continue;
-    if (kind_of(e, l->type == KL_T_NONE_YET ? KL_T_OBJECT : l->type) == 'o') line(e, "Py_CLEAR(lv_%d);", i);
-    else line(e, "lb_%d = 0;", i);
+    unbind_slot(e, i);
   }
 }
 
@@ -1952,8 +2055,8 @@ static void stmt(E *e, KlNode *s) {
       KlNode *t = s->list.items[i];
       if (t->kind == KL_N_NAME) {
         Val cur = load_local(e, t); /* raises when unbound */
-        if (is_obj(e, cur.t)) line(e, "Py_CLEAR(lv_%d);", t->slot);
-        else line(e, "lb_%d = 0;", t->slot);
+        release(e, cur);
+        unbind_slot(e, t->slot);
       } else if (t->kind == KL_N_ATTR) {
         Val o = to_object(e, ev(e, t->a), L);
         line(e, "if (PyObject_DelAttr(%s, ks[%d]) < 0) KL_FAIL(%d);", o.s, str_index(e, t->name), L);
@@ -2025,6 +2128,12 @@ static void emit_function(Module *mod, KlFunc *f, KlBuf *out) {
   E e = {.mod = mod, .ctx = ctx, .f = f, .out = body, .indent = 1};
   kl_plan_forwarding(ctx, f);
   for (int i = 0; i < f->nparams; i++) param_entry(&e, &f->params[i], i);
+  /* the cells, as CPython's MAKE_CELL makes them: a parameter's holds its argument */
+  for (int i = 0; i < f->nlocals; i++)
+    if (f->locals[i].cell) {
+      line(&e, "{ PyObject *kl_c = PyCell_New(lv_%d); Py_XDECREF(lv_%d); lv_%d = kl_c; }", i, i, i);
+      line(&e, "if (!lv_%d) KL_FAIL(%d);", i, f->loc.line);
+    }
   stmts(&e, f->body);
   line(&e, "kl_ret = Py_None; Py_INCREF(Py_None);");
 
@@ -2162,6 +2271,26 @@ void kl_emit_module(KlCtx *ctx, KlModule *m, KlBuf *out) {
   if (!mod.nstrs) kl_buf_puts(out, "0");
   kl_buf_printf(out, "};\nstatic PyObject *ks[%d];\n", nstrs);
   kl_buf_printf(out, "static PyObject *kc[%d];\n", mod.nconsts ? mod.nconsts : 1);
+  /* lambdas: their code objects are found at bind */
+  kl_buf_printf(out, "__attribute__((unused)) static KrLambda kl_lambdas[%d] = {\n", mod.nlambdas ? mod.nlambdas : 1);
+  for (int i = 0; i < mod.nlambdas; i++) {
+    const KlLambda *l = mod.lambdas[i].n->lambda;
+    kl_buf_printf(out, "  {%d, %d, %d, %d, %d, \"", mod.lambdas[i].n->loc.line, l->col, mod.lambdas[i].nth, l->npos,
+                  l->nkwonly);
+    for (int j = 0; j < l->nnames; j++) {
+      if (j) kl_buf_puts(out, ",");
+      kl_buf_c_string(out, l->names[j], strlen(l->names[j]));
+    }
+    kl_buf_puts(out, "\", \"");
+    for (int j = 0; j < l->nfree; j++) {
+      const char *name = m->funcs[mod.lambdas[i].func]->locals[l->free_slots[j]].name;
+      if (j) kl_buf_puts(out, ",");
+      kl_buf_c_string(out, name, strlen(name));
+    }
+    kl_buf_puts(out, "\", NULL, NULL},\n");
+  }
+  if (!mod.nlambdas) kl_buf_puts(out, "  {0, 0, 0, 0, 0, \"\", \"\", NULL, NULL},\n");
+  kl_buf_puts(out, "};\n");
   /* signatures */
   for (int i = 0; i < m->nfuncs; i++) {
     KlFunc *f = m->funcs[i];
@@ -2186,13 +2315,19 @@ void kl_emit_module(KlCtx *ctx, KlModule *m, KlBuf *out) {
   for (int i = 0; i < m->nfuncs; i++) {
     KlFunc *f = m->funcs[i];
     if (f->unsupported)
-      kl_buf_printf(out, "  {\"%s\", NULL, NULL, \"python\", \"%s: %s at line %d\", {0}},\n", c_str(ctx, f->name),
+      kl_buf_printf(out, "  {\"%s\", NULL, NULL, \"python\", \"%s: %s at line %d\", {0}, NULL, 0},\n", c_str(ctx, f->name),
                     kl_code_name(f->why_code), c_str(ctx, f->why), f->why_loc.line);
-    else
-      kl_buf_printf(out, "  {\"%s\", (PyCFunction)(void (*)(void))kf_%d, &ksig_%d, \"native\", NULL, {0}},\n",
+    else {
+      int first = 0, n = 0;
+      for (int j = mod.nlambdas - 1; j >= 0; j--)
+        if (mod.lambdas[j].func == f->index) first = j, n++;
+      kl_buf_printf(out, "  {\"%s\", (PyCFunction)(void (*)(void))kf_%d, &ksig_%d, \"native\", NULL, {0}, ",
                     c_str(ctx, f->name), i, i);
+      if (n) kl_buf_printf(out, "kl_lambdas + %d, %d},\n", first, n);
+      else kl_buf_puts(out, "NULL, 0},\n");
+    }
   }
-  if (!m->nfuncs) kl_buf_puts(out, "  {NULL, NULL, NULL, NULL, NULL, {0}},\n");
+  if (!m->nfuncs) kl_buf_puts(out, "  {NULL, NULL, NULL, NULL, NULL, {0}, NULL, 0},\n");
   kl_buf_puts(out, "};\n\n");
   /* the original source, executed at import */
   kl_buf_puts(out, "static const char kl_source[] =\n");

@@ -246,7 +246,7 @@ KlType kl_join(KlType a, KlType b);
   /* statements */                                                                \
   X(EXPR_STMT) X(ASSIGN) X(AUGASSIGN) X(ANNASSIGN) X(IF) X(WHILE) X(FOR)          \
   X(BREAK) X(CONTINUE) X(RETURN) X(PASS) X(RAISE) X(ASSERT) X(DEL) X(WITH)         \
-  X(TRY) X(EXCEPT)
+  X(TRY) X(EXCEPT) X(LAMBDA)
 
 typedef enum {
 #define X(name) KL_N_##name,
@@ -330,6 +330,19 @@ typedef enum {
 
 typedef struct KlSiteInfo KlSiteInfo;
 
+/* A lambda (LAMBDA node; its defaults are the node's list, its keyword-only
+ * defaults KEYWORD nodes in kw). CPython compiles and runs the body; kiln
+ * evaluates the defaults and makes the function from the code object
+ * CPython compiled for it, found by position (runtime.c find_lambdas). */
+typedef struct KlLambda {
+  KlNode *body;       /* parsed only to see which names it reads: no stage walks it */
+  const char **names; /* its parameters in co_varnames order: positional, keyword-only, *args, **kwargs */
+  int nnames, npos, nkwonly;
+  int *free_slots;    /* resolve.c: the function's variables it reads (cells), by name as CPython orders co_freevars */
+  int nfree;
+  int col;            /* byte offset of `lambda` in its line: CPython's col_offset */
+} KlLambda;
+
 struct KlNode {
   KlNodeKind kind;
   KlLoc loc;
@@ -359,6 +372,7 @@ struct KlNode {
   KlNodeList kw;     /* CALL keywords (KEYWORD nodes); TRY its finally block */
   int *cmpops;       /* COMPARE: list.len-1 operators */
   KlNodeList body, orelse; /* IF, WHILE, FOR; WITH body; TRY body and else block; EXCEPT body */
+  KlLambda *lambda;  /* LAMBDA */
   /* resolve.c */
   KlBinding binding;
   int slot;          /* LOCAL: index into func->locals; AUGASSIGN of a local: the slot read */
@@ -399,6 +413,7 @@ typedef struct KlLocal {
   KlType type;        /* types.c: join over every assignment (flow-insensitive) */
   bool is_param;
   bool comp;          /* a comprehension's variable: never found by name in the function */
+  bool cell;          /* resolve.c: a lambda reads it, so it lives in a cell object (one slot, an object) */
   KlNode *fwd;        /* fuse.c: the value expression this local stands for */
   int loads, stores;  /* fuse.c: how often it is read and written */
 } KlLocal;

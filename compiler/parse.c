@@ -160,6 +160,7 @@ static int tree_depth(KlNode *n, int d, KlNode **deep) {
   KlNodeList lists[4] = {n->list, n->kw, n->body, n->orelse};
   for (int i = 0; i < 4; i++)
     if ((x = list_depth(lists[i], d, deep)) > m) m = x;
+  if (n->lambda && (x = tree_depth(n->lambda->body, d, deep)) > m) m = x;
   return m;
 }
 static void check_depth(Parser *p, KlNode *n, KlNodeList l) {
@@ -515,7 +516,6 @@ static KlNode *atom(Parser *p) {
     n->list = to_list(&v);
     return n;
   }
-  case KL_TOK_KW_LAMBDA: unsupported(p, t->loc, KL_KILN010, "lambda");
   case KL_TOK_KW_YIELD: unsupported(p, t->loc, KL_KILN010, "yield");
   case KL_TOK_KW_AWAIT: unsupported(p, t->loc, KL_KILN010, "await");
   default: unexpected(p);
@@ -756,9 +756,66 @@ static KlNode *bool_op(Parser *p, bool is_or) {
   return n;
 }
 
-/* test = or_test ["if" or_test "else" test] */
+/* lambda = "lambda" [param ("," param)*] ":" test ;
+ * param = NAME ["=" test] | "*" [NAME] | "**" NAME | "/" */
+static KlNode *lambda_expr(Parser *p) {
+  KlToken *t = next(p);
+  KlNode *n = new_node(p, KL_N_LAMBDA, t->loc);
+  KlLambda *l = n->lambda = kl_alloc(p->ctx, sizeof *l);
+  const char *ls = t->start;
+  while (ls > p->ctx->src && ls[-1] != '\n' && ls[-1] != '\r') ls--;
+  l->col = (int)(t->start - ls);
+  enum { MAXP = 256 };
+  const char *pos[MAXP], *kwonly[MAXP], *star = NULL, *dstar = NULL;
+  int npos = 0, nkw = 0;
+  Vec defaults = {0}, kwdefaults = {0};
+  while (!at(p, KL_TOK_COLON)) {
+    KlToken *s = peek(p);
+    if (npos + nkw == MAXP) unsupported(p, s->loc, KL_KILN011, "more than 256 parameters");
+    if (accept(p, KL_TOK_SLASH)) {
+      /* positional-only: the same varnames and defaults */
+    } else if (accept(p, KL_TOK_DSTAR)) {
+      dstar = expect(p, KL_TOK_NAME)->str;
+    } else if (accept(p, KL_TOK_STAR)) {
+      if (at(p, KL_TOK_NAME)) star = next(p)->str;
+      star = star ? star : "";
+    } else {
+      KlToken *name = expect(p, KL_TOK_NAME);
+      KlNode *d = accept(p, KL_TOK_ASSIGN) ? test(p) : NULL;
+      if (star) {
+        kwonly[nkw++] = name->str;
+        if (d) {
+          KlNode *k = new_node(p, KL_N_KEYWORD, name->loc);
+          k->name = name->str;
+          k->a = d;
+          vec_push(p, &kwdefaults, k);
+        }
+      } else {
+        pos[npos++] = name->str;
+        if (d) vec_push(p, &defaults, d);
+      }
+    }
+    if (!accept(p, KL_TOK_COMMA)) break;
+  }
+  expect(p, KL_TOK_COLON);
+  l->names = kl_alloc(p->ctx, sizeof(char *) * (size_t)(npos + nkw + 2));
+  l->npos = npos;
+  l->nkwonly = nkw;
+  for (int i = 0; i < npos; i++) l->names[l->nnames++] = pos[i];
+  for (int i = 0; i < nkw; i++) l->names[l->nnames++] = kwonly[i];
+  if (star && *star) l->names[l->nnames++] = star;
+  if (dstar) l->names[l->nnames++] = dstar;
+  n->list = to_list(&defaults);
+  n->kw = to_list(&kwdefaults);
+  enter(p);
+  l->body = test(p);
+  leave(p);
+  return n;
+}
+
+/* test = or_test ["if" or_test "else" test] | lambda */
 static KlNode *test(Parser *p) {
-  if (at(p, KL_TOK_KW_LAMBDA)) unsupported(p, peek(p)->loc, KL_KILN010, "lambda");
+  if (at(p, KL_TOK_KW_LAMBDA)) return lambda_expr(p);
   KlNode *body = bool_op(p, true);
   KlToken *t = peek(p);
   if (!accept(p, KL_TOK_KW_IF)) return body;
@@ -1694,6 +1751,11 @@ static void dump_node(KlBuf *out, KlNode *n, int indent) {
     if (n->op) kl_buf_printf(out, " !%c", n->op);
     break;
   case KL_N_COMP: kl_buf_printf(out, " %s", kl_comp_text[n->op]); break;
+  case KL_N_LAMBDA:
+    kl_buf_printf(out, " col %d (", n->lambda->col);
+    for (int i = 0; i < n->lambda->nnames; i++) kl_buf_printf(out, "%s%s", i ? ", " : "", n->lambda->names[i]);
+    kl_buf_puts(out, ")");
+    break;
   case KL_N_COMPARE:
     for (int i = 0; i < n->list.len - 1; i++) kl_buf_printf(out, " %s", kl_cmpop_text[n->cmpops[i]]);
     break;
@@ -1707,6 +1769,10 @@ static void dump_node(KlBuf *out, KlNode *n, int indent) {
   dump_list(out, n->kind == KL_N_TRY ? "finally" : "keywords", n->kw, indent + 2);
   dump_list(out, "body", n->body, indent + 2);
   dump_list(out, "else", n->orelse, indent + 2);
+  if (n->lambda) {
+    kl_buf_printf(out, "%*sbody (CPython's)\n", indent + 2, "");
+    dump_node(out, n->lambda->body, indent + 4);
+  }
 }
 
 void kl_dump_module(KlCtx *ctx, KlModule *m, KlBuf *out) {

@@ -4,6 +4,7 @@
  * assigned anywhere in a function is local in all of it. */
 #include "kiln.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Builtins the compiler may treat natively when not shadowed. Every other
@@ -536,6 +537,132 @@ static void mark_stored_comprehension(KlFunc *f, KlNode *s) {
   value->stored_to = target->name;
 }
 
+/* ---- lambdas ----
+ * A lambda's body is CPython's to compile and run; kiln only finds what it
+ * reads. Its own parameters, those of lambdas inside it and the variables
+ * of comprehensions inside it are its own. Any other name that is a
+ * variable of the function makes the lambda a closure: that variable then
+ * lives in a cell object (one slot, split_webs keeps it whole), and the
+ * lambda gets the cell, as CPython's closure does. A variable of a
+ * comprehension around the lambda is not made a cell (each CPython version
+ * scopes it differently): the function stays Python. Globals and builtins
+ * the body looks up itself. */
+typedef struct Scope {
+  const char *const *names;
+  int n;
+  const KlNodeList *targets; /* a comprehension's clauses: their targets bind */
+  const struct Scope *up;
+} Scope;
+
+static bool target_binds(const KlNode *t, const char *name) {
+  if (t->kind == KL_N_NAME) return !strcmp(t->name, name);
+  if (t->kind == KL_N_TUPLE || t->kind == KL_N_LIST)
+    for (int i = 0; i < t->list.len; i++)
+      if (target_binds(t->list.items[i], name)) return true;
+  return false;
+}
+
+static bool scope_binds(const Scope *s, const char *name) {
+  for (; s; s = s->up) {
+    for (int i = 0; i < s->n; i++)
+      if (!strcmp(s->names[i], name)) return true;
+    for (int i = 0; s->targets && i < s->targets->len; i++)
+      if (target_binds(s->targets->items[i]->a, name)) return true;
+  }
+  return false;
+}
+
+typedef struct FreeReads {
+  const KlNode **names; /* one node per distinct name */
+  int n, cap;
+} FreeReads;
+
+/* Adds each name in n (part of a lambda's body) that no scope of the
+ * lambda binds and that the function or a comprehension around the lambda
+ * does (f->comp_scope). */
+static void free_reads(KlCtx *ctx, const KlFunc *f, const KlNode *n, const Scope *s, FreeReads *out) {
+  if (!n) return;
+  switch (n->kind) {
+  case KL_N_NAME: {
+    if (scope_binds(s, n->name)) return;
+    bool is_var = false;
+    for (int i = 0; i < f->ncomp_scope && !is_var; i++) is_var = !strcmp(f->locals[f->comp_scope[i]].name, n->name);
+    for (int i = 0; i < f->nlocals && !is_var; i++) is_var = !f->locals[i].comp && !strcmp(f->locals[i].name, n->name);
+    for (int i = 0; i < out->n && is_var; i++) is_var = strcmp(out->names[i]->name, n->name) != 0;
+    if (!is_var) return;
+    if (out->n == out->cap) {
+      out->cap = out->cap ? 2 * out->cap : 8;
+      const KlNode **ns = kl_alloc(ctx, sizeof(KlNode *) * (size_t)out->cap);
+      if (out->n) memcpy(ns, out->names, sizeof(KlNode *) * (size_t)out->n);
+      out->names = ns;
+    }
+    out->names[out->n++] = n;
+    return;
+  }
+  case KL_N_LAMBDA: {
+    for (int i = 0; i < n->list.len; i++) free_reads(ctx, f, n->list.items[i], s, out);
+    for (int i = 0; i < n->kw.len; i++) free_reads(ctx, f, n->kw.items[i]->a, s, out);
+    Scope inner = {n->lambda->names, n->lambda->nnames, NULL, s};
+    free_reads(ctx, f, n->lambda->body, &inner, out);
+    return;
+  }
+  case KL_N_COMP: {
+    /* the first iterable is evaluated outside; the rest, and targets that
+       are not plain names, inside */
+    Scope inner = {NULL, 0, &n->list, s};
+    for (int i = 0; i < n->list.len; i++) {
+      const KlNode *c = n->list.items[i];
+      free_reads(ctx, f, c->b, i ? &inner : s, out);
+      if (c->a->kind != KL_N_NAME) free_reads(ctx, f, c->a, &inner, out);
+      for (int j = 0; j < c->list.len; j++) free_reads(ctx, f, c->list.items[j], &inner, out);
+    }
+    free_reads(ctx, f, n->a, &inner, out);
+    free_reads(ctx, f, n->b, &inner, out);
+    return;
+  }
+  default: break;
+  }
+  free_reads(ctx, f, n->a, s, out);
+  free_reads(ctx, f, n->b, s, out);
+  free_reads(ctx, f, n->c, s, out);
+  for (int i = 0; i < n->list.len; i++) free_reads(ctx, f, n->list.items[i], s, out);
+  for (int i = 0; i < n->kw.len; i++) free_reads(ctx, f, n->kw.items[i], s, out);
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp((*(const KlNode *const *)a)->name, (*(const KlNode *const *)b)->name);
+}
+
+static void resolve_lambda(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
+  resolve_list(ctx, m, f, n->list); /* the defaults: evaluated here */
+  resolve_list(ctx, m, f, n->kw);
+  if (!f) return;
+  Scope own = {n->lambda->names, n->lambda->nnames, NULL, NULL};
+  FreeReads reads = {0};
+  free_reads(ctx, f, n->lambda->body, &own, &reads);
+  /* co_freevars order: by name (UTF-8 byte order is code point order) */
+  if (reads.n) qsort(reads.names, (size_t)reads.n, sizeof(KlNode *), by_name);
+  n->lambda->free_slots = kl_alloc(ctx, sizeof(int) * (size_t)(reads.n + 1));
+  for (int i = 0; i < reads.n; i++) {
+    const KlNode *r = reads.names[i];
+    bool comp_var = false;
+    for (int j = 0; j < f->ncomp_scope && !comp_var; j++) comp_var = !strcmp(f->locals[f->comp_scope[j]].name, r->name);
+    if (comp_var) {
+      if (!f->unsupported) {
+        f->unsupported = true;
+        f->why_code = KL_KILN010;
+        f->why = kl_fmt(ctx, "lambda reading the comprehension variable '%s' (pass it as a default: lambda ..., %s=%s: ...)",
+                        r->name, r->name, r->name);
+        f->why_loc = r->loc;
+      }
+      return;
+    }
+    const int slot = function_local(f, r->name);
+    f->locals[slot].cell = true;
+    n->lambda->free_slots[n->lambda->nfree++] = slot;
+  }
+}
+
 static void resolve_expr(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
   if (!n) return;
   if (n->kind == KL_N_ASSIGN || n->kind == KL_N_ANNASSIGN) mark_stored_comprehension(f, n);
@@ -569,6 +696,7 @@ static void resolve_expr(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
     return;
   }
   case KL_N_COMP: resolve_comprehension(ctx, m, f, n); return;
+  case KL_N_LAMBDA: resolve_lambda(ctx, m, f, n); return;
   case KL_N_ATTR:
     resolve_expr(ctx, m, f, n->a);
     if (n->a->dotted && strncmp(n->a->dotted, "builtins.", 9) && !stored_over(m, n->a->dotted, n->name))
@@ -724,7 +852,7 @@ void kl_resolve(KlCtx *ctx, KlModule *m) {
     collect_locals(ctx, f, f->body);
     collect_genexp_names(ctx, f);
     resolve_list(ctx, m, f, f->body);
-    if (!resolve_withs(ctx, f, f->body)) continue;
+    if (f->unsupported || !resolve_withs(ctx, f, f->body)) continue;
     KlNode *gen = find_generator_in(f->body);
     if (gen) {
       f->unsupported = true;
@@ -1219,8 +1347,9 @@ static void web_renumber(Webs *w, int *web_slot, KlNode *n) {
     if (n->web >= 0) {
       n->slot = web_slot[uf_find(w, n->web)];
     } else {
-      /* read where no assignment reaches: a local that is never bound */
-      n->slot = new_local_slot(w->ctx, w->f, w->f->locals[n->slot].name);
+      /* read where no assignment reaches: a local that is never bound
+         (a cell has one slot: every read and write goes to the cell) */
+      if (!w->f->locals[n->slot].cell) n->slot = new_local_slot(w->ctx, w->f, w->f->locals[n->slot].name);
     }
   }
   web_renumber(w, web_slot, n->a);
@@ -1271,6 +1400,10 @@ static void split_webs(KlCtx *ctx, KlFunc *f) {
   for (int i = 0; i < w.nslots; i++) s.unb[i / 64] |= (uint64_t)1 << (i % 64);
   for (int i = 0; i < f->nparams; i++) st_def(&w, &s, f->params[i].slot, w.order[i]);
   web_stmts(&w, &s, f->body);
+  /* a cell is one variable: every definition of it in one web */
+  for (int slot = 0; slot < w.nslots; slot++)
+    for (int id = w.slot_start[slot] + 1; f->locals[slot].cell && id < w.slot_start[slot + 1]; id++)
+      uf_union(&w, w.slot_start[slot], id);
   /* one local per web: a parameter's web keeps the parameter's slot, the
    * first other web of a name keeps the name's slot, later ones are new */
   int *web_slot = kl_alloc(ctx, sizeof(int) * (size_t)(w.ndefs + 1));

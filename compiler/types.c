@@ -182,6 +182,10 @@ static KlType expr_type(Infer *in, KlNode *n) {
     expr_type(in, n->a);
     if (n->b) expr_type(in, n->b);
     break;
+  case KL_N_LAMBDA: /* a function; its defaults are evaluated here */
+    for (int i = 0; i < n->list.len; i++) expr_type(in, n->list.items[i]);
+    for (int i = 0; i < n->kw.len; i++) expr_type(in, n->kw.items[i]->a);
+    break;
   case KL_N_COMP:
     for (int i = 0; i < n->list.len; i++) {
       KlNode *c = n->list.items[i];
@@ -343,6 +347,9 @@ void kl_infer_types(KlCtx *ctx, KlModule *m) {
                 ann, p->name);
       f->locals[p->slot].type = p->type;
     }
+    /* a variable a lambda reads lives in a cell: a Python object */
+    for (int j = 0; j < f->nlocals; j++)
+      if (f->locals[j].cell) f->locals[j].type = KL_T_OBJECT;
     Infer in = {.ctx = ctx, .f = f};
     /* Each local can only move up the lattice (none -> T -> object), so this terminates. */
     for (int round = 0; round < 4 * (f->nlocals + 2); round++) {

@@ -367,8 +367,6 @@ static PyObject *make_cfunction(PyMethodDef *ml, const char *name, PyCFunction f
   return PyCFunction_NewEx(ml, self, modname);
 }
 
-/* Fills sig->defaults from the original function's __defaults__ and
- * __kwdefaults__ (strong references, replacing earlier ones). */
 /* The function under decorators that keep it as __wrapped__ (functools.wraps,
  * as @torch.no_grad() does): its defaults are the compiled function's.
  * Borrowed; at most 16 levels. */
@@ -385,6 +383,8 @@ static PyObject *unwrapped(PyObject *fn) {
   return fn;
 }
 
+/* Fills sig->defaults from the original function's __defaults__ and
+ * __kwdefaults__ (strong references, replacing earlier ones). */
 static int fill_defaults(KrSig *sig, PyObject *orig) {
   PyObject *defs = PyObject_GetAttrString(orig, "__defaults__");
   if (!defs) return -1;
@@ -418,6 +418,165 @@ done:
   Py_DECREF(defs);
   Py_DECREF(kwdefs);
   return rc;
+}
+
+/* ---- lambdas (KrLambda) ---- */
+
+/* Appends (code, line, col, qualname) for each lambda whose code object
+ * `code` loads, and for those of the comprehensions it makes (which 3.10 and
+ * 3.11 compile as functions of their own; 3.12 inlines them). `prefix` is
+ * what a lambda's 3.10 __qualname__ starts with: "f.<locals>" in f,
+ * "f.<locals>.<listcomp>" in its list comprehension. */
+static int collect_lambdas(PyObject *dis, PyObject *code, PyObject *prefix, PyObject *out, int depth) {
+  if (depth > 64) return 0;
+  PyObject *insts = PyObject_CallMethod(dis, "get_instructions", "O", code);
+  PyObject *it = insts ? PyObject_GetIter(insts) : NULL;
+  Py_XDECREF(insts);
+  if (!it) return -1;
+  PyObject *ins;
+  int rc = 0;
+  while (rc == 0 && (ins = PyIter_Next(it))) {
+    PyObject *opname = PyObject_GetAttrString(ins, "opname");
+    PyObject *arg = PyObject_GetAttrString(ins, "argval");
+    PyObject *name = arg && PyCode_Check(arg) ? PyObject_GetAttrString(arg, "co_name") : NULL;
+    if (!opname || !arg) rc = -1;
+    else if (name && PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(opname, "LOAD_CONST") == 0) {
+      if (PyUnicode_CompareWithASCIIString(name, "<lambda>") == 0) {
+        PyObject *line = PyObject_GetAttrString(arg, "co_firstlineno");
+        PyObject *col = NULL;
+#if PY_VERSION_HEX >= 0x030B0000
+        PyObject *pos = PyObject_GetAttrString(ins, "positions");
+        col = pos ? PyObject_GetAttrString(pos, "col_offset") : NULL;
+        Py_XDECREF(pos);
+#else
+        col = PyLong_FromLong(-1);
+#endif
+        PyObject *qual = PyUnicode_FromFormat("%U.<lambda>", prefix);
+        PyObject *entry = line && col && qual ? PyTuple_Pack(4, arg, line, col, qual) : NULL;
+        if (!entry || PyList_Append(out, entry) < 0) rc = -1;
+        Py_XDECREF(entry);
+        Py_XDECREF(qual);
+        Py_XDECREF(col);
+        Py_XDECREF(line);
+      } else if (PyUnicode_CompareWithASCIIString(name, "<listcomp>") == 0 ||
+                 PyUnicode_CompareWithASCIIString(name, "<setcomp>") == 0 ||
+                 PyUnicode_CompareWithASCIIString(name, "<dictcomp>") == 0 ||
+                 PyUnicode_CompareWithASCIIString(name, "<genexpr>") == 0) {
+        PyObject *inner = PyUnicode_FromFormat("%U.%U", prefix, name);
+        rc = inner ? collect_lambdas(dis, arg, inner, out, depth + 1) : -1;
+        Py_XDECREF(inner);
+      }
+    }
+    Py_XDECREF(name);
+    Py_XDECREF(arg);
+    Py_XDECREF(opname);
+    Py_DECREF(ins);
+  }
+  Py_DECREF(it);
+  return rc < 0 || PyErr_Occurred() ? -1 : 0;
+}
+
+/* Do the first names of the tuple `names` (all of them when `whole`) join
+ * with commas into `want`? 1, 0, or -1 with an exception. */
+static int names_are(PyObject *names, const char *want, int whole) {
+  if (!names || !PyTuple_Check(names)) return -1;
+  Py_ssize_t n = *want ? 1 : 0;
+  for (const char *c = want; *c; c++) n += *c == ',';
+  if (PyTuple_GET_SIZE(names) < n || (whole && PyTuple_GET_SIZE(names) != n)) return 0;
+  if (n == 0) return 1;
+  PyObject *sep = PyUnicode_FromString(",");
+  PyObject *head = sep ? PyTuple_GetSlice(names, 0, n) : NULL;
+  PyObject *got = head ? PyUnicode_Join(sep, head) : NULL;
+  PyObject *w = got ? PyUnicode_FromString(want) : NULL;
+  int ok = w ? PyUnicode_Compare(got, w) == 0 : -1;
+  Py_XDECREF(w);
+  Py_XDECREF(got);
+  Py_XDECREF(head);
+  Py_XDECREF(sep);
+  return ok;
+}
+
+/* Does code have l's parameters and free variables? */
+static int lambda_code_matches(const KrLambda *l, PyObject *code) {
+  PyObject *argc = PyObject_GetAttrString(code, "co_argcount");
+  PyObject *kwc = PyObject_GetAttrString(code, "co_kwonlyargcount");
+  PyObject *free = PyObject_GetAttrString(code, "co_freevars");
+  PyObject *names = PyObject_GetAttrString(code, "co_varnames");
+  int ok = -1;
+  if (argc && kwc) {
+    ok = PyLong_AsLong(argc) == l->argcount && PyLong_AsLong(kwc) == l->kwonlyargcount;
+    int r = ok ? names_are(names, l->varnames, 0) : 1;
+    if (r < 1) ok = r;
+    r = ok ? names_are(free, l->freevars, 1) : 1;
+    if (r < 1) ok = r;
+    if (PyErr_Occurred()) ok = -1;
+  }
+  Py_XDECREF(names);
+  Py_XDECREF(free);
+  Py_XDECREF(kwc);
+  Py_XDECREF(argc);
+  return ok;
+}
+
+/* Fills each KrLambda's code object (and 3.10 qualname) from the original
+ * function. One not found stays NULL: make_lambda then raises, naming it
+ * (a lambda CPython compiled away as unreachable is never evaluated). */
+static int find_lambdas(KrFuncDef *f, PyObject *orig) {
+  PyObject *fn = unwrapped(orig);
+  if (!PyFunction_Check(fn)) return 0; /* nothing to find */
+  PyObject *code = PyFunction_GET_CODE(fn), *qual = ((PyFunctionObject *)fn)->func_qualname;
+  Py_INCREF(code);
+  Py_INCREF(qual);
+  PyObject *prefix = PyUnicode_FromFormat("%S.<locals>", qual);
+  PyObject *dis = prefix ? PyImport_ImportModule("dis") : NULL;
+  PyObject *found = dis ? PyList_New(0) : NULL;
+  int rc = found ? collect_lambdas(dis, code, prefix, found, 0) : -1;
+  for (int i = 0; rc == 0 && i < f->nlambdas; i++) {
+    KrLambda *l = &f->lambdas[i];
+    Py_CLEAR(l->code);
+    Py_CLEAR(l->qualname);
+    int nth = 0;
+    for (Py_ssize_t j = 0; j < PyList_GET_SIZE(found); j++) {
+      PyObject *e = PyList_GET_ITEM(found, j);
+      if (PyLong_AsLong(PyTuple_GET_ITEM(e, 1)) != l->line) continue;
+      long col = PyLong_AsLong(PyTuple_GET_ITEM(e, 2));
+      if (col >= 0 ? col != l->col : nth++ != l->nth) continue;
+      int ok = lambda_code_matches(l, PyTuple_GET_ITEM(e, 0));
+      if (ok < 0) rc = -1;
+      if (ok > 0) {
+        l->code = Py_NewRef(PyTuple_GET_ITEM(e, 0));
+#if PY_VERSION_HEX < 0x030B0000
+        l->qualname = Py_NewRef(PyTuple_GET_ITEM(e, 3));
+#endif
+      }
+      break;
+    }
+  }
+  Py_XDECREF(found);
+  Py_XDECREF(dis);
+  Py_XDECREF(prefix);
+  Py_XDECREF(qual);
+  Py_XDECREF(code);
+  return rc;
+}
+
+static PyObject *kr_make_lambda(const KrLambda *l, PyObject *globals, PyObject *defaults, PyObject *kwdefaults,
+                                PyObject *closure) {
+  if (!l->code) {
+    PyErr_Format(PyExc_RuntimeError,
+                 "kiln: the lambda at line %d, column %d has no code object: none was found in the original "
+                 "function at import; rebuild the module from its current source",
+                 l->line, l->col + 1);
+    return NULL;
+  }
+  PyObject *fn = PyFunction_NewWithQualName(l->code, globals, l->qualname);
+  if (!fn) return NULL;
+  if ((defaults && PyFunction_SetDefaults(fn, defaults) < 0) ||
+      (kwdefaults && PyFunction_SetKwDefaults(fn, kwdefaults) < 0) || (closure && PyFunction_SetClosure(fn, closure) < 0)) {
+    Py_DECREF(fn);
+    return NULL;
+  }
+  return fn;
 }
 
 /* Looks up the originals, fills defaults, records __kiln_python__ and
@@ -456,6 +615,10 @@ static int install_functions(PyObject *module, KrModuleDef *def, PyObject *origi
       goto fail;
     }
     int is_native = f->status && strcmp(f->status, "native") == 0 && f->fn;
+    if (is_native && mode != MODE_PYTHON && f->nlambdas && find_lambdas(f, orig) < 0) {
+      Py_DECREF(orig);
+      goto fail;
+    }
     PyObject *obj = NULL;
     if (mode == MODE_PYTHON || (!is_native && mode == MODE_AUTO)) {
       obj = orig;
@@ -1930,6 +2093,7 @@ static const KrApi kr_api = {
     .with_enter = kr_with_enter,
     .with_exit = kr_with_exit,
     .with_exit_exc = kr_with_exit_exc,
+    .make_lambda = kr_make_lambda,
 };
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs) {

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-#define KR_ABI_VERSION 9
+#define KR_ABI_VERSION 10
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
 enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
@@ -164,6 +164,22 @@ typedef struct KrSig {
 } KrSig;
 
 /* One compiled function of a module. */
+/* A lambda in a compiled function. CPython compiled its body with the
+ * original function; at bind the runtime finds that code object among the
+ * original's constants (and its comprehensions'): on 3.11+ by the line and
+ * column of `lambda`, on 3.10 (no columns) by the line and the lambda's
+ * place among the line's lambdas in evaluation order. Its parameters and
+ * free variables must match too. */
+typedef struct KrLambda {
+  int line, col;           /* of `lambda`; col in UTF-8 bytes from 0 (CPython's col_offset) */
+  int nth;                 /* 0 for the first lambda evaluated on its line, ... */
+  int argcount, kwonlyargcount;
+  const char *varnames;    /* its parameters, comma-separated, in co_varnames order */
+  const char *freevars;    /* the cells it gets, comma-separated, in co_freevars order */
+  PyObject *code;          /* runtime-owned: the code object, NULL until found */
+  PyObject *qualname;      /* runtime-owned: 3.10's __qualname__ (3.11+ take the code's) */
+} KrLambda;
+
 typedef struct KrFuncDef {
   const char *name;
   PyCFunction fn;          /* METH_FASTCALL | METH_KEYWORDS */
@@ -171,6 +187,8 @@ typedef struct KrFuncDef {
   const char *status;      /* "native" or "python" */
   const char *reason;      /* why it stays Python (NULL when native) */
   PyMethodDef method;      /* runtime-owned (zero in generated code): the builtin's method def */
+  KrLambda *lambdas;       /* the function's lambdas, or NULL */
+  int nlambdas;
 } KrFuncDef;
 
 typedef struct KrModuleDef {
@@ -348,6 +366,12 @@ typedef struct KrApi {
   PyObject *(*with_enter)(PyObject *mgr, PyObject **exit);
   int (*with_exit)(PyObject **exit);
   int (*with_exit_exc)(PyObject **exit, PyObject *exc);
+  /* A lambda's function object (new ref) with its defaults (a tuple or
+   * NULL), keyword-only defaults (a dict or NULL) and closure (a tuple of
+   * cells in co_freevars order, or NULL), as MAKE_FUNCTION makes it;
+   * RuntimeError when its code object was not found at bind. */
+  PyObject *(*make_lambda)(const KrLambda *l, PyObject *globals, PyObject *defaults, PyObject *kwdefaults,
+                           PyObject *closure);
 } KrApi;
 
 /* Generated modules: `static const KrApi *kr;` then `kr = kr_import();`. */
