@@ -47,16 +47,18 @@ static const char *const code_explains[] = {
         "block it belongs to."),
     [KL_KILN010] = EXPLAIN(
         "The function uses a construct the compiler does not translate (classes,\n"
-        "closures, lambdas, generators, generator expressions other than the one\n"
+        "nested def, a lambda reading a comprehension's variable, generators,\n"
+        "yield, await, generator expressions other than the one\n"
         "argument of any/all/list/set/tuple or a string literal's join or the\n"
         "iterable of sorted/sum/min/max, except* clauses, global, comprehension\n"
         "targets other than names, a parenthesised list of `with` items, the\n"
         "rare f-string forms kiln does not parse, ...). The function still\n"
         "works: kiln leaves all of it as ordinary Python and the report names\n"
         "the construct and its line.",
-        "    def f(x: TensorF32Cpu2D) -> list:\n"
-        "        key = lambda r: r[0]    # KILN010: lambda\n"
-        "        return sorted(x.tolist(), key=key)",
+        "    def f(rows: list) -> list:\n"
+        "        return [sorted(r, key=lambda v: v % m) for m in (2, 3)]\n"
+        "        # KILN010: lambda reading the comprehension variable 'm'\n"
+        "        # (other lambdas compile: `key=lambda v, m=m: v % m` here)",
         "Move the construct into a separate helper function (which stays Python)\n"
         "and call it, so the rest of the function is compiled; or rewrite it with\n"
         "supported statements (if/for/while, plain calls, arithmetic)."),

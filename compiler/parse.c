@@ -759,6 +759,7 @@ static KlNode *bool_op(Parser *p, bool is_or) {
 /* lambda = "lambda" [param ("," param)*] ":" test ;
  * param = NAME ["=" test] | "*" [NAME] | "**" NAME | "/" */
 static KlNode *lambda_expr(Parser *p) {
+  enter(p);
   KlToken *t = next(p);
   KlNode *n = new_node(p, KL_N_LAMBDA, t->loc);
   KlLambda *l = n->lambda = kl_alloc(p->ctx, sizeof *l);
@@ -807,7 +808,6 @@ static KlNode *lambda_expr(Parser *p) {
   if (dstar) l->names[l->nnames++] = dstar;
   n->list = to_list(&defaults);
   n->kw = to_list(&kwdefaults);
-  enter(p);
   l->body = test(p);
   leave(p);
   return n;

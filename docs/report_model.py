@@ -16,5 +16,5 @@ def mlp(x: TensorF32Cpu2D, w1: TensorF32Cpu2D, b1: TensorF32Cpu1D,
 
 
 def describe(x: TensorF32Cpu2D) -> str:
-    shape = lambda t: tuple(t.shape)         # lambda: the function stays Python
-    return f"{shape(x)}"
+    class Shape(tuple): pass                 # a class: the function stays Python
+    return f"{Shape(x.shape)}"

@@ -77,6 +77,8 @@ def _pathological() -> dict[str, bytes]:
         "calls": FN + "    return x" + "()" * N + "\n",
         "subscripts": FN + "    return x" + "[0]" * N + "\n",
         "ifexp": FN + "    return " + "x if x else " * N + "x\n",
+        "lambdas": FN + "    return " + "lambda: " * N + "x\n",
+        "lambda_defaults": FN + "    return " + "lambda a=" * N + "x" + ": a" * N + "\n",
         "elif": FN + "    if x == 0:\n        return 0\n"
         + "".join(f"    elif x == {i}:\n        return {i}\n" for i in range(1, 2000)) + "    return x\n",
         "nested_if": FN + "".join(" " * (i + 1) + "if x:\n" for i in range(150)) + " " * 151 + "return x\n",
