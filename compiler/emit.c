@@ -69,7 +69,6 @@ typedef struct Str {
 typedef struct LambdaRef {
   const KlNode *n;
   int func; /* index of its function */
-  int nth;  /* among its function's lambdas on its line, in evaluation (emission) order */
 } LambdaRef;
 
 typedef struct Module {
@@ -914,11 +913,8 @@ static int start_line(const KlNode *n) {
 /* kl_lambdas' index of n, registered the first time it is emitted. */
 static int lambda_index(E *e, const KlNode *n) {
   Module *mod = e->mod;
-  int nth = 0;
-  for (int i = 0; i < mod->nlambdas; i++) {
+  for (int i = 0; i < mod->nlambdas; i++)
     if (mod->lambdas[i].n == n) return i;
-    nth += mod->lambdas[i].func == e->f->index && mod->lambdas[i].n->loc.line == n->loc.line;
-  }
   if (mod->nlambdas == mod->caplambdas) {
     int cap = mod->caplambdas ? mod->caplambdas * 2 : 8;
     LambdaRef *ls = kl_alloc(e->ctx, sizeof(LambdaRef) * (size_t)cap);
@@ -926,7 +922,7 @@ static int lambda_index(E *e, const KlNode *n) {
     mod->lambdas = ls;
     mod->caplambdas = cap;
   }
-  mod->lambdas[mod->nlambdas] = (LambdaRef){n, e->f->index, nth};
+  mod->lambdas[mod->nlambdas] = (LambdaRef){n, e->f->index};
   return mod->nlambdas++;
 }
 
@@ -935,7 +931,6 @@ static int lambda_index(E *e, const KlNode *n) {
  * compiled for it, as MAKE_FUNCTION makes it. */
 static Val lambda(E *e, KlNode *n) {
   int L = n->loc.line;
-  int k = lambda_index(e, n);
   Val defs = val(KL_T_OBJECT, false, "NULL"), kwdefs = defs;
   if (n->list.len) {
     KlNode tuple = {.kind = KL_N_TUPLE, .loc = n->loc, .list = n->list};
@@ -963,7 +958,8 @@ static Val lambda(E *e, KlNode *n) {
     fail_if(e, L, "!%s", cells.s);
   }
   Val r = temp(e, KL_T_OBJECT);
-  line(e, "%s = kr->make_lambda(&kl_lambdas[%d], kg_globals, %s, %s, %s);", r.s, k, defs.s, kwdefs.s, cells.s);
+  line(e, "%s = kr->make_lambda(&kl_lambdas[%d], kg_globals, %s, %s, %s);", r.s, lambda_index(e, n), defs.s, kwdefs.s,
+       cells.s);
   release(e, defs);
   release(e, kwdefs);
   release(e, cells);
@@ -2232,6 +2228,83 @@ static const char preamble[] =
     "  Py_DECREF(inst);\n"
     "}\n";
 
+/* ---- where CPython 3.10 compiled each lambda ----
+ * 3.10's code objects have no columns, so the runtime tells a line's
+ * lambdas apart by the order its compiler met them (KrLambda.nth). That is
+ * the order of evaluation, but for two things: a comprehension's body is
+ * compiled (as a function of its own) before its first iterable, and a
+ * `for` loop's target after its iterable. A lambda comes after its
+ * defaults; its body is its own code's. */
+typedef struct Nth {
+  const KlNode *target;
+  int count;
+  bool found;
+} Nth;
+
+static void order_node(const KlNode *n, Nth *q);
+static void order_nodes(KlNodeList l, Nth *q) {
+  for (int i = 0; i < l.len && !q->found; i++) order_node(l.items[i], q);
+}
+
+static void order_node(const KlNode *n, Nth *q) {
+  if (!n || q->found) return;
+  switch (n->kind) {
+  case KL_N_LAMBDA:
+    order_nodes(n->list, q);
+    order_nodes(n->kw, q);
+    if (n == q->target) q->found = true;
+    else if (!q->found) q->count += n->loc.line == q->target->loc.line;
+    return;
+  case KL_N_COMP:
+    for (int i = 0; i < n->list.len; i++) {
+      const KlNode *c = n->list.items[i];
+      if (i) order_node(c->b, q);
+      order_node(c->a, q);
+      order_nodes(c->list, q);
+    }
+    order_node(n->a, q);
+    order_node(n->b, q);
+    order_node(n->list.items[0]->b, q);
+    order_node(n->c, q);
+    order_nodes(n->kw, q);
+    return;
+  case KL_N_FOR:
+    order_node(n->b, q);
+    order_node(n->a, q);
+    break;
+  case KL_N_ASSIGN:
+    order_node(n->b, q);
+    order_nodes(n->list, q);
+    return;
+  case KL_N_ANNASSIGN: /* a function does not evaluate a variable's annotation */
+    order_node(n->b, q);
+    order_node(n->a, q);
+    return;
+  case KL_N_TRY:
+    order_nodes(n->body, q);
+    order_nodes(n->list, q);
+    order_nodes(n->orelse, q);
+    order_nodes(n->kw, q);
+    return;
+  default:
+    order_node(n->a, q);
+    order_node(n->b, q);
+    order_node(n->c, q);
+    order_nodes(n->list, q);
+    order_nodes(n->kw, q);
+    break;
+  }
+  order_nodes(n->body, q);
+  order_nodes(n->orelse, q);
+}
+
+/* n's place among the lambdas 3.10 compiled on its line before it. */
+static int lambda_nth(const KlFunc *f, const KlNode *n) {
+  Nth q = {.target = n};
+  order_nodes(f->body, &q);
+  return q.count;
+}
+
 static bool valid_identifier(const char *s) {
   if (!s || !*s || (*s >= '0' && *s <= '9')) return false;
   for (; *s; s++)
@@ -2275,8 +2348,8 @@ void kl_emit_module(KlCtx *ctx, KlModule *m, KlBuf *out) {
   kl_buf_printf(out, "__attribute__((unused)) static KrLambda kl_lambdas[%d] = {\n", mod.nlambdas ? mod.nlambdas : 1);
   for (int i = 0; i < mod.nlambdas; i++) {
     const KlLambda *l = mod.lambdas[i].n->lambda;
-    kl_buf_printf(out, "  {%d, %d, %d, %d, %d, \"", mod.lambdas[i].n->loc.line, l->col, mod.lambdas[i].nth, l->npos,
-                  l->nkwonly);
+    kl_buf_printf(out, "  {%d, %d, %d, %d, %d, \"", mod.lambdas[i].n->loc.line, l->col,
+                  lambda_nth(m->funcs[mod.lambdas[i].func], mod.lambdas[i].n), l->npos, l->nkwonly);
     for (int j = 0; j < l->nnames; j++) {
       if (j) kl_buf_puts(out, ",");
       kl_buf_c_string(out, l->names[j], strlen(l->names[j]));
