@@ -726,6 +726,8 @@ static Val call(E *e, KlNode *n) {
   int npos = nargs + (method ? 1 : 0); /* keyword values follow the positionals, named by kwnames */
   if (method)
     line(e, "  %s = PyObject_VectorcallMethod(ks[%d], kl_av, %d, %s); }", r.s, str_index(e, fn->name), npos, kwnames);
+  else if (!total) /* globals() under any name */
+    line(e, "  %s = kr->call_noargs(%s, kg_globals); (void)kl_av; }", r.s, callee.s);
   else
     line(e, "  %s = PyObject_Vectorcall(%s, kl_av, %d, %s); }", r.s, callee.s, npos, kwnames);
   if (!method) release(e, callee);

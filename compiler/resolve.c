@@ -663,6 +663,31 @@ static void resolve_lambda(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
   }
 }
 
+/* A call of a builtin that reads the calling frame: locals(), vars(),
+ * dir(), zero-argument super(), eval/exec without a globals argument. A
+ * compiled function has no frame, so they would read its caller's: the
+ * function stays Python. (globals() is the module's dict: kr->call_noargs.) */
+static void check_frame_builtin(KlCtx *ctx, KlFunc *f, const KlNode *call) {
+  const KlNode *fn = call->a;
+  if (!f || f->unsupported || fn->kind != KL_N_NAME || fn->binding == KL_B_LOCAL) return;
+  const int nargs = call->list.len + call->kw.len;
+  bool reads = false;
+  if (!strcmp(fn->name, "locals") || !strcmp(fn->name, "vars") || !strcmp(fn->name, "dir") ||
+      !strcmp(fn->name, "super"))
+    reads = nargs == 0;
+  else if (!strcmp(fn->name, "eval") || !strcmp(fn->name, "exec")) {
+    reads = call->list.len < 2;
+    for (int i = 0; i < call->kw.len; i++)
+      if (call->kw.items[i]->name && !strcmp(call->kw.items[i]->name, "globals")) reads = false;
+  }
+  if (!reads) return;
+  f->unsupported = true;
+  f->why_code = KL_KILN010;
+  f->why = kl_fmt(ctx, "%s()%s (it reads the calling frame, which a compiled function does not have)", fn->name,
+                  nargs ? " without a globals argument" : "");
+  f->why_loc = call->loc;
+}
+
 static void resolve_expr(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
   if (!n) return;
   if (n->kind == KL_N_ASSIGN || n->kind == KL_N_ANNASSIGN) mark_stored_comprehension(f, n);
@@ -711,6 +736,7 @@ static void resolve_expr(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
     resolve_list(ctx, m, f, n->body);
     resolve_list(ctx, m, f, n->orelse);
     if (n->kind == KL_N_CALL) consume_generator(n);
+    if (n->kind == KL_N_CALL) check_frame_builtin(ctx, f, n);
   }
 }
 

@@ -560,6 +560,15 @@ static int find_lambdas(KrFuncDef *f, PyObject *orig) {
   return rc;
 }
 
+/* builtins.globals: called from a compiled function, which has no frame,
+ * it would return the calling Python frame's globals. */
+static PyObject *builtin_globals;
+
+static PyObject *kr_call_noargs(PyObject *callee, PyObject *globals) {
+  if (callee == builtin_globals) return Py_NewRef(globals);
+  return PyObject_CallNoArgs(callee);
+}
+
 static PyObject *kr_make_lambda(const KrLambda *l, PyObject *globals, PyObject *defaults, PyObject *kwdefaults,
                                 PyObject *closure) {
   if (!l->code) {
@@ -2094,6 +2103,7 @@ static const KrApi kr_api = {
     .with_exit = kr_with_exit,
     .with_exit_exc = kr_with_exit_exc,
     .make_lambda = kr_make_lambda,
+    .call_noargs = kr_call_noargs,
 };
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs) {
@@ -2150,6 +2160,8 @@ PyMODINIT_FUNC PyInit__runtime(void) {
     builtins_dict = PyModule_GetDict(b);
     Py_INCREF(builtins_dict);
     Py_DECREF(b);
+    builtin_globals = PyDict_GetItemString(builtins_dict, "globals");
+    Py_XINCREF(builtin_globals);
   }
   kk_init();
   PyObject *m = PyModule_Create(&runtime_module);

@@ -372,6 +372,9 @@ typedef struct KrApi {
    * RuntimeError when its code object was not found at bind. */
   PyObject *(*make_lambda)(const KrLambda *l, PyObject *globals, PyObject *defaults, PyObject *kwdefaults,
                            PyObject *closure);
+  /* callee() with no arguments; builtins.globals() is `globals` (new ref),
+   * the compiled function's module dict, as it would be in Python. */
+  PyObject *(*call_noargs)(PyObject *callee, PyObject *globals);
 } KrApi;
 
 /* Generated modules: `static const KrApi *kr;` then `kr = kr_import();`. */

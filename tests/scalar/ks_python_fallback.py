@@ -20,8 +20,7 @@ def with_class(n: int) -> int:
 
 
 def with_lambda(n: int) -> int:
-    f = lambda k: k + 1
-    return f(n)
+    return [(lambda: k + 1)() for k in (n,)][0]  # a lambda reading a comprehension variable
 
 
 def with_nested_def(n: int) -> int:
