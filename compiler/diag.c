@@ -48,11 +48,12 @@ static const char *const code_explains[] = {
     [KL_KILN010] = EXPLAIN(
         "The function uses a construct the compiler does not translate (classes,\n"
         "nested def, a lambda reading a comprehension's variable, generators,\n"
-        "yield, await, generator expressions other than the one\n"
-        "argument of any/all/list/set/tuple or a string literal's join or the\n"
-        "iterable of sorted/sum/min/max, except* clauses, global, comprehension\n"
-        "targets other than names, a parenthesised list of `with` items, the\n"
-        "rare f-string forms kiln does not parse, ...). The function still\n"
+        "yield, await, locals()/vars()/dir() and eval/exec without a globals\n"
+        "argument (they read the calling frame), generator expressions other\n"
+        "than the one argument of any/all/list/set/tuple or a string literal's\n"
+        "join or the iterable of sorted/sum/min/max, except* clauses, global,\n"
+        "comprehension targets other than names, a parenthesised list of `with`\n"
+        "items, the rare f-string forms kiln does not parse, ...). The function still\n"
         "works: kiln leaves all of it as ordinary Python and the report names\n"
         "the construct and its line.",
         "    def f(rows: list) -> list:\n"

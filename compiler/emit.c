@@ -352,13 +352,6 @@ static const char *double_literal(E *e, double d) {
  * PyCell_GET(lv_N); a read takes a reference of its own, as LOAD_DEREF does,
  * since whoever holds the cell may change it. */
 
-/* The C expression that is 0 when the local is unbound. */
-static const char *bound_test(E *e, int s) {
-  KlLocal *l = &e->f->locals[s];
-  if (l->cell) return kl_fmt(e->ctx, "PyCell_GET(lv_%d)", s);
-  return kl_fmt(e->ctx, "%s_%d", is_obj(e, l->type) ? "lv" : "lb", s);
-}
-
 /* The local's value: a cell's read always checks, whatever resolve.c proved. */
 static Val local_value(E *e, int s, const char *unbound_call, int lineno, bool check) {
   KlLocal *l = &e->f->locals[s];
@@ -369,7 +362,7 @@ static Val local_value(E *e, int s, const char *unbound_call, int lineno, bool c
     line(e, "Py_INCREF(%s);", t.s);
     return t;
   }
-  if (check) line(e, "if (!%s) { %s; KL_FAIL(%d); }", bound_test(e, s), unbound_call, lineno);
+  if (check) line(e, "if (!%s_%d) { %s; KL_FAIL(%d); }", is_obj(e, l->type) ? "lv" : "lb", s, unbound_call, lineno);
   return val(l->type, false, "lv_%d", s);
 }
 
