@@ -47,8 +47,9 @@ static const char *const code_explains[] = {
         "block it belongs to."),
     [KL_KILN010] = EXPLAIN(
         "The function uses a construct the compiler does not translate (classes,\n"
-        "nested def, a lambda reading a comprehension's variable, generators,\n"
-        "yield, await, locals()/vars()/dir() and eval/exec without a globals\n"
+        "decorated or annotated nested def, a lambda reading a comprehension's\n"
+        "variable, generators, yield, await, locals()/vars()/dir() and\n"
+        "eval/exec without a globals\n"
         "argument (they read the calling frame), generator expressions other\n"
         "than the one argument of any/all/list/set/tuple or a string literal's\n"
         "join or the iterable of sorted/sum/min/max, except* clauses, global,\n"

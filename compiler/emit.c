@@ -2345,6 +2345,9 @@ void kl_emit_module(KlCtx *ctx, KlModule *m, KlBuf *out) {
     const KlLambda *l = mod.lambdas[i].n->lambda;
     kl_buf_printf(out, "  {%d, %d, %d, %d, %d, \"", mod.lambdas[i].n->loc.line, l->col,
                   lambda_nth(m->funcs[mod.lambdas[i].func], mod.lambdas[i].n), l->npos, l->nkwonly);
+    const char *name = l->name ? l->name : "<lambda>";
+    kl_buf_c_string(out, name, strlen(name));
+    kl_buf_puts(out, "\", \"");
     for (int j = 0; j < l->nnames; j++) {
       if (j) kl_buf_puts(out, ",");
       kl_buf_c_string(out, l->names[j], strlen(l->names[j]));
@@ -2355,9 +2358,9 @@ void kl_emit_module(KlCtx *ctx, KlModule *m, KlBuf *out) {
       if (j) kl_buf_puts(out, ",");
       kl_buf_c_string(out, name, strlen(name));
     }
-    kl_buf_puts(out, "\", NULL, NULL},\n");
+    kl_buf_puts(out, "\", NULL, NULL, NULL},\n");
   }
-  if (!mod.nlambdas) kl_buf_puts(out, "  {0, 0, 0, 0, 0, \"\", \"\", NULL, NULL},\n");
+  if (!mod.nlambdas) kl_buf_puts(out, "  {0, 0, 0, 0, 0, \"\", \"\", \"\", NULL, NULL, NULL},\n");
   kl_buf_puts(out, "};\n");
   /* signatures */
   for (int i = 0; i < m->nfuncs; i++) {

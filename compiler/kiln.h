@@ -335,7 +335,9 @@ typedef struct KlSiteInfo KlSiteInfo;
  * evaluates the defaults and makes the function from the code object
  * CPython compiled for it, found by position (runtime.c find_lambdas). */
 typedef struct KlLambda {
-  KlNode *body;       /* parsed only to see which names it reads: no stage walks it */
+  const char *name;   /* a nested def's name, NULL for a lambda */
+  KlNode *body;       /* a lambda's, parsed only to see which names it reads: no stage walks it */
+  KlNodeList reads;   /* a nested def's: a NAME node for every name its body mentions */
   const char **names; /* its parameters in co_varnames order: positional, keyword-only, *args, **kwargs */
   int nnames, npos, nkwonly;
   int *free_slots;    /* resolve.c: the function's variables it reads (cells), by name as CPython orders co_freevars */

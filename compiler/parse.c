@@ -756,21 +756,17 @@ static KlNode *bool_op(Parser *p, bool is_or) {
   return n;
 }
 
-/* lambda = "lambda" [param ("," param)*] ":" test ;
- * param = NAME ["=" test] | "*" [NAME] | "**" NAME | "/" */
-static KlNode *lambda_expr(Parser *p) {
-  enter(p);
-  KlToken *t = next(p);
-  KlNode *n = new_node(p, KL_N_LAMBDA, t->loc);
-  KlLambda *l = n->lambda = kl_alloc(p->ctx, sizeof *l);
-  const char *ls = t->start;
-  while (ls > p->ctx->src && ls[-1] != '\n' && ls[-1] != '\r') ls--;
-  l->col = (int)(t->start - ls);
+/* The parameters of a lambda (up to `:`) or a nested def (up to `)`):
+ * param = NAME ["=" test] | "*" [NAME] | "**" NAME | "/" ; the defaults go to
+ * n->list, keyword-only ones (KEYWORD nodes) to n->kw, the names to
+ * n->lambda in co_varnames order. A def's annotated parameter stays Python. */
+static void function_params(Parser *p, KlNode *n, KlTokKind end) {
+  KlLambda *l = n->lambda;
   enum { MAXP = 256 };
   const char *pos[MAXP], *kwonly[MAXP], *star = NULL, *dstar = NULL;
   int npos = 0, nkw = 0;
   Vec defaults = {0}, kwdefaults = {0};
-  while (!at(p, KL_TOK_COLON)) {
+  while (!at(p, end)) {
     KlToken *s = peek(p);
     if (npos + nkw == MAXP) unsupported(p, s->loc, KL_KILN011, "more than 256 parameters");
     if (accept(p, KL_TOK_SLASH)) {
@@ -782,6 +778,7 @@ static KlNode *lambda_expr(Parser *p) {
       star = star ? star : "";
     } else {
       KlToken *name = expect(p, KL_TOK_NAME);
+      if (end == KL_TOK_RPAREN && at(p, KL_TOK_COLON)) unsupported(p, peek(p)->loc, KL_KILN010, "annotated nested function");
       KlNode *d = accept(p, KL_TOK_ASSIGN) ? test(p) : NULL;
       if (star) {
         kwonly[nkw++] = name->str;
@@ -796,9 +793,10 @@ static KlNode *lambda_expr(Parser *p) {
         if (d) vec_push(p, &defaults, d);
       }
     }
+    if (end == KL_TOK_RPAREN && at(p, KL_TOK_COLON)) unsupported(p, peek(p)->loc, KL_KILN010, "annotated nested function");
     if (!accept(p, KL_TOK_COMMA)) break;
   }
-  expect(p, KL_TOK_COLON);
+  expect(p, end);
   l->names = kl_alloc(p->ctx, sizeof(char *) * (size_t)(npos + nkw + 2));
   l->npos = npos;
   l->nkwonly = nkw;
@@ -808,9 +806,89 @@ static KlNode *lambda_expr(Parser *p) {
   if (dstar) l->names[l->nnames++] = dstar;
   n->list = to_list(&defaults);
   n->kw = to_list(&kwdefaults);
-  l->body = test(p);
+}
+
+/* A LAMBDA node for the `lambda` or `def` token t. */
+static KlNode *function_node(Parser *p, KlToken *t) {
+  KlNode *n = new_node(p, KL_N_LAMBDA, t->loc);
+  KlLambda *l = n->lambda = kl_alloc(p->ctx, sizeof *l);
+  const char *ls = t->start;
+  while (ls > p->ctx->src && ls[-1] != '\n' && ls[-1] != '\r') ls--;
+  l->col = (int)(t->start - ls);
+  return n;
+}
+
+/* lambda = "lambda" [params] ":" test */
+static KlNode *lambda_expr(Parser *p) {
+  enter(p);
+  KlNode *n = function_node(p, next(p));
+  function_params(p, n, KL_TOK_COLON);
+  n->lambda->body = test(p);
   leave(p);
   return n;
+}
+
+/* Adds each identifier in an f-string token's text to *names (a superset
+ * of the names its fields read). */
+static void fstring_names(Parser *p, const KlToken *t, Vec *names) {
+  const char *s = t->start, *e = t->start + t->len;
+  while (s < e) {
+    if (*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (unsigned char)*s >= 0x80) {
+      const char *b = s;
+      while (s < e && (*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+                       (unsigned char)*s >= 0x80))
+        s++;
+      KlNode *k = new_node(p, KL_N_NAME, t->loc);
+      k->name = kl_strndup(p->ctx, b, (size_t)(s - b));
+      vec_push(p, names, k);
+    } else {
+      s++;
+    }
+  }
+}
+
+/* A nested `def name(params): block` (no decorators, no annotations):
+ * `name = <function>`, the function made like a lambda's (a LAMBDA node
+ * named `name`) from the code object CPython compiled. The block is
+ * CPython's: kiln skips it, keeping every name it mentions (reads) so that
+ * the variables of the function it may read become cells. */
+static KlNode *nested_def(Parser *p) {
+  enter(p);
+  KlToken *d = next(p);
+  KlToken *name = expect(p, KL_TOK_NAME);
+  expect(p, KL_TOK_LPAREN);
+  KlNode *n = function_node(p, d);
+  n->lambda->name = name->str;
+  function_params(p, n, KL_TOK_RPAREN);
+  if (at(p, KL_TOK_ARROW)) unsupported(p, peek(p)->loc, KL_KILN010, "annotated nested function");
+  expect(p, KL_TOK_COLON);
+  Vec reads = {0};
+  int depth = accept(p, KL_TOK_NEWLINE) ? (expect(p, KL_TOK_INDENT), 1) : 0;
+  for (;;) {
+    KlToken *t = peek(p);
+    if (t->kind == KL_TOK_EOF) unexpected(p);
+    next(p);
+    if (t->kind == KL_TOK_INDENT) depth++;
+    else if (t->kind == KL_TOK_DEDENT && --depth == 0) break;
+    else if (t->kind == KL_TOK_NEWLINE && depth == 0) break;
+    else if (t->kind == KL_TOK_NAME) {
+      KlNode *k = new_node(p, KL_N_NAME, t->loc);
+      k->name = t->str;
+      vec_push(p, &reads, k);
+    } else if (t->kind == KL_TOK_FSTRING) {
+      fstring_names(p, t, &reads);
+    }
+  }
+  n->lambda->reads = to_list(&reads);
+  KlNode *target = new_node(p, KL_N_NAME, name->loc);
+  target->name = name->str;
+  KlNode *assign = new_node(p, KL_N_ASSIGN, d->loc);
+  Vec targets = {0};
+  vec_push(p, &targets, target);
+  assign->list = to_list(&targets);
+  assign->b = n;
+  leave(p);
+  return assign;
 }
 
 /* test = or_test ["if" or_test "else" test] | lambda */
@@ -1139,7 +1217,7 @@ static void stmt(Parser *p, Vec *out) {
     vec_push(p, out, loop_stmt(p));
     leave(p);
     return;
-  case KL_TOK_KW_DEF: unsupported(p, t->loc, KL_KILN010, "nested function (closure)");
+  case KL_TOK_KW_DEF: vec_push(p, out, nested_def(p)); return;
   case KL_TOK_KW_CLASS: unsupported(p, t->loc, KL_KILN010, "class definition");
   case KL_TOK_KW_TRY:
     enter(p);
@@ -1752,7 +1830,7 @@ static void dump_node(KlBuf *out, KlNode *n, int indent) {
     break;
   case KL_N_COMP: kl_buf_printf(out, " %s", kl_comp_text[n->op]); break;
   case KL_N_LAMBDA:
-    kl_buf_printf(out, " col %d (", n->lambda->col);
+    kl_buf_printf(out, " %s col %d (", n->lambda->name ? n->lambda->name : "lambda", n->lambda->col);
     for (int i = 0; i < n->lambda->nnames; i++) kl_buf_printf(out, "%s%s", i ? ", " : "", n->lambda->names[i]);
     kl_buf_puts(out, ")");
     break;
@@ -1769,9 +1847,14 @@ static void dump_node(KlBuf *out, KlNode *n, int indent) {
   dump_list(out, n->kind == KL_N_TRY ? "finally" : "keywords", n->kw, indent + 2);
   dump_list(out, "body", n->body, indent + 2);
   dump_list(out, "else", n->orelse, indent + 2);
-  if (n->lambda) {
+  if (n->lambda && n->lambda->body) {
     kl_buf_printf(out, "%*sbody (CPython's)\n", indent + 2, "");
     dump_node(out, n->lambda->body, indent + 4);
+  }
+  if (n->lambda && n->lambda->reads.len) {
+    kl_buf_printf(out, "%*sreads (CPython's body):", indent + 2, "");
+    for (int i = 0; i < n->lambda->reads.len; i++) kl_buf_printf(out, " %s", n->lambda->reads.items[i]->name);
+    kl_buf_puts(out, "\n");
   }
 }
 

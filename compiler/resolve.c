@@ -640,6 +640,9 @@ static void resolve_lambda(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
   Scope own = {n->lambda->names, n->lambda->nnames, NULL, NULL};
   FreeReads reads = {0};
   free_reads(ctx, f, n->lambda->body, &own, &reads);
+  /* a nested def: every name its body mentions but its parameters (a
+     superset of what it reads; the runtime passes the cells its code wants) */
+  for (int i = 0; i < n->lambda->reads.len; i++) free_reads(ctx, f, n->lambda->reads.items[i], &own, &reads);
   /* co_freevars order: by name (UTF-8 byte order is code point order) */
   if (reads.n) qsort(reads.names, (size_t)reads.n, sizeof(KlNode *), by_name);
   n->lambda->free_slots = kl_alloc(ctx, sizeof(int) * (size_t)(reads.n + 1));

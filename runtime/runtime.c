@@ -420,14 +420,22 @@ done:
   return rc;
 }
 
-/* ---- lambdas (KrLambda) ---- */
+/* ---- lambdas and nested defs (KrLambda) ---- */
 
-/* Appends (code, line, col, qualname) for each lambda whose code object
- * `code` loads, and for those of the comprehensions it makes (which 3.10 and
- * 3.11 compile as functions of their own; 3.12 inlines them). `prefix` is
- * what a lambda's 3.10 __qualname__ starts with: "f.<locals>" in f,
- * "f.<locals>.<listcomp>" in its list comprehension. */
-static int collect_lambdas(PyObject *dis, PyObject *code, PyObject *prefix, PyObject *out, int depth) {
+static int is_comprehension(PyObject *name) {
+  return PyUnicode_CompareWithASCIIString(name, "<listcomp>") == 0 ||
+         PyUnicode_CompareWithASCIIString(name, "<setcomp>") == 0 ||
+         PyUnicode_CompareWithASCIIString(name, "<dictcomp>") == 0 ||
+         PyUnicode_CompareWithASCIIString(name, "<genexpr>") == 0;
+}
+
+/* Appends (code, line, col, qualname) for each function (lambda or def)
+ * whose code object `code` loads, and for those of the comprehensions it
+ * makes (which 3.10 and 3.11 compile as functions of their own; 3.12
+ * inlines them), in the order the instructions load them. `prefix` is what
+ * a 3.10 __qualname__ starts with: "f.<locals>" in f, "f.<locals>.<listcomp>"
+ * in its list comprehension. */
+static int collect_functions(PyObject *dis, PyObject *code, PyObject *prefix, PyObject *out, int depth) {
   if (depth > 64) return 0;
   PyObject *insts = PyObject_CallMethod(dis, "get_instructions", "O", code);
   PyObject *it = insts ? PyObject_GetIter(insts) : NULL;
@@ -437,35 +445,30 @@ static int collect_lambdas(PyObject *dis, PyObject *code, PyObject *prefix, PyOb
   int rc = 0;
   while (rc == 0 && (ins = PyIter_Next(it))) {
     PyObject *opname = PyObject_GetAttrString(ins, "opname");
-    PyObject *arg = PyObject_GetAttrString(ins, "argval");
+    PyObject *arg = opname ? PyObject_GetAttrString(ins, "argval") : NULL;
     PyObject *name = arg && PyCode_Check(arg) ? PyObject_GetAttrString(arg, "co_name") : NULL;
     if (!opname || !arg) rc = -1;
     else if (name && PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(opname, "LOAD_CONST") == 0) {
-      if (PyUnicode_CompareWithASCIIString(name, "<lambda>") == 0) {
+      PyObject *qual = PyUnicode_FromFormat("%U.%U", prefix, name);
+      if (!qual) rc = -1;
+      else if (is_comprehension(name)) {
+        rc = collect_functions(dis, arg, qual, out, depth + 1);
+      } else {
         PyObject *line = PyObject_GetAttrString(arg, "co_firstlineno");
-        PyObject *col = NULL;
 #if PY_VERSION_HEX >= 0x030B0000
         PyObject *pos = PyObject_GetAttrString(ins, "positions");
-        col = pos ? PyObject_GetAttrString(pos, "col_offset") : NULL;
+        PyObject *col = pos ? PyObject_GetAttrString(pos, "col_offset") : NULL;
         Py_XDECREF(pos);
 #else
-        col = PyLong_FromLong(-1);
+        PyObject *col = PyLong_FromLong(-1);
 #endif
-        PyObject *qual = PyUnicode_FromFormat("%U.<lambda>", prefix);
-        PyObject *entry = line && col && qual ? PyTuple_Pack(4, arg, line, col, qual) : NULL;
+        PyObject *entry = line && col ? PyTuple_Pack(4, arg, line, col, qual) : NULL;
         if (!entry || PyList_Append(out, entry) < 0) rc = -1;
         Py_XDECREF(entry);
-        Py_XDECREF(qual);
         Py_XDECREF(col);
         Py_XDECREF(line);
-      } else if (PyUnicode_CompareWithASCIIString(name, "<listcomp>") == 0 ||
-                 PyUnicode_CompareWithASCIIString(name, "<setcomp>") == 0 ||
-                 PyUnicode_CompareWithASCIIString(name, "<dictcomp>") == 0 ||
-                 PyUnicode_CompareWithASCIIString(name, "<genexpr>") == 0) {
-        PyObject *inner = PyUnicode_FromFormat("%U.%U", prefix, name);
-        rc = inner ? collect_lambdas(dis, arg, inner, out, depth + 1) : -1;
-        Py_XDECREF(inner);
       }
+      Py_XDECREF(qual);
     }
     Py_XDECREF(name);
     Py_XDECREF(arg);
@@ -476,51 +479,71 @@ static int collect_lambdas(PyObject *dis, PyObject *code, PyObject *prefix, PyOb
   return rc < 0 || PyErr_Occurred() ? -1 : 0;
 }
 
-/* Do the first names of the tuple `names` (all of them when `whole`) join
- * with commas into `want`? 1, 0, or -1 with an exception. */
-static int names_are(PyObject *names, const char *want, int whole) {
-  if (!names || !PyTuple_Check(names)) return -1;
-  Py_ssize_t n = *want ? 1 : 0;
-  for (const char *c = want; *c; c++) n += *c == ',';
-  if (PyTuple_GET_SIZE(names) < n || (whole && PyTuple_GET_SIZE(names) != n)) return 0;
-  if (n == 0) return 1;
-  PyObject *sep = PyUnicode_FromString(",");
-  PyObject *head = sep ? PyTuple_GetSlice(names, 0, n) : NULL;
-  PyObject *got = head ? PyUnicode_Join(sep, head) : NULL;
-  PyObject *w = got ? PyUnicode_FromString(want) : NULL;
-  int ok = w ? PyUnicode_Compare(got, w) == 0 : -1;
-  Py_XDECREF(w);
-  Py_XDECREF(got);
-  Py_XDECREF(head);
+/* want split at commas: a new list of str. */
+static PyObject *split_names(const char *want) {
+  PyObject *s = PyUnicode_FromString(want);
+  PyObject *sep = s ? PyUnicode_FromString(",") : NULL;
+  PyObject *parts = sep && *want ? PyUnicode_Split(s, sep, -1) : sep ? PyList_New(0) : NULL;
   Py_XDECREF(sep);
-  return ok;
+  Py_XDECREF(s);
+  return parts;
 }
 
-/* Does code have l's parameters and free variables? */
-static int lambda_code_matches(const KrLambda *l, PyObject *code) {
-  PyObject *argc = PyObject_GetAttrString(code, "co_argcount");
-  PyObject *kwc = PyObject_GetAttrString(code, "co_kwonlyargcount");
-  PyObject *free = PyObject_GetAttrString(code, "co_freevars");
-  PyObject *names = PyObject_GetAttrString(code, "co_varnames");
+/* Does code have l's name and parameters, and do l's cells include its
+ * free variables? On a match, *select is which of them (see KrLambda). 1,
+ * 0, or -1 with an exception. */
+static int function_code_matches(const KrLambda *l, PyObject *code, PyObject **select) {
+  PyObject *name = PyObject_GetAttrString(code, "co_name");
+  PyObject *argc = name ? PyObject_GetAttrString(code, "co_argcount") : NULL;
+  PyObject *kwc = argc ? PyObject_GetAttrString(code, "co_kwonlyargcount") : NULL;
+  PyObject *free = kwc ? PyObject_GetAttrString(code, "co_freevars") : NULL;
+  PyObject *names = free ? PyObject_GetAttrString(code, "co_varnames") : NULL;
+  PyObject *params = names ? split_names(l->varnames) : NULL;
+  PyObject *cells = params ? split_names(l->freevars) : NULL;
   int ok = -1;
-  if (argc && kwc) {
-    ok = PyLong_AsLong(argc) == l->argcount && PyLong_AsLong(kwc) == l->kwonlyargcount;
-    int r = ok ? names_are(names, l->varnames, 0) : 1;
-    if (r < 1) ok = r;
-    r = ok ? names_are(free, l->freevars, 1) : 1;
-    if (r < 1) ok = r;
+  *select = NULL;
+  if (cells && PyTuple_Check(names) && PyTuple_Check(free)) {
+    Py_ssize_t np = PyList_GET_SIZE(params), nf = PyTuple_GET_SIZE(free);
+    ok = PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(name, l->name) == 0 &&
+         PyLong_AsLong(argc) == l->argcount && PyLong_AsLong(kwc) == l->kwonlyargcount &&
+         PyTuple_GET_SIZE(names) >= np;
+    for (Py_ssize_t i = 0; ok == 1 && i < np; i++) {
+      int eq = PyObject_RichCompareBool(PyTuple_GET_ITEM(names, i), PyList_GET_ITEM(params, i), Py_EQ);
+      ok = eq < 0 ? -1 : eq;
+    }
+    int identity = nf == PyList_GET_SIZE(cells);
+    PyObject *sel = ok == 1 ? PyTuple_New(nf) : NULL;
+    if (ok == 1 && !sel) ok = -1;
+    for (Py_ssize_t i = 0; ok == 1 && i < nf; i++) {
+      Py_ssize_t k = PySequence_Index(cells, PyTuple_GET_ITEM(free, i));
+      if (k < 0) {
+        if (!PyErr_ExceptionMatches(PyExc_ValueError)) ok = -1;
+        else PyErr_Clear(), ok = 0;
+        break;
+      }
+      identity = identity && k == i;
+      PyObject *ki = PyLong_FromSsize_t(k);
+      if (!ki) ok = -1;
+      else PyTuple_SET_ITEM(sel, i, ki);
+    }
+    if (ok == 1 && !identity) *select = Py_NewRef(sel);
+    Py_XDECREF(sel);
     if (PyErr_Occurred()) ok = -1;
   }
+  Py_XDECREF(cells);
+  Py_XDECREF(params);
   Py_XDECREF(names);
   Py_XDECREF(free);
   Py_XDECREF(kwc);
   Py_XDECREF(argc);
+  Py_XDECREF(name);
+  if (ok != 1) Py_CLEAR(*select);
   return ok;
 }
 
 /* Fills each KrLambda's code object (and 3.10 qualname) from the original
  * function. One not found stays NULL: make_lambda then raises, naming it
- * (a lambda CPython compiled away as unreachable is never evaluated). */
+ * (a function CPython compiled away as unreachable is never made). */
 static int find_lambdas(KrFuncDef *f, PyObject *orig) {
   PyObject *fn = unwrapped(orig);
   if (!PyFunction_Check(fn)) return 0; /* nothing to find */
@@ -530,18 +553,19 @@ static int find_lambdas(KrFuncDef *f, PyObject *orig) {
   PyObject *prefix = PyUnicode_FromFormat("%S.<locals>", qual);
   PyObject *dis = prefix ? PyImport_ImportModule("dis") : NULL;
   PyObject *found = dis ? PyList_New(0) : NULL;
-  int rc = found ? collect_lambdas(dis, code, prefix, found, 0) : -1;
+  int rc = found ? collect_functions(dis, code, prefix, found, 0) : -1;
   for (int i = 0; rc == 0 && i < f->nlambdas; i++) {
     KrLambda *l = &f->lambdas[i];
     Py_CLEAR(l->code);
     Py_CLEAR(l->qualname);
+    Py_CLEAR(l->select);
     int nth = 0;
     for (Py_ssize_t j = 0; j < PyList_GET_SIZE(found); j++) {
       PyObject *e = PyList_GET_ITEM(found, j);
       if (PyLong_AsLong(PyTuple_GET_ITEM(e, 1)) != l->line) continue;
       long col = PyLong_AsLong(PyTuple_GET_ITEM(e, 2));
       if (col >= 0 ? col != l->col : nth++ != l->nth) continue;
-      int ok = lambda_code_matches(l, PyTuple_GET_ITEM(e, 0));
+      int ok = function_code_matches(l, PyTuple_GET_ITEM(e, 0), &l->select);
       if (ok < 0) rc = -1;
       if (ok > 0) {
         l->code = Py_NewRef(PyTuple_GET_ITEM(e, 0));
@@ -573,15 +597,30 @@ static PyObject *kr_make_lambda(const KrLambda *l, PyObject *globals, PyObject *
                                 PyObject *closure) {
   if (!l->code) {
     PyErr_Format(PyExc_RuntimeError,
-                 "kiln: the lambda at line %d, column %d has no code object: none was found in the original "
+                 "kiln: the %s at line %d, column %d has no code object: none was found in the original "
                  "function at import; rebuild the module from its current source",
-                 l->line, l->col + 1);
+                 strcmp(l->name, "<lambda>") ? "function" : "lambda", l->line, l->col + 1);
     return NULL;
   }
   PyObject *fn = PyFunction_NewWithQualName(l->code, globals, l->qualname);
   if (!fn) return NULL;
-  if ((defaults && PyFunction_SetDefaults(fn, defaults) < 0) ||
-      (kwdefaults && PyFunction_SetKwDefaults(fn, kwdefaults) < 0) || (closure && PyFunction_SetClosure(fn, closure) < 0)) {
+  PyObject *cells = NULL;
+  if (closure && l->select) { /* the cells its code wants, of those kiln passed */
+    Py_ssize_t n = PyTuple_GET_SIZE(l->select);
+    cells = n ? PyTuple_New(n) : NULL;
+    for (Py_ssize_t i = 0; cells && i < n; i++)
+      PyTuple_SET_ITEM(cells, i, Py_NewRef(PyTuple_GET_ITEM(closure, PyLong_AsSsize_t(PyTuple_GET_ITEM(l->select, i)))));
+    if (n && !cells) {
+      Py_DECREF(fn);
+      return NULL;
+    }
+  } else {
+    cells = Py_XNewRef(closure);
+  }
+  int rc = (defaults && PyFunction_SetDefaults(fn, defaults) < 0) ||
+           (kwdefaults && PyFunction_SetKwDefaults(fn, kwdefaults) < 0) || (cells && PyFunction_SetClosure(fn, cells) < 0);
+  Py_XDECREF(cells);
+  if (rc) {
     Py_DECREF(fn);
     return NULL;
   }

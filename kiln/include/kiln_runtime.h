@@ -164,20 +164,24 @@ typedef struct KrSig {
 } KrSig;
 
 /* One compiled function of a module. */
-/* A lambda in a compiled function. CPython compiled its body with the
- * original function; at bind the runtime finds that code object among the
- * original's constants (and its comprehensions'): on 3.11+ by the line and
- * column of `lambda`, on 3.10 (no columns) by the line and the lambda's
- * place among the line's lambdas in evaluation order. Its parameters and
- * free variables must match too. */
+/* A lambda or nested def in a compiled function. CPython compiled its body
+ * with the original function; at bind the runtime finds that code object
+ * among the original's constants (and its comprehensions'): on 3.11+ by the
+ * line and column of `lambda`/`def`, on 3.10 (no columns) by the line and
+ * its place among the functions 3.10 compiled on that line. Its name,
+ * parameters and free variables must match too. */
 typedef struct KrLambda {
-  int line, col;           /* of `lambda`; col in UTF-8 bytes from 0 (CPython's col_offset) */
-  int nth;                 /* 0 for the first lambda evaluated on its line, ... */
+  int line, col;           /* of `lambda` or `def`; col in UTF-8 bytes from 0 (CPython's col_offset) */
+  int nth;                 /* 0 for the first function 3.10 compiles on its line, ... */
   int argcount, kwonlyargcount;
+  const char *name;        /* co_name: "<lambda>" or a nested def's name */
   const char *varnames;    /* its parameters, comma-separated, in co_varnames order */
-  const char *freevars;    /* the cells it gets, comma-separated, in co_freevars order */
+  const char *freevars;    /* the cells make_lambda gets, comma-separated, by name: a lambda's are its
+                              co_freevars; a nested def's may be more (kiln only scanned its body) */
   PyObject *code;          /* runtime-owned: the code object, NULL until found */
   PyObject *qualname;      /* runtime-owned: 3.10's __qualname__ (3.11+ take the code's) */
+  PyObject *select;        /* runtime-owned: which of those cells co_freevars wants (a tuple of
+                              indices), or NULL when it wants them all, in order */
 } KrLambda;
 
 typedef struct KrFuncDef {

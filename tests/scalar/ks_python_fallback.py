@@ -37,6 +37,19 @@ def with_closure(n: int) -> int:
     return add(1)
 
 
+def with_annotated_nested_def(n: int) -> int:
+    def helper(k: int) -> int:
+        return k * 3
+    return helper(n) + 1
+
+
+def with_decorated_nested_def(n: int) -> int:
+    @identity_decorator
+    def helper(k):
+        return k * 3
+    return helper(n) + 1
+
+
 def gen_squares(n: int):
     for i in range(n):
         yield i * i
@@ -137,12 +150,11 @@ def native_calls_python(n: int) -> int:
 EXPECT_PYTHON = {
     "with_class": "class",
     "with_lambda": "lambda",
-    "with_nested_def": ("nested", "closure", "def", "function"),
-    "with_closure": ("nested", "closure", "def", "function"),
+    "with_annotated_nested_def": ("annotated nested function",),
+    "with_decorated_nested_def": ("decorated nested",),
     "gen_squares": ("yield", "generator"),
     "with_genexpr": "generator expression",
     "with_global": "global",
-    "with_nonlocal": ("nonlocal", "nested", "closure", "def", "function"),
     "decorated": "decorator",
     "with_varargs": ("*args", "vararg", "variadic", "star"),
     "with_kwargs": ("**kwargs", "kwarg", "variadic", "star"),
@@ -157,6 +169,8 @@ CASES = {
     "with_lambda": [(1,), (-1,)],
     "with_nested_def": [(2,), (0,)],
     "with_closure": [(5,)],
+    "with_annotated_nested_def": [(2,)],
+    "with_decorated_nested_def": [(2,)],
     "gen_squares": [(0,), (5,)],
     "with_listcomp": [(0,), (4,)],
     "with_genexpr": [(10,)],
