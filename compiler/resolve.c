@@ -534,6 +534,8 @@ static void mark_stored_comprehension(KlFunc *f, KlNode *s) {
     return;
   for (int i = 0; i < f->ngenexp_names; i++)
     if (!strcmp(f->genexp_names[i], target->name)) return;
+  const int slot = function_local(f, target->name);
+  if (slot >= 0 && f->locals[slot].cell) return; /* STORE_DEREF: no swap */
   value->stored_to = target->name;
 }
 
@@ -633,6 +635,29 @@ static int by_name(const void *a, const void *b) {
   return strcmp((*(const KlNode *const *)a)->name, (*(const KlNode *const *)b)->name);
 }
 
+/* Before the body is resolved, every variable some lambda or nested def
+ * reads is made a cell: what resolve.c decides about a statement (3.12's
+ * release order, mark_stored_comprehension) may depend on it, and the
+ * lambda can come after the statement. */
+static void mark_cells(KlCtx *ctx, KlFunc *f, KlNode *n) {
+  if (!n) return;
+  if (n->kind == KL_N_LAMBDA) {
+    Scope own = {n->lambda->names, n->lambda->nnames, NULL, NULL};
+    FreeReads reads = {0};
+    free_reads(ctx, f, n->lambda->body, &own, &reads);
+    for (int i = 0; i < n->lambda->reads.len; i++) free_reads(ctx, f, n->lambda->reads.items[i], &own, &reads);
+    for (int i = 0; i < reads.n; i++) {
+      const int slot = function_local(f, reads.names[i]->name);
+      if (slot >= 0) f->locals[slot].cell = true;
+    }
+  }
+  const KlNode *kids[3] = {n->a, n->b, n->c};
+  for (int i = 0; i < 3; i++) mark_cells(ctx, f, (KlNode *)kids[i]);
+  const KlNodeList lists[4] = {n->list, n->kw, n->body, n->orelse};
+  for (int j = 0; j < 4; j++)
+    for (int i = 0; i < lists[j].len; i++) mark_cells(ctx, f, lists[j].items[i]);
+}
+
 static void resolve_lambda(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
   resolve_list(ctx, m, f, n->list); /* the defaults: evaluated here */
   resolve_list(ctx, m, f, n->kw);
@@ -679,9 +704,11 @@ static void check_frame_builtin(KlCtx *ctx, KlFunc *f, const KlNode *call) {
       !strcmp(fn->name, "super"))
     reads = nargs == 0;
   else if (!strcmp(fn->name, "eval") || !strcmp(fn->name, "exec")) {
-    reads = call->list.len < 2;
+    /* no globals, or None spelled out */
+    const KlNode *g = call->list.len >= 2 ? call->list.items[1] : NULL;
     for (int i = 0; i < call->kw.len; i++)
-      if (call->kw.items[i]->name && !strcmp(call->kw.items[i]->name, "globals")) reads = false;
+      if (call->kw.items[i]->name && !strcmp(call->kw.items[i]->name, "globals")) g = call->kw.items[i]->a;
+    reads = !g || g->kind == KL_N_NONE;
   }
   if (!reads) return;
   f->unsupported = true;
@@ -880,6 +907,7 @@ void kl_resolve(KlCtx *ctx, KlModule *m) {
     resolve_expr(ctx, m, NULL, f->returns);
     collect_locals(ctx, f, f->body);
     collect_genexp_names(ctx, f);
+    for (int j = 0; j < f->body.len; j++) mark_cells(ctx, f, f->body.items[j]);
     resolve_list(ctx, m, f, f->body);
     if (f->unsupported || !resolve_withs(ctx, f, f->body)) continue;
     KlNode *gen = find_generator_in(f->body);

@@ -459,6 +459,10 @@ static int collect_functions(PyObject *dis, PyObject *code, PyObject *prefix, Py
         PyObject *pos = PyObject_GetAttrString(ins, "positions");
         PyObject *col = pos ? PyObject_GetAttrString(pos, "col_offset") : NULL;
         Py_XDECREF(pos);
+        if (col == Py_None) { /* -X no_debug_ranges: no columns, as on 3.10 */
+          Py_DECREF(col);
+          col = PyLong_FromLong(-1);
+        }
 #else
         PyObject *col = PyLong_FromLong(-1);
 #endif
@@ -504,9 +508,11 @@ static int function_code_matches(const KrLambda *l, PyObject *code, PyObject **s
   *select = NULL;
   if (cells && PyTuple_Check(names) && PyTuple_Check(free)) {
     Py_ssize_t np = PyList_GET_SIZE(params), nf = PyTuple_GET_SIZE(free);
-    ok = PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(name, l->name) == 0 &&
+    PyObject *want = PyUnicode_FromString(l->name);
+    ok = want && PyUnicode_Check(name) && PyUnicode_Compare(name, want) == 0 &&
          PyLong_AsLong(argc) == l->argcount && PyLong_AsLong(kwc) == l->kwonlyargcount &&
          PyTuple_GET_SIZE(names) >= np;
+    Py_XDECREF(want);
     for (Py_ssize_t i = 0; ok == 1 && i < np; i++) {
       int eq = PyObject_RichCompareBool(PyTuple_GET_ITEM(names, i), PyList_GET_ITEM(params, i), Py_EQ);
       ok = eq < 0 ? -1 : eq;
@@ -541,9 +547,22 @@ static int function_code_matches(const KrLambda *l, PyObject *code, PyObject **s
   return ok;
 }
 
+static int same_signature(const KrLambda *a, const KrLambda *b) {
+  return a->line == b->line && a->argcount == b->argcount && a->kwonlyargcount == b->kwonlyargcount &&
+         !strcmp(a->name, b->name) && !strcmp(a->varnames, b->varnames) && !strcmp(a->freevars, b->freevars);
+}
+
 /* Fills each KrLambda's code object (and 3.10 qualname) from the original
- * function. One not found stays NULL: make_lambda then raises, naming it
- * (a function CPython compiled away as unreachable is never made). */
+ * function. With columns (3.11+), the function at l's line and column.
+ * Without (3.10, or -X no_debug_ranges), among the functions on l's line
+ * whose code matches l, the one in l's place among kiln's functions that
+ * look the same (KrLambda.nth orders them as 3.10's compiler does); a
+ * while loop's test and a finally block are compiled more than once, so
+ * there may be more, but there are fewer when CPython dropped one as
+ * unreachable (`(lambda: 1) if False else (lambda: 2)`): which one is then
+ * unknown, and this returns 1: the function runs as Python. One not found
+ * stays NULL: make_lambda raises if it is ever made. 0, 1, or -1 with an
+ * exception. */
 static int find_lambdas(KrFuncDef *f, PyObject *orig) {
   PyObject *fn = unwrapped(orig);
   if (!PyFunction_Check(fn)) return 0; /* nothing to find */
@@ -559,22 +578,40 @@ static int find_lambdas(KrFuncDef *f, PyObject *orig) {
     Py_CLEAR(l->code);
     Py_CLEAR(l->qualname);
     Py_CLEAR(l->select);
-    int nth = 0;
-    for (Py_ssize_t j = 0; j < PyList_GET_SIZE(found); j++) {
+    int place = 0, alike = 0; /* l's place among kiln's functions like it, and how many there are */
+    for (int j = 0; j < f->nlambdas; j++)
+      if (same_signature(l, &f->lambdas[j])) place += f->lambdas[j].nth < l->nth, alike++;
+    int seen = 0; /* matching functions without columns met so far */
+    PyObject *pick = NULL, *select = NULL;
+    for (Py_ssize_t j = 0; rc == 0 && j < PyList_GET_SIZE(found); j++) {
       PyObject *e = PyList_GET_ITEM(found, j);
       if (PyLong_AsLong(PyTuple_GET_ITEM(e, 1)) != l->line) continue;
       long col = PyLong_AsLong(PyTuple_GET_ITEM(e, 2));
-      if (col >= 0 ? col != l->col : nth++ != l->nth) continue;
-      int ok = function_code_matches(l, PyTuple_GET_ITEM(e, 0), &l->select);
+      if (col >= 0 && col != l->col) continue;
+      PyObject *sel = NULL;
+      int ok = function_code_matches(l, PyTuple_GET_ITEM(e, 0), &sel);
       if (ok < 0) rc = -1;
-      if (ok > 0) {
-        l->code = Py_NewRef(PyTuple_GET_ITEM(e, 0));
-#if PY_VERSION_HEX < 0x030B0000
-        l->qualname = Py_NewRef(PyTuple_GET_ITEM(e, 3));
-#endif
+      if (ok <= 0) continue;
+      if (col >= 0 || seen++ == place) {
+        if (!pick) {
+          pick = e;
+          select = sel;
+          sel = NULL;
+        }
+        if (col >= 0) break;
       }
-      break;
+      Py_XDECREF(sel);
     }
+    if (rc == 0 && seen && seen < alike) rc = 1; /* some were dropped: which is unknown */
+    if (rc == 0 && pick) {
+      l->code = Py_NewRef(PyTuple_GET_ITEM(pick, 0));
+      l->select = select;
+      select = NULL;
+#if PY_VERSION_HEX < 0x030B0000
+      l->qualname = Py_NewRef(PyTuple_GET_ITEM(pick, 3));
+#endif
+    }
+    Py_XDECREF(select);
   }
   Py_XDECREF(found);
   Py_XDECREF(dis);
@@ -663,9 +700,15 @@ static int install_functions(PyObject *module, KrModuleDef *def, PyObject *origi
       goto fail;
     }
     int is_native = f->status && strcmp(f->status, "native") == 0 && f->fn;
-    if (is_native && mode != MODE_PYTHON && f->nlambdas && find_lambdas(f, orig) < 0) {
-      Py_DECREF(orig);
-      goto fail;
+    const char *reason = f->reason; /* why it runs as Python */
+    if (is_native && mode != MODE_PYTHON && f->nlambdas) {
+      int found = find_lambdas(f, orig);
+      if (found != 0) { /* the original, exact, rather than a guess */
+        if (found < 0) PyErr_Clear();
+        is_native = 0;
+        reason = found < 0 ? "the code of its lambdas could not be read from the original function"
+                           : "this Python dropped one of a line's lambdas as unreachable, so they cannot be told apart";
+      }
     }
     PyObject *obj = NULL;
     if (mode == MODE_PYTHON || (!is_native && mode == MODE_AUTO)) {
@@ -676,7 +719,7 @@ static int install_functions(PyObject *module, KrModuleDef *def, PyObject *origi
     } else {
       PyObject *msg = PyUnicode_FromFormat(
           "kiln: function '%s' was not compiled natively: %s (KILN_MODE=native)", f->name,
-          f->reason ? f->reason : "unsupported");
+          reason ? reason : "unsupported");
       if (msg) {
         obj = make_cfunction(&f->method, f->name, (PyCFunction)(void (*)(void))raise_not_native, orig, msg, modname);
         Py_DECREF(msg);

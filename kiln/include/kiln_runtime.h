@@ -163,7 +163,6 @@ typedef struct KrSig {
   PyObject **defaults;     /* nparams slots; NULL = required; filled by module_init */
 } KrSig;
 
-/* One compiled function of a module. */
 /* A lambda or nested def in a compiled function. CPython compiled its body
  * with the original function; at bind the runtime finds that code object
  * among the original's constants (and its comprehensions'): on 3.11+ by the
@@ -184,6 +183,7 @@ typedef struct KrLambda {
                               indices), or NULL when it wants them all, in order */
 } KrLambda;
 
+/* One compiled function of a module. */
 typedef struct KrFuncDef {
   const char *name;
   PyCFunction fn;          /* METH_FASTCALL | METH_KEYWORDS */
