@@ -835,6 +835,129 @@ def async_nested(x: int) -> object:
         return e.value
 
 
+# ---- unbound names, unreachable defs, typed cells ------------------------------
+
+def unreachable(x: int) -> object:
+    if False:
+        def h():
+            return x
+    return x
+
+
+def after_return(x: int) -> object:
+    return x
+    def h():
+        return x
+
+
+def same_name_as_outer(x: int) -> object:
+    def same_name_as_outer(k):
+        return k + x
+    return [same_name_as_outer(1), same_name_as_outer.__qualname__]
+
+
+def default_reads_deleted(x: int) -> object:
+    del x
+    def h(a=x):
+        return a + x
+    return h()
+
+
+def outer_reads_unbound_cell(c: bool) -> object:
+    if c:
+        y = 1
+    def h():
+        return y
+    return y
+
+
+def default_raises_then_call(x: int) -> object:
+    try:
+        def h(a=10 // x):
+            return a
+    except ZeroDivisionError:
+        pass
+    try:
+        return h()
+    except NameError as e:
+        return [type(e).__name__, str(e)]
+
+
+def try_else_while_else(n: int) -> object:
+    try:
+        r = n
+    except Exception:
+        r = -1
+    else:
+        def h():
+            return r * 2
+    i = 0
+    while i < n:
+        i += 1
+    else:
+        def k():
+            return i
+    return [h(), k()]
+
+
+def body_lambda_default(x: int) -> object:
+    def h():
+        return (lambda a=x: a)()
+    return h()
+
+
+def param_same_as_outer(x: int) -> object:
+    def h(x):
+        return x * 2
+    return [h(5), x, h.__closure__]
+
+
+def nonlocal_in_loop_generator(n: int) -> object:
+    total = 0
+    def g():
+        nonlocal total
+        for i in range(n):
+            total += i
+            yield total
+    out = []
+    for v in g():
+        out.append((v, total))
+    return out
+
+
+def cell_and_typed_loop(n: int) -> object:
+    i: int = 0
+    acc = []
+    def h():
+        return i * 2
+    while i < n:
+        acc.append(h())
+        i += 1
+    return acc
+
+
+def mutate_in_nested_read_in_loop(n: int) -> object:
+    k: int = 0
+    def inc():
+        nonlocal k
+        k += 2
+    out = 0
+    for _ in range(n):
+        inc()
+        out += k
+    return [out, k]
+
+
+def float_cell_arith(x: float) -> object:
+    s: float = 0.0
+    def add(v):
+        nonlocal s
+        s = s + v
+    for i in range(3):
+        add(x)
+        s = s * 2.0
+    return s
+
 # ---- left as Python: annotated / decorated nested defs -------------------------
 
 def annotated_nested(x: int) -> object:
@@ -991,6 +1114,19 @@ CASES = {
     "unicode_outer_var": [(2,)],
     "unicode_def_name": [(2,)],
     "async_nested": [(3,)],
+    "unreachable": [(1,)],
+    "after_return": [(1,)],
+    "same_name_as_outer": [(2,)],
+    "default_reads_deleted": [(1,)],
+    "outer_reads_unbound_cell": [(True,), (False,)],
+    "default_raises_then_call": [(0,), (2,)],
+    "try_else_while_else": [(3,), (0,)],
+    "body_lambda_default": [(4,)],
+    "param_same_as_outer": [(1,)],
+    "nonlocal_in_loop_generator": [(0,), (4,)],
+    "cell_and_typed_loop": [(0,), (3,)],
+    "mutate_in_nested_read_in_loop": [(0,), (3,)],
+    "float_cell_arith": [(1.5,), (-0.0,), (float("inf"),)],
     "annotated_nested": [(1,), (-4,)],
     "annotated_return": [(2,)],
     "decorated_nested": [(3,)],
