@@ -2025,7 +2025,9 @@ static void stmt(E *e, KlNode *s) {
     return;
   }
   case KL_N_TRY: try_stmt(e, s); return;
-  case KL_N_ASSERT: {
+  case KL_N_ASSERT: { /* compiled away under -O, as CPython compiles the original */
+    line(e, "if (kr->asserts_enabled()) {");
+    e->indent++;
     const char *c = cond(e, s->a);
     line(e, "if (!%s) {", c);
     e->indent++;
@@ -2037,6 +2039,8 @@ static void stmt(E *e, KlNode *s) {
       line(e, "kl_assert_fail(NULL);");
     }
     line(e, "KL_FAIL(%d);", L);
+    e->indent--;
+    line(e, "}");
     e->indent--;
     line(e, "}");
     return;

@@ -494,8 +494,8 @@ static PyObject *split_names(const char *want) {
 }
 
 /* Does code have l's name and parameters, and do l's cells include its
- * free variables? On a match, *select is which of them (see KrLambda). 1,
- * 0, or -1 with an exception. */
+ * free variables (a lambda's: are they)? On a match, *select is which of
+ * them (see KrLambda). 1, 0, or -1 with an exception. */
 static int function_code_matches(const KrLambda *l, PyObject *code, PyObject **select) {
   PyObject *name = PyObject_GetAttrString(code, "co_name");
   PyObject *argc = name ? PyObject_GetAttrString(code, "co_argcount") : NULL;
@@ -518,6 +518,7 @@ static int function_code_matches(const KrLambda *l, PyObject *code, PyObject **s
       ok = eq < 0 ? -1 : eq;
     }
     int identity = nf == PyList_GET_SIZE(cells);
+    if (!identity && !strcmp(l->name, "<lambda>")) ok = ok < 0 ? ok : 0; /* kiln knows a lambda's exactly */
     PyObject *sel = ok == 1 ? PyTuple_New(nf) : NULL;
     if (ok == 1 && !sel) ok = -1;
     for (Py_ssize_t i = 0; ok == 1 && i < nf; i++) {
@@ -624,6 +625,9 @@ static int find_lambdas(KrFuncDef *f, PyObject *orig) {
 /* builtins.globals: called from a compiled function, which has no frame,
  * it would return the calling Python frame's globals. */
 static PyObject *builtin_globals;
+
+static int optimize_level; /* sys.flags.optimize, read at import */
+static int kr_asserts_enabled(void) { return optimize_level == 0; }
 
 static PyObject *kr_call_noargs(PyObject *callee, PyObject *globals) {
   if (callee == builtin_globals) return Py_NewRef(globals);
@@ -2186,6 +2190,7 @@ static const KrApi kr_api = {
     .with_exit_exc = kr_with_exit_exc,
     .make_lambda = kr_make_lambda,
     .call_noargs = kr_call_noargs,
+    .asserts_enabled = kr_asserts_enabled,
 };
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs) {
@@ -2245,6 +2250,11 @@ PyMODINIT_FUNC PyInit__runtime(void) {
     builtin_globals = PyDict_GetItemString(builtins_dict, "globals");
     Py_XINCREF(builtin_globals);
   }
+  PyObject *flags = PySys_GetObject("flags"); /* borrowed */
+  PyObject *opt = flags ? PyObject_GetAttrString(flags, "optimize") : NULL;
+  optimize_level = opt ? (int)PyLong_AsLong(opt) : 0;
+  Py_XDECREF(opt);
+  PyErr_Clear();
   kk_init();
   PyObject *m = PyModule_Create(&runtime_module);
   if (!m) return NULL;

@@ -1285,14 +1285,10 @@ def test_every_function_has_cases():
 
 
 # Open kiln bugs: name -> (condition on the running interpreter, reason).
-BUGS: dict = {
-    # A nested def named with non-ASCII letters is reported native, but the
-    # call raises RuntimeError "kiln: the function at line N, column 5 has no
-    # code object: none was found in the original function at import" on
-    # 3.10-3.13: runtime.c function_code_matches compares co_name with
-    # PyUnicode_CompareWithASCIIString against the UTF-8 name.
-    "unicode_def_name": (True, "non-ASCII nested def name: no code object found at import"),
-}
+# (Fixed: a nested def named with non-ASCII letters found no code object,
+# since the runtime compared co_name as ASCII; unicode_def_name is an
+# ordinary case now.)
+BUGS: dict = {}
 
 
 def _marked(name, *rest):

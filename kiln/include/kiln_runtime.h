@@ -379,6 +379,8 @@ typedef struct KrApi {
   /* callee() with no arguments; builtins.globals() is `globals` (new ref),
    * the compiled function's module dict, as it would be in Python. */
   PyObject *(*call_noargs)(PyObject *callee, PyObject *globals);
+  /* 0 under -O (sys.flags.optimize): CPython compiles assert statements away. */
+  int (*asserts_enabled)(void);
 } KrApi;
 
 /* Generated modules: `static const KrApi *kr;` then `kr = kr_import();`. */
