@@ -34,6 +34,21 @@ mostly catch what their body raises.  A handler that can catch OverflowError
 never folds the message in: kiln's int64 OverflowError says ``integer
 overflow (FILE:LINE)`` where Python has a big int and no error at all.
 
+Scalar code also gets lambdas (``lambda_weight``, ``run --lambda-weight``;
+0 gives a seed's programs from before), always called and their results
+folded in: immediately called with 0-3 parameters, positional and
+keyword-only defaults, ``*args``/``**kw``; stored and called after a local
+they read was reassigned (late binding); appended in a loop and called after
+it (the loop variable read late or passed as a default); made in a handler
+reading its as-name and called there (and after it: NameError); from either
+branch of an if; reading a local deleted or never bound before the call
+(NameError); reading an object local; nested (``lambda p: lambda q: ...``),
+a lambda as a lambda's default, several on one line (conditional
+expressions, two bound at once), in a comprehension's first iterable and its
+element (the comprehension's targets passed as defaults; rarely read by the
+body, which leaves the function as Python, KILN010); ``sorted``/``min``/
+``max`` with ``key=``, ``map``/``filter`` consumed by sum/len/any/all.
+
 ``gen_module(rng, n_funcs)`` returns a :class:`Module`: source text plus, for
 every function, its parameter kinds (used by :mod:`tests.difftest.values` to
 draw inputs).
@@ -148,7 +163,7 @@ class ScalarGen:
                  lambda_weight: float = LAMBDA_WEIGHT):
         self.r = rng
         self.lam_w = round(LAMBDA_STMT * lambda_weight)
-        self.lam_p = min(0.3, LAMBDA_P * lambda_weight)
+        self.lam_p = min(0.1, LAMBDA_P * lambda_weight)
         self.lam = 0                          # lambda bodies being generated (nesting)
         self.try_w = round(TRY_STMT * try_weight)
         self.tries = 0                        # try statements being generated (nesting)
