@@ -765,11 +765,14 @@ class ScalarGen:
     # targets as defaults (`lambda q=x: ...`): reading one in the body leaves
     # the function as Python (KILN010), which happens only rarely here.
 
-    def lam_body(self, ty: str, d: int, params: list, want: str | None = None) -> str:
+    def lam_body(self, ty: str, d: int, params: list, want: str | None = None,
+                 want_ty: str | None = None) -> str:
         """The body (type ty) of a lambda with params [(name, type)]; want:
-        a local it should read."""
+        a local it should read (of type want_ty when only the body sees it)."""
         r = self.r
         saved_env, saved_focus = dict(self.env), list(self.focus)
+        if want_ty:
+            self.env[want] = want_ty
         if self.focus and r.random() < 0.97:
             for v in self.focus:
                 self.env.pop(v, None)
@@ -780,11 +783,11 @@ class ScalarGen:
         self.lam += 1
         body = self.expr(ty, max(0, d))
         self.lam -= 1
-        self.env, self.focus = saved_env, saved_focus
         if want and want not in body.replace("(", " ").replace(")", " ").split():
             body = f"({body} if {want} else {body})" if r.random() < 0.5 else \
                 f"({want} if {self.expr(BOOL, 0)} else {body})" if self.env.get(want) == ty else \
                 f"({body} if {want} else {body})"
+        self.env, self.focus = saved_env, saved_focus
         return body
 
     def lam_default(self, ty: str) -> str:
@@ -795,7 +798,7 @@ class ScalarGen:
         return self.expr(ty, self.r.choice([0, 1, 1, 2]))
 
     def lam_sig(self, ty: str, d: int, want: str | None = None, nmax: int = 3,
-                star: bool = True) -> tuple[str, str]:
+                star: bool = True, want_ty: str | None = None) -> tuple[str, str]:
         """A lambda (text, without parentheses) and the arguments of a call of it."""
         r = self.r
         n = r.randint(0, nmax)
@@ -842,7 +845,7 @@ class ScalarGen:
         if sig and sig[-1] == "*":
             sig.pop()
         r.shuffle(kwargs)
-        body = self.lam_body(ty, d, params, want)
+        body = self.lam_body(ty, d, params, want, want_ty)
         head = f"lambda {', '.join(sig)}: " if sig else "lambda: "
         return head + (f"({body}{extra})" if extra else body), ", ".join(args + kwargs)
 
@@ -1058,10 +1061,7 @@ class ScalarGen:
             never = r.random() < 0.35
             if not never:
                 self.emit(ind, f"{v} = {self.expr(vt, 2)}")
-            saved = dict(self.env)
-            self.env[v] = vt
-            text, args = self.lam_sig(ty, 1, want=v)
-            self.env = saved
+            text, args = self.lam_sig(ty, 1, want=v, want_ty=vt)   # the call's arguments never read v
             self.emit(ind, f"{g} = {text}")
             self.emit(ind, f"if {self.cond()}:")
             self.emit(ind + 1, f"{v} = {self.expr(vt, 1)}" if never else f"del {v}")
