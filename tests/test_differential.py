@@ -123,3 +123,32 @@ def test_checked_twin_comprehensions():
     with pytest.raises(Int64Overflow):
         ns["g"](2**62)
     assert ns["h"](-1e16) == sum([-1e16, 1e16, 1.0], -0.0)
+
+
+def test_checked_twin_lambdas():
+    """A lambda's body is CPython's code (Python ints): the twin checks only
+    its defaults (kiln evaluates them) and the results of lambda calls (kiln
+    may unbox them into int64 locals); a local a lambda reads is a cell (a
+    Python object in kiln), so its arithmetic is not checked."""
+    from tests.difftest.typer import Int64Overflow, checked_namespace
+    src = ("def f(a: int) -> int:\n"
+           "    g = lambda q: len(str(q * a))\n"
+           "    return g(a)\n"
+           "\n"
+           "def h(a: int) -> int:\n"
+           "    return (lambda q=a * 2: 1)()\n"
+           "\n"
+           "def k(a: int) -> int:\n"
+           "    g = lambda: len(str(a))\n"
+           "    a = a * a\n"
+           "    return g()\n"
+           "\n"
+           "def m(a: int) -> int:\n"
+           "    return (lambda: a * a)()\n")
+    ns = checked_namespace(src)
+    assert ns["f"](2**62) == len(str(2**124))
+    with pytest.raises(Int64Overflow):
+        ns["h"](2**62)
+    assert ns["k"](2**62) == len(str(2**124))
+    with pytest.raises(Int64Overflow):
+        ns["m"](2**62)

@@ -34,6 +34,21 @@ mostly catch what their body raises.  A handler that can catch OverflowError
 never folds the message in: kiln's int64 OverflowError says ``integer
 overflow (FILE:LINE)`` where Python has a big int and no error at all.
 
+Scalar code also gets lambdas (``lambda_weight``, ``run --lambda-weight``;
+0 gives a seed's programs from before), always called and their results
+folded in: immediately called with 0-3 parameters, positional and
+keyword-only defaults, ``*args``/``**kw``; stored and called after a local
+they read was reassigned (late binding); appended in a loop and called after
+it (the loop variable read late or passed as a default); made in a handler
+reading its as-name and called there (and after it: NameError); from either
+branch of an if; reading a local deleted or never bound before the call
+(NameError); reading an object local; nested (``lambda p: lambda q: ...``),
+a lambda as a lambda's default, several on one line (conditional
+expressions, two bound at once), in a comprehension's first iterable and its
+element (the comprehension's targets passed as defaults; rarely read by the
+body, which leaves the function as Python, KILN010); ``sorted``/``min``/
+``max`` with ``key=``, ``map``/``filter`` consumed by sum/len/any/all.
+
 ``gen_module(rng, n_funcs)`` returns a :class:`Module`: source text plus, for
 every function, its parameter kinds (used by :mod:`tests.difftest.values` to
 draw inputs).
@@ -86,6 +101,9 @@ COMP_CAP = 160            # items a comprehension may produce (product of its cl
 TRY_WEIGHT = 1.0          # scales how often try statements are made (run --try-weight)
 TRY_STMT = 5              # weight (at weight 1) of a try statement among statements
 TRY_NEST = 3              # try statements inside one another, at most
+LAMBDA_WEIGHT = 1.0       # scales how often lambdas are made (run --lambda-weight)
+LAMBDA_P = 0.03           # chance (at weight 1) that an expression is a lambda form
+LAMBDA_STMT = 3           # weight (at weight 1) of a lambda statement form among statements
 # handlers (the text after `except`)
 HANDLERS = ["ZeroDivisionError", "IndexError", "ArithmeticError", "(ValueError, TypeError)", "Exception",
             "ValueError", "ZeroDivisionError", "IndexError", "LookupError", "KeyError",
@@ -141,8 +159,12 @@ class Module:
 
 class ScalarGen:
     def __init__(self, rng: random.Random, name: str, helpers: list[FuncInfo],
-                 comp_weight: float = COMP_WEIGHT, try_weight: float = TRY_WEIGHT):
+                 comp_weight: float = COMP_WEIGHT, try_weight: float = TRY_WEIGHT,
+                 lambda_weight: float = LAMBDA_WEIGHT):
         self.r = rng
+        self.lam_w = round(LAMBDA_STMT * lambda_weight)
+        self.lam_p = min(0.1, LAMBDA_P * lambda_weight)
+        self.lam = 0                          # lambda bodies being generated (nesting)
         self.try_w = round(TRY_STMT * try_weight)
         self.tries = 0                        # try statements being generated (nesting)
         self.part: str | None = None          # the part of the innermost one: body/handler/else/finally
@@ -215,6 +237,8 @@ class ScalarGen:
             return self.leaf(ty)
         if d >= 2 and self.nest < 2 and self.r.random() < self.coll_p:
             return {INT: self.coll_int, FLOAT: self.coll_float, BOOL: self.coll_bool}[ty](d - 1)
+        if self.lam_p and d >= 1 and self.lam < 2 and self.r.random() < self.lam_p:
+            return self.lam_expr(ty, d - 1)
         return {INT: self.int_expr, FLOAT: self.float_expr, BOOL: self.bool_expr}[ty](d - 1)
 
     def num(self, d: int) -> str:
@@ -733,6 +757,359 @@ class ScalarGen:
             return f"({a} {r.choice(['==', '!=', '<', '>='])} {b})"
         return f"{r.choice(['bool', 'not '])}({self.any_coll(d)})"
 
+    # ---- lambdas ------------------------------------------------------------
+    # Lambdas are always called and their results folded in (function objects
+    # are not comparable).  A lambda's body runs as CPython's bytecode; the
+    # locals it reads live in cells for the whole call (kiln makes them
+    # objects).  A lambda made inside a comprehension gets the comprehension's
+    # targets as defaults (`lambda q=x: ...`): reading one in the body leaves
+    # the function as Python (KILN010), which happens only rarely here.
+
+    def lam_body(self, ty: str, d: int, params: list, want: str | None = None,
+                 want_ty: str | None = None) -> str:
+        """The body (type ty) of a lambda with params [(name, type)]; want:
+        a local it should read (of type want_ty when only the body sees it)."""
+        r = self.r
+        saved_env, saved_focus = dict(self.env), list(self.focus)
+        if want_ty:
+            self.env[want] = want_ty
+        if self.focus and r.random() < 0.97:
+            for v in self.focus:
+                self.env.pop(v, None)
+            self.focus = []
+        for p, t in params:
+            self.env[p] = t
+        self.focus = self.focus + [p for p, _ in params] + ([want] if want else [])
+        self.lam += 1
+        body = self.expr(ty, max(0, d))
+        self.lam -= 1
+        if want and want not in body.replace("(", " ").replace(")", " ").split():
+            body = f"({body} if {want} else {body})" if r.random() < 0.5 else \
+                f"({want} if {self.expr(BOOL, 0)} else {body})" if self.env.get(want) == ty else \
+                f"({body} if {want} else {body})"
+        self.env, self.focus = saved_env, saved_focus
+        return body
+
+    def lam_default(self, ty: str) -> str:
+        """A default: in a comprehension mostly one of its targets."""
+        c = [v for v in self.focus if self.env.get(v) == ty]
+        if c and self.r.random() < 0.7:
+            return self.r.choice(c)
+        return self.expr(ty, self.r.choice([0, 1, 1, 2]))
+
+    def lam_sig(self, ty: str, d: int, want: str | None = None, nmax: int = 3,
+                star: bool = True, want_ty: str | None = None) -> tuple[str, str]:
+        """A lambda (text, without parentheses) and the arguments of a call of it."""
+        r = self.r
+        n = r.randint(0, nmax)
+        ndef = r.randint(0, n)
+        pos, sig, args, params = [], [], [], []
+        for k in range(n):
+            p, t = self.fresh("p"), r.choice([INT, INT, FLOAT, BOOL])
+            params.append((p, t))
+            if k >= n - ndef:
+                sig.append(f"{p}={self.lam_default(t)}")
+                if r.random() < 0.4 and len(args) == k:
+                    args.append(self.expr(t, 1))
+            else:
+                sig.append(p)
+                args.append(self.expr(t, 1))
+        extra, kwargs = "", []
+        if star and r.random() < 0.15:
+            sig.append("*args")
+            if len(args) == n:
+                args += [self.expr(INT, 1) for _ in range(r.randint(0, 2))]
+            extra = {INT: " + sum(args)", FLOAT: " + len(args)", BOOL: " or bool(args)"}[ty]
+        elif r.random() < 0.25:
+            sig.append("*")
+        if sig and sig[-1] in ("*", "*args") or (r.random() < 0.2 and "*args" not in sig):
+            if not sig or sig[-1] != "*args":
+                if "*" not in sig:
+                    sig.append("*")
+            for _ in range(r.randint(1, 2)):
+                p, t = self.fresh("k"), r.choice([INT, FLOAT, BOOL])
+                params.append((p, t))
+                if r.random() < 0.7:
+                    sig.append(f"{p}={self.lam_default(t)}")
+                    if r.random() < 0.4:
+                        kwargs.append(f"{p}={self.expr(t, 1)}")
+                else:
+                    sig.append(p)
+                    kwargs.append(f"{p}={self.expr(t, 1)}")
+        if star and r.random() < 0.1:
+            sig.append("**kw")
+            if r.random() < 0.6:
+                kwargs.append(f"z={self.expr(INT, 1)}")
+            extra += {INT: " + len(kw) + kw.get('z', 0)", FLOAT: " + len(kw)",
+                      BOOL: " or 'z' in kw"}[ty]
+        if sig and sig[-1] == "*":
+            sig.pop()
+        r.shuffle(kwargs)
+        body = self.lam_body(ty, d, params, want, want_ty)
+        head = f"lambda {', '.join(sig)}: " if sig else "lambda: "
+        return head + (f"({body}{extra})" if extra else body), ", ".join(args + kwargs)
+
+    def lam_called(self, ty: str, d: int, want: str | None = None) -> str:
+        text, args = self.lam_sig(ty, d, want)
+        return f"({text})({args})"
+
+    def lam_expr(self, ty: str, d: int) -> str:
+        """An expression of type ty made with lambdas (all of them called)."""
+        r = self.r
+        x = r.random()
+        if x < 0.4:
+            return self.lam_called(ty, d)
+        if x < 0.5:      # nested: the inner lambda reads the outer one's parameter
+            p, t = self.fresh("p"), r.choice([INT, FLOAT])
+            saved = dict(self.env)
+            self.env[p] = t
+            self.focus.append(p)
+            inner = self.lam_called(ty, d)
+            self.focus.remove(p)
+            self.env = saved
+            if r.random() < 0.5:
+                return f"(lambda {p}: {inner})({self.expr(t, 1)})"
+            q, tq = self.fresh("p"), r.choice([INT, FLOAT])
+            body = self.lam_body(ty, d, [(p, t), (q, tq)])
+            return f"(lambda {p}: lambda {q}: {body})({self.expr(t, 1)})({self.expr(tq, 1)})"
+        if x < 0.6:      # several lambdas on one line, in a conditional expression
+            return f"({self.lam_called(ty, d)} if {self.cond(1)} else {self.lam_called(ty, d)})"
+        if x < 0.66:     # a lambda as a lambda's default
+            text, args = self.lam_sig(ty, d, star=False)
+            return f"(lambda h=({text}): h({args}))()"
+        if x < 0.76:     # lambdas in a comprehension's first iterable and body
+            elem = r.choice([INT, FLOAT])
+            seq, _ = self.seq(elem, max(0, d - 1), min(40, self.cap()))
+            t = self.fresh("t")
+            src = f"map(lambda {t}: {self.lam_body(elem, 1, [(t, elem)])}, {seq})"
+            xv = self.fresh("x")
+            saved_env, saved_focus = dict(self.env), list(self.focus)
+            self.env[xv] = elem
+            self.focus.append(xv)
+            self.enter_loop(40)
+            if r.random() < 0.05:          # reads the comprehension's variable: KILN010
+                q = xv
+                elt = f"(lambda: {self.lam_body(ty, 0, [], want=xv)})()"
+            else:
+                q = self.fresh("q")
+                elt = f"(lambda {q}={xv}: {self.lam_body(ty, max(0, d - 1), [(q, elem)])})()"
+            self.leave_loop(40)
+            self.env, self.focus = saved_env, saved_focus
+            gen = f"{elt} for {xv} in {src}"
+            if ty == BOOL:
+                return f"{r.choice(['any', 'all'])}({gen})"
+            if ty == FLOAT:
+                return f"sum(({gen}), 0.0)"
+            return f"len([{gen}])" if r.random() < 0.3 else f"sum([{gen}])"
+        return self.lam_hof(ty, d)
+
+    def lam_hof(self, ty: str, d: int) -> str:
+        """sorted/min/max with key=, map and filter consumed."""
+        r = self.r
+        cap = min(40, self.cap())
+        q = self.fresh("q")
+        if ty == BOOL:
+            elem = r.choice([INT, FLOAT, BOOL])
+            seq, _ = self.seq(elem, max(0, d - 1), cap)
+            body = self.lam_body(BOOL, d, [(q, elem)])
+            if r.random() < 0.6:
+                return f"{r.choice(['any', 'all'])}(map(lambda {q}: {body}, {seq}))"
+            return f"bool(list(filter(lambda {q}: {body}, {seq})))"
+        x = r.random()
+        if x < 0.3:
+            elem = r.choice([INT, FLOAT, BOOL])
+            seq, _ = self.seq(elem, max(0, d - 1), cap)
+            body = self.lam_body(ty, d, [(q, elem)])
+            return (f"sum(map(lambda {q}: {body}, {seq}), 0.0)" if ty == FLOAT else
+                    f"sum(map(lambda {q}: {body}, {seq}))")
+        if x < 0.45 and ty == INT:
+            elem = r.choice([INT, FLOAT, BOOL])
+            seq, _ = self.seq(elem, max(0, d - 1), cap)
+            body = self.lam_body(BOOL, d, [(q, elem)])
+            return f"len(list(filter(lambda {q}: {body}, {seq})))"
+        seq, _ = self.seq(ty, max(0, d - 1), cap)
+        key = self.lam_body(r.choice([INT, FLOAT, BOOL]), d, [(q, ty)])
+        if x < 0.75:
+            return (f"{r.choice(['min', 'max'])}({seq}, key=lambda {q}: {key}, "
+                    f"default={self.expr(ty, 1)})")
+        rev = r.choice(["", "", ", reverse=True", ", reverse=False"])
+        return (f"(sorted({seq}, key=lambda {q}: {key}{rev}) or [{self.expr(ty, 1)}])"
+                f"[{r.choice(['0', '-1', '0'])}]")
+
+    def lam_wrap_text(self, ind: int, text: str) -> str:
+        """text (reading a handler's as-name) through a lambda made and
+        called in the handler."""
+        r = self.r
+        if r.random() < 0.5:
+            return f"(lambda: {text})()"
+        g = self.fresh("g")
+        self.emit(ind, f"{g} = lambda {self.fresh('p')}=0: {text}")
+        return f"{g}()"
+
+    def lam_acc(self, ind: int, types=(INT, FLOAT)) -> str:
+        """An int/float local to fold results into (made here if none)."""
+        cand = [v for v in self.assignable() if self.env[v] in types]
+        if cand:
+            return self.r.choice(cand)
+        v = self.fresh("v")
+        self.emit(ind, f"{v} = 0")
+        self.env[v] = INT
+        return v
+
+    def lam_fold(self, ind: int, acc: str, text: str, ty: str) -> None:
+        if self.env[acc] == INT and ty == FLOAT:
+            text = f"len(str({text}))"
+        self.emit(ind, f"{acc} {self.r.choice(['+=', '-='])} {text}")
+
+    def lam_stmt(self, ind: int, depth: int) -> None:
+        r = self.r
+        x = r.random()
+        ty = r.choice([INT, INT, FLOAT, BOOL])
+        if x < 0.2:          # late binding: called before and after a captured local changes
+            cand = [v for v in self.assignable()]
+            if not cand:
+                return self.lam_stmt(ind, depth) if r.random() < 0.5 else None
+            v = r.choice(cand)
+            g = self.fresh("g")
+            text, args = self.lam_sig(ty, 2, want=v)
+            self.emit(ind, f"{g} = {text}")
+            if r.random() < 0.6:
+                a = self.fresh("v")
+                self.emit(ind, f"{a} = {g}({args})")
+                self.env[a] = ty
+            vt = self.env[v]
+            if r.random() < 0.5 or vt == BOOL:
+                self.emit(ind, f"{v} = {self.expr(vt, 2)}")
+            else:
+                self.emit(ind, f"{v} {r.choice(['+=', '-=', '*='])} {self.expr(vt, 1)}")
+            b = self.fresh("v")
+            self.emit(ind, f"{b} = {g}({args})")
+            self.env[b] = ty
+        elif x < 0.38:       # lambdas made in a loop, called after it
+            lst, i = self.fresh("F"), self.fresh("i")
+            n = r.randint(1, 6)
+            self.emit(ind, f"{lst} = []")
+            self.emit(ind, f"for {i} in range({self.expr(INT, 1)} % {n + 1}):")
+            self.enter_loop(n)
+            saved = dict(self.env)
+            self.env[i] = INT
+            if r.random() < 0.3:
+                self.stmt(ind + 1, 0)
+            if r.random() < 0.4:      # the loop variable as a default: its value now
+                q = self.fresh("q")
+                body = self.lam_body(ty, 2, [(q, INT)])
+                self.emit(ind + 1, f"{lst}.append(lambda {q}={i}: {body})")
+            else:                     # late binding: every one sees the last value
+                text, _ = self.lam_sig(ty, 2, want=i, nmax=0, star=False)
+                self.emit(ind + 1, f"{lst}.append({text})")
+            for v2, t2 in self.env.items():
+                if v2 not in saved:
+                    self.maybe[v2] = t2
+            self.env = saved
+            self.leave_loop(n)
+            h = self.fresh("h")
+            if r.random() < 0.5:
+                out = self.fresh("v")
+                self.emit(ind, (f"{out} = sum(({h}() for {h} in {lst}), 0.0)" if ty == FLOAT else
+                                f"{out} = sum({h}() for {h} in {lst})"))
+                self.env[out] = FLOAT if ty == FLOAT else INT
+            else:
+                acc = self.lam_acc(ind)
+                self.emit(ind, f"for {h} in {lst}:")
+                self.lam_fold(ind + 1, acc, f"{h}()", ty)
+        elif x < 0.52:       # in a handler, capturing the as-name; called after it too
+            acc = self.lam_acc(ind)
+            e, g, e2 = self.fresh("e"), self.fresh("g"), self.fresh("e")
+            self.emit(ind, "try:")
+            if r.random() < 0.5:
+                self.emit(ind + 1, f"{self.fresh('v')} = {self.expr(INT, 1)} // {self.zden()}")
+                spec = r.choice(["ZeroDivisionError", "ArithmeticError", "Exception"])
+            else:
+                self.emit(ind + 1, f"{self.fresh('v')} = int(str({self.expr(INT, 1)}) + "
+                                   f"{r.choice(['0', 'x', '.5', ' '])!r})")
+                spec = r.choice(["ValueError", "(ValueError, TypeError)"])
+            self.emit(ind, f"except {spec} as {e}:")
+            ety, etext = self.fold(e, catches_overflow(spec))
+            body = self.lam_body(INT, 1, [])
+            self.emit(ind + 1, f"{g} = lambda {self.fresh('p')}={self.expr(INT, 1)}: "
+                               f"{etext} + {body}" if ety == INT else
+                      f"{g} = lambda: ({etext}, {body})[{r.randint(0, 1)}]")
+            self.lam_fold(ind + 1, acc, f"{g}()", INT)
+            if r.random() < 0.5:
+                self.emit(ind, "try:")
+                self.lam_fold(ind + 1, acc, f"{g}()", INT)
+                self.emit(ind, f"except NameError as {e2}:")
+                self.emit(ind + 1, f"{acc} -= len(str({e2}))")
+        elif x < 0.64:       # one name, a lambda from either branch
+            g = self.fresh("g")
+            req = [(self.fresh("p"), r.choice([INT, FLOAT])) for _ in range(r.randint(0, 2))]
+            kname, kt = self.fresh("k"), r.choice([INT, FLOAT])
+            self.emit(ind, f"if {self.cond()}:")
+            for k in range(2):
+                if k:
+                    self.emit(ind, "else:")
+                sig = [p for p, _ in req] + ([f"{kname}={self.lam_default(kt)}"] if r.random() < 0.7 else [])
+                body = self.lam_body(ty, 2, req + ([(kname, kt)] if len(sig) > len(req) else []))
+                self.emit(ind + 1, f"{g} = lambda {', '.join(sig)}: {body}" if sig else f"{g} = lambda: {body}")
+            out = self.fresh("v")
+            self.emit(ind, f"{out} = {g}({', '.join(self.expr(t, 1) for _, t in req)})")
+            self.env[out] = ty
+        elif x < 0.78:       # a captured local deleted, or never bound, before the call
+            acc = self.lam_acc(ind)
+            v, g, e2 = self.fresh("v"), self.fresh("g"), self.fresh("e")
+            vt = r.choice([INT, FLOAT, BOOL])
+            never = r.random() < 0.35
+            if not never:
+                self.emit(ind, f"{v} = {self.expr(vt, 2)}")
+            text, args = self.lam_sig(ty, 1, want=v, want_ty=vt)   # the call's arguments never read v
+            self.emit(ind, f"{g} = {text}")
+            self.emit(ind, f"if {self.cond()}:")
+            self.emit(ind + 1, f"{v} = {self.expr(vt, 1)}" if never else f"del {v}")
+            self.emit(ind, "try:")
+            self.lam_fold(ind + 1, acc, f"{g}({args})", ty)
+            self.emit(ind, f"except NameError as {e2}:")
+            self.emit(ind + 1, f"{acc} -= len(str({e2}))")
+        elif x < 0.86:       # an object local (int or float) captured and rebound
+            o, g = self.fresh("o"), self.fresh("g")
+            self.emit(ind, f"{o} = ({self.expr(INT, 1)} if {self.cond(1)} else {self.expr(FLOAT, 1)})")
+            q = self.fresh("q")
+            self.emit(ind, f"{g} = lambda {q}={self.expr(FLOAT, 1)}: "
+                           + r.choice([f"{o} * 2 + {q}", f"{o} - {q}", f"float({o} > {q})",
+                                       f"abs({o}) + {self.lam_body(FLOAT, 1, [(q, FLOAT)])}"]))
+            a = self.fresh("v")
+            self.emit(ind, f"{a} = float({g}())")
+            self.emit(ind, f"{o} = {o} + {r.choice(['1', '0.5', 'True'])}")
+            b = self.fresh("v")
+            self.emit(ind, f"{b} = float({g}({self.expr(FLOAT, 1)})) + {a}")
+            self.env[a] = FLOAT
+            self.env[b] = FLOAT
+        elif x < 0.93:       # a lambda making lambdas
+            mk, p, q = self.fresh("g"), self.fresh("p"), self.fresh("q")
+            pt, qt = r.choice([INT, FLOAT]), r.choice([INT, FLOAT])
+            body = self.lam_body(ty, 2, [(p, pt), (q, qt)])
+            self.emit(ind, f"{mk} = lambda {p}: lambda {q}: {body}")
+            out = self.fresh("v")
+            if r.random() < 0.5:
+                self.emit(ind, f"{out} = {mk}({self.expr(pt, 1)})({self.expr(qt, 1)})")
+                self.env[out] = ty
+            else:
+                f = self.fresh("f")
+                fs = ", ".join(f"{mk}({self.expr(pt, 1)})" for _ in range(r.randint(1, 3)))
+                arg = self.expr(qt, 1)
+                self.emit(ind, (f"{out} = sum(({f}({arg}) for {f} in [{fs}]), 0.0)" if ty == FLOAT
+                                else f"{out} = sum({f}({arg}) for {f} in [{fs}])"))
+                self.env[out] = FLOAT if ty == FLOAT else INT
+        else:                # two lambdas bound on one line, called later
+            g, h = self.fresh("g"), self.fresh("h")
+            t1, a1 = self.lam_sig(ty, 1)
+            t2, a2 = self.lam_sig(ty, 1)
+            self.emit(ind, f"{g}, {h} = ({t1}), ({t2})")
+            out = self.fresh("v")
+            op = {INT: "+", FLOAT: "-", BOOL: "and"}[ty]
+            self.emit(ind, f"{out} = {g}({a1}) {op} {h}({a2})")
+            self.env[out] = ty
+
+
     # ---- statements -------------------------------------------------------
     def assignable(self) -> list[str]:
         return [v for v, t in self.env.items() if v not in self.protected and t in SCALARS]
@@ -762,6 +1139,8 @@ class ScalarGen:
         if self.loop:
             choices += ["brk"] * 5
         choices += ["ret"] * 2 + ["call"]
+        if self.lam_w:
+            choices += ["lam"] * self.lam_w
         if self.try_w:
             if depth > 0 and self.tries < TRY_NEST:
                 choices += ["try"] * self.try_w
@@ -774,6 +1153,8 @@ class ScalarGen:
         kind = r.choice(choices)
         if kind in ("try", "risky", "raise", "exit", "use_e", "reraise", "acc"):
             return self.try_stmt(kind, ind, depth)
+        if kind == "lam":
+            return self.lam_stmt(ind, depth)
         ed = r.choice([1, 2, 2, 3])
         if kind == "new":
             ty = r.choice([INT, INT, FLOAT, FLOAT, BOOL])
@@ -1208,6 +1589,8 @@ class ScalarGen:
             return self.acc(ind, depth)
         name, ovf = named[-1] if r.random() < 0.8 else r.choice(named)
         ty, text = self.fold(name, ovf)
+        if self.lam_w and r.random() < 0.3:      # a lambda capturing the as-name, called here
+            text = self.lam_wrap_text(ind, text)
         cand = [v for v in self.assignable() if self.env[v] in (INT, FLOAT)]
         if ty == BOOL:
             if r.random() < 0.5:
@@ -1464,7 +1847,7 @@ class TensorGen:
 
 def gen_module(rng: random.Random, n_funcs: int = 50, tensor_frac: float = 0.3,
                prefix: str = "f", comp_weight: float = COMP_WEIGHT,
-               try_weight: float = TRY_WEIGHT) -> Module:
+               try_weight: float = TRY_WEIGHT, lambda_weight: float = LAMBDA_WEIGHT) -> Module:
     parts = [HEADER]
     infos: list[FuncInfo] = []
     for k in range(n_funcs):
@@ -1472,7 +1855,8 @@ def gen_module(rng: random.Random, n_funcs: int = 50, tensor_frac: float = 0.3,
         if rng.random() < tensor_frac:
             src, info = TensorGen(rng, name).generate()
         else:
-            src, info = ScalarGen(rng, name, infos, comp_weight, try_weight).generate()
+            src, info = ScalarGen(rng, name, infos, comp_weight, try_weight,
+                                  lambda_weight).generate()
         parts.append(src)
         infos.append(info)
     return Module("\n\n".join(parts), infos)

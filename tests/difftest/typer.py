@@ -105,15 +105,47 @@ def ann_type(ann: ast.AST | None) -> str:
     return _ANN.get(dotted(ann) or "", OBJ)
 
 
+def lambda_captures(f: ast.FunctionDef) -> set:
+    """Names a lambda of f reads that are not its own (or an enclosing
+    lambda's) parameters: f's locals among them live in cells, and kiln
+    keeps them as Python objects, not C scalars.  (Over-approximate: a
+    comprehension's target read by a lambda counts too.)"""
+    out: set = set()
+
+    def walk(node, bound):
+        if isinstance(node, ast.Lambda):
+            a = node.args
+            for x in a.defaults + [k for k in a.kw_defaults if k is not None]:
+                walk(x, bound)
+            names = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
+            names |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
+            inner = bound | names
+            for n in ast.walk(node.body):
+                if isinstance(n, ast.Name) and n.id not in inner:
+                    out.add(n.id)
+            walk(node.body, inner)
+            return
+        for c in ast.iter_child_nodes(node):
+            walk(c, bound)
+    for st in f.body:
+        walk(st, frozenset())
+    return out
+
+
 class Typer:
     def __init__(self, tree: ast.Module):
         self.types: dict[int, str] = {}
         self.rets = {f.name: ann_type(f.returns) for f in tree.body if isinstance(f, ast.FunctionDef)}
+        self.lambda_locals: dict[str, set] = {}
         for f in tree.body:
             if isinstance(f, ast.FunctionDef):
-                self.env = {a.arg: ann_type(a.annotation) for a in f.args.args}
+                self.cells = lambda_captures(f)
+                self.env = {a.arg: (OBJ if a.arg in self.cells else ann_type(a.annotation))
+                            for a in f.args.args}
                 for st in f.body:
                     self.stmt(st)
+                self.lambda_locals[f.name] = {n.id for n in ast.walk(f) if isinstance(n, ast.Name)
+                                              and isinstance(n.ctx, ast.Store)}
 
     def reduce(self, name: str, e: ast.Call, args: list) -> str:
         """The type of a builtin consuming one iterable (a generator
@@ -181,7 +213,7 @@ class Typer:
 
     def bind(self, target: ast.AST, ty: str) -> None:
         if isinstance(target, ast.Name) and target.id not in self.env:
-            self.env[target.id] = ty
+            self.env[target.id] = OBJ if target.id in self.cells else ty
 
     def stmt(self, st: ast.stmt) -> None:
         if isinstance(st, ast.Assign):
@@ -247,6 +279,19 @@ class Typer:
             return ("S:" if isinstance(e, ast.Set) else "L:") + item
         if isinstance(e, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             return self.comp(e)
+        if isinstance(e, ast.Lambda):
+            # defaults run natively in the enclosing scope; the body is
+            # CPython's own code (typed with its parameters as objects)
+            a = e.args
+            for x in a.defaults + [k for k in a.kw_defaults if k is not None]:
+                self.expr(x)
+            saved = self.env
+            self.env = dict(saved)
+            for x in a.posonlyargs + a.args + a.kwonlyargs + [v for v in (a.vararg, a.kwarg) if v]:
+                self.env[x.arg] = OBJ
+            self.expr(e.body)
+            self.env = saved
+            return OBJ
         if isinstance(e, ast.Subscript):
             base = self.expr(e.value)
             self.expr(e.slice)
@@ -295,6 +340,8 @@ class Typer:
             name = dotted(e.func)
             if isinstance(e.func, ast.Attribute):
                 self.expr(e.func.value)
+            elif isinstance(e.func, (ast.Lambda, ast.Call)):
+                self.expr(e.func)
             if name in self.rets:
                 return self.rets[name]
             if name in _REDUCERS and args and args[0][:2] in ("L:", "S:", "G:") \
@@ -330,9 +377,34 @@ def infer(tree: ast.Module) -> dict[int, str]:
 
 
 class _Checker(ast.NodeTransformer):
-    def __init__(self, types: dict[int, str]):
+    def __init__(self, types: dict[int, str], lambda_locals: dict | None = None):
         self.types = types
         self.sites = 0
+        self.lambda_locals = lambda_locals or {}
+        self.locals: set = set()
+
+    def visit_FunctionDef(self, node):
+        self.locals = self.lambda_locals.get(node.name, set())
+        return self.generic_visit(node)
+
+    def visit_Lambda(self, node):
+        # the body is CPython's bytecode (Python ints, no int64): only the
+        # defaults, which kiln evaluates, are checked
+        a = node.args
+        a.defaults = [self.visit(x) for x in a.defaults]
+        a.kw_defaults = [None if x is None else self.visit(x) for x in a.kw_defaults]
+        return node
+
+    def _lambda_call(self, node) -> bool:
+        """A call of a lambda (made here, stored in a local, returned by a
+        call) or of a builtin given one: its result is a Python object kiln
+        may unbox into an int64 local."""
+        f = node.func
+        if isinstance(f, (ast.Lambda, ast.Call)):
+            return True
+        if isinstance(f, ast.Name) and f.id in self.locals:
+            return True
+        return any(isinstance(x, ast.Lambda) for x in node.args + [k.value for k in node.keywords])
 
     def _site(self) -> ast.Constant:
         self.sites += 1
@@ -361,6 +433,8 @@ class _Checker(ast.NodeTransformer):
             return new
         if ty == INT and name in ({"abs"} | _INT_FUNCS):
             return self._wrap(new, node)
+        if self._lambda_call(node):
+            return self._wrap(new, node)
         return new
 
     def visit_AugAssign(self, node):
@@ -375,8 +449,8 @@ class _Checker(ast.NodeTransformer):
 
 def checked_source(src: str) -> str:
     tree = ast.parse(src)
-    types = infer(tree)
-    new = _Checker(types).visit(tree)
+    typer = Typer(tree)
+    new = _Checker(typer.types, typer.lambda_locals).visit(tree)
     ast.fix_missing_locations(new)
     return ast.unparse(new)
 
