@@ -1214,3 +1214,44 @@ def test_no_debug_ranges(built, tmp_path):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.split() == ["True", "2", "True"], r.stdout
+
+
+ASSERT_SRC = """
+LOG = []
+
+
+def checked(x: int):
+    assert x > 0, LOG.append("message evaluated") or "boom"
+    assert (lambda: LOG.append("lambda ran") or True)()
+    return x
+"""
+
+
+def test_asserts_follow_the_optimize_flag(tmp_path):
+    """Under -O CPython compiles assert statements away; kiln's compiled
+    function skips them too (it ran them whatever the flag)."""
+    import subprocess
+    src = tmp_path / "kiln_asserts.py"
+    src.write_text(ASSERT_SRC, encoding="utf-8")
+    code = (
+        "import kiln, sys\n"
+        f"m = kiln.build({str(src)!r}, out_dir={str(tmp_path / 'out')!r})\n"
+        "out = []\n"
+        "for f in (m.checked, m.__kiln_python__['checked']):\n"
+        "    del m.LOG[:]\n"
+        "    try:\n"
+        "        r = f(-1)\n"
+        "    except AssertionError as e:\n"
+        "        r = 'AssertionError ' + str(e)\n"
+        "    out.append((type(f).__name__, r, list(m.LOG)))\n"
+        "print(repr(out))\n")
+    import ast
+    env = dict(__import__("os").environ)
+    for flag, want in (([], "AssertionError boom"), (["-O"], -1)):
+        r = subprocess.run([sys.executable, *flag, "-c", code], capture_output=True, text=True, env=env,
+                           timeout=300, cwd=str(tmp_path))
+        assert r.returncode == 0, r.stderr[-2000:]
+        native, python = ast.literal_eval(r.stdout.strip().splitlines()[-1])
+        assert native[0] == "builtin_function_or_method" and python[0] == "function"
+        assert native[1:] == python[1:], (flag, native, python)
+        assert native[1] == want, (flag, native)
