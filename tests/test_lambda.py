@@ -27,10 +27,8 @@ order of evaluation.
 
 from __future__ import annotations
 
-import copy
 import gc
 import sys
-import traceback
 import types
 
 import pytest
@@ -40,6 +38,7 @@ try:
 except ImportError as exc:  # pragma: no cover
     pytest.skip(f"kiln._compiler cannot be imported ({exc})", allow_module_level=True)
 
+from closure_oracle import ModAttr, functions_in, norm, outcome
 from oracle import build_cache, check_report_status
 
 STEM = "kiln_lambda"
@@ -766,12 +765,6 @@ def _function_names():
 FUNCTIONS = _function_names()
 
 
-class _Mod:
-    """A placeholder the cases replace by the built module's class."""
-    def __init__(self, name, *args):
-        self.name, self.args = name, args
-
-
 CASES = {
     "sort_by_second": [([(1, 3), (2, 1), (3, 2)],), ([],), ([(1,)],), ([(1, "a"), (2, 3)],)],
     "sort_by_k": [([(1, 3), (2, 1), (3, 2)], 0), ([(1, 3), (2, 1), (3, 2)], 1), ([(1, 3)], 5)],
@@ -824,8 +817,8 @@ CASES = {
     "late_binding_loop": [(0,), (3,)],
     "late_binding_nested_loops": [(0,), (3,)],
     "reassign_after": [(1,), (2**63 - 1,)],
-    "capture_int_param": [(3,), (True,), (_Mod("IntSub", 5),), (_Mod("IntSub", -2**63),)],
-    "capture_float_param": [(1.5,), (_Mod("FloatSub", 2.5),), (float("nan"),), (-0.0,)],
+    "capture_int_param": [(3,), (True,), (ModAttr("IntSub", 5),), (ModAttr("IntSub", -2**63),)],
+    "capture_float_param": [(1.5,), (ModAttr("FloatSub", 2.5),), (float("nan"),), (-0.0,)],
     "capture_bool_param": [(True,), (False,)],
     "capture_typed_local": [(4,), (-3,)],
     "capture_arithmetic": [(0,), (5,)],
@@ -921,86 +914,8 @@ def built(tmp_path_factory):
     return build_cache(tmp_path_factory, write)
 
 
-def _args(mod, args):
-    return tuple(getattr(mod, a.name)(*a.args) if isinstance(a, _Mod) else a for a in args)
-
-
-def _tb(e):
-    return [(f.lineno, f.name) for f in traceback.extract_tb(e.__traceback__)
-            if f.filename.endswith(f"{STEM}.py")]
-
-
-def _exc(e):
-    return ("raised", type(e).__name__, str(e), _tb(e),
-            None if e.__context__ is None else type(e.__context__).__name__)
-
-
-def norm(v, depth=0):
-    """v as comparable data: type names and values, function objects by
-    their attributes (the code object by identity), recursively."""
-    if depth > 6:
-        return ("...",)
-    if isinstance(v, types.FunctionType):
-        cells = []
-        for c in v.__closure__ or ():
-            try:
-                cells.append(norm(c.cell_contents, depth + 1))
-            except ValueError:
-                cells.append("<empty cell>")
-        return ("function", v.__name__, v.__qualname__, v.__module__, v.__doc__, id(v.__code__),
-                v.__code__.co_firstlineno, v.__code__.co_varnames, v.__code__.co_freevars,
-                norm(v.__defaults__, depth + 1), norm(v.__kwdefaults__, depth + 1), tuple(cells),
-                dict(v.__dict__), dict(v.__annotations__))
-    if isinstance(v, (list, tuple)):
-        return (type(v).__name__, [norm(x, depth + 1) for x in v])
-    if isinstance(v, dict):
-        return ("dict", [(norm(k, depth + 1), norm(x, depth + 1)) for k, x in v.items()])
-    if isinstance(v, type):
-        return ("type", v.__module__, v.__qualname__)
-    if isinstance(v, types.CellType):
-        try:
-            return ("cell", norm(v.cell_contents, depth + 1))
-        except ValueError:
-            return ("cell", "<empty>")
-    if isinstance(v, float):
-        return ("float", repr(v))
-    if type(v) is object:
-        return ("object",)
-    return (type(v).__name__, repr(v))
-
-
-def _at(v, path):
-    for p in path:
-        v = v[p]
-    return v
-
-
 def _outcome(mod, fn, name, args):
-    del mod.LOG[:]
-    mod.G = 10
-    try:
-        result = fn(*_args(mod, args))
-    except Exception as e:  # noqa: BLE001
-        out = _exc(e)
-        e.__traceback__ = None
-        return out, list(mod.LOG), []
-    probes = []
-    for path, pargs, pkw in PROBES.get(name, ()):
-        try:
-            pargs, pkw = copy.deepcopy((pargs, pkw))
-            probes.append(("ok", norm(_at(result, path)(*pargs, **pkw))))
-        except Exception as e:  # noqa: BLE001
-            probes.append(_exc(e))
-            e.__traceback__ = None
-    for path, i, value in CELL_WRITES.get(name, ()):
-        f = _at(result, path)
-        f.__closure__[i].cell_contents = value
-        try:
-            probes.append(("after cell write", norm(f())))
-        except Exception as e:  # noqa: BLE001
-            probes.append(_exc(e))
-            e.__traceback__ = None
-    return ("ok", norm(result)), [norm(x) for x in mod.LOG], probes
+    return outcome(mod, fn, name, args, STEM, PROBES, CELL_WRITES)
 
 
 DROPPED = ("dropped_ifexp", "dropped_and", "dropped_debug")
@@ -1045,19 +960,6 @@ def test_same_as_python(built, name, args):
     assert got == want, f"{name}{args!r}:\n  kiln:   {got}\n  python: {want}"
 
 
-def _lambdas(v, depth=0):
-    """Every function object reachable in v (lists, tuples, dicts)."""
-    if depth > 4:
-        return []
-    if isinstance(v, types.FunctionType):
-        return [v]
-    if isinstance(v, (list, tuple)):
-        return [f for x in v for f in _lambdas(x, depth + 1)]
-    if isinstance(v, dict):
-        return [f for x in list(v) + list(v.values()) for f in _lambdas(x, depth + 1)]
-    return []
-
-
 ATTRS = ("__name__", "__qualname__", "__module__", "__doc__", "__defaults__", "__kwdefaults__",
          "__dict__", "__annotations__", "__type_params__")
 
@@ -1078,7 +980,7 @@ def test_function_attributes(built, name, args):
     object and the same attributes, globals and builtins."""
     mod = built(STEM).module
     got, want = getattr(mod, name)(*args), mod.__kiln_python__[name](*args)
-    gl, wl = _lambdas(got), _lambdas(want)
+    gl, wl = functions_in(got), functions_in(want)
     assert len(gl) == len(wl) and gl, f"{name}: {len(gl)} lambdas vs {len(wl)}"
     for g, w in zip(gl, wl):
         assert type(g) is types.FunctionType
@@ -1119,10 +1021,10 @@ def test_code_is_a_constant_of_the_original(built):
             continue  # test_function_attributes xfails it
         orig = mod.__kiln_python__[name]
         own = list(consts(orig.__code__))
-        for g in _lambdas(getattr(mod, name)(*args)):
+        for g in functions_in(getattr(mod, name)(*args)):
             if g.__qualname__.startswith(name + "."):
                 assert any(g.__code__ is c for c in own) or any(
-                    g.__code__ is c for f in _lambdas(orig(*args)) for c in consts(f.__code__)), name
+                    g.__code__ is c for f in functions_in(orig(*args)) for c in consts(f.__code__)), name
 
 
 def test_cells_shared_with_the_function(built):

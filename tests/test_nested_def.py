@@ -23,10 +23,8 @@ reference behind. The sources are valid on CPython 3.10 to 3.13.
 
 from __future__ import annotations
 
-import copy
 import gc
 import sys
-import traceback
 import types
 
 import pytest
@@ -36,6 +34,7 @@ try:
 except ImportError as exc:  # pragma: no cover
     pytest.skip(f"kiln._compiler cannot be imported ({exc})", allow_module_level=True)
 
+from closure_oracle import ModAttr, functions_in, norm, outcome
 from oracle import build_cache, check_report_status
 
 STEM = "kiln_nested_def"
@@ -1024,12 +1023,6 @@ def _function_names():
 FUNCTIONS = _function_names()
 
 
-class _Mod:
-    """A placeholder the cases replace by the built module's class."""
-    def __init__(self, name, *args):
-        self.name, self.args = name, args
-
-
 CASES = {
     "sort_key": [([(1, 3), (2, 1), (3, 1)],), ([],), ([(1,)],), ([(1, "a"), (2, 3)],)],
     "sort_key_captured": [([(1, 3), (2, 1), (3, 2)], 0), ([(1, 3), (2, 1), (3, 2)], 1), ([(1, 3)], 5)],
@@ -1040,9 +1033,9 @@ CASES = {
     "recursion_rebound": [(0,), (4,)],
     "counter": [(0,), (3,)],
     "nonlocal_then_read": [(1,), (-5,), (2**62,)],
-    "nonlocal_param": [(3,), (2**62,), (_Mod("IntSub", 5),), (True,)],
+    "nonlocal_param": [(3,), (2**62,), (ModAttr("IntSub", 5),), (True,)],
     "nonlocal_type_change": [(3,), (-7,)],
-    "nonlocal_float": [(1.5,), (-0.5,), (float("nan"),), (_Mod("FloatSub", 2.0),)],
+    "nonlocal_float": [(1.5,), (-0.5,), (float("nan"),), (ModAttr("FloatSub", 2.0),)],
     "nonlocal_typed_locals": [(4,), (-3,)],
     "nonlocal_two_levels": [(0,), (5,)],
     "nonlocal_del": [(1,)],
@@ -1090,8 +1083,8 @@ CASES = {
     "never_assigned": [(True,), (False,)],
     "del_def_name": [(2,)],
     "recursion_after_del": [(0,), (2,)],
-    "capture_int": [(3,), (True,), (_Mod("IntSub", 5),), (_Mod("IntSub", -2**63),), (-2**63,)],
-    "capture_float": [(1.5,), (_Mod("FloatSub", 2.5),), (float("nan"),), (-0.0,)],
+    "capture_int": [(3,), (True,), (ModAttr("IntSub", 5),), (ModAttr("IntSub", -2**63),), (-2**63,)],
+    "capture_float": [(1.5,), (ModAttr("FloatSub", 2.5),), (float("nan"),), (-0.0,)],
     "capture_bool": [(True,), (False,)],
     "capture_arithmetic": [(0,), (5,)],
     "def_over_param": [(3,), (-1,)],
@@ -1184,89 +1177,8 @@ def built(tmp_path_factory):
     return build_cache(tmp_path_factory, write)
 
 
-def _args(mod, args):
-    return tuple(getattr(mod, a.name)(*a.args) if isinstance(a, _Mod) else a for a in args)
-
-
-def _tb(e):
-    return [(f.lineno, f.name) for f in traceback.extract_tb(e.__traceback__)
-            if f.filename.endswith(f"{STEM}.py")]
-
-
-def _exc(e):
-    return ("raised", type(e).__name__, str(e), _tb(e),
-            None if e.__context__ is None else type(e.__context__).__name__)
-
-
-def norm(v, depth=0):
-    """v as comparable data: type names and values, function objects by
-    their attributes (the code object by identity), generators by what they
-    yield, recursively."""
-    if depth > 6:
-        return ("...",)
-    if isinstance(v, types.FunctionType):
-        cells = []
-        for c in v.__closure__ or ():
-            try:
-                cells.append(norm(c.cell_contents, depth + 1))
-            except ValueError:
-                cells.append("<empty cell>")
-        return ("function", v.__name__, v.__qualname__, v.__module__, v.__doc__, id(v.__code__),
-                v.__code__.co_firstlineno, v.__code__.co_varnames, v.__code__.co_freevars,
-                norm(v.__defaults__, depth + 1), norm(v.__kwdefaults__, depth + 1), tuple(cells),
-                dict(v.__dict__), dict(v.__annotations__))
-    if isinstance(v, types.GeneratorType):
-        return ("generator", v.__name__, v.__qualname__, id(v.gi_code), norm(list(v), depth + 1))
-    if isinstance(v, (list, tuple)):
-        return (type(v).__name__, [norm(x, depth + 1) for x in v])
-    if isinstance(v, dict):
-        return ("dict", [(norm(k, depth + 1), norm(x, depth + 1)) for k, x in v.items()])
-    if isinstance(v, type):
-        return ("type", v.__module__, v.__qualname__)
-    if isinstance(v, types.CellType):
-        try:
-            return ("cell", norm(v.cell_contents, depth + 1))
-        except ValueError:
-            return ("cell", "<empty>")
-    if isinstance(v, float):
-        return ("float", repr(v))
-    if type(v) is object:
-        return ("object",)
-    return (type(v).__name__, repr(v))
-
-
-def _at(v, path):
-    for p in path:
-        v = v[p]
-    return v
-
-
 def _outcome(mod, fn, name, args):
-    del mod.LOG[:]
-    mod.G = 10
-    try:
-        result = fn(*_args(mod, args))
-    except Exception as e:  # noqa: BLE001
-        out = _exc(e)
-        e.__traceback__ = None
-        return out, list(mod.LOG), []
-    probes = []
-    for path, pargs, pkw in PROBES.get(name, ()):
-        try:
-            pargs, pkw = copy.deepcopy((pargs, pkw))
-            probes.append(("ok", norm(_at(result, path)(*pargs, **pkw))))
-        except Exception as e:  # noqa: BLE001
-            probes.append(_exc(e))
-            e.__traceback__ = None
-    for path, i, value in CELL_WRITES.get(name, ()):
-        f = _at(result, path)
-        f.__closure__[i].cell_contents = value
-        try:
-            probes.append(("after cell write", norm(f())))
-        except Exception as e:  # noqa: BLE001
-            probes.append(_exc(e))
-            e.__traceback__ = None
-    return ("ok", norm(result)), [norm(x) for x in mod.LOG], probes
+    return outcome(mod, fn, name, args, STEM, PROBES, CELL_WRITES)
 
 
 @pytest.mark.parametrize("name", FUNCTIONS)
@@ -1305,19 +1217,6 @@ def test_same_as_python(built, name, args):
     assert got == want, f"{name}{args!r}:\n  kiln:   {got}\n  python: {want}"
 
 
-def _functions(v, depth=0):
-    """Every function object reachable in v (lists, tuples, dicts)."""
-    if depth > 4:
-        return []
-    if isinstance(v, types.FunctionType):
-        return [v]
-    if isinstance(v, (list, tuple)):
-        return [f for x in v for f in _functions(x, depth + 1)]
-    if isinstance(v, dict):
-        return [f for x in list(v) + list(v.values()) for f in _functions(x, depth + 1)]
-    return []
-
-
 ATTRS = ("__name__", "__qualname__", "__module__", "__doc__", "__defaults__", "__kwdefaults__",
          "__dict__", "__annotations__", "__type_params__")
 
@@ -1338,7 +1237,7 @@ def test_function_attributes(built, name, args):
     nested code object and the same attributes, globals and builtins."""
     mod = built(STEM).module
     got, want = getattr(mod, name)(*args), mod.__kiln_python__[name](*args)
-    gl, wl = _functions(got), _functions(want)
+    gl, wl = functions_in(got), functions_in(want)
     assert len(gl) == len(wl) and gl, f"{name}: {len(gl)} functions vs {len(wl)}"
     for g, w in zip(gl, wl):
         assert type(g) is types.FunctionType
@@ -1383,7 +1282,7 @@ def test_code_is_a_constant_of_the_original(built):
             continue  # test_function_attributes xfails it
         orig = mod.__kiln_python__[name]
         own = list(consts(orig.__code__))
-        found = _functions(getattr(mod, name)(*args))
+        found = functions_in(getattr(mod, name)(*args))
         assert found, name
         for g in found:
             if g.__qualname__.startswith(name + "."):
