@@ -47,14 +47,15 @@ static const char *const code_explains[] = {
         "block it belongs to."),
     [KL_KILN010] = EXPLAIN(
         "The function uses a construct the compiler does not translate (classes,\n"
-        "decorated or annotated nested def, a lambda reading a comprehension's\n"
-        "variable, generators, yield, await, locals()/vars()/dir() and eval/exec\n"
-        "without a globals argument (they read the calling frame), generator\n"
-        "expressions other than the one argument of any/all/list/set/tuple or a\n"
-        "string literal's join or the iterable of sorted/sum/min/max, except*\n"
-        "clauses, global, comprehension targets other than names, a parenthesised\n"
-        "list of `with` items, the rare f-string forms kiln does not parse, ...).\n"
-        "The function still works: kiln leaves all of it as ordinary Python and\n"
+        "nested async def, a nested def with annotations under `from __future__\n"
+        "import annotations`, a lambda reading a comprehension's variable,\n"
+        "generators, yield, await, locals()/vars()/dir() and eval/exec without a\n"
+        "globals argument (they read the calling frame), generator expressions\n"
+        "other than the one argument of any/all/list/set/tuple or a string\n"
+        "literal's join or the iterable of sorted/sum/min/max, except* clauses,\n"
+        "global, comprehension targets other than names, a parenthesised list of\n"
+        "`with` items, the rare f-string forms kiln does not parse, ...). The\n"
+        "function still works: kiln leaves all of it as ordinary Python and\n"
         "the report names the construct and its line.",
         "    def f(rows: list) -> list:\n"
         "        return [sorted(r, key=lambda v: v % m) for m in (2, 3)]\n"

@@ -926,6 +926,7 @@ static int lambda_index(E *e, const KlNode *n) {
  * compiled for it, as MAKE_FUNCTION makes it. */
 static Val lambda(E *e, KlNode *n) {
   int L = n->loc.line;
+  Val decorators = n->b ? display(e, n->b) : val(KL_T_OBJECT, false, "NULL");
   Val defs = val(KL_T_OBJECT, false, "NULL"), kwdefs = defs;
   if (n->list.len) {
     KlNode tuple = {.kind = KL_N_TUPLE, .loc = n->loc, .list = n->list};
@@ -944,6 +945,7 @@ static Val lambda(E *e, KlNode *n) {
     }
     kwdefs = display(e, &dict);
   }
+  Val annotations = n->c ? display(e, n->c) : val(KL_T_OBJECT, false, "NULL");
   Val cells = val(KL_T_OBJECT, false, "NULL");
   if (n->lambda->nfree) {
     cells = temp(e, KL_T_OBJECT);
@@ -959,6 +961,18 @@ static Val lambda(E *e, KlNode *n) {
   release(e, kwdefs);
   release(e, cells);
   fail_if(e, L, "!%s", r.s);
+  if (n->c) {
+    line(e, "if (PyFunction_SetAnnotations(%s, %s) < 0) KL_FAIL(%d);", r.s, annotations.s, L);
+    release(e, annotations);
+  }
+  for (int i = n->b ? n->b->list.len - 1 : -1; i >= 0; i--) { /* the decorators, innermost first */
+    Val t = temp(e, KL_T_OBJECT);
+    line(e, "%s = PyObject_CallOneArg(PyTuple_GET_ITEM(%s, %d), %s);", t.s, decorators.s, i, r.s);
+    line(e, "Py_CLEAR(%s); %s = %s; %s = NULL;", r.s, r.s, t.s, t.s);
+    /* the traceback line: the decorator's from 3.11, the def's before */
+    line(e, "if (!%s) KL_FAIL(PY_VERSION_HEX >= 0x030B0000 ? %d : %d);", r.s, start_line(n->b->list.items[i]), L);
+  }
+  release(e, decorators);
   return r;
 }
 
@@ -2249,10 +2263,12 @@ static void order_node(const KlNode *n, Nth *q) {
   if (!n || q->found) return;
   switch (n->kind) {
   case KL_N_LAMBDA:
+    order_node(n->b, q);
     order_nodes(n->list, q);
     order_nodes(n->kw, q);
+    order_node(n->c, q);
     if (n == q->target) q->found = true;
-    else if (!q->found) q->count += n->loc.line == q->target->loc.line;
+    else if (!q->found) q->count += n->lambda->line == q->target->lambda->line;
     return;
   case KL_N_COMP:
     for (int i = 0; i < n->list.len; i++) {
@@ -2347,7 +2363,7 @@ void kl_emit_module(KlCtx *ctx, KlModule *m, KlBuf *out) {
   kl_buf_printf(out, "__attribute__((unused)) static KrLambda kl_lambdas[%d] = {\n", mod.nlambdas ? mod.nlambdas : 1);
   for (int i = 0; i < mod.nlambdas; i++) {
     const KlLambda *l = mod.lambdas[i].n->lambda;
-    kl_buf_printf(out, "  {%d, %d, %d, %d, %d, \"", mod.lambdas[i].n->loc.line, l->col,
+    kl_buf_printf(out, "  {%d, %d, %d, %d, %d, \"", l->line, l->col,
                   lambda_nth(m->funcs[mod.lambdas[i].func], mod.lambdas[i].n), l->npos, l->nkwonly);
     const char *name = l->name ? l->name : "<lambda>";
     kl_buf_c_string(out, name, strlen(name));

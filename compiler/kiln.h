@@ -342,7 +342,8 @@ typedef struct KlLambda {
   int nnames, npos, nkwonly;
   int *free_slots;    /* resolve.c: the function's variables it reads (cells), by name as CPython orders co_freevars */
   int nfree;
-  int col;            /* byte offset of `lambda` in its line: CPython's col_offset */
+  int line;           /* its code's co_firstlineno: `lambda`'s or `def`'s line, or its first decorator's */
+  int col;            /* byte offset of `lambda`/`def` in its line: CPython's col_offset */
 } KlLambda;
 
 struct KlNode {

@@ -756,29 +756,46 @@ static KlNode *bool_op(Parser *p, bool is_or) {
   return n;
 }
 
+/* Appends `name: value` to a def's annotations (a DICT display's items). */
+static void ann_push(Parser *p, Vec *ann, const char *name, KlNode *value) {
+  if (!value) return;
+  KlNode *key = new_node(p, KL_N_STR, value->loc);
+  key->str = (char *)name;
+  key->slen = strlen(name);
+  vec_push(p, ann, key);
+  vec_push(p, ann, value);
+}
+
 /* The parameters of a lambda (up to `:`) or a nested def (up to `)`):
- * param = NAME ["=" test] | "*" [NAME] | "**" NAME | "/" ; the defaults go to
- * n->list, keyword-only ones (KEYWORD nodes) to n->kw, the names to
- * n->lambda in co_varnames order. A def's annotated parameter stays Python. */
-static void function_params(Parser *p, KlNode *n, KlTokKind end) {
+ * param = NAME [":" test] ["=" test] | "*" [NAME [":" test]] | "**" NAME [":" test] | "/" ;
+ * the defaults go to n->list, keyword-only ones (KEYWORD nodes) to n->kw,
+ * the names to n->lambda in co_varnames order, a def's annotations to
+ * *ann in the order CPython evaluates them (parameters after the `/`,
+ * those before it, *args, keyword-only ones, **kwargs). */
+static void function_params(Parser *p, KlNode *n, KlTokKind end, Vec *ann) {
   KlLambda *l = n->lambda;
   enum { MAXP = 256 };
   const char *pos[MAXP], *kwonly[MAXP], *star = NULL, *dstar = NULL;
-  int npos = 0, nkw = 0;
+  KlNode *pos_ann[MAXP], *kw_ann[MAXP], *star_ann = NULL, *dstar_ann = NULL;
+  int npos = 0, nkw = 0, nposonly = 0;
   Vec defaults = {0}, kwdefaults = {0};
   while (!at(p, end)) {
     KlToken *s = peek(p);
     if (npos + nkw == MAXP) unsupported(p, s->loc, KL_KILN011, "more than 256 parameters");
+    KlNode **annotation = NULL;
     if (accept(p, KL_TOK_SLASH)) {
-      /* positional-only: the same varnames and defaults */
+      nposonly = npos; /* the same varnames and defaults */
     } else if (accept(p, KL_TOK_DSTAR)) {
       dstar = expect(p, KL_TOK_NAME)->str;
+      annotation = &dstar_ann;
     } else if (accept(p, KL_TOK_STAR)) {
-      if (at(p, KL_TOK_NAME)) star = next(p)->str;
+      if (at(p, KL_TOK_NAME)) star = next(p)->str, annotation = &star_ann;
       star = star ? star : "";
     } else {
       KlToken *name = expect(p, KL_TOK_NAME);
-      if (end == KL_TOK_RPAREN && at(p, KL_TOK_COLON)) unsupported(p, peek(p)->loc, KL_KILN010, "annotated nested function");
+      annotation = star ? &kw_ann[nkw] : &pos_ann[npos];
+      *annotation = NULL;
+      if (end == KL_TOK_RPAREN && accept(p, KL_TOK_COLON)) *annotation = test(p);
       KlNode *d = accept(p, KL_TOK_ASSIGN) ? test(p) : NULL;
       if (star) {
         kwonly[nkw++] = name->str;
@@ -792,8 +809,9 @@ static void function_params(Parser *p, KlNode *n, KlTokKind end) {
         pos[npos++] = name->str;
         if (d) vec_push(p, &defaults, d);
       }
+      annotation = NULL;
     }
-    if (end == KL_TOK_RPAREN && at(p, KL_TOK_COLON)) unsupported(p, peek(p)->loc, KL_KILN010, "annotated nested function");
+    if (annotation && end == KL_TOK_RPAREN && accept(p, KL_TOK_COLON)) *annotation = test(p);
     if (!accept(p, KL_TOK_COMMA)) break;
   }
   expect(p, end);
@@ -806,12 +824,19 @@ static void function_params(Parser *p, KlNode *n, KlTokKind end) {
   if (dstar) l->names[l->nnames++] = dstar;
   n->list = to_list(&defaults);
   n->kw = to_list(&kwdefaults);
+  if (!ann) return;
+  for (int i = nposonly; i < npos; i++) ann_push(p, ann, pos[i], pos_ann[i]);
+  for (int i = 0; i < nposonly; i++) ann_push(p, ann, pos[i], pos_ann[i]);
+  if (star && *star) ann_push(p, ann, star, star_ann);
+  for (int i = 0; i < nkw; i++) ann_push(p, ann, kwonly[i], kw_ann[i]);
+  if (dstar) ann_push(p, ann, dstar, dstar_ann);
 }
 
 /* A LAMBDA node for the `lambda` or `def` token t. */
 static KlNode *function_node(Parser *p, KlToken *t) {
   KlNode *n = new_node(p, KL_N_LAMBDA, t->loc);
   KlLambda *l = n->lambda = kl_alloc(p->ctx, sizeof *l);
+  l->line = t->loc.line;
   const char *ls = t->start;
   while (ls > p->ctx->src && ls[-1] != '\n' && ls[-1] != '\r') ls--;
   l->col = (int)(t->start - ls);
@@ -822,7 +847,7 @@ static KlNode *function_node(Parser *p, KlToken *t) {
 static KlNode *lambda_expr(Parser *p) {
   enter(p);
   KlNode *n = function_node(p, next(p));
-  function_params(p, n, KL_TOK_COLON);
+  function_params(p, n, KL_TOK_COLON, NULL);
   n->lambda->body = test(p);
   leave(p);
   return n;
@@ -847,20 +872,45 @@ static void fstring_names(Parser *p, const KlToken *t, Vec *names) {
   }
 }
 
-/* A nested `def name(params): block` (no decorators, no annotations):
+/* A nested `[@decorator ...] def name(params) [-> annotation]: block`:
  * `name = <function>`, the function made like a lambda's (a LAMBDA node
- * named `name`) from the code object CPython compiled. The block is
- * CPython's: kiln skips it, keeping every name it mentions (reads) so that
- * the variables of the function it may read become cells. */
+ * named `name`) from the code object CPython compiled: its decorators in
+ * n->b (a TUPLE, evaluated first, applied last to first), its annotations
+ * in n->c (a DICT, evaluated after the defaults). The block is CPython's:
+ * kiln skips it, keeping every name it mentions (reads) so that the
+ * variables of the function it may read become cells. With `from
+ * __future__ import annotations` the annotations are strings of their
+ * source as CPython unparses it: an annotated def stays Python. */
 static KlNode *nested_def(Parser *p) {
   enter(p);
+  Vec decorators = {0};
+  int first_line = peek(p)->loc.line;
+  while (accept(p, KL_TOK_AT)) {
+    vec_push(p, &decorators, test(p));
+    expect(p, KL_TOK_NEWLINE);
+  }
+  if (!at(p, KL_TOK_KW_DEF)) unsupported(p, peek(p)->loc, KL_KILN010, "decorated nested definition");
   KlToken *d = next(p);
   KlToken *name = expect(p, KL_TOK_NAME);
   expect(p, KL_TOK_LPAREN);
   KlNode *n = function_node(p, d);
   n->lambda->name = name->str;
-  function_params(p, n, KL_TOK_RPAREN);
-  if (at(p, KL_TOK_ARROW)) unsupported(p, peek(p)->loc, KL_KILN010, "annotated nested function");
+  n->lambda->line = first_line;
+  if (decorators.len) {
+    n->b = new_node(p, KL_N_TUPLE, d->loc);
+    n->b->list = to_list(&decorators);
+  }
+  Vec ann = {0};
+  function_params(p, n, KL_TOK_RPAREN, &ann);
+  if (accept(p, KL_TOK_ARROW)) ann_push(p, &ann, "return", test(p));
+  if (ann.len) {
+    KlGlobal *future = kl_find_global(p->mod, "annotations");
+    if (future && future->dotted && !strcmp(future->dotted, "__future__.annotations"))
+      unsupported(p, ((KlNode *)ann.items[1])->loc, KL_KILN010,
+                  "annotated nested function under `from __future__ import annotations`");
+    n->c = new_node(p, KL_N_DICT, d->loc);
+    n->c->list = to_list(&ann);
+  }
   expect(p, KL_TOK_COLON);
   Vec reads = {0};
   int depth = accept(p, KL_TOK_NEWLINE) ? (expect(p, KL_TOK_INDENT), 1) : 0;
@@ -1230,7 +1280,7 @@ static void stmt(Parser *p, Vec *out) {
     leave(p);
     return;
   case KL_TOK_KW_ASYNC: unsupported(p, t->loc, KL_KILN010, "async");
-  case KL_TOK_AT: unsupported(p, t->loc, KL_KILN010, "decorated nested definition");
+  case KL_TOK_AT: vec_push(p, out, nested_def(p)); return;
   case KL_TOK_NAME:
     /* soft keyword: `match x:` */
     if (!strcmp(t->str, "match") && peek2(p)->kind != KL_TOK_ASSIGN && peek2(p)->kind != KL_TOK_LPAREN &&

@@ -659,8 +659,10 @@ static void mark_cells(KlCtx *ctx, KlFunc *f, KlNode *n) {
 }
 
 static void resolve_lambda(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
-  resolve_list(ctx, m, f, n->list); /* the defaults: evaluated here */
+  resolve_expr(ctx, m, f, n->b);    /* a def's decorators, */
+  resolve_list(ctx, m, f, n->list); /* the defaults, */
   resolve_list(ctx, m, f, n->kw);
+  resolve_expr(ctx, m, f, n->c);    /* a def's annotations: all evaluated here */
   if (!f) return;
   Scope own = {n->lambda->names, n->lambda->nnames, NULL, NULL};
   FreeReads reads = {0};

@@ -978,6 +978,57 @@ def decorated_nested(x: int) -> object:
     return [h(2), h(2), h.cache_info().hits]
 
 
+def tagging(tag):
+    def wrap(f):
+        LOG.append(("apply", tag, f.__name__))
+        f.tag = tag
+        return f
+    return wrap
+
+
+def decorated_order(k: int) -> object:
+    @tagging(note("outer"))
+    @tagging(note("inner"))
+    def g(a, b=note("default")):
+        return a + b + k
+    return [g(1), g.tag, g.__name__, g]
+
+
+def annotated_order(k: int) -> object:
+    def h(a: note("A"), b: note("B") = note("d"), /, c: int = 3, *r: note("R"), y: str, z: note("Z") = 1,
+          **kw: note("KW")) -> note("ret"):
+        return a + b + c + k
+    return [h(1, 2, y=""), h.__annotations__, h]
+
+
+def wraps_decorated(k: int) -> object:
+    def twice(f):
+        @functools.wraps(f)
+        def w(*a, **kw):
+            return f(*a, **kw) * 2
+        return w
+
+    @twice
+    def base(x):
+        """doc"""
+        return x + k
+    return [base(3), base.__name__, base.__doc__, base.__wrapped__(3)]
+
+
+def failing_decorator(k: int) -> object:
+    @note
+    @(lambda f: 1 // (k - k))
+    def g():
+        return k
+    return g
+
+
+def failing_annotation(k: int) -> object:
+    def g(a: 1 // (k - k)):
+        return a
+    return g
+
+
 # ---- leaks -------------------------------------------------------------------
 
 def make_closures(s: object, n: int) -> object:
@@ -1009,9 +1060,9 @@ def make_closures(s: object, n: int) -> object:
         pass
     return len(fs) + len(g()) + (h() is g) + count
 '''
-PYTHON_NAMES = ("annotated_nested", "annotated_return", "decorated_nested", "async_nested")
+PYTHON_NAMES = ("async_nested",)
 
-HELPERS = ("note", "boom", "set_global", "unset_global")
+HELPERS = ("note", "boom", "set_global", "unset_global", "tagging")
 
 
 def _function_names():
@@ -1122,6 +1173,11 @@ CASES = {
     "float_cell_arith": [(1.5,), (-0.0,), (float("inf"),)],
     "annotated_nested": [(1,), (-4,)],
     "annotated_return": [(2,)],
+    "decorated_order": [(2,)],
+    "annotated_order": [(2,)],
+    "wraps_decorated": [(2,), (-1,)],
+    "failing_decorator": [(1,)],
+    "failing_annotation": [(1,)],
     "decorated_nested": [(3,)],
     "make_closures": [(object(), 3), (None, 0)],
 }
@@ -1354,3 +1410,34 @@ def test_recursive_def_cycle_is_collected(built):
         del g
         gc.collect()
         assert r() is None
+
+
+FUTURE_SRC = """from __future__ import annotations
+
+
+def annotated(x: int):
+    def h(a: int) -> int:
+        return a + x
+    return h(1), h.__annotations__
+
+
+def plain(x: int):
+    def h(a):
+        return a + x
+    return h(1)
+"""
+
+
+def test_future_annotations_keep_annotated_defs_python(tmp_path_factory):
+    """Under `from __future__ import annotations` a nested def's annotations
+    are strings of their source as CPython unparses it: such a def leaves the
+    function as Python; one without annotations still compiles."""
+    def write(stem, out):
+        path = out / f"{stem}.py"
+        path.write_text(FUTURE_SRC, encoding="utf-8")
+        return path
+    mod = build_cache(tmp_path_factory, write)("kiln_nested_future").module
+    assert type(mod.annotated) is types.FunctionType
+    assert type(mod.plain).__name__ == "builtin_function_or_method"
+    assert mod.annotated(1) == (2, {"a": "int", "return": "int"})
+    assert mod.plain(1) == mod.__kiln_python__["plain"](1) == 2

@@ -150,8 +150,6 @@ def native_calls_python(n: int) -> int:
 EXPECT_PYTHON = {
     "with_class": "class",
     "with_lambda": "lambda",
-    "with_annotated_nested_def": ("annotated nested function",),
-    "with_decorated_nested_def": ("decorated nested",),
     "gen_squares": ("yield", "generator"),
     "with_genexpr": "generator expression",
     "with_global": "global",

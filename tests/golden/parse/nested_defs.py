@@ -16,3 +16,11 @@ def returns_annotated(x):
     def h(y) -> int:
         return y
     return h
+
+
+def decorated(x):
+    @deco(x)
+    @other
+    def h(y, z: x = 1) -> int:
+        return y
+    return h
