@@ -775,8 +775,10 @@ static void ann_push(Parser *p, Vec *ann, const char *name, KlNode *value) {
 static void function_params(Parser *p, KlNode *n, KlTokKind end, Vec *ann) {
   KlLambda *l = n->lambda;
   enum { MAXP = 256 };
-  const char *pos[MAXP], *kwonly[MAXP], *star = NULL, *dstar = NULL;
-  KlNode *pos_ann[MAXP], *kw_ann[MAXP], *star_ann = NULL, *dstar_ann = NULL;
+  /* in the arena, not on the stack: lambdas nest as deep as the parser allows */
+  const char **pos = kl_alloc(p->ctx, sizeof(char *) * 2 * MAXP), **kwonly = pos + MAXP, *star = NULL, *dstar = NULL;
+  KlNode **pos_ann = kl_alloc(p->ctx, sizeof(KlNode *) * 2 * MAXP), **kw_ann = pos_ann + MAXP;
+  KlNode *star_ann = NULL, *dstar_ann = NULL;
   int npos = 0, nkw = 0, nposonly = 0;
   Vec defaults = {0}, kwdefaults = {0};
   while (!at(p, end)) {
