@@ -65,7 +65,7 @@ typedef struct Str {
   size_t len;
 } Str;
 
-/* A lambda evaluated in a compiled function: kl_lambdas[i] (KrLambda). */
+/* A lambda or nested def evaluated in a compiled function: kl_lambdas[i] (KrLambda). */
 typedef struct LambdaRef {
   const KlNode *n;
   int func; /* index of its function */
@@ -347,9 +347,9 @@ static const char *double_literal(E *e, double d) {
 
 /* ---- locals ----
  * A local is lv_N (an object, NULL when unbound) or lv_N with lb_N (a C
- * scalar and its bound flag). A variable a lambda reads (resolve.c) is a
- * cell: lv_N is the cell object, made at entry, and its value is
- * PyCell_GET(lv_N); a read takes a reference of its own, as LOAD_DEREF does,
+ * scalar and its bound flag). A variable a lambda or nested def reads
+ * (resolve.c) is a cell: lv_N is the cell object, made at entry, and its
+ * value is PyCell_GET(lv_N); a read takes a reference of its own, as LOAD_DEREF does,
  * since whoever holds the cell may change it. */
 
 /* The local's value: a cell's read always checks, whatever resolve.c proved. */
@@ -921,9 +921,10 @@ static int lambda_index(E *e, const KlNode *n) {
   return mod->nlambdas++;
 }
 
-/* A lambda: its defaults evaluated here (the positional ones, then the
- * keyword-only ones), then the function made from the code object CPython
- * compiled for it, as MAKE_FUNCTION makes it. */
+/* A lambda or nested def: a def's decorators, the defaults (positional,
+ * then keyword-only) and a def's annotations evaluated here, in that
+ * order; then the function made from the code object CPython compiled for
+ * it, as MAKE_FUNCTION makes it, and the decorators applied, last first. */
 static Val lambda(E *e, KlNode *n) {
   int L = n->loc.line;
   Val decorators = n->b ? display(e, n->b) : val(KL_T_OBJECT, false, "NULL");

@@ -349,7 +349,7 @@ void kl_infer_types(KlCtx *ctx, KlModule *m) {
                 ann, p->name);
       f->locals[p->slot].type = p->type;
     }
-    /* a variable a lambda reads lives in a cell: a Python object */
+    /* a variable a lambda or nested def reads lives in a cell: a Python object */
     for (int j = 0; j < f->nlocals; j++)
       if (f->locals[j].cell) f->locals[j].type = KL_T_OBJECT;
     Infer in = {.ctx = ctx, .f = f};
