@@ -35,7 +35,7 @@ static int new_local_slot(KlCtx *ctx, KlFunc *f, const char *name) {
 
 /* The function's local of that name (a comprehension's variables are not
  * the function's), or -1. */
-static int function_local(KlFunc *f, const char *name) {
+static int function_local(const KlFunc *f, const char *name) {
   for (int i = 0; i < f->nlocals; i++)
     if (!f->locals[i].comp && !strcmp(f->locals[i].name, name)) return i;
   return -1;
@@ -582,16 +582,20 @@ typedef struct FreeReads {
 /* Adds each name in n (part of a lambda's body) that no scope of the
  * lambda binds and that the function or a comprehension around the lambda
  * does (f->comp_scope). */
+/* Is name a variable of a comprehension around the node being resolved? */
+static bool comp_variable(const KlFunc *f, const char *name) {
+  for (int i = 0; i < f->ncomp_scope; i++)
+    if (!strcmp(f->locals[f->comp_scope[i]].name, name)) return true;
+  return false;
+}
+
 static void free_reads(KlCtx *ctx, const KlFunc *f, const KlNode *n, const Scope *s, FreeReads *out) {
   if (!n) return;
   switch (n->kind) {
   case KL_N_NAME: {
-    if (scope_binds(s, n->name)) return;
-    bool is_var = false;
-    for (int i = 0; i < f->ncomp_scope && !is_var; i++) is_var = !strcmp(f->locals[f->comp_scope[i]].name, n->name);
-    for (int i = 0; i < f->nlocals && !is_var; i++) is_var = !f->locals[i].comp && !strcmp(f->locals[i].name, n->name);
-    for (int i = 0; i < out->n && is_var; i++) is_var = strcmp(out->names[i]->name, n->name) != 0;
-    if (!is_var) return;
+    if (scope_binds(s, n->name) || (!comp_variable(f, n->name) && function_local(f, n->name) < 0)) return;
+    for (int i = 0; i < out->n; i++)
+      if (!strcmp(out->names[i]->name, n->name)) return; /* one node per name */
     if (out->n == out->cap) {
       out->cap = out->cap ? 2 * out->cap : 8;
       const KlNode **ns = kl_alloc(ctx, sizeof(KlNode *) * (size_t)out->cap);
@@ -635,6 +639,17 @@ static int by_name(const void *a, const void *b) {
   return strcmp((*(const KlNode *const *)a)->name, (*(const KlNode *const *)b)->name);
 }
 
+/* What a lambda (its parsed body) or nested def (every name its body
+ * mentions but its parameters: a superset of what it reads, so the runtime
+ * passes the cells its code wants) reads of f's variables. */
+static FreeReads function_reads(KlCtx *ctx, const KlFunc *f, const KlNode *n) {
+  Scope own = {n->lambda->names, n->lambda->nnames, NULL, NULL};
+  FreeReads reads = {0};
+  free_reads(ctx, f, n->lambda->body, &own, &reads);
+  for (int i = 0; i < n->lambda->reads.len; i++) free_reads(ctx, f, n->lambda->reads.items[i], &own, &reads);
+  return reads;
+}
+
 /* Before the body is resolved, every variable some lambda or nested def
  * reads is made a cell: what resolve.c decides about a statement (3.12's
  * release order, mark_stored_comprehension) may depend on it, and the
@@ -642,10 +657,7 @@ static int by_name(const void *a, const void *b) {
 static void mark_cells(KlCtx *ctx, KlFunc *f, KlNode *n) {
   if (!n) return;
   if (n->kind == KL_N_LAMBDA) {
-    Scope own = {n->lambda->names, n->lambda->nnames, NULL, NULL};
-    FreeReads reads = {0};
-    free_reads(ctx, f, n->lambda->body, &own, &reads);
-    for (int i = 0; i < n->lambda->reads.len; i++) free_reads(ctx, f, n->lambda->reads.items[i], &own, &reads);
+    FreeReads reads = function_reads(ctx, f, n);
     for (int i = 0; i < reads.n; i++) {
       const int slot = function_local(f, reads.names[i]->name);
       if (slot >= 0) f->locals[slot].cell = true;
@@ -664,20 +676,13 @@ static void resolve_lambda(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
   resolve_list(ctx, m, f, n->kw);
   resolve_expr(ctx, m, f, n->c);    /* a def's annotations: all evaluated here */
   if (!f) return;
-  Scope own = {n->lambda->names, n->lambda->nnames, NULL, NULL};
-  FreeReads reads = {0};
-  free_reads(ctx, f, n->lambda->body, &own, &reads);
-  /* a nested def: every name its body mentions but its parameters (a
-     superset of what it reads; the runtime passes the cells its code wants) */
-  for (int i = 0; i < n->lambda->reads.len; i++) free_reads(ctx, f, n->lambda->reads.items[i], &own, &reads);
+  FreeReads reads = function_reads(ctx, f, n);
   /* co_freevars order: by name (UTF-8 byte order is code point order) */
   if (reads.n) qsort(reads.names, (size_t)reads.n, sizeof(KlNode *), by_name);
   n->lambda->free_slots = kl_alloc(ctx, sizeof(int) * (size_t)(reads.n + 1));
   for (int i = 0; i < reads.n; i++) {
     const KlNode *r = reads.names[i];
-    bool comp_var = false;
-    for (int j = 0; j < f->ncomp_scope && !comp_var; j++) comp_var = !strcmp(f->locals[f->comp_scope[j]].name, r->name);
-    if (comp_var) {
+    if (comp_variable(f, r->name)) {
       if (!f->unsupported) {
         f->unsupported = true;
         f->why_code = KL_KILN010;
@@ -687,9 +692,7 @@ static void resolve_lambda(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
       }
       return;
     }
-    const int slot = function_local(f, r->name);
-    f->locals[slot].cell = true;
-    n->lambda->free_slots[n->lambda->nfree++] = slot;
+    n->lambda->free_slots[n->lambda->nfree++] = function_local(f, r->name); /* a cell: mark_cells */
   }
 }
 
