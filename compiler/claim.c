@@ -98,6 +98,10 @@ static bool build_site(KlNode *n, KlSite *s) {
       s->kind = KL_SK_CALL;
       s->target = fn->dotted;
     }
+    if (kl_call_unpacks(n)) {
+      s->has_star_args = true; /* what it passes is known only when it runs */
+      return true;
+    }
     for (int i = 0; i < n->list.len; i++) add_arg(s, n->list.items[i]);
     for (int i = 0; i < n->kw.len; i++) {
       if (s->nkw >= KL_SITE_MAX_KW) {
@@ -210,7 +214,7 @@ KlSiteInfo *kl_decide_site(KlCtx *ctx, KlFunc *f, KlNode *n) {
     si->outcome = KL_SITE_NONE;
     return si;
   }
-  KlType scalar = scalar_rule(&si->meta);
+  KlType scalar = si->meta.has_star_args ? KL_T_NONE_YET : scalar_rule(&si->meta);
   if (scalar != KL_T_NONE_YET) {
     si->outcome = KL_SITE_SCALAR;
     si->claim.kind = KL_CLAIM_CLAIMED;

@@ -686,9 +686,76 @@ static int kwnames_constant(E *e, KlNode *call) {
   return k;
 }
 
+static Val display(E *e, KlNode *n);
+
+/* f(a, *b, k=v, **m), as CPython's CALL_FUNCTION_EX: the callee (a method
+ * as a bound method, which its errors then name), the positional items
+ * into a tuple (`f(*b)` alone passes b, which kr->call_unpacked checks and
+ * converts), then the keywords into a dict: a group of named ones
+ * evaluated, then added (merged, a repeated name an error, once a `**`
+ * came before), each `**` merged as it comes. */
+static Val unpacked_call(E *e, KlNode *n) {
+  int L = n->loc.line;
+  Val callee = to_object(e, ev(e, n->a), L);
+  Val args;
+  if (n->list.len == 1 && n->list.items[0]->kind == KL_N_STARRED) {
+    args = to_object(e, ev(e, n->list.items[0]->a), L);
+  } else {
+    KlNode tuple = {.kind = KL_N_TUPLE, .loc = n->loc, .list = n->list};
+    args = display(e, &tuple);
+  }
+  Val kw = val(KL_T_OBJECT, false, "NULL");
+  if (n->kw.len) {
+    kw = temp(e, KL_T_OBJECT);
+    line(e, "%s = PyDict_New();", kw.s);
+    fail_if(e, L, "!%s", kw.s);
+  }
+  bool merged = false;
+  for (int i = 0; i < n->kw.len;) {
+    KlNode *k = n->kw.items[i];
+    if (!k->name) {
+      Val m = to_object(e, ev(e, k->a), L);
+      line(e, "if (kr->kwargs_merge(%s, %s, %s) < 0) KL_FAIL(%d);", kw.s, m.s, callee.s, L);
+      release(e, m);
+      merged = true;
+      i++;
+      continue;
+    }
+    int j = i;
+    while (j < n->kw.len && n->kw.items[j]->name) j++;
+    Val *vals = kl_alloc(e->ctx, sizeof(Val) * (size_t)(j - i));
+    for (int q = i; q < j; q++) vals[q - i] = to_object(e, ev(e, n->kw.items[q]->a), L);
+    Val group = kw;
+    if (merged) {
+      group = temp(e, KL_T_OBJECT);
+      line(e, "%s = PyDict_New();", group.s);
+      fail_if(e, L, "!%s", group.s);
+    }
+    for (int q = i; q < j; q++) {
+      line(e, "if (PyDict_SetItem(%s, ks[%d], %s) < 0) KL_FAIL(%d);", group.s, str_index(e, n->kw.items[q]->name),
+           vals[q - i].s, L);
+      release(e, vals[q - i]);
+    }
+    if (merged) {
+      line(e, "if (kr->kwargs_merge(%s, %s, %s) < 0) KL_FAIL(%d);", kw.s, group.s, callee.s, L);
+      release(e, group);
+    }
+    i = j;
+  }
+  Val r = temp(e, KL_T_OBJECT);
+  line(e, "%s = kr->call_unpacked(%s, %s, %s);", r.s, callee.s, args.s, kw.s);
+  release(e, callee);
+  release(e, args);
+  release(e, kw);
+  fail_if(e, L, "!%s", r.s);
+  after_python(e, L);
+  return r;
+}
+
 static Val call(E *e, KlNode *n) {
   int L = n->loc.line;
   KlSiteInfo *s = n->site;
+  if (kl_call_unpacks(n)) return unpacked_call(e, n);
   KlNode *fn = n->a;
   bool method = s->meta.kind == KL_SK_METHOD;
   if (s->outcome == KL_SITE_SCALAR && kl_is_scalar(n->type)) return scalar_call(e, n);
@@ -776,7 +843,51 @@ static Val ifexp(E *e, KlNode *n) {
   return r;
 }
 
+static bool has_starred(const KlNode *n) {
+  for (int i = 0; i < n->list.len; i++)
+    if (n->list.items[i]->kind == KL_N_STARRED) return true;
+  return false;
+}
+
+/* [*a, b], (*a, b), {*a, b}, {**m, k: v}: the items in order into a list,
+ * set or dict, each unpacked one added as it comes (CPython's LIST_EXTEND,
+ * SET_UPDATE, DICT_UPDATE: kr's helpers word their errors as it does); a
+ * tuple is made from the list. */
+static Val unpacking_display(E *e, KlNode *n) {
+  int L = n->loc.line;
+  Val r = temp(e, KL_T_OBJECT);
+  bool set = n->kind == KL_N_SET, dict = n->kind == KL_N_DICT;
+  line(e, "%s = %s;", r.s, set ? "PySet_New(NULL)" : dict ? "PyDict_New()" : "PyList_New(0)");
+  fail_if(e, L, "!%s", r.s);
+  for (int i = 0; i < n->list.len; i++) {
+    KlNode *item = n->list.items[i];
+    if (item->kind == KL_N_STARRED) {
+      Val v = to_object(e, ev(e, item->a), L);
+      line(e, "if (kr->%s(%s, %s) < 0) KL_FAIL(%d);", set ? "set_update" : dict ? "dict_update" : "list_extend", r.s,
+           v.s, L);
+      release(e, v);
+      i += dict; /* past its placeholder value */
+      continue;
+    }
+    Val k = to_object(e, ev(e, item), L);
+    if (dict) {
+      Val v = to_object(e, ev(e, n->list.items[++i]), L);
+      line(e, "if (PyDict_SetItem(%s, %s, %s) < 0) KL_FAIL(%d);", r.s, k.s, v.s, L);
+      release(e, v);
+    } else {
+      line(e, "if (%s(%s, %s) < 0) KL_FAIL(%d);", set ? "PySet_Add" : "PyList_Append", r.s, k.s, L);
+    }
+    release(e, k);
+  }
+  if (n->kind == KL_N_TUPLE) {
+    line(e, "Py_SETREF(%s, PyList_AsTuple(%s));", r.s, r.s);
+    fail_if(e, L, "!%s", r.s);
+  }
+  return r;
+}
+
 static Val display(E *e, KlNode *n) {
+  if (has_starred(n)) return unpacking_display(e, n);
   int L = n->loc.line;
   Val r = temp(e, KL_T_OBJECT);
   int len = n->list.len;
@@ -1124,18 +1235,23 @@ static void store_name(E *e, KlNode *target, Val v, int L) {
   }
 }
 
+/* a, b = v; a, *b, c = v (the starred target gets a list of the rest). */
 static void store_unpack(E *e, KlNode *target, Val v, int L) {
-  int n = target->list.len;
+  int n = target->list.len, star = -1;
+  for (int i = 0; i < n; i++)
+    if (target->list.items[i]->kind == KL_N_STARRED) star = i;
   Val o = to_object(e, v, L);
   Val *parts = kl_alloc(e->ctx, sizeof(Val) * (size_t)n);
   for (int i = 0; i < n; i++) parts[i] = temp(e, KL_T_OBJECT);
   line(e, "{ PyObject *kl_u[%d];", n);
-  line(e, "  if (kr->unpack(%s, %d, kl_u) < 0) KL_FAIL(%d);", o.s, n, L);
+  if (star < 0) line(e, "  if (kr->unpack(%s, %d, kl_u) < 0) KL_FAIL(%d);", o.s, n, L);
+  else line(e, "  if (kr->unpack_starred(%s, %d, %d, kl_u) < 0) KL_FAIL(%d);", o.s, star, n - star - 1, L);
   for (int i = 0; i < n; i++) line(e, "  %s = kl_u[%d];", parts[i].s, i);
   line(e, "}");
   release(e, o);
   for (int i = 0; i < n; i++) {
-    store(e, target->list.items[i], parts[i], L);
+    KlNode *t = target->list.items[i];
+    store(e, t->kind == KL_N_STARRED ? t->a : t, parts[i], L);
     release(e, parts[i]);
   }
 }

@@ -53,6 +53,7 @@ static void count(KlFunc *f, KlNode *n, bool store) {
   case KL_N_TUPLE: case KL_N_LIST:
     count_list(f, n->list, store);
     return;
+  case KL_N_STARRED: count(f, n->a, store); return;
   case KL_N_ATTR: count(f, n->a, false); return;
   case KL_N_SUBSCRIPT: count(f, n->a, false); count(f, n->b, false); return;
   case KL_N_ASSIGN: count_list(f, n->list, true); count(f, n->b, false); return;

@@ -242,7 +242,7 @@ KlType kl_join(KlType a, KlType b);
   X(NAME) X(INT) X(FLOAT) X(STR) X(BYTES) X(TRUE) X(FALSE) X(NONE) X(ELLIPSIS)    \
   X(IMAG) X(TUPLE) X(LIST) X(DICT) X(SET) X(ATTR) X(SUBSCRIPT) X(SLICE) X(CALL)   \
   X(BINOP) X(UNARY) X(NOT) X(BOOLOP) X(COMPARE) X(IFEXP) X(KEYWORD)               \
-  X(JOINEDSTR) X(FORMAT) X(COMP) X(COMPFOR)                                       \
+  X(JOINEDSTR) X(FORMAT) X(COMP) X(COMPFOR) X(STARRED)                            \
   /* statements */                                                                \
   X(EXPR_STMT) X(ASSIGN) X(AUGASSIGN) X(ANNASSIGN) X(IF) X(WHILE) X(FOR)          \
   X(BREAK) X(CONTINUE) X(RETURN) X(PASS) X(RAISE) X(ASSERT) X(DEL) X(WITH)         \
@@ -368,7 +368,9 @@ struct KlNode {
                         COMP (a comprehension) element a (a dict's key), dict value b, op a KlCompKind,
                         JOIN's separator or SUM's start c, SORTED/MIN/MAX's keywords in kw (evaluated, like c,
                         after the first iterable); COMPFOR target a, iterable b;
-                        EXCEPT (a handler) type a (NULL: bare `except:`), `as` name b */
+                        EXCEPT (a handler) type a (NULL: bare `except:`), `as` name b;
+                        STARRED `*a` (a display's or call's item unpacked, or a target taking the rest),
+                        op 2: `**a` in a dict display (the key of a pair whose value is a None placeholder) */
   KlNodeList list;   /* TUPLE/LIST/SET/DICT items (DICT: k0,v0,k1,v1..); CALL args; JOINEDSTR parts;
                         BOOLOP operands; COMPARE operands; ASSIGN targets; DEL targets;
                         COMP its COMPFOR clauses; COMPFOR its `if` conditions; TRY its EXCEPT handlers */
@@ -503,7 +505,10 @@ bool kl_is_native_builtin(KlModule *m, const char *name);
 void kl_infer_types(KlCtx *ctx, KlModule *m);
 KlType kl_annotation_type(KlCtx *ctx, KlNode *annotation);
 bool kl_is_native_range(KlCtx *ctx, KlNode *call);      /* range(...) over int args */
-bool kl_is_parallel_assign(KlNode *target, KlNode *value); /* a, b = x, y */
+bool kl_is_parallel_assign(KlNode *target, KlNode *value);
+/* Does this call unpack arguments (`*a` or `**m`)? Then no rule sees it:
+ * it is a plain Python call (emit.c unpacked_call). */
+bool kl_call_unpacks(const KlNode *call); /* a, b = x, y */
 
 /* ------------------------------------------------------------------ claim.c + plugin interface */
 

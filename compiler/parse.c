@@ -401,9 +401,30 @@ static KlNode *closed_comprehension(Parser *p, KlCompKind kind, KlNode *elt, KlN
   return n;
 }
 
+/* "*" expr: an item unpacked into a display or a call's arguments, or the
+ * target in a target list that takes the rest (a STARRED node). Where
+ * CPython allows it is CPython's check (the driver compiled the source). */
+static KlNode *starred(Parser *p) {
+  KlToken *t = next(p);
+  KlNode *n = new_node(p, KL_N_STARRED, t->loc);
+  n->a = expr(p);
+  return n;
+}
+
 static KlNode *star_or_test(Parser *p) {
-  if (at(p, KL_TOK_STAR)) unsupported(p, peek(p)->loc, KL_KILN010, "starred expression");
+  if (at(p, KL_TOK_STAR)) return starred(p);
   return test(p);
+}
+
+/* "**" expr in a dict display: a STARRED node with op 2 as the key, and a
+ * None placeholder as its value, so DICT items stay pairs. */
+static void dict_unpacking(Parser *p, Vec *v) {
+  KlToken *t = next(p);
+  KlNode *n = new_node(p, KL_N_STARRED, t->loc);
+  n->op = 2;
+  n->a = expr(p);
+  vec_push(p, v, n);
+  vec_push(p, v, new_node(p, KL_N_NONE, t->loc));
 }
 
 /* atom = "(" [testlist] ")" | "[" [items] "]" | "{" [dict/set items] "}"
@@ -486,8 +507,18 @@ static KlNode *atom(Parser *p) {
     next(p);
     Vec v = {0};
     KlNodeKind kind = KL_N_DICT;
-    if (!at(p, KL_TOK_RBRACE)) {
-      if (at(p, KL_TOK_DSTAR)) unsupported(p, peek(p)->loc, KL_KILN010, "dict unpacking (**)");
+    if (at(p, KL_TOK_DSTAR)) {
+      dict_unpacking(p, &v);
+      while (accept(p, KL_TOK_COMMA) && !at(p, KL_TOK_RBRACE)) {
+        if (at(p, KL_TOK_DSTAR)) {
+          dict_unpacking(p, &v);
+          continue;
+        }
+        vec_push(p, &v, test(p));
+        expect(p, KL_TOK_COLON);
+        vec_push(p, &v, test(p));
+      }
+    } else if (!at(p, KL_TOK_RBRACE)) {
       KlNode *k = star_or_test(p);
       if (accept(p, KL_TOK_COLON)) {
         KlNode *value = test(p);
@@ -496,7 +527,10 @@ static KlNode *atom(Parser *p) {
         vec_push(p, &v, value);
         while (accept(p, KL_TOK_COMMA)) {
           if (at(p, KL_TOK_RBRACE)) break;
-          if (at(p, KL_TOK_DSTAR)) unsupported(p, peek(p)->loc, KL_KILN010, "dict unpacking (**)");
+          if (at(p, KL_TOK_DSTAR)) {
+            dict_unpacking(p, &v);
+            continue;
+          }
           vec_push(p, &v, test(p));
           expect(p, KL_TOK_COLON);
           vec_push(p, &v, test(p));
@@ -522,21 +556,29 @@ static KlNode *atom(Parser *p) {
   }
 }
 
-/* arguments = (test | NAME "=" test)* with no *args / **kwargs */
+/* arguments = ("*" test | test | NAME "=" test | "**" test)*: positional
+ * ones (STARRED for *) in list, keywords in kw (a KEYWORD without a name for
+ * **), which is also the order CPython evaluates them in. */
 static void call_args(Parser *p, KlNode *call) {
   Vec args = {0}, kws = {0};
   while (!at(p, KL_TOK_RPAREN)) {
     KlToken *t = peek(p);
-    if (t->kind == KL_TOK_STAR || t->kind == KL_TOK_DSTAR)
-      unsupported(p, t->loc, KL_KILN010, t->kind == KL_TOK_STAR ? "*args in a call" : "**kwargs in a call");
-    if (t->kind == KL_TOK_NAME && peek2(p)->kind == KL_TOK_ASSIGN) {
+    if (t->kind == KL_TOK_STAR) {
+      KlNode *s = new_node(p, KL_N_STARRED, next(p)->loc);
+      s->a = test(p);
+      vec_push(p, &args, s);
+    } else if (t->kind == KL_TOK_DSTAR) {
+      KlNode *kw = new_node(p, KL_N_KEYWORD, next(p)->loc);
+      kw->a = test(p);
+      vec_push(p, &kws, kw);
+    } else if (t->kind == KL_TOK_NAME && peek2(p)->kind == KL_TOK_ASSIGN) {
       next(p);
       next(p);
       KlNode *kw = new_node(p, KL_N_KEYWORD, t->loc);
       kw->name = t->str;
       kw->a = test(p);
       for (int i = 0; i < kws.len; i++)
-        if (!strcmp(kws.items[i]->name, kw->name)) unexpected(p); /* repeated keyword: SyntaxError */
+        if (kws.items[i]->name && !strcmp(kws.items[i]->name, kw->name)) unexpected(p); /* repeated: SyntaxError */
       vec_push(p, &kws, kw);
     } else {
       if (kws.len) unexpected(p); /* positional after keyword: SyntaxError */
@@ -561,7 +603,8 @@ static KlNode *subscript_item(Parser *p) {
   KlLoc loc = peek(p)->loc;
   KlNode *lo = NULL;
   if (!at(p, KL_TOK_COLON)) {
-    lo = star_or_test(p);
+    if (at(p, KL_TOK_STAR)) unsupported(p, peek(p)->loc, KL_KILN010, "starred expression in a subscript");
+    lo = test(p);
     if (!at(p, KL_TOK_COLON)) return lo;
   }
   KlNode *s = new_node(p, KL_N_SLICE, loc);
@@ -983,6 +1026,7 @@ static KlNode *testlist(Parser *p, bool allow_star) {
 static void check_target(Parser *p, KlNode *t) {
   switch (t->kind) {
   case KL_N_NAME: case KL_N_ATTR: case KL_N_SUBSCRIPT: return;
+  case KL_N_STARRED: check_target(p, t->a); return;
   case KL_N_TUPLE:
   case KL_N_LIST:
     for (int i = 0; i < t->list.len; i++) check_target(p, t->list.items[i]);
@@ -1136,13 +1180,13 @@ static KlNode *if_stmt(Parser *p) {
 /* targets = expr ("," expr)* [","]  — before "in", in a for statement or clause */
 static KlNode *for_targets(Parser *p) {
   KlLoc tloc = peek(p)->loc;
-  KlNode *first = expr(p);
+  KlNode *first = at(p, KL_TOK_STAR) ? starred(p) : expr(p);
   if (!at(p, KL_TOK_COMMA)) return first;
   Vec v = {0};
   vec_push(p, &v, first);
   while (accept(p, KL_TOK_COMMA)) {
     if (at(p, KL_TOK_KW_IN)) break;
-    vec_push(p, &v, expr(p));
+    vec_push(p, &v, at(p, KL_TOK_STAR) ? starred(p) : expr(p));
   }
   KlNode *n = new_node(p, KL_N_TUPLE, tloc);
   n->list = to_list(&v);
@@ -1863,7 +1907,8 @@ static void dump_node(KlBuf *out, KlNode *n, int indent) {
   }
   kl_buf_printf(out, "%*s%s %d:%d", indent, "", node_names[n->kind], n->loc.line, n->loc.col);
   switch (n->kind) {
-  case KL_N_NAME: case KL_N_ATTR: case KL_N_KEYWORD: kl_buf_printf(out, " %s", n->name); break;
+  case KL_N_NAME: case KL_N_ATTR: case KL_N_KEYWORD: kl_buf_printf(out, " %s", n->name ? n->name : "**"); break;
+  case KL_N_STARRED: kl_buf_puts(out, n->op == 2 ? " **" : " *"); break;
   case KL_N_INT:
     if (n->big) kl_buf_printf(out, " big:%s", n->str);
     else kl_buf_printf(out, " %lld", (long long)n->ival);

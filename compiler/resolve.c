@@ -49,6 +49,7 @@ int kl_func_local(KlCtx *ctx, KlFunc *f, const char *name) {
 static void collect_target(KlCtx *ctx, KlFunc *f, KlNode *t) {
   if (!t) return;
   if (t->kind == KL_N_NAME) kl_func_local(ctx, f, t->name);
+  else if (t->kind == KL_N_STARRED) collect_target(ctx, f, t->a);
   else if (t->kind == KL_N_TUPLE || t->kind == KL_N_LIST)
     for (int i = 0; i < t->list.len; i++) collect_target(ctx, f, t->list.items[i]);
 }
@@ -558,6 +559,7 @@ typedef struct Scope {
 
 static bool target_binds(const KlNode *t, const char *name) {
   if (t->kind == KL_N_NAME) return !strcmp(t->name, name);
+  if (t->kind == KL_N_STARRED) return target_binds(t->a, name);
   if (t->kind == KL_N_TUPLE || t->kind == KL_N_LIST)
     for (int i = 0; i < t->list.len; i++)
       if (target_binds(t->list.items[i], name)) return true;
@@ -704,22 +706,25 @@ static void check_frame_builtin(KlCtx *ctx, KlFunc *f, const KlNode *call) {
   const KlNode *fn = call->a;
   if (!f || f->unsupported || fn->kind != KL_N_NAME || fn->binding == KL_B_LOCAL) return;
   const int nargs = call->list.len + call->kw.len;
+  const bool unpacks = kl_call_unpacks(call); /* may or may not pass what they need: assume not */
   bool reads = false;
   if (!strcmp(fn->name, "locals") || !strcmp(fn->name, "vars") || !strcmp(fn->name, "dir") ||
       !strcmp(fn->name, "super"))
-    reads = nargs == 0;
+    reads = nargs == 0 || unpacks;
+  else if (!strcmp(fn->name, "globals")) /* without arguments: kr->call_noargs gives the module's */
+    reads = unpacks;
   else if (!strcmp(fn->name, "eval") || !strcmp(fn->name, "exec")) {
     /* no globals, or None spelled out */
     const KlNode *g = call->list.len >= 2 ? call->list.items[1] : NULL;
     for (int i = 0; i < call->kw.len; i++)
       if (call->kw.items[i]->name && !strcmp(call->kw.items[i]->name, "globals")) g = call->kw.items[i]->a;
-    reads = !g || g->kind == KL_N_NONE;
+    reads = !g || g->kind == KL_N_NONE || unpacks;
   }
   if (!reads) return;
   f->unsupported = true;
   f->why_code = KL_KILN010;
   f->why = kl_fmt(ctx, "%s()%s (it reads the calling frame, which a compiled function does not have)", fn->name,
-                  nargs ? " without a globals argument" : "");
+                  unpacks ? " with unpacked arguments" : nargs ? " without a globals argument" : "");
   f->why_loc = call->loc;
 }
 
@@ -791,7 +796,7 @@ static void consume_generator(KlNode *call) {
   } consumers[] = {{"list", KL_COMP_LIST}, {"set", KL_COMP_SET},   {"tuple", KL_COMP_TUPLE}, {"sorted", KL_COMP_SORTED},
                    {"any", KL_COMP_ANY},   {"all", KL_COMP_ALL},   {"sum", KL_COMP_SUM},     {"min", KL_COMP_MIN},
                    {"max", KL_COMP_MAX}};
-  if (call->list.len < 1) return;
+  if (call->list.len < 1 || kl_call_unpacks(call)) return;
   KlNode *gen = call->list.items[0], *fn = call->a, *extra = NULL;
   if (gen->kind != KL_N_COMP || gen->op != KL_COMP_GENERATOR) return;
   int kind = -1;
@@ -1132,6 +1137,7 @@ static void web_target(Webs *w, St *s, KlNode *t) {
   case KL_N_TUPLE: case KL_N_LIST:
     for (int i = 0; i < t->list.len; i++) web_target(w, s, t->list.items[i]);
     return;
+  case KL_N_STARRED: web_target(w, s, t->a); return;
   case KL_N_ATTR: web_expr(w, s, t->a); return;
   case KL_N_SUBSCRIPT: web_expr(w, s, t->a); web_expr(w, s, t->b); return;
   default: return;

@@ -76,6 +76,14 @@ static void set_local(Infer *in, int slot, KlType t) {
   }
 }
 
+bool kl_call_unpacks(const KlNode *call) {
+  for (int i = 0; i < call->list.len; i++)
+    if (call->list.items[i]->kind == KL_N_STARRED) return true;
+  for (int i = 0; i < call->kw.len; i++)
+    if (!call->kw.items[i]->name) return true;
+  return false;
+}
+
 /* Is this call `range(...)` with 1-3 int arguments and no keywords? */
 bool kl_is_native_range(KlCtx *ctx, KlNode *call) {
   (void)ctx;
@@ -137,6 +145,7 @@ static KlType expr_type(Infer *in, KlNode *n) {
     }
     break;
   case KL_N_NOT: expr_type(in, n->a); t = KL_T_BOOL; break;
+  case KL_N_STARRED: expr_type(in, n->a); break; /* an item unpacked: never a value of its own */
   case KL_N_BOOLOP: {
     t = KL_T_NONE_YET;
     for (int i = 0; i < n->list.len; i++) t = kl_join(t, expr_type(in, n->list.items[i]));
@@ -219,6 +228,7 @@ static void assign_type(Infer *in, KlNode *target, KlType t) {
   case KL_N_TUPLE: case KL_N_LIST:
     for (int i = 0; i < target->list.len; i++) assign_type(in, target->list.items[i], KL_T_OBJECT);
     break;
+  case KL_N_STARRED: assign_type(in, target->a, KL_T_OBJECT); break; /* a list */
   default: break;
   }
 }
@@ -227,8 +237,11 @@ static void assign_type(Infer *in, KlNode *target, KlType t) {
 bool kl_is_parallel_assign(KlNode *target, KlNode *value) {
   if ((target->kind != KL_N_TUPLE && target->kind != KL_N_LIST) || value->kind != KL_N_TUPLE) return false;
   if (target->list.len != value->list.len) return false;
-  for (int i = 0; i < target->list.len; i++)
-    if (target->list.items[i]->kind == KL_N_TUPLE || target->list.items[i]->kind == KL_N_LIST) return false;
+  for (int i = 0; i < target->list.len; i++) {
+    KlNodeKind k = target->list.items[i]->kind;
+    if (k == KL_N_TUPLE || k == KL_N_LIST || k == KL_N_STARRED || value->list.items[i]->kind == KL_N_STARRED)
+      return false;
+  }
   return true;
 }
 

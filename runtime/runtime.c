@@ -2088,6 +2088,14 @@ static int kr_with_exit_exc(PyObject **exit, PyObject *exc) {
 static PyObject *kr_power(PyObject *a, PyObject *b) { return PyNumber_Power(a, b, Py_None); }
 static PyObject *kr_inplace_power(PyObject *a, PyObject *b) { return PyNumber_InPlacePower(a, b, Py_None); }
 
+/* The TypeError CPython raises for unpacking what is not iterable. */
+static void not_iterable(PyObject *seq) {
+  if (PyErr_ExceptionMatches(PyExc_TypeError) && Py_TYPE(seq)->tp_iter == NULL && !PySequence_Check(seq)) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "cannot unpack non-iterable %.200s object", Py_TYPE(seq)->tp_name);
+  }
+}
+
 static int kr_unpack(PyObject *seq, Py_ssize_t n, PyObject **out) {
   if ((PyTuple_CheckExact(seq) || PyList_CheckExact(seq)) && Py_SIZE(seq) == n) {
     PyObject **items = PyTuple_CheckExact(seq) ? &PyTuple_GET_ITEM(seq, 0) : &PyList_GET_ITEM(seq, 0);
@@ -2099,10 +2107,7 @@ static int kr_unpack(PyObject *seq, Py_ssize_t n, PyObject **out) {
   }
   PyObject *it = PyObject_GetIter(seq);
   if (!it) {
-    if (PyErr_ExceptionMatches(PyExc_TypeError) && Py_TYPE(seq)->tp_iter == NULL && !PySequence_Check(seq)) {
-      PyErr_Clear();
-      PyErr_Format(PyExc_TypeError, "cannot unpack non-iterable %.200s object", Py_TYPE(seq)->tp_name);
-    }
+    not_iterable(seq);
     return -1;
   }
   Py_ssize_t i = 0;
@@ -2127,6 +2132,157 @@ error:
   for (Py_ssize_t j = 0; j < i; j++) Py_CLEAR(out[j]);
   Py_DECREF(it);
   return -1;
+}
+
+/* UNPACK_EX: `before` items one by one, the rest into a list, whose last
+ * `after` items move out of it. */
+static int kr_unpack_starred(PyObject *seq, Py_ssize_t before, Py_ssize_t after, PyObject **out) {
+  PyObject *it = PyObject_GetIter(seq);
+  if (!it) {
+    not_iterable(seq);
+    return -1;
+  }
+  Py_ssize_t i = 0;
+  for (; i < before; i++) {
+    out[i] = PyIter_Next(it);
+    if (!out[i]) {
+      if (!PyErr_Occurred())
+        PyErr_Format(PyExc_ValueError, "not enough values to unpack (expected at least %zd, got %zd)",
+                     before + after, i);
+      goto error;
+    }
+  }
+  PyObject *rest = PySequence_List(it);
+  if (!rest) goto error;
+  Py_ssize_t len = PyList_GET_SIZE(rest);
+  if (len < after) {
+    PyErr_Format(PyExc_ValueError, "not enough values to unpack (expected at least %zd, got %zd)", before + after,
+                 before + len);
+    Py_DECREF(rest);
+    goto error;
+  }
+  for (Py_ssize_t j = 0; j < after; j++) {
+    out[before + 1 + j] = PyList_GET_ITEM(rest, len - after + j);
+    Py_INCREF(out[before + 1 + j]);
+  }
+  if (after && PyList_SetSlice(rest, len - after, len, NULL) < 0) { /* cannot fail: shrinking a list */
+    for (Py_ssize_t j = 0; j < after; j++) Py_CLEAR(out[before + 1 + j]);
+    Py_DECREF(rest);
+    goto error;
+  }
+  out[before] = rest;
+  Py_DECREF(it);
+  return 0;
+error:
+  for (Py_ssize_t j = 0; j < i; j++) Py_CLEAR(out[j]);
+  Py_DECREF(it);
+  return -1;
+}
+
+static int kr_list_extend(PyObject *list, PyObject *iterable) {
+#if PY_VERSION_HEX >= 0x030D0000
+  if (PyList_Extend(list, iterable) == 0) return 0;
+#else
+  PyObject *none = _PyList_Extend((PyListObject *)list, iterable);
+  if (none) {
+    Py_DECREF(none);
+    return 0;
+  }
+#endif
+  if (PyErr_ExceptionMatches(PyExc_TypeError) && Py_TYPE(iterable)->tp_iter == NULL && !PySequence_Check(iterable)) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "Value after * must be an iterable, not %.200s", Py_TYPE(iterable)->tp_name);
+  }
+  return -1;
+}
+
+/* set.update(iterable) runs what SET_UPDATE runs (3.13 keeps _PySet_Update internal). */
+static int kr_set_update(PyObject *set, PyObject *iterable) {
+  static PyObject *update;
+  if (!update && !(update = PyUnicode_InternFromString("update"))) return -1;
+  PyObject *r = PyObject_CallMethodOneArg(set, update, iterable);
+  Py_XDECREF(r);
+  return r ? 0 : -1;
+}
+
+static int kr_dict_update(PyObject *dict, PyObject *mapping) {
+  if (PyDict_Update(dict, mapping) == 0) return 0;
+  if (PyErr_ExceptionMatches(PyExc_AttributeError))
+    PyErr_Format(PyExc_TypeError, "'%.200s' object is not a mapping", Py_TYPE(mapping)->tp_name);
+  return -1;
+}
+
+#if PY_VERSION_HEX >= 0x030D0000 /* exported, declared only in an internal header from 3.13 */
+PyAPI_FUNC(int) _PyDict_MergeEx(PyObject *mp, PyObject *other, int override);
+#endif
+
+/* DICT_MERGE: override 2 makes a key already there a KeyError(key), which
+ * becomes CPython's TypeError naming the function (its format_kwargs_error:
+ * up to 3.11 only a KeyError the merge set itself, an unnormalized 1-tuple,
+ * from 3.12 any KeyError with one argument). */
+static int kr_kwargs_merge(PyObject *kwargs, PyObject *mapping, PyObject *func) {
+  if (_PyDict_MergeEx(kwargs, mapping, 2) == 0) return 0;
+  if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+    PyErr_Clear();
+    PyObject *fs = _PyObject_FunctionStr(func);
+    if (fs) {
+      PyErr_Format(PyExc_TypeError, "%U argument after ** must be a mapping, not %.200s", fs,
+                   Py_TYPE(mapping)->tp_name);
+      Py_DECREF(fs);
+    }
+  } else if (PyErr_ExceptionMatches(PyExc_KeyError)) {
+#if PY_VERSION_HEX >= 0x030C0000
+    PyObject *exc = PyErr_GetRaisedException();
+    PyObject *args = PyException_GetArgs(exc);
+    if (args && PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 1) {
+      PyObject *fs = _PyObject_FunctionStr(func);
+      if (fs) {
+        PyErr_Format(PyExc_TypeError, "%U got multiple values for keyword argument '%S'", fs,
+                     PyTuple_GET_ITEM(args, 0));
+        Py_DECREF(fs);
+      }
+      Py_DECREF(exc);
+    } else {
+      PyErr_SetRaisedException(exc);
+    }
+    Py_XDECREF(args);
+#else
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    if (value && PyTuple_Check(value) && PyTuple_GET_SIZE(value) == 1) {
+      PyObject *fs = _PyObject_FunctionStr(func);
+      if (fs) {
+        PyErr_Format(PyExc_TypeError, "%U got multiple values for keyword argument '%S'", fs,
+                     PyTuple_GET_ITEM(value, 0));
+        Py_DECREF(fs);
+      }
+      Py_XDECREF(type);
+      Py_XDECREF(value);
+      Py_XDECREF(tb);
+    } else {
+      PyErr_Restore(type, value, tb);
+    }
+#endif
+  }
+  return -1;
+}
+
+static PyObject *kr_call_unpacked(PyObject *func, PyObject *args, PyObject *kwargs) {
+  if (PyTuple_CheckExact(args)) return PyObject_Call(func, args, kwargs);
+  if (Py_TYPE(args)->tp_iter == NULL && !PySequence_Check(args)) {
+    PyObject *fs = _PyObject_FunctionStr(func);
+    if (fs) {
+      PyErr_Format(PyExc_TypeError, "%U argument after * must be an iterable, not %.200s", fs,
+                   Py_TYPE(args)->tp_name);
+      Py_DECREF(fs);
+    }
+    return NULL;
+  }
+  PyObject *tuple = PySequence_Tuple(args);
+  if (!tuple) return NULL;
+  PyObject *r = PyObject_Call(func, tuple, kwargs);
+  Py_DECREF(tuple);
+  return r;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -2191,6 +2347,12 @@ static const KrApi kr_api = {
     .make_lambda = kr_make_lambda,
     .call_noargs = kr_call_noargs,
     .asserts_enabled = kr_asserts_enabled,
+    .unpack_starred = kr_unpack_starred,
+    .list_extend = kr_list_extend,
+    .set_update = kr_set_update,
+    .dict_update = kr_dict_update,
+    .kwargs_merge = kr_kwargs_merge,
+    .call_unpacked = kr_call_unpacked,
 };
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs) {

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-#define KR_ABI_VERSION 10
+#define KR_ABI_VERSION 11
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
 enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
@@ -381,6 +381,21 @@ typedef struct KrApi {
   PyObject *(*call_noargs)(PyObject *callee, PyObject *globals);
   /* 0 under -O (sys.flags.optimize): CPython compiles assert statements away. */
   int (*asserts_enabled)(void);
+
+  /* --- unpacking (`*` and `**`), each as the CPython instruction named,
+   * errors worded as it words them; 0 or -1 unless said --- */
+  /* `a, *b, c = seq` (UNPACK_EX): before + 1 + after new references, the
+   * middle one a list of the rest. */
+  int (*unpack_starred)(PyObject *seq, Py_ssize_t before, Py_ssize_t after, PyObject **out);
+  int (*list_extend)(PyObject *list, PyObject *iterable);   /* [*it] (LIST_EXTEND) */
+  int (*set_update)(PyObject *set, PyObject *iterable);     /* {*it} (SET_UPDATE) */
+  int (*dict_update)(PyObject *dict, PyObject *mapping);    /* {**m} (DICT_UPDATE) */
+  /* f(**m): merges m into the call's keyword dict; a key already there is
+   * an error naming func (DICT_MERGE). */
+  int (*kwargs_merge)(PyObject *kwargs, PyObject *mapping, PyObject *func);
+  /* func(*args, **kwargs) (CALL_FUNCTION_EX): args a tuple, or for `f(*a)`
+   * alone any iterable; kwargs a dict or NULL. New ref. */
+  PyObject *(*call_unpacked)(PyObject *func, PyObject *args, PyObject *kwargs);
 } KrApi;
 
 /* Generated modules: `static const KrApi *kr;` then `kr = kr_import();`. */
