@@ -2060,6 +2060,53 @@ static void try_stmt(E *e, KlNode *s) {
   }
 }
 
+/* A tuple of the names, made once (an import's fromlist). */
+static const char *names_constant(E *e, KlNodeList names) {
+  KlBuf b = {0};
+  kl_buf_printf(&b, "PyTuple_Pack(%d", names.len);
+  for (int i = 0; i < names.len; i++) kl_buf_printf(&b, ", ks[%d]", str_index(e, names.items[i]->name));
+  kl_buf_puts(&b, ")");
+  Val c = constant(e, "%s", b.data);
+  kl_buf_free(&b);
+  return kl_strdup(e->ctx, c.s);
+}
+
+/* `import a.b.c` binds what __import__ returns (a); `import a.b.c as d`
+ * gets b then c from it, as IMPORT_FROM does; `from m import x, y` imports m
+ * with the fromlist ('x', 'y') and binds each, in order. */
+static void import_stmt(E *e, KlNode *s) {
+  int L = s->loc.line;
+  if (s->kind == KL_N_IMPORTFROM) {
+    Val m = temp(e, KL_T_OBJECT);
+    const char *fromlist = names_constant(e, s->kw);
+    line(e, "%s = kr->import_name(kg_globals, ks[%d], %s, %d);", m.s, str_index(e, s->name ? s->name : ""), fromlist,
+         s->op);
+    fail_if(e, L, "!%s", m.s);
+    for (int i = 0; i < s->kw.len; i++) {
+      Val v = temp(e, KL_T_OBJECT);
+      line(e, "%s = kr->import_from(%s, ks[%d]);", v.s, m.s, str_index(e, s->kw.items[i]->name));
+      fail_if(e, L, "!%s", v.s);
+      store(e, s->list.items[i], v, L);
+      release(e, v);
+    }
+    release(e, m);
+    return;
+  }
+  for (int i = 0; i < s->kw.len; i++) {
+    const char *path = s->kw.items[i]->name;
+    Val m = temp(e, KL_T_OBJECT);
+    line(e, "%s = kr->import_name(kg_globals, ks[%d], Py_None, 0);", m.s, str_index(e, path));
+    fail_if(e, L, "!%s", m.s);
+    for (const char *dot = strchr(path, '.'); s->kw.items[i]->op && dot; dot = strchr(dot + 1, '.')) {
+      size_t len = strcspn(dot + 1, ".");
+      line(e, "Py_SETREF(%s, kr->import_from(%s, ks[%d]));", m.s, m.s, intern(e->mod, dot + 1, len));
+      fail_if(e, L, "!%s", m.s);
+    }
+    store(e, s->list.items[i], m, L);
+    release(e, m);
+  }
+}
+
 static void stmt(E *e, KlNode *s) {
   int L = s->loc.line;
   comment_line(e, L);
@@ -2156,6 +2203,7 @@ static void stmt(E *e, KlNode *s) {
     return;
   }
   case KL_N_TRY: try_stmt(e, s); return;
+  case KL_N_IMPORT: case KL_N_IMPORTFROM: import_stmt(e, s); return;
   case KL_N_ASSERT: { /* compiled away under -O, as CPython compiles the original */
     line(e, "if (kr->asserts_enabled()) {");
     e->indent++;

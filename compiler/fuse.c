@@ -71,6 +71,7 @@ static void count(KlFunc *f, KlNode *n, bool store) {
     count_list(f, n->orelse, false);
     return;
   case KL_N_DEL: count_list(f, n->list, false); count_list(f, n->list, true); return;
+  case KL_N_IMPORT: case KL_N_IMPORTFROM: count_list(f, n->list, true); return;
   case KL_N_EXCEPT:
   case KL_N_WITH: count(f, n->a, false); count(f, n->b, true); count_list(f, n->body, false); return;
   case KL_N_COMPFOR:

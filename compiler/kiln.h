@@ -246,7 +246,7 @@ KlType kl_join(KlType a, KlType b);
   /* statements */                                                                \
   X(EXPR_STMT) X(ASSIGN) X(AUGASSIGN) X(ANNASSIGN) X(IF) X(WHILE) X(FOR)          \
   X(BREAK) X(CONTINUE) X(RETURN) X(PASS) X(RAISE) X(ASSERT) X(DEL) X(WITH)         \
-  X(TRY) X(EXCEPT) X(LAMBDA)
+  X(TRY) X(EXCEPT) X(LAMBDA) X(IMPORT) X(IMPORTFROM)
 
 typedef enum {
 #define X(name) KL_N_##name,
@@ -370,7 +370,11 @@ struct KlNode {
                         after the first iterable); COMPFOR target a, iterable b;
                         EXCEPT (a handler) type a (NULL: bare `except:`), `as` name b;
                         STARRED `*a` (a display's or call's item unpacked, or a target taking the rest),
-                        op 2: `**a` in a dict display (the key of a pair whose value is a None placeholder) */
+                        op 2: `**a` in a dict display (the key of a pair whose value is a None placeholder);
+                        IMPORT (`import a.b [as c], ...`): per item a KEYWORD in kw naming the module
+                        (its op 1 with `as`) and the NAME bound in list;
+                        IMPORTFROM (`from [.]a import b [as c], ...`): module name (NULL for `from . import`),
+                        op the level, per item a KEYWORD in kw naming what is imported, the NAME bound in list */
   KlNodeList list;   /* TUPLE/LIST/SET/DICT items (DICT: k0,v0,k1,v1..); CALL args; JOINEDSTR parts;
                         BOOLOP operands; COMPARE operands; ASSIGN targets; DEL targets;
                         COMP its COMPFOR clauses; COMPFOR its `if` conditions; TRY its EXCEPT handlers */

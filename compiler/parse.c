@@ -1091,6 +1091,49 @@ static KlNode *expr_stmt(Parser *p) {
   return n;
 }
 
+static char *dotted_name(Parser *p);
+
+/* An import in a function binds locals (kiln emits what CPython's
+ * IMPORT_NAME/IMPORT_FROM do): `import a.b` binds a, `import a.b as c`
+ * binds a.b, `from .a import b as c` binds c. */
+static KlNode *local_import(Parser *p) {
+  KlToken *t = next(p);
+  KlNode *n = new_node(p, t->kind == KL_TOK_KW_IMPORT ? KL_N_IMPORT : KL_N_IMPORTFROM, t->loc);
+  if (n->kind == KL_N_IMPORTFROM) {
+    for (;; next(p)) {
+      if (at(p, KL_TOK_DOT)) n->op += 1;
+      else if (at(p, KL_TOK_ELLIPSIS)) n->op += 3;
+      else break;
+    }
+    if (!at(p, KL_TOK_KW_IMPORT)) n->name = dotted_name(p);
+    expect(p, KL_TOK_KW_IMPORT);
+    if (at(p, KL_TOK_STAR)) unexpected(p); /* a SyntaxError in a function */
+  }
+  bool paren = n->kind == KL_N_IMPORTFROM && accept(p, KL_TOK_LPAREN);
+  Vec items = {0}, targets = {0};
+  do {
+    if (paren && at(p, KL_TOK_RPAREN)) break;
+    KlNode *item = new_node(p, KL_N_KEYWORD, peek(p)->loc);
+    KlNode *target = new_node(p, KL_N_NAME, item->loc);
+    item->name = n->kind == KL_N_IMPORT ? dotted_name(p) : expect(p, KL_TOK_NAME)->str;
+    target->name = item->name;
+    if (accept(p, KL_TOK_KW_AS)) {
+      KlToken *as = expect(p, KL_TOK_NAME);
+      target->name = as->str;
+      target->loc = as->loc;
+      item->op = 1;
+    } else if (n->kind == KL_N_IMPORT) {
+      target->name = kl_strndup(p->ctx, item->name, strcspn(item->name, "."));
+    }
+    vec_push(p, &items, item);
+    vec_push(p, &targets, target);
+  } while (accept(p, KL_TOK_COMMA));
+  if (paren) expect(p, KL_TOK_RPAREN);
+  n->kw = to_list(&items);
+  n->list = to_list(&targets);
+  return n;
+}
+
 /* simple_stmt = small_stmt (";" small_stmt)* [";"] NEWLINE */
 static KlNode *small_stmt(Parser *p) {
   KlToken *t = peek(p);
@@ -1140,7 +1183,7 @@ static KlNode *small_stmt(Parser *p) {
   case KL_TOK_KW_GLOBAL: unsupported(p, t->loc, KL_KILN010, "global statement");
   case KL_TOK_KW_NONLOCAL: unsupported(p, t->loc, KL_KILN010, "nonlocal statement");
   case KL_TOK_KW_IMPORT:
-  case KL_TOK_KW_FROM: unsupported(p, t->loc, KL_KILN010, "import inside a function");
+  case KL_TOK_KW_FROM: return local_import(p);
   case KL_TOK_KW_YIELD: unsupported(p, t->loc, KL_KILN010, "yield");
   default: return expr_stmt(p);
   }
@@ -1909,6 +1952,7 @@ static void dump_node(KlBuf *out, KlNode *n, int indent) {
   switch (n->kind) {
   case KL_N_NAME: case KL_N_ATTR: case KL_N_KEYWORD: kl_buf_printf(out, " %s", n->name ? n->name : "**"); break;
   case KL_N_STARRED: kl_buf_puts(out, n->op == 2 ? " **" : " *"); break;
+  case KL_N_IMPORTFROM: kl_buf_printf(out, " %s level %d", n->name ? n->name : "-", n->op); break;
   case KL_N_INT:
     if (n->big) kl_buf_printf(out, " big:%s", n->str);
     else kl_buf_printf(out, " %lld", (long long)n->ival);

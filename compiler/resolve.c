@@ -65,6 +65,8 @@ static void collect_locals(KlCtx *ctx, KlFunc *f, KlNodeList body) {
     case KL_N_ANNASSIGN: collect_target(ctx, f, s->a); break;
     case KL_N_FOR: collect_target(ctx, f, s->a); break;
     case KL_N_DEL:
+    case KL_N_IMPORT:
+    case KL_N_IMPORTFROM:
       for (int j = 0; j < s->list.len; j++) collect_target(ctx, f, s->list.items[j]);
       break;
     case KL_N_EXCEPT:
@@ -1319,6 +1321,10 @@ static void web_stmt_kind(Webs *w, St *s, KlNode *n) {
   switch (n->kind) {
   case KL_N_ASSIGN:
     web_expr(w, s, n->b);
+    for (int i = 0; i < n->list.len; i++) web_target(w, s, n->list.items[i]);
+    return;
+  case KL_N_IMPORT:
+  case KL_N_IMPORTFROM:
     for (int i = 0; i < n->list.len; i++) web_target(w, s, n->list.items[i]);
     return;
   case KL_N_ANNASSIGN:

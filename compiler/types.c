@@ -327,6 +327,10 @@ static void stmt_type(Infer *in, KlNode *s) {
     expr_type(in, s->a);
     if (s->b) expr_type(in, s->b);
     break;
+  case KL_N_IMPORT:
+  case KL_N_IMPORTFROM:
+    for (int i = 0; i < s->list.len; i++) assign_type(in, s->list.items[i], KL_T_OBJECT);
+    break;
   case KL_N_DEL:
     for (int i = 0; i < s->list.len; i++) {
       KlNode *t = s->list.items[i];

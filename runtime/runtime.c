@@ -2267,6 +2267,117 @@ static int kr_kwargs_merge(PyObject *kwargs, PyObject *mapping, PyObject *func) 
   return -1;
 }
 
+/* ---- import statements ---- */
+
+/* Is f builtins.__import__ itself? Then its C function is called directly,
+ * as CPython's IMPORT_NAME does. */
+static bool default_import(PyObject *f) {
+  if (!PyCFunction_Check(f) || !PyModule_Check(PyCFunction_GET_SELF(f))) return false;
+  const char *name = PyModule_GetName(PyCFunction_GET_SELF(f));
+  if (!name) {
+    PyErr_Clear();
+    return false;
+  }
+  return !strcmp(name, "builtins") && !strcmp(((PyCFunctionObject *)f)->m_ml->ml_name, "__import__");
+}
+
+static PyObject *kr_import_name(PyObject *globals, PyObject *name, PyObject *fromlist, int level) {
+  PyObject *f = PyDict_GetItemString(builtins_dict, "__import__"); /* borrowed */
+  if (!f) {
+    PyErr_SetString(PyExc_ImportError, "__import__ not found");
+    return NULL;
+  }
+  if (default_import(f)) return PyImport_ImportModuleLevelObject(name, globals, Py_None, fromlist, level);
+  PyObject *lv = PyLong_FromLong(level);
+  if (!lv) return NULL;
+  Py_INCREF(f); /* the call may replace builtins.__import__ */
+  PyObject *args[5] = {name, globals, Py_None, fromlist, lv};
+  PyObject *r = PyObject_Vectorcall(f, args, 5, NULL);
+  Py_DECREF(f);
+  Py_DECREF(lv);
+  return r;
+}
+
+/* The module a helper statement imports: its __import__ returns locals["m"]. */
+static PyObject *passed_module(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  (void)self;
+  PyObject *m = nargs >= 3 && PyDict_Check(args[2]) ? PyDict_GetItemString(args[2], "m") : NULL;
+  if (!m) {
+    PyErr_SetString(PyExc_SystemError, "kiln: import helper called without its module");
+    return NULL;
+  }
+  return Py_NewRef(m);
+}
+static PyMethodDef passed_module_def = {"__import__", (PyCFunction)(void (*)(void))passed_module, METH_FASTCALL, NULL};
+
+/* CPython's own IMPORT_FROM on module: `from _ import name as r` run as
+ * module-level code whose __import__ gives module, so its fallback to
+ * sys.modules and its errors (messages, name/path/name_from, every
+ * version's wording) are CPython's. The helper's frame is taken off the
+ * traceback. */
+static PyObject *import_from_by_cpython(PyObject *module, PyObject *name) {
+  static PyObject *helper_globals, *codes; /* codes: name -> code object */
+  if (!helper_globals) {
+    PyObject *b = PyDict_New(), *imp = PyCFunction_New(&passed_module_def, NULL);
+    PyObject *g = b && imp && PyDict_SetItemString(b, "__import__", imp) == 0 ? PyDict_New() : NULL;
+    if (g && PyDict_SetItemString(g, "__builtins__", b) < 0) Py_CLEAR(g);
+    Py_XDECREF(b);
+    Py_XDECREF(imp);
+    if (!g || !(codes = PyDict_New())) {
+      Py_XDECREF(g);
+      return NULL;
+    }
+    helper_globals = g;
+  }
+  PyObject *code = PyDict_GetItemWithError(codes, name); /* borrowed */
+  if (!code) {
+    if (PyErr_Occurred()) return NULL;
+    PyObject *src = PyUnicode_FromFormat("from _ import %U as r", name);
+    if (!src) return NULL;
+    const char *text = PyUnicode_AsUTF8(src);
+    code = text ? Py_CompileString(text, "<kiln import>", Py_file_input) : NULL;
+    Py_DECREF(src);
+    if (!code) return NULL;
+    int bad = PyDict_SetItem(codes, name, code);
+    Py_DECREF(code); /* codes keeps it */
+    if (bad < 0) return NULL;
+  }
+  PyObject *locals = PyDict_New();
+  if (!locals) return NULL;
+  PyObject *r = NULL;
+  if (PyDict_SetItemString(locals, "m", module) == 0) {
+    PyObject *done = PyEval_EvalCode(code, helper_globals, locals);
+    if (done) {
+      Py_DECREF(done);
+      r = PyDict_GetItemString(locals, "r");
+      Py_XINCREF(r);
+      if (!r) PyErr_SetString(PyExc_SystemError, "kiln: import helper bound nothing");
+    } else {
+      PyObject *exc = take_raised();
+      PyObject *tb = PyException_GetTraceback(exc);
+      if (tb && PyTraceBack_Check(tb))
+        PyException_SetTraceback(exc, ((PyTracebackObject *)tb)->tb_next ? (PyObject *)((PyTracebackObject *)tb)->tb_next
+                                                                         : Py_None);
+      Py_XDECREF(tb);
+      restore_raised(exc);
+    }
+  }
+  Py_DECREF(locals);
+  return r;
+}
+
+static PyObject *kr_import_from(PyObject *module, PyObject *name) {
+  /* A plain module's own global, not a dunder (ModuleType's descriptors
+   * are dunders): what getattr finds, without running anything. */
+  if (PyModule_CheckExact(module) && PyUnicode_Check(name) && PyUnicode_GET_LENGTH(name) > 0 &&
+      PyUnicode_READ_CHAR(name, 0) != '_') {
+    PyObject *v = PyDict_GetItemWithError(PyModule_GetDict(module), name);
+    if (v) return Py_NewRef(v);
+    if (PyErr_Occurred()) return NULL;
+  }
+  return import_from_by_cpython(module, name);
+}
+
 static PyObject *kr_call_unpacked(PyObject *func, PyObject *args, PyObject *kwargs) {
   if (PyTuple_CheckExact(args)) return PyObject_Call(func, args, kwargs);
   if (Py_TYPE(args)->tp_iter == NULL && !PySequence_Check(args)) {
@@ -2353,6 +2464,8 @@ static const KrApi kr_api = {
     .dict_update = kr_dict_update,
     .kwargs_merge = kr_kwargs_merge,
     .call_unpacked = kr_call_unpacked,
+    .import_name = kr_import_name,
+    .import_from = kr_import_from,
 };
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs) {

@@ -396,6 +396,13 @@ typedef struct KrApi {
   /* func(*args, **kwargs) (CALL_FUNCTION_EX): args a tuple, or for `f(*a)`
    * alone any iterable; kwargs a dict or NULL. New ref. */
   PyObject *(*call_unpacked)(PyObject *func, PyObject *args, PyObject *kwargs);
+
+  /* --- import statements in a function --- */
+  /* IMPORT_NAME: builtins' __import__(name, globals, None, fromlist, level). New ref. */
+  PyObject *(*import_name)(PyObject *globals, PyObject *name, PyObject *fromlist, int level);
+  /* IMPORT_FROM: the attribute, or the submodule from sys.modules, or
+   * CPython's ImportError. New ref. */
+  PyObject *(*import_from)(PyObject *module, PyObject *name);
 } KrApi;
 
 /* Generated modules: `static const KrApi *kr;` then `kr = kr_import();`. */
