@@ -49,12 +49,13 @@ static const char *const code_explains[] = {
         "The function uses a construct the compiler does not translate (classes,\n"
         "nested async def, a nested def with annotations under `from __future__\n"
         "import annotations`, a lambda reading a comprehension's variable,\n"
-        "generators, yield, await, locals()/vars()/dir() and eval/exec without a\n"
-        "globals argument (they read the calling frame), generator expressions\n"
-        "other than the one argument of any/all/list/set/tuple or a string\n"
-        "literal's join or the iterable of sorted/sum/min/max, except* clauses,\n"
-        "global, comprehension targets other than names, a parenthesised list of\n"
-        "`with` items, the rare f-string forms kiln does not parse, ...). The\n"
+        "generators, yield, await, match, the walrus operator :=, locals()/vars()/\n"
+        "dir() and eval/exec without a globals argument (they read the calling\n"
+        "frame), generator expressions other than the one argument of\n"
+        "any/all/list/set/tuple or a string literal's join or the iterable of\n"
+        "sorted/sum/min/max, except* clauses, comprehension targets other than\n"
+        "names, `x[*a]`, a parenthesised list of `with` items, the rare f-string\n"
+        "forms kiln does not parse, ...). The\n"
         "function still works: kiln leaves all of it as ordinary Python and\n"
         "the report names the construct and its line.",
         "    def f(rows: list) -> list:\n"
@@ -65,12 +66,11 @@ static const char *const code_explains[] = {
         "and call it, so the rest of the function is compiled; or rewrite it with\n"
         "supported statements (if/for/while, plain calls, arithmetic)."),
     [KL_KILN011] = EXPLAIN(
-        "The function has *args, **kwargs or positional-only parameters. It runs\n"
-        "as ordinary Python.",
-        "    def f(x: TensorF32Cpu2D, *rest) -> TensorF32Cpu2D:   # KILN011: *args parameter\n"
-        "        return x.relu()",
-        "Use plain or keyword-only parameters, e.g. `def f(x, *, scale: float)`;\n"
-        "pass a variable number of values as one tuple or list parameter."),
+        "The function has more than 256 parameters (positional-only ones, *args\n"
+        "and **kwargs compile). It runs as ordinary Python.",
+        "    def f(p0, p1, p2, ..., p256):   # KILN011: more than 256 parameters\n"
+        "        return p0",
+        "Pass the values as one tuple, list or dict parameter, or as *args."),
     [KL_KILN012] = EXPLAIN(
         "The function has a decorator other than kiln.compile, torch.no_grad()\n"
         "and torch.inference_mode() (which the compiled function applies itself\n"

@@ -1260,8 +1260,15 @@ static void store_unpack(E *e, KlNode *target, Val v, int L) {
 static void store(E *e, KlNode *target, Val v, int L) {
   switch (target->kind) {
   case KL_N_NAME:
-    if (target->binding != KL_B_LOCAL) kl_fatal(e->ctx, KL_KILN050, target->loc, "store to a non-local");
-    store_name(e, target, v, L);
+    if (target->binding == KL_B_LOCAL) {
+      store_name(e, target, v, L);
+    } else if (kl_declared_global(e->f, target->name)) { /* STORE_GLOBAL */
+      Val o = to_object(e, v, L);
+      line(e, "if (PyDict_SetItem(kg_globals, ks[%d], %s) < 0) KL_FAIL(%d);", str_index(e, target->name), o.s, L);
+      if (o.owned && strcmp(o.s, v.s)) release(e, o);
+    } else {
+      kl_fatal(e->ctx, KL_KILN050, target->loc, "store to a non-local");
+    }
     return;
   case KL_N_ATTR: {
     Val val_o = to_object(e, v, L);
@@ -1333,7 +1340,7 @@ static void augassign_stmt(E *e, KlNode *s) {
   KlSiteInfo *site = s->site;
   bool native = site->outcome == KL_SITE_SCALAR && kl_is_scalar(s->type);
   if (t->kind == KL_N_NAME) {
-    Val cur = load_slot(e, s->slot, t->loc, s->maybe_unbound);
+    Val cur = t->binding == KL_B_LOCAL ? load_slot(e, s->slot, t->loc, s->maybe_unbound) : ev(e, t);
     Val rhs = ev(e, s->b);
     Val r = native ? scalar_binop(e, s->op, s->type, cur, rhs, L) : object_binop(e, s->op, cur, rhs, true, L);
     release(e, rhs);
@@ -1816,6 +1823,10 @@ static void label(E *e, const char *name) { line(e, "%s: __attribute__((unused))
 /* `except ... as n` ends with `n = None; del n`, however it ends: every
  * variable the name was split into (resolve.c) is unbound. */
 static void unbind_as_name(E *e, const KlNode *n) {
+  if (n->binding != KL_B_LOCAL) { /* a declared global: `name = None; del name` in the module's dict */
+    line(e, "kr->unbind_global(kg_globals, ks[%d]);", str_index(e, n->name));
+    return;
+  }
   for (int i = 0; i < e->f->nlocals; i++) {
     const KlLocal *l = &e->f->locals[i];
     if (l->comp || strcmp(l->name, n->name)) continue;
@@ -2227,7 +2238,9 @@ static void stmt(E *e, KlNode *s) {
   case KL_N_DEL:
     for (int i = 0; i < s->list.len; i++) {
       KlNode *t = s->list.items[i];
-      if (t->kind == KL_N_NAME) {
+      if (t->kind == KL_N_NAME && t->binding != KL_B_LOCAL) { /* a declared global: DELETE_GLOBAL */
+        line(e, "if (kr->delete_global(kg_globals, ks[%d]) < 0) KL_FAIL(%d);", str_index(e, t->name), L);
+      } else if (t->kind == KL_N_NAME) {
         Val cur = load_local(e, t); /* raises when unbound */
         release(e, cur);
         unbind_slot(e, t->slot);
@@ -2301,7 +2314,10 @@ static void emit_function(Module *mod, KlFunc *f, KlBuf *out) {
   KlBuf *body = kl_tracked_buf(ctx);
   E e = {.mod = mod, .ctx = ctx, .f = f, .out = body, .indent = 1};
   kl_plan_forwarding(ctx, f);
-  for (int i = 0; i < f->nparams; i++) param_entry(&e, &f->params[i], i);
+  /* *args and **kwargs first: bind_args made them (new references), so
+   * they are the locals' before any entry check can fail */
+  for (int i = f->nparams - f->nstar; i < f->nparams; i++) line(&e, "lv_%d = kl_argv[%d];", f->params[i].slot, i);
+  for (int i = 0; i < f->nparams - f->nstar; i++) param_entry(&e, &f->params[i], i);
   /* the cells, as CPython's MAKE_CELL makes them: a parameter's holds its argument */
   for (int i = 0; i < f->nlocals; i++)
     if (f->locals[i].cell) {
@@ -2556,8 +2572,10 @@ void kl_emit_module(KlCtx *ctx, KlModule *m, KlBuf *out) {
     for (int j = 0; j < f->nparams; j++) kl_buf_printf(out, "%s\"%s\"", j ? ", " : "", c_str(ctx, f->params[j].name));
     if (!f->nparams) kl_buf_puts(out, "NULL");
     kl_buf_printf(out, "};\nstatic PyObject *kpnames_%d[%d], *kpdef_%d[%d];\n", i, np, i, np);
-    kl_buf_printf(out, "static KrSig ksig_%d = {\"%s\", %d, %d, kpn_%d, kpnames_%d, kpdef_%d};\n", i,
-                  c_str(ctx, f->name), f->nparams, f->nposparams, i, i, i);
+    bool varargs = f->nstar && f->params[f->nparams - f->nstar].star == 1;
+    kl_buf_printf(out, "static KrSig ksig_%d = {\"%s\", %d, %d, kpn_%d, kpnames_%d, kpdef_%d, %d, %d, %d};\n", i,
+                  c_str(ctx, f->name), f->nparams - f->nstar, f->nposparams, i, i, i, f->nposonly, varargs,
+                  f->nstar - varargs);
   }
   kl_buf_put(out, funcs->data ? funcs->data : "", funcs->len);
   kl_buf_free(funcs);

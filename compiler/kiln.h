@@ -413,6 +413,7 @@ typedef struct KlParam {
   KlNode *annotation; /* or NULL */
   KlNode *dflt;       /* default expression (evaluated by Python at def time) or NULL */
   bool kwonly;
+  int star;           /* 1: *args (a tuple), 2: **kwargs (a dict); these come last in params */
   KlType type;        /* from the annotation */
   int slot;
 } KlParam;
@@ -433,10 +434,14 @@ enum { KL_GUARD_NO_GRAD = 1, KL_GUARD_INFERENCE = 2 };
 struct KlFunc {
   char *name;
   KlLoc loc;           /* the 'def' line */
-  KlParam *params;
-  int nparams, nposparams;
+  KlParam *params;     /* named ones in CPython's co_varnames order (positional, keyword-only), then
+                          *args, then **kwargs */
+  int nparams, nposparams; /* all of them; the positional ones (the first nposonly positional-only) */
+  int nposonly, nstar;
   KlNode *returns;     /* return annotation or NULL */
   KlNodeList body;
+  const char **global_names; /* parse.c: declared `global`: module globals, never locals */
+  int nglobal_names;
   bool kiln_decorated;
   int grad_guard;      /* KL_GUARD_*: @torch.no_grad() / @torch.inference_mode(), applied during calls */
   const char *guard_spelling; /* parse.c: the decorator that may be that guard (`a.b`), */
@@ -501,7 +506,8 @@ KlGlobal *kl_find_global(KlModule *m, const char *name);
 const char *kl_spelled_path(KlCtx *ctx, KlModule *m, const char *spelling, KlGlobal **root);
 /* The grad guard (KL_GUARD_*) torch's object at this path is, else 0. */
 int kl_grad_guard_path(const char *path);
-int kl_func_local(KlCtx *ctx, KlFunc *f, const char *name); /* slot, adding it if new */
+int kl_func_local(KlCtx *ctx, KlFunc *f, const char *name);
+bool kl_declared_global(const KlFunc *f, const char *name); /* named by a `global` statement of f */ /* slot, adding it if new */
 bool kl_is_native_builtin(KlModule *m, const char *name);
 
 /* ------------------------------------------------------------------ types.c */

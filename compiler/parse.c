@@ -1092,6 +1092,29 @@ static KlNode *expr_stmt(Parser *p) {
 }
 
 static char *dotted_name(Parser *p);
+static void bind_global(Parser *p, const char *name, KlLoc loc, const char *dotted);
+
+/* `global a, b`: the function reads and writes these in the module's
+ * dict. Any module name a function may rebind is dynamic for the whole
+ * module (what kiln knows of an import or a def no longer holds), as a
+ * module-level assignment to it would make it. The statement itself does
+ * nothing: a PASS. */
+static KlNode *global_stmt(Parser *p) {
+  KlToken *t = next(p);
+  KlFunc *f = p->fn;
+  do {
+    KlToken *name = expect(p, KL_TOK_NAME);
+    bool seen = false;
+    for (int i = 0; i < f->nglobal_names; i++) seen |= !strcmp(f->global_names[i], name->str);
+    if (seen) continue;
+    const char **names = kl_alloc(p->ctx, sizeof(char *) * (size_t)(f->nglobal_names + 1));
+    if (f->nglobal_names) memcpy(names, f->global_names, sizeof(char *) * (size_t)f->nglobal_names);
+    names[f->nglobal_names++] = name->str;
+    f->global_names = names;
+    bind_global(p, name->str, name->loc, NULL);
+  } while (accept(p, KL_TOK_COMMA));
+  return new_node(p, KL_N_PASS, t->loc);
+}
 
 /* An import in a function binds locals (kiln emits what CPython's
  * IMPORT_NAME/IMPORT_FROM do): `import a.b` binds a, `import a.b as c`
@@ -1180,7 +1203,7 @@ static KlNode *small_stmt(Parser *p) {
     n->list = to_list(&v);
     return n;
   }
-  case KL_TOK_KW_GLOBAL: unsupported(p, t->loc, KL_KILN010, "global statement");
+  case KL_TOK_KW_GLOBAL: return global_stmt(p);
   case KL_TOK_KW_NONLOCAL: unsupported(p, t->loc, KL_KILN010, "nonlocal statement");
   case KL_TOK_KW_IMPORT:
   case KL_TOK_KW_FROM: return local_import(p);
@@ -1641,19 +1664,28 @@ static void note_names(Parser *p, int from, int to) {
   }
 }
 
-/* params = param ("," param)* ; param = NAME [":" test] ["=" test] | "*" | "/" | "*" NAME | "**" NAME */
+/* params = param ("," param)* ; param = NAME [":" test] ["=" test] | "*" | "/" | "*" NAME | "**" NAME
+ * (*args and **kwargs go last, where CPython's co_varnames has them) */
 static void params(Parser *p, KlFunc *f) {
-  KlParam tmp[256];
-  int n = 0;
+  KlParam tmp[256], star[2];
+  int n = 0, nstar = 0;
   bool kwonly = false;
   while (!at(p, KL_TOK_RPAREN)) {
     KlToken *t = peek(p);
-    if (t->kind == KL_TOK_SLASH) unsupported(p, t->loc, KL_KILN011, "positional-only parameters (/)");
-    if (t->kind == KL_TOK_DSTAR) unsupported(p, t->loc, KL_KILN011, "**kwargs parameter");
-    if (t->kind == KL_TOK_STAR) {
+    if (t->kind == KL_TOK_SLASH) {
       next(p);
-      if (at(p, KL_TOK_NAME)) unsupported(p, t->loc, KL_KILN011, "*args parameter");
+      f->nposonly = n;
+    } else if (t->kind == KL_TOK_STAR || t->kind == KL_TOK_DSTAR) {
+      next(p);
       kwonly = true;
+      if (t->kind == KL_TOK_STAR && !at(p, KL_TOK_NAME)) goto next_param; /* `*,` */
+      KlToken *name = expect(p, KL_TOK_NAME);
+      KlParam *prm = &star[nstar++];
+      *prm = (KlParam){.name = name->str, .loc = name->loc, .kwonly = true, .star = t->kind == KL_TOK_STAR ? 1 : 2};
+      if (accept(p, KL_TOK_COLON)) {
+        if (at(p, KL_TOK_STAR)) unexpected(p); /* `*args: *Ts` */
+        prm->annotation = annotation(p);
+      }
     } else {
       KlToken *name = expect(p, KL_TOK_NAME);
       if (n == 256) unsupported(p, name->loc, KL_KILN011, "more than 256 parameters");
@@ -1662,12 +1694,16 @@ static void params(Parser *p, KlFunc *f) {
       if (accept(p, KL_TOK_COLON)) prm->annotation = annotation(p);
       if (accept(p, KL_TOK_ASSIGN)) prm->dflt = test(p);
     }
+  next_param:
     if (!accept(p, KL_TOK_COMMA)) break;
   }
   expect(p, KL_TOK_RPAREN);
-  f->params = kl_alloc(p->ctx, sizeof(KlParam) * (size_t)(n ? n : 1));
+  if (n + nstar > 256) unsupported(p, peek(p)->loc, KL_KILN011, "more than 256 parameters");
+  f->params = kl_alloc(p->ctx, sizeof(KlParam) * (size_t)(n + nstar ? n + nstar : 1));
   memcpy(f->params, tmp, sizeof(KlParam) * (size_t)n);
-  f->nparams = n;
+  memcpy(f->params + n, star, sizeof(KlParam) * (size_t)nstar);
+  f->nparams = n + nstar;
+  f->nstar = nstar;
   f->nposparams = 0;
   for (int i = 0; i < n; i++)
     if (!tmp[i].kwonly) f->nposparams++;
@@ -2019,7 +2055,8 @@ void kl_dump_module(KlCtx *ctx, KlModule *m, KlBuf *out) {
                     f->guard_loc.line, f->guard_loc.col);
     for (int j = 0; j < f->nparams; j++) {
       KlParam *prm = &f->params[j];
-      kl_buf_printf(out, "  param %s%s\n", prm->name, prm->kwonly ? " kwonly" : "");
+      kl_buf_printf(out, "  param %s%s%s%s\n", prm->star == 1 ? "*" : prm->star == 2 ? "**" : "", prm->name,
+                    prm->kwonly && !prm->star ? " kwonly" : "", j < f->nposonly ? " posonly" : "");
       if (prm->annotation) dump_node(out, prm->annotation, 4);
       if (prm->dflt) dump_node(out, prm->dflt, 4);
     }

@@ -46,8 +46,15 @@ int kl_func_local(KlCtx *ctx, KlFunc *f, const char *name) {
   return slot >= 0 ? slot : new_local_slot(ctx, f, name);
 }
 
+bool kl_declared_global(const KlFunc *f, const char *name) {
+  for (int i = 0; f && i < f->nglobal_names; i++)
+    if (!strcmp(f->global_names[i], name)) return true;
+  return false;
+}
+
 static void collect_target(KlCtx *ctx, KlFunc *f, KlNode *t) {
   if (!t) return;
+  if (t->kind == KL_N_NAME && kl_declared_global(f, t->name)) return; /* stored in the module's dict */
   if (t->kind == KL_N_NAME) kl_func_local(ctx, f, t->name);
   else if (t->kind == KL_N_STARRED) collect_target(ctx, f, t->a);
   else if (t->kind == KL_N_TUPLE || t->kind == KL_N_LIST)
@@ -537,6 +544,7 @@ static void mark_stored_comprehension(KlFunc *f, KlNode *s) {
     return;
   for (int i = 0; i < f->ngenexp_names; i++)
     if (!strcmp(f->genexp_names[i], target->name)) return;
+  if (kl_declared_global(f, target->name)) return; /* STORE_GLOBAL: no swap */
   const int slot = function_local(f, target->name);
   if (slot >= 0 && f->locals[slot].cell) return; /* STORE_DEREF: no swap */
   value->stored_to = target->name;

@@ -220,7 +220,8 @@ static KlType expr_type(Infer *in, KlNode *n) {
 static void assign_type(Infer *in, KlNode *target, KlType t) {
   switch (target->kind) {
   case KL_N_NAME:
-    if (target->binding == KL_B_LOCAL) set_local(in, target->slot, t);
+    if (target->binding != KL_B_LOCAL) break; /* a declared global: an object in the module's dict */
+    set_local(in, target->slot, t);
     target->type = in->f->locals[target->slot].type;
     break;
   case KL_N_ATTR: expr_type(in, target->a); break;
@@ -273,7 +274,7 @@ static void stmt_type(Infer *in, KlNode *s) {
     if (s->a->kind == KL_N_NAME && s->a->binding == KL_B_LOCAL) {
       tt = in->f->locals[s->slot].type; /* the value read, maybe another web than the one written */
       if (tt == KL_T_NONE_YET) tt = KL_T_OBJECT;
-    } else {
+    } else if (s->a->kind != KL_N_NAME) { /* a NAME here is a declared global */
       expr_type(in, s->a->a);
       if (s->a->kind == KL_N_SUBSCRIPT) expr_type(in, s->a->b);
     }
@@ -355,7 +356,7 @@ void kl_infer_types(KlCtx *ctx, KlModule *m) {
     if (f->unsupported) continue;
     for (int j = 0; j < f->nparams; j++) {
       KlParam *p = &f->params[j];
-      p->type = kl_annotation_type(ctx, p->annotation);
+      p->type = p->star ? KL_T_OBJECT : kl_annotation_type(ctx, p->annotation); /* *args: a tuple, **kwargs: a dict */
       /* a kiln marker that does not exist (TensorF64Cpu2D, TensorF32Cpu3D): say so */
       const char *ann = p->annotation ? p->annotation->dotted : NULL;
       if (p->type == KL_T_OBJECT && ann &&

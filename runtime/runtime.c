@@ -938,60 +938,105 @@ static void too_many_positional(const KrSig *sig, Py_ssize_t given, PyObject **o
                plural ? "s" : "", given, kwbuf, given == 1 && !kwonly_given ? "was" : "were");
 }
 
+/* CPython's error for keywords naming positional-only parameters (when
+ * there is no **kwargs to take them): every such keyword, in parameter order. */
+static void positional_only_as_keyword(const KrSig *sig, PyObject *kwnames) {
+  PyObject *names = PyList_New(0);
+  if (!names) return;
+  for (int i = 0; i < sig->nposonly; i++)
+    for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(kwnames); j++) {
+      PyObject *key = PyTuple_GET_ITEM(kwnames, j);
+      int eq = key == sig->names[i] ? 1 : PyObject_RichCompareBool(sig->names[i], key, Py_EQ);
+      if (eq < 0 || (eq && PyList_Append(names, key) < 0)) {
+        Py_DECREF(names);
+        return;
+      }
+    }
+  PyObject *comma = PyUnicode_FromString(", ");
+  PyObject *joined = comma ? PyUnicode_Join(comma, names) : NULL;
+  if (joined)
+    PyErr_Format(PyExc_TypeError, "%s() got some positional-only arguments passed as keyword arguments: '%U'",
+                 sig->name, joined);
+  Py_XDECREF(joined);
+  Py_XDECREF(comma);
+  Py_DECREF(names);
+}
+
+/* The index of the named parameter a keyword names (positional-only ones
+ * excepted), -1 for none, -2 on error. */
+static int keyword_index(const KrSig *sig, PyObject *key) {
+  for (int i = sig->nposonly; i < sig->nparams; i++)
+    if (sig->names[i] == key) return i;
+  for (int i = sig->nposonly; i < sig->nparams; i++) {
+    int eq = PyObject_RichCompareBool(key, sig->names[i], Py_EQ);
+    if (eq) return eq < 0 ? -2 : i;
+  }
+  return -1;
+}
+
+/* As CPython's initialize_locals: positionals, the *args tuple, keywords
+ * (a **kwargs dict takes the unknown ones), then the counts and defaults. */
 static int kr_bind_args(const KrSig *sig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                         PyObject **out) {
   const int np = sig->nparams, npos = sig->nposparams;
-  if (!kwnames && nargs == np && nargs <= npos) {
+  if (!kwnames && nargs == np && nargs <= npos && !sig->varargs && !sig->varkw) {
     for (int i = 0; i < np; i++) out[i] = args[i];
     return 0;
   }
+  PyObject *rest = NULL, *kwdict = NULL;
+  if (sig->varkw && !(kwdict = PyDict_New())) return -1;
   for (int i = 0; i < np; i++) out[i] = NULL;
   Py_ssize_t n = nargs < npos ? nargs : npos;
   for (Py_ssize_t i = 0; i < n; i++) out[i] = args[i];
+  if (sig->varargs) {
+    rest = PyTuple_New(nargs - n);
+    if (!rest) goto fail;
+    for (Py_ssize_t i = n; i < nargs; i++) PyTuple_SET_ITEM(rest, i - n, Py_NewRef(args[i]));
+  }
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t j = 0; j < nkw; j++) {
     PyObject *key = PyTuple_GET_ITEM(kwnames, j);
-    int idx = -1;
-    for (int i = 0; i < np; i++)
-      if (sig->names[i] == key) {
-        idx = i;
-        break;
-      }
+    int idx = keyword_index(sig, key);
+    if (idx == -2) goto fail;
     if (idx < 0) {
-      for (int i = 0; i < np; i++) {
-        int eq = PyObject_RichCompareBool(sig->names[i], key, Py_EQ);
-        if (eq < 0) return -1;
-        if (eq) {
-          idx = i;
-          break;
-        }
+      if (kwdict) {
+        if (PyDict_SetItem(kwdict, key, args[nargs + j]) < 0) goto fail;
+        continue;
       }
-    }
-    if (idx < 0) {
+      if (sig->nposonly) {
+        positional_only_as_keyword(sig, kwnames);
+        if (PyErr_Occurred()) goto fail;
+      }
       PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%S'", sig->name, key);
-      return -1;
+      goto fail;
     }
     if (out[idx]) {
       PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%S'", sig->name, key);
-      return -1;
+      goto fail;
     }
     out[idx] = args[nargs + j];
   }
-  if (nargs > npos) {
+  if (nargs > npos && !sig->varargs) {
     too_many_positional(sig, nargs, out);
-    return -1;
+    goto fail;
   }
   if (nargs < npos) {
-    if (missing_arguments(sig, (int)nargs, npos, out, "positional") < 0) return -1;
+    if (missing_arguments(sig, (int)nargs, npos, out, "positional") < 0) goto fail;
     for (int i = (int)nargs; i < npos; i++)
       if (!out[i]) out[i] = sig->defaults[i];
   }
   if (np > npos) {
-    if (missing_arguments(sig, npos, np, out, "keyword-only") < 0) return -1;
+    if (missing_arguments(sig, npos, np, out, "keyword-only") < 0) goto fail;
     for (int i = npos; i < np; i++)
       if (!out[i]) out[i] = sig->defaults[i];
   }
+  if (sig->varargs) out[np] = rest;
+  if (sig->varkw) out[np + sig->varargs] = kwdict;
   return 0;
+fail:
+  Py_XDECREF(rest);
+  Py_XDECREF(kwdict);
+  return -1;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1643,6 +1688,24 @@ static PyObject *kr_load_global(PyObject *globals, PyObject *name) {
   }
   Py_INCREF(v);
   return v;
+}
+
+static int kr_delete_global(PyObject *globals, PyObject *name) {
+  if (PyDict_DelItem(globals, name) == 0) return 0;
+  if (PyErr_ExceptionMatches(PyExc_KeyError)) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_NameError, "name '%U' is not defined", name);
+    set_name_attr(name);
+  }
+  return -1;
+}
+
+static void kr_unbind_global(PyObject *globals, PyObject *name) {
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  if (PyDict_SetItem(globals, name, Py_None) < 0 || PyDict_DelItem(globals, name) < 0)
+    PyErr_Clear(); /* a dict storing then deleting a str key: only memory can fail */
+  PyErr_Restore(type, value, tb);
 }
 
 static void raise_unbound(PyObject *type, const char *fmt, const char *name) {
@@ -2466,6 +2529,8 @@ static const KrApi kr_api = {
     .call_unpacked = kr_call_unpacked,
     .import_name = kr_import_name,
     .import_from = kr_import_from,
+    .delete_global = kr_delete_global,
+    .unbind_global = kr_unbind_global,
 };
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs) {

@@ -123,7 +123,7 @@ def test_check_warns_about_functions_left_as_python(tmp_path: Path) -> None:
 import functools
 
 
-def a(x, *rest):
+def a(x, *rest, **kw):  # compiles: only more than 256 parameters are KILN011
     return x
 
 
@@ -140,11 +140,11 @@ def c(x):
     proc = kiln("check", str(src), "-o", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     err = proc.stderr
-    assert f"{src}:4:10: warning[KILN011]: function a is left as Python: *args parameter" in err
+    assert "function a is left as Python" not in err
     assert f"{src}:8:1: warning[KILN012]: function b is left as Python" in err
     assert f"{src}:14:5: warning[KILN010]: function c is left as Python: class definition" in err
     assert "   14 |     class Box:\n      |     ^\n" in err
-    assert "0 of 3 function(s) native" in proc.stdout
+    assert "1 of 3 function(s) native" in proc.stdout
 
 
 # --------------------------------------------------------------------------

@@ -156,11 +156,13 @@ typedef struct KrTensor {
 /* A compiled function's signature, for argument binding. */
 typedef struct KrSig {
   const char *name;        /* function name, for messages */
-  int nparams;             /* all parameters */
-  int nposparams;          /* positional-or-keyword (the rest are keyword-only) */
+  int nparams;             /* the named parameters */
+  int nposparams;          /* positional (the rest of the named ones are keyword-only) */
   const char *const *param_names;
   PyObject **names;        /* interned names, filled by module_init */
   PyObject **defaults;     /* nparams slots; NULL = required; filled by module_init */
+  int nposonly;            /* the first nposonly positional ones are positional-only (`/`) */
+  int varargs, varkw;      /* 1 when it has *args, **kwargs: bound after the named ones */
 } KrSig;
 
 /* A lambda or nested def in a compiled function. CPython compiled its body
@@ -227,6 +229,7 @@ typedef struct KrApi {
 
   /* --- calls ---
    * Binds fastcall arguments to out[sig->nparams] (borrowed references),
+   * then *args's tuple and **kwargs's dict (new references) if it has them,
    * raising TypeError exactly like Python for missing, duplicate, unexpected
    * or too many arguments. */
   int (*bind_args)(const KrSig *sig, PyObject *const *args, Py_ssize_t nargs,
@@ -403,6 +406,13 @@ typedef struct KrApi {
   /* IMPORT_FROM: the attribute, or the submodule from sys.modules, or
    * CPython's ImportError. New ref. */
   PyObject *(*import_from)(PyObject *module, PyObject *name);
+
+  /* --- names a function declares `global` --- */
+  /* `del name` (DELETE_GLOBAL): NameError when it is not there. */
+  int (*delete_global)(PyObject *globals, PyObject *name);
+  /* The end of `except E as name`: `name = None; del name`, keeping any
+   * exception being raised. */
+  void (*unbind_global)(PyObject *globals, PyObject *name);
 } KrApi;
 
 /* Generated modules: `static const KrApi *kr;` then `kr = kr_import();`. */

@@ -15,7 +15,7 @@ def g(x: float) -> float:
 
 
 def h() -> None:
-    global counter              # h stays Python (global statement) but binds `counter`
+    global counter              # h binds `counter` in the module
     counter = 1
 
 
