@@ -311,6 +311,7 @@ static const char *truth(E *e, Val v, int lineno) {
 
 /* Evaluates a condition and releases its value. */
 static Val ev(E *e, KlNode *n);
+static void store(E *e, KlNode *target, Val v, int L);
 static const char *cond(E *e, KlNode *n) {
   Val v = ev(e, n);
   const char *t = truth(e, v, n->loc.line);
@@ -686,6 +687,28 @@ static int kwnames_constant(E *e, KlNode *call) {
   return k;
 }
 
+/* The line an expression starts on: CPython's traceback line for an
+ * operation spanning lines (a node's own loc is its operator or name). */
+static int start_line(const KlNode *n) {
+  switch (n->kind) {
+  case KL_N_BINOP: case KL_N_ATTR: case KL_N_SUBSCRIPT: case KL_N_CALL: return start_line(n->a);
+  case KL_N_COMPARE: case KL_N_BOOLOP: return start_line(n->list.items[0]);
+  case KL_N_IFEXP: return start_line(n->b);
+  case KL_N_NAMEDEXPR: return start_line(n->a);
+  default: return n->loc.line;
+  }
+}
+
+/* A call's traceback line. CPython calls `obj.name(...)` as a method
+ * (LOAD_METHOD / CALL) located at the attribute's line, unless it unpacks
+ * arguments or passes 30 or more; any other call is located where the
+ * call expression starts. */
+static int call_line(const KlNode *n) {
+  const int nargs = n->list.len + n->kw.len + (n->kw.len != 0);
+  if (n->a->kind == KL_N_ATTR && !kl_call_unpacks(n) && nargs < 30) return n->loc.line;
+  return start_line(n);
+}
+
 static Val display(E *e, KlNode *n);
 
 /* f(a, *b, k=v, **m), as CPython's CALL_FUNCTION_EX: the callee (a method
@@ -695,7 +718,7 @@ static Val display(E *e, KlNode *n);
  * evaluated, then added (merged, a repeated name an error, once a `**`
  * came before), each `**` merged as it comes. */
 static Val unpacked_call(E *e, KlNode *n) {
-  int L = n->loc.line;
+  int L = call_line(n);
   Val callee = to_object(e, ev(e, n->a), L);
   Val args;
   if (n->list.len == 1 && n->list.items[0]->kind == KL_N_STARRED) {
@@ -753,7 +776,7 @@ static Val unpacked_call(E *e, KlNode *n) {
 }
 
 static Val call(E *e, KlNode *n) {
-  int L = n->loc.line;
+  int L = call_line(n);
   KlSiteInfo *s = n->site;
   if (kl_call_unpacks(n)) return unpacked_call(e, n);
   KlNode *fn = n->a;
@@ -849,71 +872,100 @@ static bool has_starred(const KlNode *n) {
   return false;
 }
 
-/* [*a, b], (*a, b), {*a, b}, {**m, k: v}: the items in order into a list,
+/* When CPython adds each item of a set or dict display (hashing it, so an
+ * unhashable item or a __hash__ with effects shows then): deferred[i] says
+ * an item (a dict's pair) is evaluated first and added with the rest of its
+ * group, after the group's last one (flush[i]); the others are added as
+ * they come. A set's group is its items before the first `*` (all of them
+ * without one), unless it has more than 30 items; a dict's groups are its
+ * runs of pairs between `**`s of up to 15 pairs; a longer run is added
+ * pair by pair (17 at a time, and a last 16), by its compiler's stack limit
+ * (compiler_dict/compiler_subdict). Lists and tuples cannot tell. */
+static void display_groups(E *e, const KlNode *n, bool **deferred, bool **flush) {
+  const bool dict = n->kind == KL_N_DICT;
+  const int count = dict ? n->list.len / 2 : n->list.len;
+  *deferred = kl_alloc(e->ctx, sizeof(bool) * (size_t)(count + 1));
+  *flush = kl_alloc(e->ctx, sizeof(bool) * (size_t)(count + 1));
+  if (n->kind != KL_N_SET && !dict) return;
+  if (!dict) {
+    if (count > 30) return;
+    int i = 0;
+    for (; i < count && n->list.items[i]->kind != KL_N_STARRED; i++) (*deferred)[i] = true;
+    if (i) (*flush)[i - 1] = true;
+    return;
+  }
+  int run = 0; /* pairs since the last group */
+  for (int j = 0; j <= count; j++) {
+    const bool unpack = j < count && n->list.items[2 * j]->kind == KL_N_STARRED;
+    if (j == count || unpack) {
+      if (run && run <= 15) { /* a small group (more is its compiler's "big" one): deferred */
+        for (int q = j - run; q < j; q++) (*deferred)[q] = true;
+        (*flush)[j - 1] = true;
+      }
+      run = 0;
+    } else if (run > 15) {
+      run = 0; /* the 17th: these 17 go one by one, as do 16 at a run's end */
+    } else {
+      run++;
+    }
+  }
+}
+
+/* [a, *b], (a, *b), {a, *b}, {k: v, **m}: the items in order. A list or
+ * tuple without `*` is filled in place; otherwise the items go into a list,
  * set or dict, each unpacked one added as it comes (CPython's LIST_EXTEND,
- * SET_UPDATE, DICT_UPDATE: kr's helpers word their errors as it does); a
- * tuple is made from the list. */
-static Val unpacking_display(E *e, KlNode *n) {
+ * SET_UPDATE, DICT_UPDATE: kr's helpers word their errors as it does), and
+ * a tuple is made from the list. */
+static Val display(E *e, KlNode *n) {
   int L = n->loc.line;
   Val r = temp(e, KL_T_OBJECT);
-  bool set = n->kind == KL_N_SET, dict = n->kind == KL_N_DICT;
-  line(e, "%s = %s;", r.s, set ? "PySet_New(NULL)" : dict ? "PyDict_New()" : "PyList_New(0)");
+  const int len = n->list.len;
+  const bool set = n->kind == KL_N_SET, dict = n->kind == KL_N_DICT;
+  const bool in_place = !set && !dict && !has_starred(n);
+  if (in_place) line(e, "%s = %s(%d);", r.s, n->kind == KL_N_TUPLE ? "PyTuple_New" : "PyList_New", len);
+  else line(e, "%s = %s;", r.s, set ? "PySet_New(NULL)" : dict ? "PyDict_New()" : "PyList_New(0)");
   fail_if(e, L, "!%s", r.s);
-  for (int i = 0; i < n->list.len; i++) {
-    KlNode *item = n->list.items[i];
-    if (item->kind == KL_N_STARRED) {
-      Val v = to_object(e, ev(e, item->a), L);
+  bool *deferred, *flush;
+  display_groups(e, n, &deferred, &flush);
+  Val *pending = kl_alloc(e->ctx, sizeof(Val) * (size_t)(len + 1));
+  int npending = 0;
+  for (int i = 0, item = 0; i < len; i++, item++) {
+    KlNode *it = n->list.items[i];
+    if (it->kind == KL_N_STARRED) {
+      Val v = to_object(e, ev(e, it->a), L);
       line(e, "if (kr->%s(%s, %s) < 0) KL_FAIL(%d);", set ? "set_update" : dict ? "dict_update" : "list_extend", r.s,
            v.s, L);
       release(e, v);
       i += dict; /* past its placeholder value */
       continue;
     }
-    Val k = to_object(e, ev(e, item), L);
-    if (dict) {
-      Val v = to_object(e, ev(e, n->list.items[++i]), L);
-      line(e, "if (PyDict_SetItem(%s, %s, %s) < 0) KL_FAIL(%d);", r.s, k.s, v.s, L);
-      release(e, v);
-    } else {
-      line(e, "if (%s(%s, %s) < 0) KL_FAIL(%d);", set ? "PySet_Add" : "PyList_Append", r.s, k.s, L);
-    }
-    release(e, k);
-  }
-  if (n->kind == KL_N_TUPLE) {
-    line(e, "Py_SETREF(%s, PyList_AsTuple(%s));", r.s, r.s);
-    fail_if(e, L, "!%s", r.s);
-  }
-  return r;
-}
-
-static Val display(E *e, KlNode *n) {
-  if (has_starred(n)) return unpacking_display(e, n);
-  int L = n->loc.line;
-  Val r = temp(e, KL_T_OBJECT);
-  int len = n->list.len;
-  switch (n->kind) {
-  case KL_N_TUPLE: line(e, "%s = PyTuple_New(%d);", r.s, len); break;
-  case KL_N_LIST: line(e, "%s = PyList_New(%d);", r.s, len); break;
-  case KL_N_SET: line(e, "%s = PySet_New(NULL);", r.s); break;
-  default: line(e, "%s = PyDict_New();", r.s); break;
-  }
-  fail_if(e, L, "!%s", r.s);
-  for (int i = 0; i < len; i++) {
-    if (n->kind == KL_N_DICT) {
-      Val k = to_object(e, ev(e, n->list.items[i]), L);
-      Val v = to_object(e, ev(e, n->list.items[++i]), L);
-      line(e, "if (PyDict_SetItem(%s, %s, %s) < 0) KL_FAIL(%d);", r.s, k.s, v.s, L);
-      release(e, k);
-      release(e, v);
+    Val k = to_object(e, ev(e, it), L);
+    if (in_place) {
+      k = own(e, k);
+      line(e, "%s_SET_ITEM(%s, %d, %s); %s = NULL;", n->kind == KL_N_TUPLE ? "PyTuple" : "PyList", r.s, i, k.s, k.s);
       continue;
     }
-    Val v = own(e, to_object(e, ev(e, n->list.items[i]), L));
-    if (n->kind == KL_N_SET) {
-      line(e, "if (PySet_Add(%s, %s) < 0) KL_FAIL(%d);", r.s, v.s, L);
-      release(e, v);
-    } else {
-      line(e, "%s_SET_ITEM(%s, %d, %s); %s = NULL;", n->kind == KL_N_TUPLE ? "PyTuple" : "PyList", r.s, i, v.s, v.s);
+    Val v = dict ? to_object(e, ev(e, n->list.items[++i]), L) : k;
+    if (deferred[item]) {
+      pending[npending++] = own(e, k);
+      if (dict) pending[npending++] = own(e, v);
+      if (!flush[item]) continue;
+      for (int q = 0; q < npending; q += 1 + dict) {
+        if (dict) line(e, "if (PyDict_SetItem(%s, %s, %s) < 0) KL_FAIL(%d);", r.s, pending[q].s, pending[q + 1].s, L);
+        else line(e, "if (PySet_Add(%s, %s) < 0) KL_FAIL(%d);", r.s, pending[q].s, L);
+      }
+      for (int q = 0; q < npending; q++) release(e, pending[q]);
+      npending = 0;
+      continue;
     }
+    if (dict) line(e, "if (PyDict_SetItem(%s, %s, %s) < 0) KL_FAIL(%d);", r.s, k.s, v.s, L);
+    else line(e, "if (%s(%s, %s) < 0) KL_FAIL(%d);", set ? "PySet_Add" : "PyList_Append", r.s, k.s, L);
+    release(e, k);
+    if (dict) release(e, v);
+  }
+  if (n->kind == KL_N_TUPLE && !in_place) {
+    line(e, "Py_SETREF(%s, PyList_AsTuple(%s));", r.s, r.s);
+    fail_if(e, L, "!%s", r.s);
   }
   return r;
 }
@@ -1005,16 +1057,6 @@ static Val fused(E *e, KlFusion *fu) {
 }
 
 static Val comprehension(E *e, KlNode *n);
-
-/* The line an expression starts on: CPython's traceback line for an
- * operation spanning lines (a node's own loc is its operator or name). */
-static int start_line(const KlNode *n) {
-  switch (n->kind) {
-  case KL_N_BINOP: case KL_N_ATTR: case KL_N_SUBSCRIPT: case KL_N_CALL: return start_line(n->a);
-  case KL_N_COMPARE: case KL_N_BOOLOP: return start_line(n->list.items[0]);
-  default: return n->loc.line;
-  }
-}
 
 /* kl_lambdas' index of n, registered the first time it is emitted. */
 static int lambda_index(E *e, const KlNode *n) {
@@ -1201,6 +1243,11 @@ static Val ev(E *e, KlNode *n) {
   case KL_N_IFEXP: return ifexp(e, n);
   case KL_N_COMP: return comprehension(e, n);
   case KL_N_LAMBDA: return lambda(e, n);
+  case KL_N_NAMEDEXPR: { /* stores the value, then is it */
+    Val v = own(e, ev(e, n->b));
+    store(e, n->a, val(v.t, false, "%s", v.s), n->loc.line);
+    return v;
+  }
   default:
     kl_fatal(e->ctx, KL_KILN050, n->loc, "cannot emit expression kind %d", n->kind);
   }

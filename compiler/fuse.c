@@ -54,6 +54,7 @@ static void count(KlFunc *f, KlNode *n, bool store) {
     count_list(f, n->list, store);
     return;
   case KL_N_STARRED: count(f, n->a, store); return;
+  case KL_N_NAMEDEXPR: count(f, n->b, false); count(f, n->a, true); return;
   case KL_N_ATTR: count(f, n->a, false); return;
   case KL_N_SUBSCRIPT: count(f, n->a, false); count(f, n->b, false); return;
   case KL_N_ASSIGN: count_list(f, n->list, true); count(f, n->b, false); return;

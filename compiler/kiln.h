@@ -242,7 +242,7 @@ KlType kl_join(KlType a, KlType b);
   X(NAME) X(INT) X(FLOAT) X(STR) X(BYTES) X(TRUE) X(FALSE) X(NONE) X(ELLIPSIS)    \
   X(IMAG) X(TUPLE) X(LIST) X(DICT) X(SET) X(ATTR) X(SUBSCRIPT) X(SLICE) X(CALL)   \
   X(BINOP) X(UNARY) X(NOT) X(BOOLOP) X(COMPARE) X(IFEXP) X(KEYWORD)               \
-  X(JOINEDSTR) X(FORMAT) X(COMP) X(COMPFOR) X(STARRED)                            \
+  X(JOINEDSTR) X(FORMAT) X(COMP) X(COMPFOR) X(STARRED) X(NAMEDEXPR)               \
   /* statements */                                                                \
   X(EXPR_STMT) X(ASSIGN) X(AUGASSIGN) X(ANNASSIGN) X(IF) X(WHILE) X(FOR)          \
   X(BREAK) X(CONTINUE) X(RETURN) X(PASS) X(RAISE) X(ASSERT) X(DEL) X(WITH)         \
@@ -369,6 +369,7 @@ struct KlNode {
                         JOIN's separator or SUM's start c, SORTED/MIN/MAX's keywords in kw (evaluated, like c,
                         after the first iterable); COMPFOR target a, iterable b;
                         EXCEPT (a handler) type a (NULL: bare `except:`), `as` name b;
+                        NAMEDEXPR `a := b` (a the NAME, bound in the function even in a comprehension);
                         STARRED `*a` (a display's or call's item unpacked, or a target taking the rest),
                         op 2: `**a` in a dict display (the key of a pair whose value is a None placeholder);
                         IMPORT (`import a.b [as c], ...`): per item a KEYWORD in kw naming the module
@@ -463,6 +464,7 @@ struct KlFunc {
   const char **genexp_names; /* resolve.c: names read in generator expressions (beyond their first
                                 iterables): on CPython those of the function's are cells */
   int ngenexp_names;
+  bool has_walrus;     /* resolve.c: a `:=` binds inside an expression (webs then follow and/or/if-else) */
   KlType return_type;
   int index;
 };

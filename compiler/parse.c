@@ -22,6 +22,7 @@ typedef struct Parser {
   int depth;           /* nesting of the recursive descent (see enter) */
   KlToken *nfkc_name;  /* a module-scope name Python would normalize (see nfkc_check) */
   int loops;           /* enclosing loop bodies in the current function */
+  int lambda_bodies;   /* enclosing lambda bodies (a := there binds in the lambda) */
 } Parser;
 
 /* Nesting deeper than this (parser recursion, or AST depth of a function)
@@ -472,7 +473,6 @@ static KlNode *atom(Parser *p) {
     if (accept(p, KL_TOK_RPAREN)) return new_node(p, KL_N_TUPLE, t->loc);
     if (at(p, KL_TOK_KW_YIELD)) unsupported(p, peek(p)->loc, KL_KILN010, "yield expression");
     KlNode *first = star_or_test(p);
-    if (at(p, KL_TOK_WALRUS)) unsupported(p, peek(p)->loc, KL_KILN010, "assignment expression (:=)");
     if (at_comp_for(p)) return closed_comprehension(p, KL_COMP_GENERATOR, first, NULL, t->loc, KL_TOK_RPAREN);
     if (accept(p, KL_TOK_RPAREN)) return first; /* parenthesised expression */
     Vec v = {0};
@@ -589,7 +589,6 @@ static void call_args(Parser *p, KlNode *call) {
         if (!at(p, KL_TOK_RPAREN)) unexpected(p);
       }
       vec_push(p, &args, arg);
-      if (at(p, KL_TOK_WALRUS)) unsupported(p, peek(p)->loc, KL_KILN010, "assignment expression (:=)");
     }
     if (!accept(p, KL_TOK_COMMA)) break;
   }
@@ -893,7 +892,9 @@ static KlNode *lambda_expr(Parser *p) {
   enter(p);
   KlNode *n = function_node(p, next(p));
   function_params(p, n, KL_TOK_COLON, NULL);
+  p->lambda_bodies++;
   n->lambda->body = test(p);
+  p->lambda_bodies--;
   leave(p);
   return n;
 }
@@ -991,6 +992,16 @@ static KlNode *test(Parser *p) {
   if (at(p, KL_TOK_KW_LAMBDA)) return lambda_expr(p);
   KlNode *body = bool_op(p, true);
   KlToken *t = peek(p);
+  if (t->kind == KL_TOK_WALRUS && body->kind == KL_N_NAME) { /* where CPython allows it: its check */
+    if (p->lambda_bodies) unsupported(p, t->loc, KL_KILN010, "assignment expression (:=) in a lambda");
+    next(p);
+    KlNode *n = new_node(p, KL_N_NAMEDEXPR, t->loc);
+    n->a = body;
+    enter(p);
+    n->b = test(p);
+    leave(p);
+    return n;
+  }
   if (!accept(p, KL_TOK_KW_IF)) return body;
   KlNode *n = new_node(p, KL_N_IFEXP, t->loc);
   n->b = body;
@@ -1826,6 +1837,7 @@ static void funcdef(Parser *p) {
   p->fn = f;
   p->depth = 0;
   p->loops = 0;
+  p->lambda_bodies = 0;
   if (setjmp(bail) == 0) {
     if (is_async) unsupported(p, f->loc, KL_KILN010, "async function (coroutine)");
     if (other_decorator) unsupported(p, (KlLoc){deco_line, deco_col}, KL_KILN012, "decorator");

@@ -91,6 +91,27 @@ static void collect_locals(KlCtx *ctx, KlFunc *f, KlNodeList body) {
   }
 }
 
+/* The targets of `name := v` anywhere in the function (in a comprehension
+ * too: it binds the function's variable; a lambda's body is not a child). */
+static void collect_walrus(KlCtx *ctx, KlFunc *f, KlNode *n);
+static void collect_walrus_list(KlCtx *ctx, KlFunc *f, KlNodeList l) {
+  for (int i = 0; i < l.len; i++) collect_walrus(ctx, f, l.items[i]);
+}
+static void collect_walrus(KlCtx *ctx, KlFunc *f, KlNode *n) {
+  if (!n) return;
+  if (n->kind == KL_N_NAMEDEXPR) {
+    collect_target(ctx, f, n->a);
+    f->has_walrus = true;
+  }
+  collect_walrus(ctx, f, n->a);
+  collect_walrus(ctx, f, n->b);
+  collect_walrus(ctx, f, n->c);
+  collect_walrus_list(ctx, f, n->list);
+  collect_walrus_list(ctx, f, n->kw);
+  collect_walrus_list(ctx, f, n->body);
+  collect_walrus_list(ctx, f, n->orelse);
+}
+
 /* Every name in builtins on CPython 3.10-3.13 (site's exit, quit, help,
  * copyright, credits, license included), and the globals every module has. */
 static const char *const python_builtins[] = {
@@ -926,6 +947,7 @@ void kl_resolve(KlCtx *ctx, KlModule *m) {
     }
     resolve_expr(ctx, m, NULL, f->returns);
     collect_locals(ctx, f, f->body);
+    collect_walrus_list(ctx, f, f->body);
     collect_genexp_names(ctx, f);
     for (int j = 0; j < f->body.len; j++) mark_cells(ctx, f, f->body.items[j]);
     resolve_list(ctx, m, f, f->body);
@@ -1122,6 +1144,39 @@ static void web_expr_list(Webs *w, St *s, KlNodeList l) {
 
 static void web_comprehension(Webs *w, St *s, KlNode *n);
 
+static void web_target(Webs *w, St *s, KlNode *t);
+
+/* With a `:=` in the function, an expression can bind: its operands that
+ * may not run (and/or, if-else, a comparison chain) are branches. */
+static bool web_branches(Webs *w, St *s, KlNode *n) {
+  switch (n->kind) {
+  case KL_N_NAMEDEXPR:
+    web_expr(w, s, n->b);
+    web_target(w, s, n->a);
+    if (w->exc) st_join(w, w->exc, s); /* an error later in the statement sees it bound */
+    return true;
+  case KL_N_BOOLOP:
+  case KL_N_COMPARE: {
+    St out = st_new(w);
+    for (int i = 0; i < n->list.len; i++) {
+      web_expr(w, s, n->list.items[i]);
+      if (n->kind == KL_N_BOOLOP || i >= 1) st_join(w, &out, s); /* it may stop here */
+    }
+    *s = out;
+    return true;
+  }
+  case KL_N_IFEXP: {
+    web_expr(w, s, n->a);
+    St other = st_copy(w, s);
+    web_expr(w, s, n->b);
+    web_expr(w, &other, n->c);
+    st_join(w, s, &other);
+    return true;
+  }
+  default: return false;
+  }
+}
+
 static void web_expr(Webs *w, St *s, KlNode *n) {
   if (!n) return;
   if (n->kind == KL_N_NAME) {
@@ -1132,6 +1187,7 @@ static void web_expr(Webs *w, St *s, KlNode *n) {
     web_comprehension(w, s, n);
     return;
   }
+  if (w->f->has_walrus && web_branches(w, s, n)) return;
   web_expr(w, s, n->a);
   web_expr(w, s, n->b);
   web_expr(w, s, n->c);
@@ -1192,6 +1248,7 @@ static void web_comprehension(Webs *w, St *s, KlNode *n) {
     for (int i = clauses.len - 1; i > 0; i--) changed |= st_join(w, &heads[i - 1], &heads[i]); /* ran out */
     if (!changed || w->counting) break;
   }
+  if (w->f->has_walrus) *s = st_copy(w, &heads[0]); /* what its `:=` bound, after any number of items */
 }
 
 static void web_stmts(Webs *w, St *s, KlNodeList body);

@@ -146,6 +146,10 @@ static KlType expr_type(Infer *in, KlNode *n) {
     break;
   case KL_N_NOT: expr_type(in, n->a); t = KL_T_BOOL; break;
   case KL_N_STARRED: expr_type(in, n->a); break; /* an item unpacked: never a value of its own */
+  case KL_N_NAMEDEXPR:
+    t = expr_type(in, n->b);
+    assign_type(in, n->a, t);
+    break;
   case KL_N_BOOLOP: {
     t = KL_T_NONE_YET;
     for (int i = 0; i < n->list.len; i++) t = kl_join(t, expr_type(in, n->list.items[i]));

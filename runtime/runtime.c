@@ -1987,7 +1987,6 @@ static int kr_exc_match(PyObject *exc, PyObject *type) {
   return PyErr_GivenExceptionMatches(exc, type);
 }
 
-#if PY_VERSION_HEX >= 0x030B0000
 /* Raises exc (stolen) with its traceback now. */
 static void restore_raised(PyObject *exc) {
 #if PY_VERSION_HEX >= 0x030C0000
@@ -1996,7 +1995,6 @@ static void restore_raised(PyObject *exc) {
   PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(exc)), exc, PyException_GetTraceback(exc));
 #endif
 }
-#endif
 
 static void kr_exc_rethrow(KrExcSave *save, PyObject *exc) {
 #if PY_VERSION_HEX >= 0x030B0000
@@ -2335,7 +2333,7 @@ static int kr_kwargs_merge(PyObject *kwargs, PyObject *mapping, PyObject *func) 
 /* Is f builtins.__import__ itself? Then its C function is called directly,
  * as CPython's IMPORT_NAME does. */
 static bool default_import(PyObject *f) {
-  if (!PyCFunction_Check(f) || !PyModule_Check(PyCFunction_GET_SELF(f))) return false;
+  if (!PyCFunction_Check(f) || !PyCFunction_GET_SELF(f) || !PyModule_Check(PyCFunction_GET_SELF(f))) return false;
   const char *name = PyModule_GetName(PyCFunction_GET_SELF(f));
   if (!name) {
     PyErr_Clear();
@@ -2373,44 +2371,73 @@ static PyObject *passed_module(PyObject *self, PyObject *const *args, Py_ssize_t
 }
 static PyMethodDef passed_module_def = {"__import__", (PyCFunction)(void (*)(void))passed_module, METH_FASTCALL, NULL};
 
-/* CPython's own IMPORT_FROM on module: `from _ import name as r` run as
- * module-level code whose __import__ gives module, so its fallback to
- * sys.modules and its errors (messages, name/path/name_from, every
- * version's wording) are CPython's. The helper's frame is taken off the
- * traceback. */
-static PyObject *import_from_by_cpython(PyObject *module, PyObject *name) {
-  static PyObject *helper_globals, *codes; /* codes: name -> code object */
-  if (!helper_globals) {
-    PyObject *b = PyDict_New(), *imp = PyCFunction_New(&passed_module_def, NULL);
-    PyObject *g = b && imp && PyDict_SetItemString(b, "__import__", imp) == 0 ? PyDict_New() : NULL;
-    if (g && PyDict_SetItemString(g, "__builtins__", b) < 0) Py_CLEAR(g);
-    Py_XDECREF(b);
-    Py_XDECREF(imp);
-    if (!g || !(codes = PyDict_New())) {
-      Py_XDECREF(g);
-      return NULL;
-    }
-    helper_globals = g;
-  }
-  PyObject *code = PyDict_GetItemWithError(codes, name); /* borrowed */
+/* CPython's own IMPORT_FROM error: `from _ import name as r` run as
+ * module-level code whose __import__ gives `module`, so the ImportError
+ * (message, name, path, name_from, every version's wording) is CPython's.
+ * For a module it is run on a stand-in with the module's __name__, __file__
+ * and __spec__ (all the error reads), so no __getattr__ of the module runs
+ * again. The code is compiled once, at start (runtime_init), and made for
+ * each name by code.replace; the helper's frame is taken off the traceback. */
+static PyObject *import_helper_globals, *import_helper_code, *import_helper_codes;
+
+static int import_helper_init(void) {
+  PyObject *b = PyDict_New(), *imp = PyCFunction_New(&passed_module_def, NULL);
+  PyObject *g = b && imp && PyDict_SetItemString(b, "__import__", imp) == 0 ? PyDict_New() : NULL;
+  if (g && PyDict_SetItemString(g, "__builtins__", b) < 0) Py_CLEAR(g);
+  Py_XDECREF(b);
+  Py_XDECREF(imp);
+  if (!g) return -1;
+  import_helper_globals = g;
+  import_helper_code = Py_CompileString("from _ import NAME as r", "<kiln import>", Py_file_input);
+  import_helper_codes = PyDict_New();
+  return import_helper_code && import_helper_codes ? 0 : -1;
+}
+
+static PyObject *import_error_by_cpython(PyObject *module, PyObject *name) {
+  PyObject *code = PyDict_GetItemWithError(import_helper_codes, name); /* borrowed */
   if (!code) {
     if (PyErr_Occurred()) return NULL;
-    PyObject *src = PyUnicode_FromFormat("from _ import %U as r", name);
-    if (!src) return NULL;
-    const char *text = PyUnicode_AsUTF8(src);
-    code = text ? Py_CompileString(text, "<kiln import>", Py_file_input) : NULL;
-    Py_DECREF(src);
+    PyObject *names = PyObject_GetAttrString(import_helper_code, "co_names"); /* ('_', 'NAME', 'r') */
+    PyObject *renamed = names && PyTuple_GET_SIZE(names) == 3
+                            ? PyTuple_Pack(3, PyTuple_GET_ITEM(names, 0), name, PyTuple_GET_ITEM(names, 2)) : NULL;
+    PyObject *replace = renamed ? PyObject_GetAttrString(import_helper_code, "replace") : NULL;
+    PyObject *kw = replace ? Py_BuildValue("{sO}", "co_names", renamed) : NULL;
+    PyObject *empty = kw ? PyTuple_New(0) : NULL;
+    code = empty ? PyObject_Call(replace, empty, kw) : NULL;
+    Py_XDECREF(names);
+    Py_XDECREF(renamed);
+    Py_XDECREF(replace);
+    Py_XDECREF(kw);
+    Py_XDECREF(empty);
     if (!code) return NULL;
-    int bad = PyDict_SetItem(codes, name, code);
-    Py_DECREF(code); /* codes keeps it */
+    int bad = PyDict_SetItem(import_helper_codes, name, code);
+    Py_DECREF(code); /* the cache keeps it */
     if (bad < 0) return NULL;
   }
+  PyObject *target = module;
+  if (PyModule_Check(module)) { /* the stand-in */
+    PyObject *stand_in = PyUnicode_FromString("kiln import stand-in");
+    target = stand_in ? PyModule_NewObject(stand_in) : NULL;
+    Py_XDECREF(stand_in);
+    if (!target) return NULL;
+    PyObject *src = PyModule_GetDict(module), *dst = PyModule_GetDict(target);
+    PyDict_Clear(dst);
+    static const char *const copied[] = {"__name__", "__file__", "__spec__"};
+    for (size_t i = 0; i < sizeof copied / sizeof copied[0]; i++) {
+      PyObject *v = PyDict_GetItemString(src, copied[i]);
+      if (v && PyDict_SetItemString(dst, copied[i], v) < 0) {
+        Py_DECREF(target);
+        return NULL;
+      }
+    }
+  } else {
+    Py_INCREF(target);
+  }
   PyObject *locals = PyDict_New();
-  if (!locals) return NULL;
   PyObject *r = NULL;
-  if (PyDict_SetItemString(locals, "m", module) == 0) {
-    PyObject *done = PyEval_EvalCode(code, helper_globals, locals);
-    if (done) {
+  if (locals && PyDict_SetItemString(locals, "m", target) == 0) {
+    PyObject *done = PyEval_EvalCode(code, import_helper_globals, locals);
+    if (done) { /* found after all (a non-module's attribute appeared): CPython's answer */
       Py_DECREF(done);
       r = PyDict_GetItemString(locals, "r");
       Py_XINCREF(r);
@@ -2418,17 +2445,22 @@ static PyObject *import_from_by_cpython(PyObject *module, PyObject *name) {
     } else {
       PyObject *exc = take_raised();
       PyObject *tb = PyException_GetTraceback(exc);
-      if (tb && PyTraceBack_Check(tb))
-        PyException_SetTraceback(exc, ((PyTracebackObject *)tb)->tb_next ? (PyObject *)((PyTracebackObject *)tb)->tb_next
-                                                                         : Py_None);
+      if (tb && PyTraceBack_Check(tb)) {
+        PyObject *next = (PyObject *)((PyTracebackObject *)tb)->tb_next;
+        PyException_SetTraceback(exc, next ? next : Py_None);
+      }
       Py_XDECREF(tb);
       restore_raised(exc);
     }
   }
-  Py_DECREF(locals);
+  Py_XDECREF(locals);
+  Py_DECREF(target);
   return r;
 }
 
+/* IMPORT_FROM: the attribute; after an AttributeError, the submodule
+ * `module.__name__ + "." + name` from sys.modules (a circular import); else
+ * CPython's ImportError. */
 static PyObject *kr_import_from(PyObject *module, PyObject *name) {
   /* A plain module's own global, not a dunder (ModuleType's descriptors
    * are dunders): what getattr finds, without running anything. */
@@ -2438,7 +2470,22 @@ static PyObject *kr_import_from(PyObject *module, PyObject *name) {
     if (v) return Py_NewRef(v);
     if (PyErr_Occurred()) return NULL;
   }
-  return import_from_by_cpython(module, name);
+  PyObject *v = PyObject_GetAttr(module, name);
+  if (v || !PyErr_ExceptionMatches(PyExc_AttributeError)) return v;
+  PyErr_Clear();
+  PyObject *pkgname = PyObject_GetAttrString(module, "__name__");
+  if (!pkgname || !PyUnicode_Check(pkgname)) {
+    Py_XDECREF(pkgname);
+    PyErr_Clear(); /* CPython's error path reads it again */
+    return import_error_by_cpython(module, name);
+  }
+  PyObject *full = PyUnicode_FromFormat("%U.%U", pkgname, name);
+  Py_DECREF(pkgname);
+  if (!full) return NULL;
+  v = PyImport_GetModule(full);
+  Py_DECREF(full);
+  if (v || PyErr_Occurred()) return v;
+  return import_error_by_cpython(module, name);
 }
 
 static PyObject *kr_call_unpacked(PyObject *func, PyObject *args, PyObject *kwargs) {
@@ -2589,6 +2636,7 @@ PyMODINIT_FUNC PyInit__runtime(void) {
     Py_DECREF(b);
     builtin_globals = PyDict_GetItemString(builtins_dict, "globals");
     Py_XINCREF(builtin_globals);
+    if (import_helper_init() < 0) return NULL;
   }
   PyObject *flags = PySys_GetObject("flags"); /* borrowed */
   PyObject *opt = flags ? PyObject_GetAttrString(flags, "optimize") : NULL;

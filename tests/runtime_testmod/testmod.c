@@ -50,7 +50,7 @@ static PyObject *kg_globals;
   static const char *const NAME##_pnames[] = {__VA_ARGS__};                            \
   static PyObject *NAME##_names[NP];                                                   \
   static PyObject *NAME##_defaults[NP];                                                \
-  static KrSig NAME##_sig = {#NAME, NP, NPOS, NAME##_pnames, NAME##_names, NAME##_defaults};
+  static KrSig NAME##_sig = {#NAME, NP, NPOS, NAME##_pnames, NAME##_names, NAME##_defaults, 0, 0, 0};
 
 SIG(f, 5, 3, "a", "b", "c", "k", "m")
 SIG(q, 6, 3, "a", "b", "c", "x", "y", "z")
