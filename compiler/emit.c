@@ -2402,8 +2402,9 @@ static void emit_function(Module *mod, KlFunc *f, KlBuf *out) {
   if (f->grad_guard) /* @torch.no_grad() / @torch.inference_mode(): left at kl_exit, on every path */
     kl_buf_printf(out, "  KrGradGuard kl_guard = {0};\n  if (kr->grad_guard_enter(&kl_guard, %s) < 0) KL_FAIL(%d);\n",
                   guard_name(f->grad_guard), f->loc.line);
-  kl_buf_printf(out, "  if (kr->bind_args(&ksig_%d, kl_args, kl_nargs, kl_kwnames, kl_argv) < 0) KL_FAIL(%d);\n",
-                f->index, f->loc.line);
+  /* an argument error comes before the function runs: no traceback entry of its own, as in CPython */
+  kl_buf_printf(out, "  if (kr->bind_args(&ksig_%d, kl_args, kl_nargs, kl_kwnames, kl_argv) < 0) goto kl_reraise;\n",
+                f->index);
   kl_buf_put(out, body->data ? body->data : "", body->len);
   kl_buf_puts(out, "kl_exit:\n");
   for (int i = e.nwiths - 1; i >= 0; i--) /* blocks a return or an error left: innermost first */

@@ -433,23 +433,34 @@ static int is_comprehension(PyObject *name) {
  * whose code object `code` loads, and for those of the comprehensions it
  * makes (which 3.10 and 3.11 compile as functions of their own; 3.12
  * inlines them), in the order the instructions load them. `prefix` is what
- * a 3.10 __qualname__ starts with: "f.<locals>" in f, "f.<locals>.<listcomp>"
- * in its list comprehension. */
+ * a comprehension's functions' 3.10 __qualname__ starts with
+ * ("f.<locals>.<listcomp>"); a function's own is the string 3.10 loads
+ * right after its code for MAKE_FUNCTION (`helper` for a def a `global`
+ * names). */
 static int collect_functions(PyObject *dis, PyObject *code, PyObject *prefix, PyObject *out, int depth) {
   if (depth > 64) return 0;
   PyObject *insts = PyObject_CallMethod(dis, "get_instructions", "O", code);
-  PyObject *it = insts ? PyObject_GetIter(insts) : NULL;
+  PyObject *list = insts ? PySequence_List(insts) : NULL;
   Py_XDECREF(insts);
-  if (!it) return -1;
-  PyObject *ins;
+  if (!list) return -1;
   int rc = 0;
-  while (rc == 0 && (ins = PyIter_Next(it))) {
+  for (Py_ssize_t k = 0; rc == 0 && k < PyList_GET_SIZE(list); k++) {
+    PyObject *ins = Py_NewRef(PyList_GET_ITEM(list, k));
     PyObject *opname = PyObject_GetAttrString(ins, "opname");
     PyObject *arg = opname ? PyObject_GetAttrString(ins, "argval") : NULL;
     PyObject *name = arg && PyCode_Check(arg) ? PyObject_GetAttrString(arg, "co_name") : NULL;
     if (!opname || !arg) rc = -1;
     else if (name && PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(opname, "LOAD_CONST") == 0) {
-      PyObject *qual = PyUnicode_FromFormat("%U.%U", prefix, name);
+      PyObject *qual = NULL;
+#if PY_VERSION_HEX < 0x030B0000
+      if (!is_comprehension(name) && k + 1 < PyList_GET_SIZE(list)) {
+        PyObject *after = PyObject_GetAttrString(PyList_GET_ITEM(list, k + 1), "argval");
+        if (after && PyUnicode_Check(after)) qual = after;
+        else Py_XDECREF(after);
+        PyErr_Clear();
+      }
+#endif
+      if (!qual) qual = PyUnicode_FromFormat("%U.%U", prefix, name);
       if (!qual) rc = -1;
       else if (is_comprehension(name)) {
         rc = collect_functions(dis, arg, qual, out, depth + 1);
@@ -479,7 +490,7 @@ static int collect_functions(PyObject *dis, PyObject *code, PyObject *prefix, Py
     Py_XDECREF(opname);
     Py_DECREF(ins);
   }
-  Py_DECREF(it);
+  Py_DECREF(list);
   return rc < 0 || PyErr_Occurred() ? -1 : 0;
 }
 
@@ -952,6 +963,10 @@ static void positional_only_as_keyword(const KrSig *sig, PyObject *kwnames) {
         return;
       }
     }
+  if (PyList_GET_SIZE(names) == 0) { /* none: the caller says which keyword is unexpected */
+    Py_DECREF(names);
+    return;
+  }
   PyObject *comma = PyUnicode_FromString(", ");
   PyObject *joined = comma ? PyUnicode_Join(comma, names) : NULL;
   if (joined)
@@ -960,6 +975,30 @@ static void positional_only_as_keyword(const KrSig *sig, PyObject *kwnames) {
   Py_XDECREF(joined);
   Py_XDECREF(comma);
   Py_DECREF(names);
+}
+
+/* "f() got an unexpected keyword argument 'x'", from 3.13 with CPython's
+ * "Did you mean" among the names a keyword can give (_suggestions, as its
+ * ceval asks _Py_CalculateSuggestions; any failure there: no suggestion). */
+static void unexpected_keyword(const KrSig *sig, PyObject *key) {
+  PyObject *hint = NULL;
+#if PY_VERSION_HEX >= 0x030D0000
+  if (sig->nparams > sig->nposonly) {
+    PyObject *names = PyList_New(sig->nparams - sig->nposonly);
+    for (int i = sig->nposonly; names && i < sig->nparams; i++)
+      PyList_SET_ITEM(names, i - sig->nposonly, Py_NewRef(sig->names[i]));
+    PyObject *mod = names ? PyImport_ImportModule("_suggestions") : NULL;
+    hint = mod ? PyObject_CallMethod(mod, "_generate_suggestions", "OO", names, key) : NULL;
+    Py_XDECREF(mod);
+    Py_XDECREF(names);
+    if (!hint) PyErr_Clear();
+    if (hint == Py_None) Py_CLEAR(hint);
+  }
+#endif
+  if (hint) PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%S'. Did you mean '%S'?", sig->name,
+                         key, hint);
+  else PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%S'", sig->name, key);
+  Py_XDECREF(hint);
 }
 
 /* The index of the named parameter a keyword names (positional-only ones
@@ -1007,7 +1046,7 @@ static int kr_bind_args(const KrSig *sig, PyObject *const *args, Py_ssize_t narg
         positional_only_as_keyword(sig, kwnames);
         if (PyErr_Occurred()) goto fail;
       }
-      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%S'", sig->name, key);
+      unexpected_keyword(sig, key);
       goto fail;
     }
     if (out[idx]) {
@@ -1708,8 +1747,10 @@ static void kr_unbind_global(PyObject *globals, PyObject *name) {
   PyErr_Restore(type, value, tb);
 }
 
+/* CPython sets .name on a NameError it raises, not on an UnboundLocalError. */
 static void raise_unbound(PyObject *type, const char *fmt, const char *name) {
   PyErr_Format(type, fmt, name);
+  if (type != PyExc_NameError) return;
   PyObject *n = PyUnicode_FromString(name);
   if (n) {
     set_name_attr(n);
@@ -2474,18 +2515,43 @@ static PyObject *kr_import_from(PyObject *module, PyObject *name) {
   if (v || !PyErr_ExceptionMatches(PyExc_AttributeError)) return v;
   PyErr_Clear();
   PyObject *pkgname = PyObject_GetAttrString(module, "__name__");
-  if (!pkgname || !PyUnicode_Check(pkgname)) {
+  if (pkgname && PyUnicode_Check(pkgname)) {
+    PyObject *full = PyUnicode_FromFormat("%U.%U", pkgname, name);
+    v = full ? PyImport_GetModule(full) : NULL;
+    Py_XDECREF(full);
+    if (v || PyErr_Occurred()) {
+      Py_DECREF(pkgname);
+      return v;
+    }
+  } else {
+    PyErr_Clear();
+    Py_CLEAR(pkgname);
+  }
+  if (PyModule_Check(module)) {
     Py_XDECREF(pkgname);
-    PyErr_Clear(); /* CPython's error path reads it again */
     return import_error_by_cpython(module, name);
   }
-  PyObject *full = PyUnicode_FromFormat("%U.%U", pkgname, name);
-  Py_DECREF(pkgname);
-  if (!full) return NULL;
-  v = PyImport_GetModule(full);
-  Py_DECREF(full);
-  if (v || PyErr_Occurred()) return v;
-  return import_error_by_cpython(module, name);
+  /* not a module: no file, so CPython's "unknown location" error */
+  PyObject *shown = pkgname ? Py_NewRef(pkgname) : PyUnicode_FromString("<unknown module name>");
+  PyObject *msg = shown ? PyUnicode_FromFormat("cannot import name %R from %R (unknown location)", name, shown) : NULL;
+  Py_XDECREF(shown);
+  if (msg) {
+#if PY_VERSION_HEX >= 0x030C0000
+    PyObject *args = PyTuple_Pack(1, msg);
+    PyObject *kw = args ? Py_BuildValue("{sOsOsO}", "name", pkgname ? pkgname : Py_None, "path", Py_None,
+                                        "name_from", name) : NULL;
+    PyObject *exc = kw ? PyObject_Call(PyExc_ImportError, args, kw) : NULL;
+    if (exc) PyErr_SetObject(PyExc_ImportError, exc);
+    Py_XDECREF(exc);
+    Py_XDECREF(kw);
+    Py_XDECREF(args);
+#else
+    PyErr_SetImportError(msg, pkgname, NULL);
+#endif
+    Py_DECREF(msg);
+  }
+  Py_XDECREF(pkgname);
+  return NULL;
 }
 
 static PyObject *kr_call_unpacked(PyObject *func, PyObject *args, PyObject *kwargs) {

@@ -35,11 +35,12 @@ fromlist, one tuple object per statement, the level); 2,000 calls of the
 import paths leave no reference behind. The sources are valid on CPython
 3.10 to 3.13.
 
-Open kiln bugs (xfail, strict): a METH_STATIC builtin as builtins.__import__
-(str.maketrans) crashes the native import; CPython's IMPORT_FROM helper is
-compiled at run time (audit hooks see "compile" events, and a hook refusing
-compile breaks `from m import __name__`) and runs in a frame of its own (a
-module __getattr__'s warning with stacklevel=2 points at '<kiln import>').
+Bugs these tests found, fixed in 5dea816 (their tests are plain now): a
+METH_STATIC builtin as builtins.__import__ (str.maketrans) crashed the native
+import; CPython's IMPORT_FROM helper was compiled at run time (audit hooks saw
+"compile" events) and ran in a frame of its own (a module __getattr__'s
+warning with stacklevel=2 pointed at '<kiln import>'). The helper now only
+words the error, compiled once when kiln's runtime loads.
 """
 
 from __future__ import annotations
@@ -1703,9 +1704,6 @@ for f in (m.__kiln_python__["stdlib_json"], m.stdlib_json):
 """
 
 
-@pytest.mark.xfail(strict=True, reason="kiln bug: builtins.__import__ = str.maketrans (a METH_STATIC "
-                   "builtin, PyCFunction_GET_SELF NULL) crashes kr_import_name's default_import "
-                   "(PyModule_Check(NULL))")
 def test_static_method_as_import(built):
     b = built(STEM)
     code = STATIC_IMPORT_CODE.format(stem=STEM, so=b.module.__file__)
@@ -1756,9 +1754,6 @@ def kiln_audit_fn():
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="kiln: IMPORT_FROM's helper is compiled with Py_CompileString, so an "
-                   "audit hook sees 'compile' events the original never raises, and a hook refusing "
-                   "compile makes `from json import __name__` raise where Python imports it")
 def test_audit_hook_sees_no_compile(tmp_path):
     import kiln
     (tmp_path / "kiln_imp_audit.py").write_text(AUDIT_SOURCE, encoding="utf-8")
@@ -1793,10 +1788,6 @@ def by_attribute():
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="kiln: a warning issued with stacklevel=2 by a module's __getattr__ "
-                   "during a native `from m import name` is attributed to kiln's helper frame "
-                   "('<kiln import>', line 1, no __name__), not to the native function's caller as "
-                   "for a native attribute read")
 def test_getattr_warning_attribution(tmp_path):
     """A native function has no frame: a warning's stacklevel skipping it
     lands in its caller's frame, as for `m.old` read natively. `from m

@@ -17,11 +17,9 @@ hand-written signatures, MATRIX has every combination of positional-only /
 positional-or-keyword / *args / keyword-only / **kwargs with and without
 defaults (96 functions), each called in the MATRIX_CALLS shapes.
 
-A native function's argument-binding error carries one more traceback entry
-than CPython's (the function, at its def line: CPython raises before the
-callee's frame exists). test_same_as_python drops that entry (DEF_LINES) and
-test_binding_error_traceback keeps it (xfail strict, a pre-existing kiln
-difference, not from 3c77db7).
+A native function's argument-binding error has no traceback entry of its
+own, as CPython's (it raises before the callee's frame exists):
+test_binding_error_traceback compares the whole traceback.
 
 `global`: the native function and its Python original share the module's
 dict, so each sequence of calls (GLOBAL_SEQS) is run twice from the same
@@ -35,9 +33,10 @@ into the next call); kiln's own entry check of typed parameters still raises
 its TypeError; 2,000 calls of each kind, binding errors included, leave no
 reference behind. The sources are valid on CPython 3.10 to 3.13.
 
-Known kiln bugs stay xfail(strict): POSONLY_EMPTY, UNBOUND_NAME (BUGS and
-_posonly_bug for the matrix), SUGGESTION_313 (3.13's "Did you mean"),
-QUALNAME_310 (GLOBAL_BUGS).
+Bugs these tests found, all fixed: POSONLY_EMPTY, UNBOUND_NAME,
+SUGGESTION_313 (3.13's "Did you mean"), QUALNAME_310, and the extra
+traceback entry of a binding error. Open ones would go in BUGS/GLOBAL_BUGS,
+xfail(strict).
 """
 
 from __future__ import annotations
@@ -872,31 +871,6 @@ MATRIX_CALLS = ["", "1", "1, 2", "1, 2, 3, 4, 5", "ka=10", "1, ka=10", "1, 2, ka
                 "1, **{K('pa'): 2, K('na'): 3, K('ka'): 4}", "1, **{LoudStr('ka'): 2, LoudStr('na'): 3}"]
 
 
-def _posonly_bug(name, src):
-    """Whether the call meets POSONLY_EMPTY (below): binding reaches a keyword
-    no parameter takes, with positional-only parameters, no **kwargs and no
-    keyword naming a positional-only parameter."""
-    pos_only, normal, star, kwonly, dstar = MATRIX[name]
-    if not pos_only or dstar:
-        return False
-    call = ast.parse(f"f({src})", mode="eval").body
-    npos, kws = 0, []
-    for a in call.args:
-        npos += len(a.value.elts) if isinstance(a, ast.Starred) else 1
-    for k in call.keywords:  # a name, or **{K('x'): ...} / **{LoudStr('x'): ...}
-        kws += [k.arg] if k.arg else [key.args[0].value for key in k.value.keys]
-    positional = [n for n, _ in pos_only + normal]
-    bound = set(positional[:npos])
-    for k in kws:
-        if k in [n for n, _ in normal + kwonly]:
-            if k in bound:
-                return False  # multiple values, raised first
-            bound.add(k)
-        else:
-            return not any(k2 in [n for n, _ in pos_only] for k2 in kws)
-    return False
-
-
 def _defs():
     return {n.name: n.lineno for n in ast.parse(SOURCE).body if isinstance(n, ast.FunctionDef)}
 
@@ -1112,7 +1086,7 @@ def caller(m, args_src):
     return eval(f"lambda f: f({args_src})", call_ns(m))  # noqa: S307 (test sources only)
 
 
-def raised(e, strip_def=True):
+def raised(e, strip_def=False):
     """An exception as data: type, message, NameError's .name, the
     traceback entries in this source (without a binding error's entry at a
     compiled function's def line when strip_def), its context's type."""
@@ -1124,7 +1098,7 @@ def raised(e, strip_def=True):
     return ("raised", type(e).__name__, str(e), name, tb, ctx)
 
 
-def run(m, fn, call, strip_def=True):
+def run(m, fn, call, strip_def=False):
     del m.LOG[:]
     try:
         r = ("ok", norm(call(fn)))
@@ -1194,15 +1168,7 @@ POSONLY_EMPTY = ("kr_bind_args: an unknown keyword given to a function with posi
                  "CPython: \"f() got an unexpected keyword argument 'z'\"")
 UNBOUND_NAME = ("an UnboundLocalError kiln raises has .name set to the variable's name; CPython's has "
                 "name None (CPython sets .name on NameError proper only)")
-BUGS = {
-    ("args_del", ""): UNBOUND_NAME,
-    ("args_del", "1"): UNBOUND_NAME,
-    ("p_posonly", "1, 2, c=3"): POSONLY_EMPTY,
-    ("p_posonly", "1, c=3"): POSONLY_EMPTY,
-    ("p_posonly_def", "1, z=2"): POSONLY_EMPTY,
-    ("p_posonly_all_def", "5, x=1"): POSONLY_EMPTY,
-    ("p_posonly_kwonly", "1, k=2, j=3"): POSONLY_EMPTY,
-}
+BUGS: dict = {}  # POSONLY_EMPTY, UNBOUND_NAME, SUGGESTION_313, QUALNAME_310: fixed in the commit after 0b97293
 
 
 SUGGESTION_313 = ("3.13: CPython's 'got an unexpected keyword argument' error adds \". Did you mean 'ka'?\" "
@@ -1210,29 +1176,11 @@ SUGGESTION_313 = ("3.13: CPython's 'got an unexpected keyword argument' error ad
                   "kiln's bind_args never does")
 
 
-def _python_suggests(name, src):
-    """Whether CPython (3.13+) answers this call with a "Did you mean"
-    suggestion: the SOURCE's function run as plain Python decides."""
-    if sys.version_info < (3, 13):
-        return False
-    if not _PLAIN:
-        exec(compile(SOURCE, f"<{STEM}>", "exec"), _PLAIN)  # noqa: S102 (the test's own source)
-    try:
-        eval(f"lambda f: f({src})", {"K": _k, "LoudStr": _PLAIN["LoudStr"],  # noqa: S307
-                                    "RaisingStr": _PLAIN["RaisingStr"]})(_PLAIN[name])
-    except TypeError as e:
-        return ". Did you mean '" in str(e)
-    except Exception:  # noqa: BLE001
-        return False
-    return False
-
-
 _PLAIN: dict = {}
 
 
 def _param(name, src):
-    reason = BUGS.get((name, src)) or (POSONLY_EMPTY if name in MATRIX and _posonly_bug(name, src) else None)
-    reason = reason or (SUGGESTION_313 if _python_suggests(name, src) else None)
+    reason = BUGS.get((name, src))
     marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
     return pytest.param(name, src, marks=marks, id=f"{name}({src})")
 
@@ -1248,10 +1196,7 @@ def test_same_as_python(mod, name, src):
 QUALNAME_310 = ("3.10: a nested def whose name the function declares global gets the qualname "
                 "'outer.<locals>.name'; CPython's is 'name' (3.10's code objects have no co_qualname: kiln "
                 "computes it without looking at the global declaration)")
-GLOBAL_BUGS = {
-    "nested_def": (sys.version_info < (3, 11), QUALNAME_310),
-    "rebind_function_def": (sys.version_info < (3, 11), QUALNAME_310),
-}
+GLOBAL_BUGS: dict = {}
 
 
 def _seq(seq):
@@ -1273,8 +1218,6 @@ BINDING_ERRORS = [("p_plain", "1"), ("p_plain", "1, 2, 3, 4"), ("p_all", "1"), (
                   ("p_plain", "1, **{RaisingStr('b'): 2}")]
 
 
-@pytest.mark.xfail(strict=True, reason="a native function's argument-binding error has a traceback entry for "
-                   "the function at its def line; CPython's has none (it raises before the frame exists)")
 @pytest.mark.parametrize("name,src", BINDING_ERRORS)
 def test_binding_error_traceback(mod, name, src):
     call = caller(mod, src)
@@ -1282,19 +1225,6 @@ def test_binding_error_traceback(mod, name, src):
     got = run(mod, getattr(mod, name), call, strip_def=False)
     assert want[0][0] == "raised"
     assert got == want
-
-
-@pytest.mark.parametrize("name,src", BINDING_ERRORS)
-def test_binding_error_extra_entry_is_only_the_def_line(mod, name, src):
-    """What test_same_as_python drops is exactly one entry: the function
-    at its def line (after the caller's, before those of what binding
-    called, e.g. a keyword's __eq__)."""
-    call = caller(mod, src)
-    want = run(mod, mod.__kiln_python__[name], call, strip_def=False)
-    got = run(mod, getattr(mod, name), call, strip_def=False)
-    extra = [e for e in got[0][4] if e not in want[0][4]]
-    assert extra == [(DEF_LINES[name], name)]
-    assert [e for e in got[0][4] if e != (DEF_LINES[name], name)] == want[0][4]
 
 
 def test_args_is_a_tuple_kwargs_a_fresh_dict(mod):
@@ -1382,7 +1312,6 @@ def test_mutable_default_shared_across_calls(mod):
     del into[:]
 
 
-@pytest.mark.xfail(sys.version_info < (3, 11), strict=True, reason=QUALNAME_310)
 def test_global_nested_def_qualname(mod):
     try:
         for fn in (mod.g_nested_def, mod.__kiln_python__["g_nested_def"]):

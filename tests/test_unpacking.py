@@ -1579,24 +1579,12 @@ CELL_WRITES: dict = {}
 def _bugs():
     """Open kiln bugs: name -> (condition on the running interpreter, reason[,
     the indices of the cases it shows in; all by default]). Bugs found by
-    these tests stay here, xfail(strict), until fixed."""
-    order = ("CPython evaluates a set display's items before its first *, and each run of a dict "
-             "display's key: value pairs between **s, then builds (BUILD_SET/BUILD_MAP); kiln hashes "
-             "and inserts each item as soon as it is evaluated, so __hash__ runs too early and an "
-             "unhashable item raises TypeError before a later item's own exception")
-    line = ("a call whose callee is not a plain name spanning lines: kiln locates it at the method's "
-            "name (right for CPython's optimised method calls, without * or **) or at its '(' (a "
-            "subscript's); CPython's traceback names the line where the call expression starts")
-    return {
-        "method_multiline": (True, line, {1, 2}),
-        "call_subscript_multiline": (True, line + " (also without unpacking: fs[\\n0](a))", {1, 2}),
-        "set_before_star_hash": (True, order),
-        "set_before_star_unhashable": (True, order),
-        "dict_before_star_hash": (True, order),
-        "dict_after_star_hash": (True, order + " (the items after the last ** are grouped too)"),
-        "dict_before_star_unhashable": (True, order),
-        "display_plain_unhashable": (True, order + " (also without unpacking: {[], boom()})"),
-    }
+    these tests stay here, xfail(strict), until fixed. Fixed (5dea816): set
+    and dict displays hashed each item as it came (CPython adds them in
+    groups: a set's items before its first *, a dict's pairs between **s);
+    a multi-line call was located at its method name or '(' (CPython: where
+    the call starts, unless it is an optimised method call)."""
+    return {}
 
 
 BUGS = _bugs()
