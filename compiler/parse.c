@@ -1071,7 +1071,7 @@ static KlNode *expr_stmt(Parser *p) {
     n->op = (int)aug_ops[i].op;
     n->a = first;
     if (at(p, KL_TOK_KW_YIELD)) unsupported(p, peek(p)->loc, KL_KILN010, "yield");
-    n->b = testlist(p, false);
+    n->b = testlist(p, true);
     return n;
   }
   if (accept(p, KL_TOK_COLON)) {
@@ -1080,7 +1080,7 @@ static KlNode *expr_stmt(Parser *p) {
       unexpected(p);
     n->a = first;
     n->c = test(p);
-    if (accept(p, KL_TOK_ASSIGN)) n->b = testlist(p, false);
+    if (accept(p, KL_TOK_ASSIGN)) n->b = testlist(p, true);
     return n;
   }
   if (!at(p, KL_TOK_ASSIGN)) {
@@ -1283,7 +1283,7 @@ static KlNode *loop_stmt(Parser *p) {
     n->a = for_targets(p);
     check_target(p, n->a);
     expect(p, KL_TOK_KW_IN);
-    n->b = testlist(p, false);
+    n->b = testlist(p, true);
   }
   expect(p, KL_TOK_COLON);
   p->loops++;

@@ -222,6 +222,7 @@ static bool stored_over(KlModule *m, const char *base, const char *name) {
 static void resolve_expr(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n);
 static void resolve_comprehension(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n);
 static void consume_generator(KlNode *call);
+static void consume_starred_generators(KlNode *n);
 static void split_webs(KlCtx *ctx, KlFunc *f);
 
 static void resolve_list(KlCtx *ctx, KlModule *m, KlFunc *f, KlNodeList l) {
@@ -807,6 +808,8 @@ static void resolve_expr(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
     resolve_list(ctx, m, f, n->body);
     resolve_list(ctx, m, f, n->orelse);
     if (n->kind == KL_N_CALL) consume_generator(n);
+    if (n->kind == KL_N_CALL || n->kind == KL_N_TUPLE || n->kind == KL_N_LIST || n->kind == KL_N_SET)
+      consume_starred_generators(n);
     if (n->kind == KL_N_CALL) check_frame_builtin(ctx, f, n);
   }
 }
@@ -859,6 +862,20 @@ static void consume_generator(KlNode *call) {
   call->c = extra;
   call->kw = kw;
   call->consumed = true;
+}
+
+/* `f(*(x for ...))`, `[*(x for ...)]`: unpacking takes every item of the
+ * generator with no code between them (CPython's LIST_EXTEND, SET_UPDATE),
+ * so kiln makes the list (a set's items: a set) itself. Not `f(*gen, k=v)`:
+ * there CPython evaluates the keywords before CALL_FUNCTION_EX iterates. */
+static void consume_starred_generators(KlNode *n) {
+  if (n->kind == KL_N_CALL && n->list.len == 1 && n->kw.len) return;
+  for (int i = 0; i < n->list.len; i++) {
+    KlNode *s = n->list.items[i], *gen = s->a;
+    if (s->kind != KL_N_STARRED || gen->kind != KL_N_COMP || gen->op != KL_COMP_GENERATOR) continue;
+    gen->op = n->kind == KL_N_SET ? KL_COMP_SET : KL_COMP_LIST;
+    gen->consumed = true;
+  }
 }
 
 /* The first generator expression left (not consumed as above), or NULL. */
@@ -957,7 +974,7 @@ void kl_resolve(KlCtx *ctx, KlModule *m) {
       f->unsupported = true;
       f->why_code = KL_KILN010;
       f->why = kl_strdup(ctx, "generator expression (not the one argument of any, all, list, set, tuple or a "
-                              "string's join, nor the iterable of sorted, sum, min or max)");
+                              "string's join, nor the iterable of sorted, sum, min or max, nor unpacked by *)");
       f->why_loc = gen->loc;
       continue;
     }

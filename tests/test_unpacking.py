@@ -986,7 +986,7 @@ def display_in_except(a: object) -> object:
         return [0, *a]
 
 
-# Unparenthesised starred tuples kiln does not parse yet (KILN010, below).
+# Unparenthesised starred tuples as a for iterable and an augmented or annotated value (compiled since the commit after 0f08dea).
 def display_for_iterable(a: object) -> object:
     out = []
     for x in *a, 0:
@@ -1003,6 +1003,29 @@ def tuple_bare_augassign(a: object) -> object:
 def tuple_bare_annassign(a: object) -> object:
     r: tuple = *a, 1
     return r
+
+
+# A generator expression unpacked by * is taken whole where it stands
+# (kiln makes the list), except `f(*gen, k=v)`: CPython evaluates the
+# keywords before iterating it (that function stays Python).
+def genexp_star_call(a: object) -> object:
+    return f(note(0), *(note(x) for x in a), note(9))
+
+
+def genexp_star_alone(a: object) -> object:
+    return f(*(note(x) * 2 for x in a))
+
+
+def genexp_star_displays(a: object) -> object:
+    return [*(note(x) for x in a), 1], (*(x for x in a),), {*(note(x) % 2 for x in a)}
+
+
+def genexp_star_raises(a: object) -> object:
+    return f(*(1 / x for x in a))
+
+
+def genexp_star_then_keyword(a: object) -> object:
+    return f(*(note(x) for x in a), k=note("k"))
 
 
 def display_repeat(a: object) -> object:
@@ -1333,8 +1356,7 @@ HELPERS = ("note", "boom", "gen", "make_iter", "f", "pos3", "kwf", "posonly", "m
 # may read the calling frame). Not parsed yet, so also Python: an
 # unparenthesised starred tuple as a for loop's iterable or the value of an
 # augmented or annotated assignment.
-PYTHON_NAMES = ("display_for_iterable", "tuple_bare_augassign", "tuple_bare_annassign",
-                "comp_target_star", "genexp_target_star", "dictcomp_target_star", "comp_nested_target_star",
+PYTHON_NAMES = ("genexp_star_then_keyword", "comp_target_star", "genexp_target_star", "dictcomp_target_star", "comp_nested_target_star",
                 "dir_unpacked", "eval_unpacked", "globals_unpacked", "vars_unpacked", "super_unpacked")
 
 
@@ -1512,6 +1534,11 @@ CASES = {
     "display_for_iterable": [([1, 2],), ((),), (5,)],
     "tuple_bare_augassign": [([1, 2],), ((),), (5,)],
     "tuple_bare_annassign": [([1, 2],), (5,)],
+    "genexp_star_call": [([1, 2],), ([],), (5,)],
+    "genexp_star_alone": [([1, 2],), ([],), (None,)],
+    "genexp_star_displays": [([1, 2, 3],), ([],)],
+    "genexp_star_raises": [([1, 0],), ([2],)],
+    "genexp_star_then_keyword": [([1, 2],), ([],)],
     "display_repeat": [([1, 2],), ((),), ("aa",)],
     # starred targets
     "unpack_mid": [([1, 2, 3],), ([1, 2],), ([1],), ((),), ("abcd",), (range(5),), (M("gen", 4),), (M("gen", 1),),
