@@ -1730,7 +1730,10 @@ static Val comprehension(E *e, KlNode *n) {
   Reduce rd = {.nargs = 0};
   const int id = e->nloops++;
   const char *outer_fail = e->fail_label;
-  const char *inside = n->consumed ? kl_fmt(e->ctx, "kl_gfail_%d", id) : outer_fail;
+  /* An error inside (from the first item on) passes the frame CPython runs
+   * the comprehension in: a generator's (any version), a list, set or dict
+   * comprehension's up to 3.11 (3.12 inlines them). */
+  const char *inside = kl_fmt(e->ctx, n->consumed ? "kl_gfail_%d" : "kl_cframe_%d", id);
   const char *consumer = n->consumed ? kl_fmt(e->ctx, "kl_gclose_%d", id) : outer_fail;
   Val r = temp(e, decides ? KL_T_BOOL : reduces(n) ? n->type : KL_T_OBJECT);
   for (int i = 0; i < clauses.len; i++) {
@@ -1806,7 +1809,8 @@ static Val comprehension(E *e, KlNode *n) {
       line(e, "goto kl_gend_%d;", id);
     }
     line(e, "kl_gfail_%d: __attribute__((unused));", id);
-    line(e, "kr->generator_raised();");
+    line(e, "kr->add_traceback(\"<genexpr>\", kl_file, kl_line); kl_line = %d;", L);
+    line(e, "kr->generator_raised(); /* a StopIteration, with that entry, becomes the RuntimeError's cause */");
     line(e, "kl_gclose_%d: __attribute__((unused));", id);
     close_generator(e, n, iters);
     reduce_release(e, &rd);
@@ -1820,6 +1824,14 @@ static Val comprehension(E *e, KlNode *n) {
     line(e, "kl_gend_%d:;", id);
   } else {
     unbind_generator_vars(e, n);
+    line(e, "goto kl_cend_%d;", id);
+    line(e, "kl_cframe_%d: __attribute__((unused));", id);
+    line(e, "#if PY_VERSION_HEX < 0x030C0000");
+    line(e, "kr->add_traceback(\"%s\", kl_file, kl_line); kl_line = %d;",
+         n->op == KL_COMP_SET ? "<setcomp>" : n->op == KL_COMP_DICT ? "<dictcomp>" : "<listcomp>", L);
+    line(e, "#endif");
+    line(e, "goto %s;", outer_fail ? outer_fail : "kl_error");
+    line(e, "kl_cend_%d:;", id);
   }
   Val out = r;
   if (reduces(n)) return reduce_finish(e, n, &rd, r, L);

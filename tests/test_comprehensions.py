@@ -3342,7 +3342,7 @@ GROUPS = {
     "lc_results": (RESULTS_SRC, set()),
     "lc_usage": (USAGE_SRC, set()),
     "lc_refs": (REFS_SRC, set()),
-    "lc_fallback": (FALLBACK_SRC, {"fb_walrus_elt", "fb_walrus_cond", "fb_attr_target",
+    "lc_fallback": (FALLBACK_SRC, {"fb_attr_target",  # fb_walrus_*: compiled since := is (2026-12-02)
                                    "fb_subscript_target", "fb_starred_target", "fb_starred_nested"}
                     | GENEXPR_LEFT["lc_fallback"]),
     "lc_random": (RANDOM_SRC, set()),

@@ -4199,18 +4199,11 @@ def test_try(built, stem, name, args):
 # Comprehension frames in tracebacks
 # --------------------------------------------------------------------------
 
-BUG_COMPREHENSION_FRAMES = (
-    "kiln bug: an exception raised inside a generator expression (or, before 3.12, a list, "
-    "set or dict comprehension) lacks the traceback entry of CPython's '<genexpr>' "
-    "('<listcomp>', ...) frame: kiln inlines it (not specific to try)")
-
-
+# Fixed on 2026-12-02: an exception raised inside a generator expression (or,
+# before 3.12, a list, set or dict comprehension) now has the traceback entry
+# of CPython's '<genexpr>' ('<listcomp>', ...) frame.
 def _frames_case(name):
-    marks = []
-    if name == "rd_sum_in_finally" or (name == "rd_comprehension_in_handler"
-                                       and sys.version_info < (3, 12)):
-        marks = [pytest.mark.xfail(strict=True, reason=BUG_COMPREHENSION_FRAMES)]
-    return pytest.param(name, id=name, marks=marks)
+    return pytest.param(name, id=name)
 
 
 @pytest.mark.parametrize("name", [_frames_case("rd_comprehension_in_handler"),

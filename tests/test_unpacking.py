@@ -1626,18 +1626,10 @@ def built(tmp_path_factory):
     return build_cache(tmp_path_factory, write)
 
 
-COMPREHENSION_FRAMES = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
-
-
 def _outcome(mod, fn, name, args):
     """closure_oracle.outcome on a fresh copy of the arguments (some functions
-    mutate them), without the traceback entries of comprehension frames: kiln
-    runs a comprehension or a consumed generator expression in the function
-    itself (3.12 inlines list comprehensions too)."""
-    result, log, seen = outcome(mod, fn, name, copy.deepcopy(args), STEM, PROBES, CELL_WRITES)
-    if result[0] == "raised":
-        result = result[:3] + ([e for e in result[3] if e[1] not in COMPREHENSION_FRAMES],) + result[4:]
-    return result, log, seen
+    mutate them); tracebacks whole, comprehension frames included."""
+    return outcome(mod, fn, name, copy.deepcopy(args), STEM, PROBES, CELL_WRITES)
 
 
 @pytest.mark.parametrize("name", FUNCTIONS)
