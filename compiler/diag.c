@@ -54,7 +54,7 @@ static const char *const code_explains[] = {
         "frame), generator expressions other than the one argument of\n"
         "any/all/list/set/tuple or a string literal's join or the iterable of\n"
         "sorted/sum/min/max, except* clauses, comprehension targets other than\n"
-        "names, `x[*a]`, a parenthesised list of `with` items, the rare f-string\n"
+        "names, `x[*a]`, the rare f-string\n"
         "forms kiln does not parse, ...). The\n"
         "function still works: kiln leaves all of it as ordinary Python and\n"
         "the report names the construct and its line.",

@@ -57,7 +57,7 @@ typedef struct Try {
   Loop *loop;             /* the innermost loop around it */
   const char *outer_fail; /* the fail label around it (NULL: kl_error) */
   unsigned exits;         /* 1 << WHY_*: the exits that went through the finally */
-  int line;               /* of the statement (a `with`'s __exit__ errors are reported there) */
+  const char *line;       /* a `with`'s line, where its __exit__ errors are reported (a C expression: with_line) */
 } Try;
 
 typedef struct Str {
@@ -1929,7 +1929,7 @@ static void leave(E *e, int why, const char *value, int L) {
     else if (t->part == TRY_FINALLY) finally_drop(e, t);
     else if (t->part == TRY_WITH) { /* __exit__(None, None, None), whose error is raised outside */
       fail_to(e, t->outer_fail);
-      line(e, "if (kr->with_exit(&kl_wx_%d) < 0) KL_FAIL(%d);", t->id, t->line);
+      line(e, "if (kr->with_exit(&kl_wx_%d) < 0) KL_FAIL(%s);", t->id, t->line);
     }
     if (t->has_finally && t->part != TRY_FINALLY) {
       if (value) line(e, "kl_rv_%d = %s; %s = NULL;", t->id, value, value);
@@ -2053,17 +2053,26 @@ static void finally_end(E *e, Try *t, int L) {
  * the body; __exit__(None, None, None) on every way out but an exception,
  * __exit__(type, exc, tb) for an exception (the handled one meanwhile),
  * which a true result suppresses (the code after the `with` runs on). */
+/* Where an item's __enter__ and __exit__ errors are reported: the `with`
+ * statement's line up to 3.12, the item's from 3.13 (a C expression). */
+static const char *with_line(E *e, const KlNode *s) {
+  const int stmt = (int)s->ival, item = start_line(s->a);
+  if (stmt == item) return kl_fmt(e->ctx, "%d", stmt);
+  return kl_fmt(e->ctx, "(PY_VERSION_HEX >= 0x030D0000 ? %d : %d)", item, stmt);
+}
+
 static void with_stmt(E *e, KlNode *s) {
   int L = s->loc.line;
+  const char *WL = with_line(e, s);
   Try t = {.outer = e->tried, .id = e->ntries++, .part = TRY_WITH, .with = e->with, .loop = e->loop,
-           .outer_fail = e->fail_label, .line = L};
+           .outer_fail = e->fail_label, .line = WL};
   const int id = t.id, temps0 = e->ntemps, withs0 = e->nwiths;
   const char *hfail = kl_fmt(e->ctx, "kl_hfail_%d", id);
   Val m = to_object(e, ev(e, s->a), L);
   Val v = temp(e, KL_T_OBJECT);
   line(e, "%s = kr->with_enter(%s, &kl_wx_%d);", v.s, m.s, id);
   release(e, m);
-  fail_if(e, L, "!%s", v.s);
+  line(e, "if (!%s) KL_FAIL(%s);", v.s, WL);
   e->tried = &t;
   fail_to(e, kl_fmt(e->ctx, "kl_exc_%d", id));
   if (s->b) store(e, s->b, v, L); /* inside: __exit__ sees its error */
@@ -2071,13 +2080,13 @@ static void with_stmt(E *e, KlNode *s) {
   stmts(e, s->body);
   e->tried = t.outer;
   fail_to(e, t.outer_fail);
-  line(e, "if (kr->with_exit(&kl_wx_%d) < 0) KL_FAIL(%d);", id, L);
+  line(e, "if (kr->with_exit(&kl_wx_%d) < 0) KL_FAIL(%s);", id, WL);
   line(e, "goto kl_tend_%d;", id);
   catch_point(e, kl_fmt(e->ctx, "kl_exc_%d", id), id, temps0, withs0);
   fail_to(e, hfail);
   Val r = temp(e, KL_T_BOOL);
   line(e, "%s = kr->with_exit_exc(&kl_wx_%d, kl_exc_%d);", r.s, id, id);
-  line(e, "if (%s < 0) KL_FAIL(%d);", r.s, L);
+  line(e, "if (%s < 0) KL_FAIL(%s);", r.s, WL);
   line(e, "if (!%s) {", r.s);
   line(e, "  kr->exc_rethrow(&kl_esave_%d, kr_take(&kl_exc_%d));", id, id);
   line(e, "  goto %s;", reraise_label(e, t.outer_fail));

@@ -352,7 +352,7 @@ struct KlNode {
   KlType type;      /* types.c: the type of this expression's value */
   /* payload */
   char *name;       /* NAME, ATTR (attribute), KEYWORD (arg name, NULL for **) */
-  int64_t ival;     /* INT */
+  int64_t ival;     /* INT; WITH: the line of its `with` statement */
   bool big;         /* INT beyond int64: kept as text in str */
   double fval;      /* FLOAT, IMAG */
   char *str;        /* STR, BYTES contents; INT big-literal text */

@@ -1301,17 +1301,32 @@ static KlNode *loop_stmt(Parser *p) {
  * Several items nest, as in Python. Whether an item is a guard kiln
  * applies itself (torch.no_grad(), torch.inference_mode()) is decided once
  * names are resolved (resolve.c); parenthesised item lists stay Python. */
+/* Is the `(` here the start of a parenthesised item list, `with (a as b,
+ * c):` (its `)` followed by the `:`)? Else it starts an item's expression. */
+static bool with_item_list(Parser *p) {
+  if (!at(p, KL_TOK_LPAREN)) return false;
+  int depth = 0;
+  for (int i = p->pos; i < p->ntoks && p->toks[i].kind != KL_TOK_EOF; i++) {
+    KlTokKind k = p->toks[i].kind;
+    if (k == KL_TOK_LPAREN || k == KL_TOK_LBRACKET || k == KL_TOK_LBRACE) depth++;
+    else if ((k == KL_TOK_RPAREN || k == KL_TOK_RBRACKET || k == KL_TOK_RBRACE) && --depth == 0)
+      return i + 1 < p->ntoks && p->toks[i + 1].kind == KL_TOK_COLON;
+    else if (k == KL_TOK_NEWLINE && depth == 0) return false;
+  }
+  return false;
+}
+
 static KlNode *with_stmt(Parser *p) {
   KlToken *t = next(p);
   Vec items = {0};
+  const bool listed = with_item_list(p); /* `with (a, b):` is two items, not a tuple (3.9's grammar) */
+  if (listed) next(p);
   do {
+    if (listed && at(p, KL_TOK_RPAREN)) break; /* a trailing comma */
     if (items.len) enter(p); /* each further item nests one level deeper */
-    const bool paren = at(p, KL_TOK_LPAREN);
     KlNode *item = test(p);
-    /* `with (a, b):` is two items, not a tuple (Python 3.9's grammar) */
-    if (paren && item->kind == KL_N_TUPLE && !at(p, KL_TOK_KW_AS))
-      unsupported(p, item->loc, KL_KILN010, "with statement (parenthesised item list)");
     KlNode *n = new_node(p, KL_N_WITH, items.len ? item->loc : t->loc);
+    n->ival = t->loc.line; /* the statement's: 3.10-3.12 report an item's __enter__/__exit__ errors there */
     n->a = item;
     if (accept(p, KL_TOK_KW_AS)) {
       n->b = test(p);
@@ -1319,6 +1334,7 @@ static KlNode *with_stmt(Parser *p) {
     }
     vec_push(p, &items, n);
   } while (accept(p, KL_TOK_COMMA));
+  if (listed) expect(p, KL_TOK_RPAREN);
   expect(p, KL_TOK_COLON);
   KlNodeList body = block(p);
   for (int i = 1; i < items.len; i++) leave(p);

@@ -45,5 +45,5 @@ def g(n: int, torch: object) -> int:
 
 
 def h(n: int) -> int:
-    with (torch.no_grad(), torch.no_grad()):   # KILN010: a parenthesised item list
+    with (torch.no_grad(), torch.no_grad()):   # compiled: a parenthesised list of two items
         return n * 8
