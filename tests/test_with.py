@@ -331,13 +331,52 @@ def bare_raise_inside(x: int) -> object:
     with CM("b", result=x > 0):
         raise
     return x
+
+
+def parenthesised_items(x: int) -> object:  # two items, as in Python 3.10+
+    with (CM("a", enter_fails=x == 1, exit_fails=x == 2) as a,
+          CM("b", enter_fails=x == 3, exit_fails=x == 4) as b,):
+        note("body", x)
+        if x == 5:
+            raise ValueError("body")
+    return a.name + b.name
+
+
+def parenthesised_no_as(x: int) -> object:
+    with (
+        CM("a", exit_fails=x == 1),
+        CM("b", enter_fails=x == 2),
+    ):
+        return x
+
+
+def parenthesised_expression(x: int) -> object:  # `(expr) as y` and `(a, b) as t` are one item each
+    with (CM("a", exit_fails=x == 1)) as y:
+        pass
+    try:
+        with (CM("a"), CM("b")) as t:
+            return t
+    except (AttributeError, TypeError) as e:
+        return type(e).__name__, y.name
+
+
+def items_on_lines(x: int) -> object:  # errors at the statement's line to 3.12, the item's from 3.13
+    with CM("a", enter_fails=x == 1) as a, \
+         CM("b", enter_fails=x == 2, exit_fails=x == 3) as b:
+        for i in range(2):
+            if x == 4:
+                break
+            if x == 5:
+                return i
+    return a.name, b.name
 '''
 
 FUNCTIONS = ["body_end", "body_raises", "suppressing", "truthy_result", "enter_fails", "exit_fails",
              "returns", "return_then_exit_fails", "nested_items", "nested_blocks", "for_exits",
              "while_exits", "as_targets", "as_attribute", "in_try", "try_in_with", "in_handler",
              "missing_enter", "missing_exit", "instance_attributes", "not_a_manager", "stdlib",
-             "exit_stack", "generator_manager", "bare_raise_inside"]
+             "exit_stack", "generator_manager", "bare_raise_inside", "parenthesised_items",
+             "parenthesised_no_as", "parenthesised_expression", "items_on_lines"]
 
 
 class Box:
@@ -370,6 +409,10 @@ CASES = {
     "exit_stack": [(0,), (1,), (2,), (3,)],
     "generator_manager": [(0, False), (1, False), (1, True)],
     "bare_raise_inside": [(0,), (1,)],
+    "parenthesised_items": [(0,), (1,), (2,), (3,), (4,), (5,)],
+    "parenthesised_no_as": [(0,), (1,), (2,)],
+    "parenthesised_expression": [(0,), (1,)],
+    "items_on_lines": [(0,), (1,), (2,), (3,), (4,), (5,)],
 }
 
 
