@@ -717,25 +717,48 @@ static Val display(E *e, KlNode *n);
  * converts), then the keywords into a dict: a group of named ones
  * evaluated, then added (merged, a repeated name an error, once a `**`
  * came before), each `**` merged as it comes. */
+static Val call_unpacking(E *e, Val callee, const Val *pre, int npre, KlNodeList list, KlNodeList kws, int L);
+
 static Val unpacked_call(E *e, KlNode *n) {
   int L = call_line(n);
   Val callee = to_object(e, ev(e, n->a), L);
+  return call_unpacking(e, callee, NULL, 0, n->list, n->kw, L);
+}
+
+/* callee(*pre, <list>, <kws>) as CALL_FUNCTION_EX, the callee and the pre
+ * values (borrowed) already evaluated: unpacked_call, and a class's
+ * __build_class__(body, name, bases..., keywords...). Releases callee. */
+static Val call_unpacking(E *e, Val callee, const Val *pre, int npre, KlNodeList list, KlNodeList kws, int L) {
   Val args;
-  if (n->list.len == 1 && n->list.items[0]->kind == KL_N_STARRED) {
-    args = to_object(e, ev(e, n->list.items[0]->a), L);
-  } else {
-    KlNode tuple = {.kind = KL_N_TUPLE, .loc = n->loc, .list = n->list};
+  if (!npre && list.len == 1 && list.items[0]->kind == KL_N_STARRED) {
+    args = to_object(e, ev(e, list.items[0]->a), L);
+  } else if (!npre) {
+    KlNode tuple = {.kind = KL_N_TUPLE, .loc = {L, 1}, .list = list};
     args = display(e, &tuple);
+  } else { /* the pre values, then the items, into a list made a tuple */
+    args = temp(e, KL_T_OBJECT);
+    kl_buf_printf(e->out, "%*s%s = PyList_New(%d);\n", e->indent * 2, "", args.s, npre);
+    fail_if(e, L, "!%s", args.s);
+    for (int i = 0; i < npre; i++) line(e, "Py_INCREF(%s); PyList_SET_ITEM(%s, %d, %s);", pre[i].s, args.s, i, pre[i].s);
+    for (int i = 0; i < list.len; i++) {
+      KlNode *it = list.items[i];
+      Val v = to_object(e, ev(e, it->kind == KL_N_STARRED ? it->a : it), L);
+      line(e, "if (%s(%s, %s) < 0) KL_FAIL(%d);", it->kind == KL_N_STARRED ? "kr->list_extend" : "PyList_Append",
+           args.s, v.s, L);
+      release(e, v);
+    }
+    line(e, "Py_SETREF(%s, PyList_AsTuple(%s));", args.s, args.s);
+    fail_if(e, L, "!%s", args.s);
   }
   Val kw = val(KL_T_OBJECT, false, "NULL");
-  if (n->kw.len) {
+  if (kws.len) {
     kw = temp(e, KL_T_OBJECT);
     line(e, "%s = PyDict_New();", kw.s);
     fail_if(e, L, "!%s", kw.s);
   }
   bool merged = false;
-  for (int i = 0; i < n->kw.len;) {
-    KlNode *k = n->kw.items[i];
+  for (int i = 0; i < kws.len;) {
+    KlNode *k = kws.items[i];
     if (!k->name) {
       Val m = to_object(e, ev(e, k->a), L);
       line(e, "if (kr->kwargs_merge(%s, %s, %s) < 0) KL_FAIL(%d);", kw.s, m.s, callee.s, L);
@@ -745,9 +768,9 @@ static Val unpacked_call(E *e, KlNode *n) {
       continue;
     }
     int j = i;
-    while (j < n->kw.len && n->kw.items[j]->name) j++;
+    while (j < kws.len && kws.items[j]->name) j++;
     Val *vals = kl_alloc(e->ctx, sizeof(Val) * (size_t)(j - i));
-    for (int q = i; q < j; q++) vals[q - i] = to_object(e, ev(e, n->kw.items[q]->a), L);
+    for (int q = i; q < j; q++) vals[q - i] = to_object(e, ev(e, kws.items[q]->a), L);
     Val group = kw;
     if (merged) {
       group = temp(e, KL_T_OBJECT);
@@ -755,7 +778,7 @@ static Val unpacked_call(E *e, KlNode *n) {
       fail_if(e, L, "!%s", group.s);
     }
     for (int q = i; q < j; q++) {
-      line(e, "if (PyDict_SetItem(%s, ks[%d], %s) < 0) KL_FAIL(%d);", group.s, str_index(e, n->kw.items[q]->name),
+      line(e, "if (PyDict_SetItem(%s, ks[%d], %s) < 0) KL_FAIL(%d);", group.s, str_index(e, kws.items[q]->name),
            vals[q - i].s, L);
       release(e, vals[q - i]);
     }
@@ -1082,11 +1105,16 @@ static Val lambda(E *e, KlNode *n) {
   int L = n->loc.line;
   Val decorators = n->b ? display(e, n->b) : val(KL_T_OBJECT, false, "NULL");
   Val defs = val(KL_T_OBJECT, false, "NULL"), kwdefs = defs;
-  if (n->list.len) {
+  Val builder = defs;
+  if (n->lambda->is_class) { /* LOAD_BUILD_CLASS comes before the body's function is made */
+    builder = temp(e, KL_T_OBJECT);
+    line(e, "%s = kr->build_class_function();", builder.s);
+    fail_if(e, L, "!%s", builder.s);
+  } else if (n->list.len) {
     KlNode tuple = {.kind = KL_N_TUPLE, .loc = n->loc, .list = n->list};
     defs = display(e, &tuple);
   }
-  if (n->kw.len) {
+  if (n->kw.len && !n->lambda->is_class) {
     KlNode dict = {.kind = KL_N_DICT, .loc = n->loc};
     dict.list.len = 2 * n->kw.len;
     dict.list.items = kl_alloc(e->ctx, sizeof(KlNode *) * (size_t)dict.list.len);
@@ -1115,6 +1143,12 @@ static Val lambda(E *e, KlNode *n) {
   release(e, kwdefs);
   release(e, cells);
   fail_if(e, L, "!%s", r.s);
+  if (n->lambda->is_class) { /* __build_class__(body, name, *bases, **keywords), as CALL_FUNCTION_EX */
+    Val pre[2] = {r, val(KL_T_OBJECT, false, "ks[%d]", str_index(e, n->lambda->name))};
+    Val cls = call_unpacking(e, builder, pre, 2, n->list, n->kw, L);
+    release(e, r);
+    r = cls;
+  }
   if (n->c) {
     line(e, "if (PyFunction_SetAnnotations(%s, %s) < 0) KL_FAIL(%d);", r.s, annotations.s, L);
     release(e, annotations);
@@ -2514,11 +2548,17 @@ static void order_node(const KlNode *n, Nth *q) {
   switch (n->kind) {
   case KL_N_LAMBDA:
     order_node(n->b, q);
-    order_nodes(n->list, q);
-    order_nodes(n->kw, q);
+    if (!n->lambda->is_class) { /* a function's defaults come first; a class's bases after its body's function */
+      order_nodes(n->list, q);
+      order_nodes(n->kw, q);
+    }
     order_node(n->c, q);
     if (n == q->target) q->found = true;
     else if (!q->found) q->count += n->lambda->line == q->target->lambda->line;
+    if (n->lambda->is_class) {
+      order_nodes(n->list, q);
+      order_nodes(n->kw, q);
+    }
     return;
   case KL_N_COMP:
     for (int i = 0; i < n->list.len; i++) {

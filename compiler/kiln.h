@@ -335,7 +335,9 @@ typedef struct KlSiteInfo KlSiteInfo;
  * evaluates the defaults and makes the function from the code object
  * CPython compiled for it, found by position (runtime.c find_lambdas). */
 typedef struct KlLambda {
-  const char *name;   /* a nested def's name, NULL for a lambda */
+  const char *name;   /* a nested def's or class's name, NULL for a lambda */
+  bool is_class;      /* a nested class: its node's list and kw are the class's bases and keywords, its
+                         code the class body's; kiln calls __build_class__ as CPython does */
   KlNode *body;       /* a lambda's, parsed only to see which names it reads: no stage walks it */
   KlNodeList reads;   /* a nested def's: a NAME node for every name its body mentions */
   const char **names; /* its parameters in co_varnames order: positional, keyword-only, *args, **kwargs */

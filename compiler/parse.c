@@ -927,6 +927,8 @@ static void fstring_names(Parser *p, const KlToken *t, Vec *names) {
  * variables of the function it may read become cells. With `from
  * __future__ import annotations` the annotations are strings of their
  * source as CPython unparses it: an annotated def stays Python. */
+static void call_args(Parser *p, KlNode *call);
+
 static KlNode *nested_def(Parser *p) {
   enter(p);
   Vec decorators = {0};
@@ -935,10 +937,10 @@ static KlNode *nested_def(Parser *p) {
     vec_push(p, &decorators, test(p));
     expect(p, KL_TOK_NEWLINE);
   }
-  if (!at(p, KL_TOK_KW_DEF)) unsupported(p, peek(p)->loc, KL_KILN010, "decorated nested definition");
+  if (!at(p, KL_TOK_KW_DEF) && !at(p, KL_TOK_KW_CLASS))
+    unsupported(p, peek(p)->loc, KL_KILN010, "decorated nested definition");
   KlToken *d = next(p);
   KlToken *name = expect(p, KL_TOK_NAME);
-  expect(p, KL_TOK_LPAREN);
   KlNode *n = function_node(p, d);
   n->lambda->name = name->str;
   n->lambda->line = first_line;
@@ -947,8 +949,21 @@ static KlNode *nested_def(Parser *p) {
     n->b->list = to_list(&decorators);
   }
   Vec ann = {0};
-  function_params(p, n, KL_TOK_RPAREN, &ann);
-  if (accept(p, KL_TOK_ARROW)) ann_push(p, &ann, "return", test(p));
+  if (d->kind == KL_TOK_KW_CLASS) { /* class NAME [(bases and keywords)] */
+    n->lambda->is_class = true;
+    if (accept(p, KL_TOK_LPAREN)) {
+      KlNode call = {0};
+      call_args(p, &call);
+      for (int i = 0; i < call.list.len; i++)
+        if (call.list.items[i]->kind == KL_N_COMP && call.list.items[i]->op == KL_COMP_GENERATOR) unexpected(p);
+      n->list = call.list;
+      n->kw = call.kw;
+    }
+  } else {
+    expect(p, KL_TOK_LPAREN);
+    function_params(p, n, KL_TOK_RPAREN, &ann);
+    if (accept(p, KL_TOK_ARROW)) ann_push(p, &ann, "return", test(p));
+  }
   if (ann.len) {
     KlGlobal *future = kl_find_global(p->mod, "annotations");
     if (future && future->dotted && !strcmp(future->dotted, "__future__.annotations"))
@@ -1407,7 +1422,7 @@ static void stmt(Parser *p, Vec *out) {
     leave(p);
     return;
   case KL_TOK_KW_DEF: vec_push(p, out, nested_def(p)); return;
-  case KL_TOK_KW_CLASS: unsupported(p, t->loc, KL_KILN010, "class definition");
+  case KL_TOK_KW_CLASS: vec_push(p, out, nested_def(p)); return;
   case KL_TOK_KW_TRY:
     enter(p);
     vec_push(p, out, try_stmt(p));

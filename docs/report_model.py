@@ -16,5 +16,6 @@ def mlp(x: TensorF32Cpu2D, w1: TensorF32Cpu2D, b1: TensorF32Cpu1D,
 
 
 def describe(x: TensorF32Cpu2D) -> str:
-    class Shape(tuple): pass                 # a class: the function stays Python
-    return f"{Shape(x.shape)}"
+    match x.dim():                           # a match statement: the function stays Python
+        case 2: return f"{x.shape[0]} rows"
+    return "other"

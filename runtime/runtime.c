@@ -1739,6 +1739,14 @@ static int kr_delete_global(PyObject *globals, PyObject *name) {
   return -1;
 }
 
+static PyObject *kr_build_class_function(void) {
+  static PyObject *name;
+  if (!name && !(name = PyUnicode_InternFromString("__build_class__"))) return NULL;
+  PyObject *f = PyDict_GetItemWithError(builtins_dict, name);
+  if (!f && !PyErr_Occurred()) PyErr_SetString(PyExc_NameError, "__build_class__ not found");
+  return Py_XNewRef(f);
+}
+
 static void kr_unbind_global(PyObject *globals, PyObject *name) {
   PyObject *type, *value, *tb;
   PyErr_Fetch(&type, &value, &tb);
@@ -2644,6 +2652,7 @@ static const KrApi kr_api = {
     .import_from = kr_import_from,
     .delete_global = kr_delete_global,
     .unbind_global = kr_unbind_global,
+    .build_class_function = kr_build_class_function,
 };
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs) {

@@ -133,17 +133,17 @@ def b(n: int) -> int:
 
 
 def c(x):
-    class Box:
-        pass
-    return Box(x)
+    match x:
+        case _:
+            return x
 """)
     proc = kiln("check", str(src), "-o", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     err = proc.stderr
     assert "function a is left as Python" not in err
     assert f"{src}:8:1: warning[KILN012]: function b is left as Python" in err
-    assert f"{src}:14:5: warning[KILN010]: function c is left as Python: class definition" in err
-    assert "   14 |     class Box:\n      |     ^\n" in err
+    assert f"{src}:14:5: warning[KILN010]: function c is left as Python: match statement" in err
+    assert "   14 |     match x:\n      |     ^\n" in err
     assert "1 of 3 function(s) native" in proc.stdout
 
 

@@ -413,6 +413,10 @@ typedef struct KrApi {
   /* The end of `except E as name`: `name = None; del name`, keeping any
    * exception being raised. */
   void (*unbind_global)(PyObject *globals, PyObject *name);
+
+  /* --- a class statement in a function --- */
+  /* builtins.__build_class__ (LOAD_BUILD_CLASS; NameError when missing). New ref. */
+  PyObject *(*build_class_function)(void);
 } KrApi;
 
 /* Generated modules: `static const KrApi *kr;` then `kr = kr_import();`. */
