@@ -428,6 +428,19 @@ static void dict_unpacking(Parser *p, Vec *v) {
   vec_push(p, v, new_node(p, KL_N_NONE, t->loc));
 }
 
+/* A dict display's items after its first: `, k: v` or `, **m`. */
+static void dict_rest(Parser *p, Vec *v) {
+  while (accept(p, KL_TOK_COMMA) && !at(p, KL_TOK_RBRACE)) {
+    if (at(p, KL_TOK_DSTAR)) {
+      dict_unpacking(p, v);
+      continue;
+    }
+    vec_push(p, v, test(p));
+    expect(p, KL_TOK_COLON);
+    vec_push(p, v, test(p));
+  }
+}
+
 /* atom = "(" [testlist] ")" | "[" [items] "]" | "{" [dict/set items] "}"
  *      | NAME | number | string+ | "..." | None | True | False */
 static KlNode *atom(Parser *p) {
@@ -509,15 +522,7 @@ static KlNode *atom(Parser *p) {
     KlNodeKind kind = KL_N_DICT;
     if (at(p, KL_TOK_DSTAR)) {
       dict_unpacking(p, &v);
-      while (accept(p, KL_TOK_COMMA) && !at(p, KL_TOK_RBRACE)) {
-        if (at(p, KL_TOK_DSTAR)) {
-          dict_unpacking(p, &v);
-          continue;
-        }
-        vec_push(p, &v, test(p));
-        expect(p, KL_TOK_COLON);
-        vec_push(p, &v, test(p));
-      }
+      dict_rest(p, &v);
     } else if (!at(p, KL_TOK_RBRACE)) {
       KlNode *k = star_or_test(p);
       if (accept(p, KL_TOK_COLON)) {
@@ -525,16 +530,7 @@ static KlNode *atom(Parser *p) {
         if (at_comp_for(p)) return closed_comprehension(p, KL_COMP_DICT, k, value, t->loc, KL_TOK_RBRACE);
         vec_push(p, &v, k);
         vec_push(p, &v, value);
-        while (accept(p, KL_TOK_COMMA)) {
-          if (at(p, KL_TOK_RBRACE)) break;
-          if (at(p, KL_TOK_DSTAR)) {
-            dict_unpacking(p, &v);
-            continue;
-          }
-          vec_push(p, &v, test(p));
-          expect(p, KL_TOK_COLON);
-          vec_push(p, &v, test(p));
-        }
+        dict_rest(p, &v);
       } else {
         kind = KL_N_SET;
         if (at_comp_for(p)) return closed_comprehension(p, KL_COMP_SET, k, NULL, t->loc, KL_TOK_RBRACE);
