@@ -364,6 +364,12 @@ static Val local_value(E *e, int s, const char *unbound_call, int lineno, bool c
     return t;
   }
   if (check) line(e, "if (!%s_%d) { %s; KL_FAIL(%d); }", is_obj(e, l->type) ? "lv" : "lb", s, unbound_call, lineno);
+  for (int i = 0; i < e->f->nwalrus_names && !l->comp; i++)
+    if (!strcmp(e->f->walrus_names[i], l->name)) { /* a := later in the expression may rebind it: a copy */
+      Val t = temp(e, l->type);
+      line(e, "%s = lv_%d;%s", t.s, s, is_obj(e, l->type) ? kl_fmt(e->ctx, " Py_INCREF(%s);", t.s) : "");
+      return t;
+    }
   return val(l->type, false, "lv_%d", s);
 }
 

@@ -467,6 +467,9 @@ struct KlFunc {
                                 iterables): on CPython those of the function's are cells */
   int ngenexp_names;
   bool has_walrus;     /* resolve.c: a `:=` binds inside an expression (webs then follow and/or/if-else) */
+  const char **walrus_names; /* the variables a := binds: a read of one takes its own reference (emit.c),
+                                since a later operand of the same expression may rebind it */
+  int nwalrus_names;
   KlType return_type;
   int index;
 };

@@ -102,6 +102,10 @@ static void collect_walrus(KlCtx *ctx, KlFunc *f, KlNode *n) {
   if (n->kind == KL_N_NAMEDEXPR) {
     collect_target(ctx, f, n->a);
     f->has_walrus = true;
+    const char **names = kl_alloc(ctx, sizeof(char *) * (size_t)(f->nwalrus_names + 1));
+    if (f->nwalrus_names) memcpy(names, f->walrus_names, sizeof(char *) * (size_t)f->nwalrus_names);
+    names[f->nwalrus_names++] = n->a->name;
+    f->walrus_names = names;
   }
   collect_walrus(ctx, f, n->a);
   collect_walrus(ctx, f, n->b);
@@ -1338,12 +1342,12 @@ static void web_try(Webs *w, St *s, KlNode *n) {
   web_stmts(w, s, n->body);
   /* handlers and the else block raise to the finally, or out */
   w->exc = has_finally ? &fin_exc : outer_exc;
-  if (w->exc) st_join(w, w->exc, &exc); /* an exception no handler matches */
+  St types = st_copy(w, &exc); /* a handler's type is evaluated after the earlier handlers' (a := there) */
   St handled = st_new(w);
   for (int i = 0; i < n->list.len; i++) {
     KlNode *h = n->list.items[i];
-    St hs = st_copy(w, &exc);
-    web_expr(w, &hs, h->a);
+    web_expr(w, &types, h->a);
+    St hs = st_copy(w, &types);
     if (h->b) {
       web_target(w, &hs, h->b);
       if (!w->counting && w->exc) { /* raising out of the handler deletes the name too */
@@ -1356,6 +1360,7 @@ static void web_try(Webs *w, St *s, KlNode *n) {
     if (h->b && !w->counting && !hs.dead) st_def(w, &hs, h->b->slot, -1);
     st_join(w, &handled, &hs);
   }
+  if (w->exc) st_join(w, w->exc, &types); /* an exception no handler matches */
   web_stmts(w, s, n->orelse);
   bool done_dead = s->dead && handled.dead;
   st_join(w, s, &handled);
@@ -1466,6 +1471,15 @@ static void web_stmt_kind(Webs *w, St *s, KlNode *n) {
     web_with(w, s, n);
     return;
   case KL_N_TRY: web_try(w, s, n); return;
+  case KL_N_ASSERT: { /* the message runs only to fail; under -O nothing runs (a := in either) */
+    St skipped = st_copy(w, s);
+    web_expr(w, s, n->a);
+    St failing = st_copy(w, s);
+    web_expr(w, &failing, n->b);
+    if (w->exc) st_join(w, w->exc, &failing);
+    st_join(w, s, &skipped);
+    return;
+  }
   case KL_N_BREAK:
   case KL_N_CONTINUE:
     if (w->loop) st_join(w, n->kind == KL_N_BREAK ? &w->loop->brk : &w->loop->cont, s);
