@@ -1422,18 +1422,16 @@ static void web_stmt_kind(Webs *w, St *s, KlNode *n) {
     return;
   case KL_N_AUGASSIGN:
     if (n->a->kind == KL_N_NAME) {
-      /* the same node is read then written: the read's web is joined with
-       * the write's below by giving both the write's def id */
-      web_expr(w, s, n->b);
-      if (n->a->binding == KL_B_LOCAL) {
-        /* the read (old value) and the write (new value) may be different
-         * webs: the statement node carries the read, the target the write */
-        if (!w->counting) {
-          n->slot = n->a->slot;
-          web_use(w, s, n);
-        }
-        web_def(w, s, n->a);
+      /* the same node is read (before the value is evaluated: a := there
+       * comes after) then written; the read (old value) and the write (new
+       * value) may be different webs: the statement node carries the read,
+       * the target the write */
+      if (n->a->binding == KL_B_LOCAL && !w->counting) {
+        n->slot = n->a->slot;
+        web_use(w, s, n);
       }
+      web_expr(w, s, n->b);
+      if (n->a->binding == KL_B_LOCAL) web_def(w, s, n->a);
     } else {
       web_target(w, s, n->a);
       web_expr(w, s, n->b);

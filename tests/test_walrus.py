@@ -25,11 +25,13 @@ body (KILN010, still equal); the typed sites (`(n := len(xs)) > 2`,
 __debug__ False) in a subprocess; 2,000 calls keep no reference to an
 argument, and no case leaves a memory block behind after 100 calls.
 
-Open kiln bugs stay xfail(strict): BUGS (a handler type's := unseen by the
-next handlers), CRASH_BUGS (run in subprocesses: an operand reading a
-variable that a later operand rebinds, `x + (x := y)`, `t += (t := a)`, sees
-the new value or a released object; an assert message's := taken as run),
-BUG_ASSERT_O. The sources are valid on CPython 3.10 to 3.13 (3.12 inlines
+Bugs these tests found, all fixed (the bug_ functions are their
+regressions): a handler type's := unseen by the next handlers; an operand
+reading a variable that a later operand rebinds (`x + (x := y)`,
+`t += (t := a)`) saw the new value or a released object (CRASH_BUGS: still
+run in subprocesses, in case one crashes again); an assert message's :=
+taken as run, and under -O the assert's own. Open ones would go in BUGS,
+xfail(strict). The sources are valid on CPython 3.10 to 3.13 (3.12 inlines
 list/set/dict comprehensions: the oracle covers the differences).
 """
 
@@ -2077,7 +2079,7 @@ def test_report_status(built, name):
 
 def test_every_function_has_cases():
     assert sorted(CASES) == sorted(FUNCTIONS)
-    assert all(n in BUGS or n in CRASH_BUGS for n in FUNCTIONS if n.startswith("bug_"))
+    assert all(n in CRASH_BUGS or n.startswith("bug_handler") for n in FUNCTIONS if n.startswith("bug_"))
     assert sum(len(v) for v in CASES.values()) >= 200
 
 
@@ -2100,12 +2102,9 @@ BUG_HANDLER_TYPES = (
 # Open kiln bugs: name -> (condition on the running interpreter, reason), run
 # in this process. CRASH_BUGS (name -> reason) may crash the interpreter:
 # test_crash_bugs runs each in a subprocess. Every bug_ function is one.
-BUGS: dict = {
-    "bug_handler_type_earlier": (True, BUG_HANDLER_TYPES),
-    "bug_handler_type_after_try": (True, BUG_HANDLER_TYPES),
-}
+BUGS: dict = {}  # BUG_HANDLER_TYPES: fixed, the bug_handler_ functions run in this process
 CRASH_BUGS = {n: BUG_ASSERT_MESSAGE if "assert" in n else BUG_OPERAND
-              for n in FUNCTIONS if n.startswith("bug_") and n not in BUGS}
+              for n in FUNCTIONS if n.startswith("bug_") and not n.startswith("bug_handler")}
 
 
 def _marked(name, *rest):
@@ -2154,11 +2153,10 @@ def _run_isolated(mod, name, args, flags=()):
     return (_strip_frames(got[0]), got[1]), (_strip_frames(want[0]), want[1])
 
 
-@pytest.mark.parametrize("name,args", [
-    pytest.param(n, a, marks=pytest.mark.xfail(strict=True, reason=CRASH_BUGS[n]))
-    for n in CRASH_BUGS for a in CASES[n]])
+@pytest.mark.parametrize("name,args", [(n, a) for n in CRASH_BUGS for a in CASES[n]])
 def test_crash_bugs(built, name, args):
-    """Each in a subprocess: the native call may crash the interpreter."""
+    """Each in a subprocess: the native call crashed the interpreter before
+    the fix (CRASH_BUGS says which bug)."""
     got, want = _run_isolated(built(STEM).module, name, args)
     assert got == want, f"{name}{args!r}:\n  kiln:   {got}\n  python: {want}"
 
@@ -2307,8 +2305,7 @@ BUG_ASSERT_O = (
 
 
 @pytest.mark.parametrize("name,args", [
-    pytest.param(n, a, marks=[pytest.mark.xfail(strict=True, reason=BUG_ASSERT_O)] if n == "in_assert" else [])
-    for n, a in OPTIMIZED])
+    pytest.param(n, a) for n, a in OPTIMIZED])  # in_assert: BUG_ASSERT_O, fixed
 def test_optimize_flag(built, name, args):
     """In a subprocess run with -O, native and Python original agree."""
     got, want = _run_isolated(built(STEM).module, name, args, ["-O"])
