@@ -2480,7 +2480,7 @@ static void emit_function(Module *mod, KlFunc *f, KlBuf *out) {
   if (f->grad_guard) kl_buf_puts(out, "  kr->grad_guard_exit(&kl_guard);\n");
   kl_buf_printf(out,
                 "  return kl_ret;\n"
-                "kl_error:\n"
+                "kl_error: __attribute__((unused));\n"
                 "  kr->add_traceback(\"%s\", kl_file, kl_line);\n"
                 "kl_reraise: __attribute__((unused));\n"
                 "  Py_CLEAR(kl_ret);\n"
