@@ -925,6 +925,27 @@ static void fstring_names(Parser *p, const KlToken *t, Vec *names) {
  * source as CPython unparses it: an annotated def stays Python. */
 static void call_args(Parser *p, KlNode *call);
 
+/* In a class body CPython mangles `__x` to `_Class__x` (a free variable of
+ * that name, too). The token scan does not tell a body's scopes apart: each
+ * `__x` read gets the mangled form for every class in `classes` (the class
+ * and those its body defines), a superset, as the reads are. */
+static void add_mangled_names(Parser *p, const Vec *classes, Vec *reads) {
+  const int n = reads->len;
+  for (int i = 0; i < n; i++) {
+    const char *s = ((KlNode *)reads->items[i])->name;
+    size_t len = strlen(s);
+    if (len < 3 || s[0] != '_' || s[1] != '_' || (s[len - 1] == '_' && s[len - 2] == '_')) continue;
+    for (int c = 0; c < classes->len; c++) {
+      const char *k = ((KlNode *)classes->items[c])->name;
+      while (*k == '_') k++;
+      if (!*k) continue; /* a class named only underscores mangles nothing */
+      KlNode *m = new_node(p, KL_N_NAME, ((KlNode *)reads->items[i])->loc);
+      m->name = kl_fmt(p->ctx, "_%s%s", k, s);
+      vec_push(p, reads, m);
+    }
+  }
+}
+
 static KlNode *nested_def(Parser *p) {
   enter(p);
   Vec decorators = {0};
@@ -969,9 +990,14 @@ static KlNode *nested_def(Parser *p) {
     n->c->list = to_list(&ann);
   }
   expect(p, KL_TOK_COLON);
-  Vec reads = {0};
+  Vec reads = {0}, classes = {0};
+  if (n->lambda->is_class) {
+    KlNode *own = new_node(p, KL_N_NAME, name->loc);
+    own->name = name->str;
+    vec_push(p, &classes, own);
+  }
   int depth = accept(p, KL_TOK_NEWLINE) ? (expect(p, KL_TOK_INDENT), 1) : 0;
-  for (;;) {
+  for (KlTokKind prev = KL_TOK_COLON;;) {
     KlToken *t = peek(p);
     if (t->kind == KL_TOK_EOF) unexpected(p);
     next(p);
@@ -982,10 +1008,13 @@ static KlNode *nested_def(Parser *p) {
       KlNode *k = new_node(p, KL_N_NAME, t->loc);
       k->name = t->str;
       vec_push(p, &reads, k);
+      if (prev == KL_TOK_KW_CLASS) vec_push(p, &classes, k);
     } else if (t->kind == KL_TOK_FSTRING) {
       fstring_names(p, t, &reads);
     }
+    prev = t->kind;
   }
+  if (classes.len) add_mangled_names(p, &classes, &reads);
   n->lambda->reads = to_list(&reads);
   KlNode *target = new_node(p, KL_N_NAME, name->loc);
   target->name = name->str;
