@@ -33,11 +33,10 @@ body comprehension scoping, __set_name__ errors, the body function's 3.10
 __qualname__, `**` KeyError messages differ between versions and both sides
 must agree).
 
-Open bugs (BUGS, strict xfail): a class body's private names are mangled
-(`__secret` in class A reads the function's `_A__secret`), which kiln's token
-scan does not do, so the body's code object is not found and the statement
-raises RuntimeError; a compiled function has no frame, so sys._getframe(1) in
-a metaclass sees the compiled function's caller.
+Open (BUGS, strict xfail): a compiled function has no frame, so
+sys._getframe(1) in a metaclass sees the compiled function's caller. Fixed:
+a class body's private names (`__secret` in class A reads the function's
+`_A__secret`) were not mangled by kiln's scan of the body.
 """
 
 from __future__ import annotations
@@ -3141,14 +3140,9 @@ def test_every_function_has_cases():
 
 
 # Open kiln bugs: name -> (condition on the running interpreter, reason).
-_MANGLING = (True, "a class body's private names are mangled (`__secret` in class A reads `_A__secret`): "
-                   "kiln's token scan passes no cell for the function's `_A__secret`, so the body's code "
-                   "object is not found at import and the class statement raises RuntimeError")
+# (Fixed: a class body's private names, `__secret` in class A reading the
+# function's `_A__secret`, are mangled by kiln's scan of the body too.)
 BUGS: dict = {
-    "mangled_private_name": _MANGLING,
-    "mangled_name_in_method": _MANGLING,
-    "mangled_name_in_fstring": _MANGLING,
-    "underscored_class_name_mangling": _MANGLING,
     "metaclass_sees_function_frame": (True, "a compiled function has no frame: sys._getframe(1) in a metaclass "
                                             "(or __init_subclass__, a decorator, collections.namedtuple's "
                                             "__module__) sees the compiled function's caller"),
