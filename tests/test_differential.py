@@ -152,3 +152,33 @@ def test_checked_twin_lambdas():
     assert ns["k"](2**62) == len(str(2**124))
     with pytest.raises(Int64Overflow):
         ns["m"](2**62)
+
+
+def test_checked_twin_unpacking():
+    """kiln keeps every name a target list binds (starred, nested, a for
+    statement's) as a Python object, and a call that unpacks gives one: the
+    twin leaves their arithmetic unchecked, as the typer gives them no type;
+    ints made inside a display or call that unpacks are checked as anywhere
+    else."""
+    from tests.difftest.typer import Int64Overflow, checked_namespace
+    src = ("def f(a: int) -> int:\n"
+           "    x, *r = [a, 1]\n"
+           "    return x * x + len(r)\n"
+           "\n"
+           "def g(a: int) -> int:\n"
+           "    return len([*[a * a], a])\n"
+           "\n"
+           "def h(a: int) -> int:\n"
+           "    for i, (x, *r) in enumerate([(a, a)]):\n"
+           "        return x * x + i\n"
+           "    return 0\n"
+           "\n"
+           "def k(a: int) -> int:\n"
+           "    v = max(*[a, 1])\n"
+           "    return v * v\n")
+    ns = checked_namespace(src)
+    assert ns["f"](2**62) == 2**124 + 1
+    with pytest.raises(Int64Overflow):
+        ns["g"](2**62)
+    assert ns["h"](2**62) == 2**124
+    assert ns["k"](2**62) == 2**124

@@ -49,6 +49,37 @@ element (the comprehension's targets passed as defaults; rarely read by the
 body, which leaves the function as Python, KILN010); ``sorted``/``min``/
 ``max`` with ``key=``, ``map``/``filter`` consumed by sum/len/any/all.
 
+Scalar code also gets unpacking (``unpack_weight``, ``run --unpack-weight``;
+0 gives a seed's programs from before, and no ``u_*`` helpers): ``*``/``**``
+in calls of builtins (max/min with ``key=``/``default=``, sorted, sum,
+divmod, pow, int, abs, float, math.hypot/fsum/copysign/atan2/fmod, print
+into a StringIO), of methods (list.count/index/append/insert/extend,
+str.format/count, dict.get/update, set.update, StringIO.write), of earlier
+typed functions of the module (arguments split between positionals, ``*``
+lists/tuples, keywords and ``**`` dicts; sometimes one too many or missing,
+a repeated or unknown keyword) and of module-level helpers (``UNPACK_HELPERS``:
+``u_args``/``u_pos``/``u_kw`` take ``*args``/``**kwargs``, positional-only
+and keyword-only parameters and are left as Python, returning a digest of
+what they got; ``u_typed`` is native with defaults and keyword-only
+parameters; ``u_gen`` is a generator that may raise; ``u_log`` records the
+order CPython evaluates a call's parts in, a ``*`` after a keyword included,
+a lone ``*`` whose iterator logs is only iterated after the keywords);
+``[*a, b]``, ``(*a, b)``, ``*a, b``, ``{*a, b}`` and ``{**m, k: v}``
+displays; starred, nested (``a, (b, *c) = ...``) and chained targets of
+assignments and for statements (rows from zip/enumerate/dict items, displays
+of uneven rows, strings, ints; ``for i, (a, *r) in enumerate(rows)``),
+sometimes rebinding a local, a list or dict item (IndexError when out of
+range) or a list slice (``a, *L[i:j] = ...``).  What is unpacked: displays,
+list/set/dict locals, ranges, strings, dicts (keys), map/filter/reversed/iter
+and u_gen; sometimes something that is not iterable, not a mapping, a dict
+with non-str keys, an iterator raising inside, too few or too many items for
+the targets, an unhashable set item or dict key (followed by an item that
+raises: CPython evaluates a run of items before it builds them), so the
+errors (messages and chains) are compared too, often caught by a try that
+folds ``str(e)`` in.  Everything is folded into ints/floats/bools (floats
+never go where identity counts).  Bare generator expressions are never
+unpacked (they leave a function as Python, KILN010).
+
 ``gen_module(rng, n_funcs)`` returns a :class:`Module`: source text plus, for
 every function, its parameter kinds (used by :mod:`tests.difftest.values` to
 draw inputs).
@@ -56,6 +87,7 @@ draw inputs).
 
 from __future__ import annotations
 
+import ast
 import random
 from dataclasses import dataclass, field
 
@@ -104,6 +136,37 @@ TRY_NEST = 3              # try statements inside one another, at most
 LAMBDA_WEIGHT = 1.0       # scales how often lambdas are made (run --lambda-weight)
 LAMBDA_P = 0.03           # chance (at weight 1) that an expression is a lambda form
 LAMBDA_STMT = 3           # weight (at weight 1) of a lambda statement form among statements
+UNPACK_WEIGHT = 1.0       # scales how often unpacking forms are made (run --unpack-weight)
+UNPACK_P = 0.03           # chance (at weight 1) that an expression is an unpacking form
+UNPACK_STMT = 3           # weight (at weight 1) of an unpacking statement form among statements
+KW_NAMES = ["k", "m", "z", "p", "q", "w"]     # keywords the u_* helpers get
+# module-level helpers of the unpacking forms (in a module only when unpack_weight > 0):
+# u_args/u_pos/u_kw take *args/**kwargs (left as Python, KILN011) and return a
+# digest of what they got; u_log records the order of a call's parts; u_gen is
+# a generator; u_buf a StringIO for print(file=); u_typed is a native function
+# with defaults and keyword-only parameters
+UNPACK_HELPERS = [
+    "def u_args(*a, **k):\n"
+    "    s = repr((a, sorted(k.items())))\n"
+    "    return len(a) * 100003 + len(k) * 1009 + sum((i + 1) * ord(c) for i, c in enumerate(s)) % 99991\n",
+    "def u_pos(p, q=7, /, *a, k=0, **kw):\n"
+    "    return u_args(p, q, *a, k=k, **kw) + 1\n",
+    "def u_kw(*, k, m=1.5, **kw):\n"
+    "    return u_args(k=k, m=m, **kw) + 2\n",
+    "def u_log(T, n, v):\n"
+    "    T.append(n)\n"
+    "    return v\n",
+    "def u_gen(*a, fail=None):\n"
+    "    for x in a:\n"
+    "        if fail is not None and x == fail:\n"
+    "            raise ValueError('u_gen got ' + repr(x))\n"
+    "        yield x\n",
+    "def u_buf():\n"
+    "    import io\n"
+    "    return io.StringIO()\n",
+    "def u_typed(p: int, q: int = 3, *, k: float = 0.5, m: bool = False) -> float:\n"
+    "    return p * 0.5 + q + k + (1.0 if m else -1.0)\n",
+]
 # handlers (the text after `except`)
 HANDLERS = ["ZeroDivisionError", "IndexError", "ArithmeticError", "(ValueError, TypeError)", "Exception",
             "ValueError", "ZeroDivisionError", "IndexError", "LookupError", "KeyError",
@@ -160,8 +223,13 @@ class Module:
 class ScalarGen:
     def __init__(self, rng: random.Random, name: str, helpers: list[FuncInfo],
                  comp_weight: float = COMP_WEIGHT, try_weight: float = TRY_WEIGHT,
-                 lambda_weight: float = LAMBDA_WEIGHT):
+                 lambda_weight: float = LAMBDA_WEIGHT, unpack_weight: float = UNPACK_WEIGHT):
         self.r = rng
+        self.unp_w = round(UNPACK_STMT * unpack_weight)
+        self.unp_p = min(0.1, UNPACK_P * unpack_weight)
+        self.unp = 0                          # unpacking forms being generated (nesting)
+        self.objs: set[str] = set()           # locals kiln keeps as objects (bound by target lists)
+        self.powed: set[str] = set()          # locals `**=` was applied to
         self.lam_w = round(LAMBDA_STMT * lambda_weight)
         self.lam_p = min(0.1, LAMBDA_P * lambda_weight)
         self.lam = 0                          # lambda bodies being generated (nesting)
@@ -239,6 +307,11 @@ class ScalarGen:
             return {INT: self.coll_int, FLOAT: self.coll_float, BOOL: self.coll_bool}[ty](d - 1)
         if self.lam_p and d >= 1 and self.lam < 2 and self.r.random() < self.lam_p:
             return self.lam_expr(ty, d - 1)
+        if self.unp_p and d >= 1 and self.unp < 2 and self.r.random() < self.unp_p:
+            self.unp += 1
+            text = self.unp_expr(ty, d - 1)
+            self.unp -= 1
+            return text
         return {INT: self.int_expr, FLOAT: self.float_expr, BOOL: self.bool_expr}[ty](d - 1)
 
     def num(self, d: int) -> str:
@@ -1110,6 +1183,980 @@ class ScalarGen:
             self.env[out] = ty
 
 
+    # ---- unpacking ----------------------------------------------------------
+    # `*`/`**` in calls (builtins, the module's u_* helpers, earlier typed
+    # functions, methods), in displays, and starred (and nested) targets of
+    # assignments and for statements.  What is unpacked: displays, list/set/
+    # dict locals, ranges, strings, dicts (their keys), map/filter/reversed/
+    # zip/enumerate iterators and u_gen's generators (a bare generator
+    # expression leaves a function as Python, KILN010).  Everything is folded
+    # into ints/floats/bools (u_args digests its arguments' repr); floats are
+    # never compared by identity (sets, `in`, ==).  Bad operands (not
+    # iterable, not a mapping, keys that are not strings, repeated keywords,
+    # too few or too many items for the targets, an iterator raising inside)
+    # come with small chances, so their errors are compared too (type,
+    # message, chain).  kiln keeps every name a target list binds as a Python
+    # object, as the typer does (the twin leaves their arithmetic unchecked);
+    # `**=` is never applied to one, nor are locals `**=` was applied to bound
+    # by a target list (an object int grows as Python's does, past the
+    # oracle's time limit, and the native call has none).
+
+    def atom(self, text: str) -> str:
+        """text as the operand of `*`/`**` (parenthesised unless a primary)."""
+        if text.isidentifier():
+            return text
+        try:
+            node = ast.parse(text, mode="eval").body
+        except SyntaxError:
+            return f"({text})"
+        prim = (ast.Name, ast.Call, ast.List, ast.Dict, ast.Set, ast.ListComp, ast.SetComp,
+                ast.DictComp, ast.Subscript, ast.Attribute)
+        if isinstance(node, prim) or (isinstance(node, ast.Tuple) and text.startswith("(")) \
+                or (isinstance(node, ast.Constant) and not text.startswith("-")):
+            return text
+        return f"({text})"
+
+    def unp_item(self, elem: str, d: int) -> str:
+        """One item of type elem ("str": a string)."""
+        if elem == "str":
+            if self.r.random() < 0.5:
+                return repr(self.r.choice(["", "a", "bc", "-1"]))
+            return f"str({self.expr(self.r.choice(SCALARS), min(d, 1))})"
+        return self.expr(elem, d)
+
+    def unp_bad(self) -> str:
+        """An operand of `*` that is not iterable, or whose iteration raises."""
+        r = self.r
+        x = r.random()
+        if x < 0.5:
+            self.may_raise("TypeError")
+            return self.atom(r.choice([self.expr(r.choice([INT, INT, FLOAT, BOOL]), 1), "None"]))
+        s, _ = self.unp_seq(INT, 1, 4)
+        if x < 0.75:     # iteration raises TypeError inside (CPython keeps that error)
+            self.may_raise("TypeError")
+            return f"map(len, {s})"
+        self.may_raise("ValueError")
+        return f"u_gen(*{self.atom(s)}, fail={self.expr(INT, 0)})"
+
+    def unp_seq(self, elem: str, d: int, cap: int, depth: int = 0) -> tuple[str, int]:
+        """An iterable of elem items ("str": one-character strings) to unpack:
+        text and most items."""
+        r = self.r
+        cap = max(1, cap)
+        if elem == "str":
+            x = r.random()
+            if x < 0.4:
+                return f"str({self.expr(r.choice([INT, FLOAT, BOOL]), 1)})", 24
+            if x < 0.7:
+                s = r.choice(["", "a", "ab", "xyz", "1-2", "-0"])
+                return repr(s), len(s)
+            if x < 0.85:
+                return f"(str({self.expr(INT, 1)}) + ':' + str({self.expr(BOOL, 0)}))", 26
+            return f"repr({self.expr(FLOAT, 1)})", 24
+        for _ in range(4):
+            x = r.random()
+            if x < 0.3:
+                return self.display(elem, min(cap, 5))
+            if x < 0.42:
+                c = self.coll_vars((LIST_OF[elem],), cap)
+                if c:
+                    v = r.choice(c)
+                    return v, self.size[v]
+            elif x < 0.54:
+                if elem == INT:
+                    if r.random() < 0.6:
+                        n = r.randint(1, min(cap, 6))
+                        return f"range({self.expr(INT, 1)} % {n + 1})", n
+                    w = r.randint(0, min(cap, 5))
+                    base = self.expr(INT, 1)
+                    return f"range({base}, {base} + {w})", w
+            elif x < 0.64:      # a generator (u_gen), an iterator
+                if depth < 1:
+                    s, n = self.unp_seq(elem, d, cap, depth + 1)
+                    y = r.random()
+                    if y < 0.5:
+                        return f"u_gen(*{self.atom(s)})", n
+                    if y < 0.7:
+                        return f"iter({s})", n
+                    if y < 0.85:
+                        return f"filter(None, {s})", n
+                    return f"reversed([*{self.atom(s)}])", n
+            elif x < 0.7:
+                if self.nest < 2 and self.mult <= 200:
+                    body, n = self.comp_body(lambda dd: self.expr(elem, dd), max(1, d), min(cap, 12))
+                    return f"[{body}]", n
+            elif x < 0.78:
+                if elem == INT:
+                    c = self.coll_vars((DII, DIF, SI), cap)
+                    if c and r.random() < 0.5:
+                        v = r.choice(c)
+                        return v, self.size[v]
+                    n = r.randint(0, min(cap, 3))
+                    if r.random() < 0.5:
+                        return "{" + ", ".join(f"{self.expr(INT, 1)}: {self.expr(r.choice(SCALARS), 0)}"
+                                               for _ in range(n)) + "}", n
+                    if n:
+                        return "{" + ", ".join(self.expr(INT, 1) for _ in range(n)) + "}", n
+            elif x < 0.88:
+                if depth < 1:
+                    s1, n1 = self.unp_seq(elem, d, cap // 2, depth + 1)
+                    k = r.randint(0, 2)
+                    items = [self.expr(elem, 1) for _ in range(k)]
+                    items.insert(r.randint(0, k), "*" + self.atom(s1))
+                    if r.random() < 0.3:
+                        s2, n2 = self.unp_seq(elem, d, cap // 2, depth + 1)
+                        items.append("*" + self.atom(s2))
+                        n1 += n2
+                    if r.random() < 0.7:
+                        return "[" + ", ".join(items) + "]", n1 + k
+                    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")", n1 + k
+            elif depth < 1:
+                src = INT if elem != FLOAT else r.choice([INT, FLOAT])
+                s, n = self.unp_seq(src, d, cap, depth + 1)
+                f = {INT: "abs", FLOAT: "float" if src == INT else r.choice(["float", "abs"]),
+                     BOOL: "bool"}[elem]
+                return f"map({f}, {s})", n
+        return self.display(elem, min(cap, 5))
+
+    def unp_any_seq(self, d: int, cap: int) -> tuple[str, int]:
+        """An iterable of any items (strings too) to unpack, sometimes a bad one."""
+        r = self.r
+        if r.random() < 0.06:
+            return self.unp_bad(), 0
+        return self.unp_seq(r.choice([INT, INT, FLOAT, BOOL, "str"]), d, cap)
+
+    def unp_map(self, d: int, used: set, bad: float = 0.05) -> str:
+        """A mapping with str keys for `**` (keys not in used, mostly; the keys
+        it has are added to used); sometimes a bad one."""
+        r = self.r
+        if r.random() < bad:
+            self.may_raise("TypeError")
+            x = r.random()
+            if x < 0.3:
+                return self.atom(self.expr(r.choice([INT, FLOAT, BOOL]), 1))
+            if x < 0.5:
+                return f"[({r.choice(KW_NAMES)!r}, {self.expr(INT, 0)})]"
+            if x < 0.7:
+                return repr(r.choice(["k", "km", ""]))
+            return "{" + f"{self.expr(INT, 0)}: {self.expr(INT, 0)}" + "}"   # keywords must be strings
+        free = [k for k in KW_NAMES if k not in used]
+        pool = free if free and r.random() < 0.9 else KW_NAMES
+        if any(k in used for k in pool):
+            self.may_raise("TypeError")
+        keys = r.sample(pool, min(len(pool), r.randint(0, 3)))
+        used.update(keys)
+        vals = [self.expr(r.choice(SCALARS), max(0, min(d, 1))) for _ in keys]
+        x = r.random()
+        if x < 0.5 or not keys:
+            return "{" + ", ".join(f"{k!r}: {v}" for k, v in zip(keys, vals)) + "}"
+        if x < 0.7:
+            return "dict(" + ", ".join(f"{k}={v}" for k, v in zip(keys, vals)) + ")"
+        if x < 0.8:
+            inner = "{" + ", ".join(f"{k!r}: {v}" for k, v in zip(keys[1:], vals[1:])) + "}"
+            return "{" + f"**{inner}, {keys[0]!r}: {vals[0]}" + "}"
+        if x < 0.9:
+            s, _ = self.unp_seq(r.choice(SCALARS), 1, 4)
+            return f"dict(zip({keys!r}, {s}))"
+        t = self.fresh("x")
+        return "{" + f"{keys[0]!r} + str({t}): {t} for {t} in range({r.randint(0, 3)})" + "}"
+
+    def unp_args(self, d: int, npos: tuple = (0, 4), kw: bool = True, used: set | None = None,
+                 need: str = "*", plain: set | None = None) -> str:
+        """Arguments of a call with unpacking: positional ones and `*`s, then
+        keywords and `**`s (sometimes a `*` after a keyword, as CPython
+        allows).  need: what to add when nothing is unpacked ("*" or "**");
+        used: keywords given so far, plain: those given as NAME=."""
+        r = self.r
+        used = set() if used is None else used
+        plain = set() if plain is None else plain
+        dd = max(0, d - 1)
+        pos = []
+        for _ in range(r.randint(*npos)):
+            if r.random() < 0.45:
+                s, _ = self.unp_any_seq(dd, 6)
+                pos.append("*" + self.atom(s))
+            else:
+                pos.append(self.expr(r.choice(SCALARS), dd))
+        kws = []
+        if kw:
+            for _ in range(r.choice([0, 0, 1, 1, 2, 3])):
+                if r.random() < 0.5:
+                    kws.append("**" + self.atom(self.unp_map(dd, used)))
+                else:       # a name twice is a SyntaxError; one a ** gave too, a TypeError
+                    free = [k for k in KW_NAMES if k not in used]
+                    again = [k for k in KW_NAMES if k in used and k not in plain]
+                    k = r.choice(free) if free and (r.random() < 0.93 or not again) else \
+                        r.choice(again) if again else None
+                    if k is None:
+                        continue
+                    if k in used:
+                        self.may_raise("TypeError")
+                    used.add(k)
+                    plain.add(k)
+                    kws.append(f"{k}={self.expr(r.choice(SCALARS), dd)}")
+        if not any(a.startswith("*") for a in pos + kws) or (kws and r.random() < 0.1):
+            if need == "**":
+                kws.append("**" + self.atom(self.unp_map(dd, used)))
+            else:
+                s, _ = self.unp_any_seq(dd, 6)
+                at = next((i for i, a in enumerate(kws) if a.startswith("**")), len(kws))
+                kws.insert(r.randint(0, at), "*" + self.atom(s))   # f(k=1, *a): before any **
+        return ", ".join(pos + kws)
+
+    def unp_u_call(self, d: int) -> str:
+        """A call of u_args/u_pos/u_kw (helpers with *args/**kwargs, left as
+        Python) with unpacked arguments: an int."""
+        r = self.r
+        f = r.choice(["u_args", "u_args", "u_pos", "u_kw"])
+        if f != "u_kw":
+            return f"{f}({self.unp_args(d, (1, 4) if f == 'u_pos' else (0, 4))})"
+        used: set = set()
+        head = []
+        if r.random() < 0.9:
+            used.add("k")
+            head.append(f"k={self.expr(r.choice(SCALARS), max(0, d - 1))}")
+        else:
+            self.may_raise("TypeError")                    # missing keyword-only k
+        if r.random() < 0.1:
+            self.may_raise("TypeError")                    # takes 0 positional arguments
+            head.insert(0, self.expr(r.choice(SCALARS), max(0, d - 1)))
+        rest = self.unp_args(d, (0, 0), used=used, need="**", plain=set(used))
+        return f"u_kw({', '.join(head + [rest] if rest else head)})"
+
+    def unp_helper_call(self, ty: str, d: int) -> str | None:
+        """An earlier typed function of the module called with its arguments
+        unpacked (sometimes one too many or missing, a repeated or unknown
+        keyword)."""
+        r = self.r
+        c = [h for h in self.helpers if h.ret == ty and h.cost * self.mult <= 3000]
+        if not c:
+            return None
+        h = r.choice(c)
+        self.cost += h.cost * self.mult
+        vals = [(n, self.expr(k, max(0, d - 1))) for n, k in h.params]
+        split = r.randint(0, len(vals))
+        pos, named = vals[:split], vals[split:]
+        x = r.random()
+        if x < 0.05:
+            pos = pos + [("", self.expr(INT, 0))]          # one too many
+            self.may_raise("TypeError")
+        elif x < 0.1 and pos:
+            named = named + [pos[0]]                        # got multiple values
+            self.may_raise("TypeError")
+        elif x < 0.13:
+            named = named + [("zz", self.expr(INT, 0))]     # unexpected keyword
+            self.may_raise("TypeError")
+        elif x < 0.16:
+            if named:
+                named = named[:-1]                          # missing
+            else:
+                pos = pos[:-1]
+            self.may_raise("TypeError")
+        args = []
+        i = 0
+        while i < len(pos):
+            k = r.randint(1, len(pos) - i)
+            chunk = [v for _, v in pos[i:i + k]]
+            y = r.random()
+            if y < 0.3 and k == 1:
+                args.append(chunk[0])
+            elif y < 0.6:
+                args.append("*[" + ", ".join(chunk) + "]")
+            elif y < 0.85:
+                args.append("*(" + ", ".join(chunk) + ("," if k == 1 else "") + ")")
+            else:
+                args.append("*[" + ", ".join(chunk) + "][:]")
+            i += k
+        kws = []
+        i = 0
+        while i < len(named):
+            k = r.randint(1, len(named) - i)
+            chunk = named[i:i + k]
+            y = r.random()
+            if y < 0.3 and k == 1:
+                kws.append(f"{chunk[0][0]}={chunk[0][1]}")
+            elif y < 0.75:
+                kws.append("**{" + ", ".join(f"{n!r}: {v}" for n, v in chunk) + "}")
+            else:
+                kws.append("**dict(" + ", ".join(f"{n}={v}" for n, v in chunk) + ")")
+            i += k
+        if not any(a.startswith("*") for a in args + kws):
+            args.append(r.choice(["*()", "*[]"]) if r.random() < 0.7 else "**{}")
+            if args[-1] == "**{}":
+                kws.append(args.pop())
+        return f"{h.name}({', '.join(args + kws)})"
+
+    def unp_display(self, elem: str, d: int, kind: str) -> tuple[str, int]:
+        """A list/tuple/set display (kind "L"/"T"/"S") that unpacks: text, most items."""
+        r = self.r
+        items, n = [], 0
+        for _ in range(r.randint(1, 4)):
+            if r.random() < 0.55:
+                if r.random() < 0.96:
+                    s, k = self.unp_seq(elem, max(0, d - 1), 8)
+                else:
+                    s, k = self.unp_bad(), 0
+                items.append("*" + self.atom(s))
+                n += k
+            else:
+                items.append(self.unp_item(elem, max(0, d - 1)))
+                n += 1
+        if not any(a.startswith("*") for a in items):
+            s, k = self.unp_seq(elem, max(0, d - 1), 8)
+            items.insert(r.randint(0, len(items)), "*" + self.atom(s))
+            n += k
+        if kind == "S" and r.random() < 0.06:
+            # an unhashable item (TypeError), maybe followed by one that raises:
+            # CPython evaluates the items before the first * before it builds the set
+            self.may_raise("TypeError")
+            first = next(i for i, a in enumerate(items) if a.startswith("*"))
+            at = r.randint(0, first) if r.random() < 0.7 else r.randint(0, len(items))
+            if r.random() < 0.6:
+                self.may_raise("ZeroDivisionError")
+                items.insert(at, f"({self.expr(INT, 1)} // {self.zden()})")
+            items.insert(at, f"[{self.expr(elem, 0)}]")
+        if kind == "L":
+            return "[" + ", ".join(items) + "]", n
+        if kind == "S":
+            return "{" + ", ".join(items) + "}", n
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")", n
+
+    def unp_dict(self, vt: str, d: int) -> tuple[str, int]:
+        """A dict display with int keys that unpacks dicts (`**`): text, most items."""
+        r = self.r
+        items, n = [], 0
+        for _ in range(r.randint(1, 4)):
+            x = r.random()
+            if x < 0.5:
+                c = self.coll_vars(("D:int:" + vt,), 40)
+                if c and r.random() < 0.5:
+                    v = r.choice(c)
+                    items.append(f"**{v}")
+                    n += self.size[v]
+                elif r.random() < 0.5:
+                    k = r.randint(0, 3)
+                    items.append("**{" + ", ".join(f"{self.expr(INT, 1)}: {self.expr(vt, 1)}"
+                                                   for _ in range(k)) + "}")
+                    n += k
+                else:
+                    s, k = self.unp_seq(vt, 1, 5)
+                    items.append(f"**dict(enumerate({s}))")
+                    n += k
+            elif x < 0.53:
+                self.may_raise("TypeError")
+                items.append("**" + self.atom(r.choice([self.expr(INT, 1), f"[{self.expr(vt, 0)}]"])))
+            else:
+                items.append(f"{self.expr(INT, max(0, d - 1))}: {self.expr(vt, max(0, d - 1))}")
+                n += 1
+        if not any(a.startswith("**") for a in items):
+            items.insert(0, "**{" + f"{self.expr(INT, 1)}: {self.expr(vt, 1)}" + "}")
+            n += 1
+        if r.random() < 0.06:
+            # an unhashable key (TypeError), maybe followed by a pair that raises:
+            # CPython evaluates a run of pairs before it builds them into a dict
+            self.may_raise("TypeError")
+            at = r.randint(0, len(items))
+            if r.random() < 0.6:
+                self.may_raise("ZeroDivisionError")
+                items.insert(at, f"({self.expr(INT, 1)} // {self.zden()}): {self.expr(vt, 0)}")
+            items.insert(at, f"[{self.expr(INT, 0)}]: {self.expr(vt, 0)}")
+        return "{" + ", ".join(items) + "}", n
+
+    def unp_int(self, d: int) -> str:
+        r = self.r
+        k = r.randint(0, 12)
+        if k <= 2:
+            return self.unp_u_call(d)
+        if k == 3:      # max/min over unpacked ints
+            f = r.choice(["max", "min"])
+            s, n = self.unp_seq(INT, d - 1, 8)
+            x = r.random()
+            if x < 0.4:
+                return f"{f}({self.expr(INT, d - 1)}, *{self.atom(s)})"
+            if x < 0.6:
+                return f"{f}(*{self.atom(s)}, {self.expr(INT, d - 1)}, key=abs)"
+            if x < 0.75:
+                return f"{f}(*[{s}], default={self.expr(INT, d - 1)})"
+            self.may_raise("TypeError")
+            if x < 0.82:      # a default with several positionals
+                return f"{f}(*{self.atom(s)}, {self.expr(INT, 0)}, default={self.expr(INT, 0)})"
+            return f"{f}(*{self.atom(s)})"          # none or one item (not iterable)
+        if k == 4:
+            kind = r.choice(["L", "T", "S", "D"])
+            if kind == "D":
+                return f"len({self.unp_dict(r.choice([INT, FLOAT]), d)[0]})"
+            elem = INT if kind == "S" else r.choice([INT, FLOAT, BOOL, "str"])
+            return f"len({self.unp_display(elem, d, kind)[0]})"
+        if k == 5:
+            elem = r.choice([INT, INT, BOOL])
+            text, _ = self.unp_display(elem, d, r.choice(["L", "T"]))
+            if r.random() < 0.7:
+                return f"sum({text})"
+            start = r.choice([s for s in INT_STARTS if s not in ("True", "False")])
+            return f"sum(*[{text}], {start})"
+        if k == 6:
+            c = self.unp_helper_call(INT, d)
+            if c:
+                return c
+        if k == 7:
+            text, n = self.unp_display(INT, d, r.choice(["L", "T"]))
+            if r.random() < 0.5:
+                return f"({text} or [{self.expr(INT, 0)}])[{r.choice(['0', '-1'])}]"
+            self.may_raise("IndexError")
+            return f"{text}[{self.index_text()}]"
+        if k == 8:      # methods called with unpacked arguments
+            x = r.random()
+            if x < 0.3:
+                return f"{self.unp_display(INT, d, 'L')[0]}.count(*[{self.expr(INT, 1)}])"
+            if x < 0.45:
+                self.may_raise("ValueError")
+                return f"{self.unp_display(INT, d, 'L')[0]}.index(*({self.expr(INT, 1)},))"
+            if x < 0.65:
+                self.may_raise("IndexError", "KeyError")
+                fmt = r.choice(["'{}|{}'", "'{0}{1}{0}'", "'{}'", "'{k}{}'", "'{:>4}'"])
+                return f"len({fmt}.format({self.unp_args(d, (0, 3))}))"
+            if x < 0.85:
+                c = self.coll_vars((DII,), 40)
+                dd = r.choice(c) if c else f"({self.unp_dict(INT, d)[0]})"   # no `{` first: f-strings
+                return f"{dd}.get(*[{self.expr(INT, 1)}, {self.expr(INT, 1)}])"
+            return f"str({self.expr(INT, 1)}).count(*[{r.choice(['1', '-', '0', ''])!r}])"
+        if k == 9:      # builtins with unpacked arguments
+            x = r.random()
+            if x < 0.3:
+                self.may_raise("ZeroDivisionError")
+                return f"divmod(*[{self.expr(INT, d - 1)}, {self.zden()}])[{r.randint(0, 1)}]"
+            if x < 0.5:
+                return f"pow(*({self.expr(INT, d - 1)}, {self.expr(INT, 0)} % 5))"
+            if x < 0.7:
+                self.may_raise("ValueError")
+                tail = r.choice(["", "", " + '0'", " + 'x'"])
+                return f"int(*[str({self.expr(INT, d - 1)}){tail}])"
+            if x < 0.85:
+                return f"abs(*[{self.expr(INT, d - 1)}])"
+            rev = self.expr(BOOL, 0)
+            return f"len(sorted(*[{self.unp_display(INT, d, 'L')[0]}], **{{'reverse': {rev}}}))"
+        if k == 10:     # a string, a dict, a generator unpacked
+            x = r.random()
+            if x < 0.35:
+                s = self.atom(self.unp_seq("str", d, 20)[0])
+                t = self.atom(self.unp_seq("str", d, 20)[0])
+                c = r.choice(["1", "-", "a"])
+                return r.choice([f"len([*{s}, *{t}])", f"[*{s}].count({c!r})", f"len({{*{s}}})",
+                                 f"len((*{s}, *{t}))"])
+            if x < 0.7:
+                c = self.coll_vars((DII, DIF), 40)
+                dd = r.choice(c) if c else self.unp_dict(INT, d)[0]
+                return r.choice([f"len([*{dd}])", f"sum([*{dd}])", f"len({{**{dd}, **{dd}}})"])
+            s, _ = self.unp_seq(INT, d - 1, 8)
+            return r.choice([f"len([*u_gen(*{self.atom(s)})])",
+                             f"sum((*u_gen(*{self.atom(s)}), {self.expr(INT, 0)}))"])
+        c = self.unp_helper_call(INT, d) if k == 11 else None
+        if c:
+            return c
+        return f"u_args({self.unp_args(d)})"
+
+    def unp_float(self, d: int) -> str:
+        r = self.r
+        k = r.randint(0, 8)
+        if k <= 1:
+            f = r.choice(["max", "min"])
+            s, _ = self.unp_seq(FLOAT, d - 1, 8)
+            if r.random() < 0.6:
+                return f"{f}({self.expr(FLOAT, d - 1)}, *{self.atom(s)})"
+            return f"{f}(*{self.atom(s)}, {self.expr(FLOAT, d - 1)}, key=abs)"
+        if k == 2:
+            s = self.atom(self.unp_seq(r.choice([FLOAT, INT]), d - 1, 8)[0])
+            return r.choice([f"math.hypot(*{s})", f"math.fsum([*{s}])",
+                             f"sum((*{s}, {self.expr(FLOAT, 0)}), 0.0)"])
+        if k == 3:      # a native function with defaults and keyword-only parameters
+            args = [self.expr(INT, d - 1)]
+            if r.random() < 0.5:
+                args.append(self.expr(INT, d - 1))
+            pos = f"*[{', '.join(args)}]" if r.random() < 0.7 else f"*({args[0]},)"
+            kw = {}
+            if r.random() < 0.6:
+                kw["k"] = self.expr(FLOAT, d - 1)
+            if r.random() < 0.4:
+                kw["m"] = self.expr(BOOL, d - 1)
+            if r.random() < 0.08:
+                kw[r.choice(["p", "z"])] = self.expr(INT, 0)         # repeated / unexpected
+                self.may_raise("TypeError")
+            kws = "**{" + ", ".join(f"{n!r}: {v}" for n, v in kw.items()) + "}"
+            return f"u_typed({pos}, {kws})"
+        if k == 4:
+            c = self.unp_helper_call(FLOAT, d)
+            if c:
+                return c
+        if k == 5:
+            text, _ = self.unp_display(FLOAT, d, r.choice(["L", "T"]))
+            return f"({text} or [{self.expr(FLOAT, 0)}])[{r.choice(['0', '-1'])}]"
+        if k == 6:
+            f = r.choice(["math.copysign", "math.atan2", "math.fmod", "math.hypot"])
+            if f == "math.fmod":
+                self.may_raise("ValueError")
+            return f"{f}(*[{self.expr(FLOAT, d - 1)}, {self.expr(FLOAT, d - 1)}])"
+        if k == 7:
+            return f"float(*[{self.expr(r.choice([INT, FLOAT]), d - 1)}])"
+        return f"(float(u_args({self.unp_args(d)}) % 1000) / 7)"
+
+    def unp_bool(self, d: int) -> str:
+        r = self.r
+        k = r.randint(0, 6)
+        if k <= 1:
+            text, _ = self.unp_display(BOOL, d, r.choice(["L", "T"]))
+            return f"{r.choice(['any', 'all', 'bool'])}({text})"
+        if k == 2:
+            kind = r.choice(["L", "T", "S"])
+            x, op = self.expr(INT, d - 1), r.choice(['in', 'not in'])
+            return f"({x} {op} {self.unp_display(INT, d, kind)[0]})"
+        if k == 3:
+            a = self.unp_display(INT, d, "L")[0]
+            b = self.unp_display(INT, d, "L")[0] if r.random() < 0.7 else f"[{self.expr(INT, 0)}]"
+            return f"({a} {r.choice(['==', '!=', '<', '>='])} {b})"
+        if k == 4:
+            c = self.unp_helper_call(BOOL, d)
+            if c:
+                return c
+        if k == 5:
+            return f"(u_args({self.unp_args(d)}) % {r.choice([2, 3, 7])} == 0)"
+        return f"({self.expr(INT, d - 1)} in {self.unp_dict(r.choice([INT, FLOAT]), d)[0]})"
+
+    def unp_expr(self, ty: str, d: int) -> str:
+        """An expression of type ty made with unpacking."""
+        d = max(1, d)
+        return {INT: self.unp_int, FLOAT: self.unp_float, BOOL: self.unp_bool}[ty](d)
+
+    # statements with unpacking
+
+    def unp_fold(self, names: list) -> str:
+        """An int expression reading the (name, type) pairs a target list bound."""
+        parts = []
+        for n, t in names:
+            if t == "sub":
+                continue
+            if t == INT:
+                parts.append(n)
+            elif t == BOOL:
+                parts.append(f"int({n})")
+            elif t == FLOAT:
+                parts.append(f"len(str({n}))")
+            elif t == "str":
+                parts.append(f"len({n})")
+            else:        # a list
+                parts.append(f"len({n})")
+        return " + ".join(parts) if parts else "0"
+
+    def unp_target_name(self, ty: str, fresh: bool = False) -> str:
+        """A fresh name, or (sometimes) a scalar local of type ty rebound, or
+        an item of a list (IndexError when out of range) or dict local."""
+        r = self.r
+        if not fresh and ty in SCALARS and r.random() < 0.15:
+            c = [v for v in self.assignable() if self.env[v] == ty and v not in self.focus
+                 and v not in self.powed]
+            if c:
+                return r.choice(c)
+        if not fresh and ty in SCALARS and self.mult <= 20 and r.random() < 0.1:
+            c = [v for v, t in self.env.items() if t in (LIST_OF[ty], "D:int:" + ty)]
+            if c:
+                v = r.choice(c)
+                if self.env[v].startswith("L"):
+                    self.may_raise("IndexError")
+                    return f"{v}[{self.index_text()}]"
+                self.size[v] += self.mult
+                return f"{v}[{self.expr(INT, 1)}]"
+        return self.fresh("n")
+
+    def unp_pattern(self, types: list, min_len: int, fresh: bool = False):
+        """A target list for rows whose items have types (one type per
+        position; a shorter list: the last one repeats); mostly one that
+        needs at most min_len items.  Returns (text, [(name, type)]) where a
+        starred name's type is its list type (or "list")."""
+        r = self.r
+
+        def ty_at(i):
+            return types[min(i, len(types) - 1)]
+        star = r.random() < 0.85
+        most = min_len if r.random() < 0.85 else min_len + r.randint(1, 2)
+        nb = r.randint(0, max(0, min(3, most)))
+        na = r.randint(0, max(0, min(2, most - nb))) if star else 0
+        if not star and nb == 0:
+            nb = 1
+        names, parts = [], []
+        for i in range(nb):
+            n = self.unp_target_name(ty_at(i), fresh)
+            parts.append(n)
+            names.append((n, "sub" if "[" in n else ty_at(i)))
+        if star:
+            rest = self.fresh("r")
+            mid = types[nb:len(types) - na] if len(types) > nb + na else [ty_at(nb)] if len(types) < 2 else []
+            lt = LIST_OF.get(mid[0]) if mid and all(t == mid[0] for t in mid) else None
+            c = [v for v, t in self.env.items() if t == lt] if lt and not fresh and self.mult <= 20 else []
+            if c and r.random() < 0.1:      # a slice of a list local takes the rest
+                v = r.choice(c)
+                self.size[v] += 16 * self.mult
+                parts.append(f"*{v}[{self.index_text()}:{self.index_text()}]")
+                names.append((parts[-1][1:], "sub"))
+            else:
+                parts.append("*" + rest)
+                names.append((rest, lt or "list"))
+        for i in range(na):
+            t = ty_at(len(types) - na + i) if len(types) > 1 else ty_at(0)
+            n = self.unp_target_name(t, fresh)
+            parts.append(n)
+            names.append((n, "sub" if "[" in n else t))
+        if len({n for n, _ in names}) < len(names):      # a name twice: the last store wins
+            return self.unp_pattern(types, min_len, True)
+        x = r.random()
+        if len(parts) == 1:
+            text = parts[0] + ","
+            if x < 0.3:
+                text = f"[{parts[0]}]"
+        elif x < 0.7:
+            text = ", ".join(parts)
+        elif x < 0.85:
+            text = "[" + ", ".join(parts) + "]"
+        else:
+            text = "(" + ", ".join(parts) + ")"
+        return text, names
+
+    def unp_bind(self, names: list, n: int, definite: bool) -> None:
+        """Registers what a target list bound (n: most items of a starred list)."""
+        for name, t in names:
+            if t == "sub":
+                continue
+            if t in SCALARS or t in (LI, LF, LB):
+                if definite:
+                    self.env[name] = t
+                    self.maybe.pop(name, None)
+                elif name not in self.env:
+                    self.maybe[name] = t
+                if t in (LI, LF, LB):
+                    self.size[name] = max(1, n)
+            self.objs.add(name)
+
+    def unp_rows(self, cap: int) -> tuple[str, int, list, int]:
+        """Rows for a for statement with a target list: text, most rows, the
+        types of their items by position (the last repeats), least length."""
+        r = self.r
+        x = r.random()
+        if x < 0.2:
+            m = r.randint(1, 3)
+            types = [r.choice([INT, INT, FLOAT, BOOL]) for _ in range(m)]
+            seqs = [self.unp_seq(t, 1, cap) for t in types]
+            return f"zip({', '.join(s for s, _ in seqs)})", min(n for _, n in seqs), types, m
+        if x < 0.32:
+            t = r.choice([INT, FLOAT, BOOL])
+            s, n = self.unp_seq(t, 1, cap)
+            start = "" if r.random() < 0.7 else f", {r.choice(['1', '-1', '9223372036854775806'])}"
+            return f"enumerate({s}{start})", n, [INT, t], 2
+        if x < 0.42:
+            vt = r.choice([INT, FLOAT])
+            c = self.coll_vars(("D:int:" + vt,), cap)
+            text, n = (r.choice(c), 0) if c and r.random() < 0.6 else self.unp_dict(vt, 1)
+            if text in self.size:
+                n = self.size[text]
+            return f"{text}.items()", n, [INT, vt], 2
+        if x < 0.5:
+            rows = [self.unp_seq("str", 0, 6)[0] for _ in range(r.randint(1, 3))]
+            return "[" + ", ".join(rows) + "]", len(rows), ["str"], 0
+        if x < 0.53:        # ints (a native range, a list): TypeError unless empty
+            self.may_raise("TypeError")
+            if r.random() < 0.6:
+                return f"range({self.expr(INT, 1)} % 3)", 2, ["introw"], 0
+            return self.display(INT, 2) + (["introw"], 0)
+        t = r.choice([INT, INT, FLOAT, BOOL])
+        rows, least = [], 99
+        for _ in range(r.randint(1, 4)):
+            if r.random() < 0.7:
+                s, k = self.display(t, 4)
+                least = min(least, k)
+            else:
+                s, k = self.unp_display(t, 0, r.choice(["L", "T"]))
+                least = 0
+            rows.append(s)
+        if r.random() < 0.2:
+            return f"({', '.join(rows)}{',' if len(rows) == 1 else ''})", len(rows), [t], least
+        return "[" + ", ".join(rows) + "]", len(rows), [t], least
+
+    def unp_stmt(self, ind: int, depth: int) -> None:
+        r = self.r
+        x = r.random()
+        if x < 0.3:
+            return self.unp_assign(ind)
+        if x < 0.5 and depth > 0 and self.mult <= 200:
+            return self.unp_for(ind, depth)
+        if x < 0.65:
+            return self.unp_coll(ind)
+        if x < 0.75:
+            return self.unp_logged(ind)
+        if x < 0.87:
+            return self.unp_print(ind)
+        acc = self.lam_acc(ind)
+        ty = r.choice([INT, INT, FLOAT, BOOL])
+        self.lam_fold(ind, acc, self.unp_expr(ty, 2), ty if ty != BOOL else INT)
+
+    def unp_handler(self) -> str:
+        return self.r.choice(["ValueError", "TypeError", "(ValueError, TypeError)",
+                              "(TypeError, ValueError, IndexError)", "LookupError"])
+
+    def unp_assign(self, ind: int) -> None:
+        """Target lists with a star (or nested ones) bound from an iterable;
+        in a try that catches the ValueError/TypeError of a bad one."""
+        r = self.r
+        elem = r.choice([INT, INT, FLOAT, BOOL, "str"])
+        x = r.random()
+        guarded = r.random() < 0.4
+        if x < 0.6:
+            y = r.random()
+            if y < 0.55:
+                src, n = self.unp_seq(elem, 2, 8)
+                least = n if src.startswith("[") and "*" not in src and " for " not in src else 0
+            elif y < 0.8:
+                src, n = self.unp_display(elem, 2, r.choice(["L", "T"]))
+                least = 0
+            else:       # a bare tuple display
+                src, n = self.unp_display(elem, 2, "T")
+                src = src[1:-1].rstrip(",") + ("," if src.endswith(",)") else "")
+                least = 0
+            if guarded and r.random() < 0.25:
+                self.may_raise("TypeError")
+                src = f"({src}) if {self.cond(1)} else {self.expr(r.choice(SCALARS), 1)}"
+            text, names = self.unp_pattern([elem], least)
+            if r.random() < 0.15 and src.startswith("[") and "for" not in src and elem in LIST_OF:
+                lv = self.fresh("L")           # and the list itself, to a second target
+                text = f"{text} = {lv}"
+                names.append((lv, LIST_OF[elem]))
+            line = f"{text} = {src}"
+        elif x < 0.8:   # nested: a, (b, *c) = x, ROW / [(a, *b), c] = [ROW, x]
+            row, n = self.unp_seq(elem, 1, 6) if r.random() < 0.6 else self.unp_display(elem, 1, "L")
+            if guarded and r.random() < 0.3:       # not iterable
+                self.may_raise("TypeError")
+                row = self.expr(r.choice(SCALARS), 1)
+            inner, inames = self.unp_pattern([elem], 0, True)
+            inner = self.unp_nested(inner)
+            o = self.fresh("n")
+            names = [(o, elem)] + inames
+            if r.random() < 0.5:
+                line = f"{o}, {inner} = {self.unp_item(elem, 1)}, {row}"
+            else:
+                line = f"[{inner}, {o}] = [{row}, {self.unp_item(elem, 1)}]"
+        else:           # rows: a, *b = zip(...)/enumerate(...) and the rows' items
+            rows, n, types, least = self.unp_rows(6)
+            text, names = self.unp_pattern(["row"], 0, True)
+            line = f"{text} = {rows}"
+            # rows (tuples, lists, strs; ints from "introw" ones) and a list
+            names = [(nm, INT if t == "row" and types == ["introw"] else "list") for nm, t in names]
+        self.may_raise("ValueError")
+        if not guarded:
+            self.emit(ind, line)
+            self.unp_bind(names, n, True)
+            if r.random() < 0.5:
+                acc = self.lam_acc(ind)
+                self.lam_fold(ind, acc, self.unp_fold(names), INT)
+            return
+        acc = self.lam_acc(ind)
+        e = self.fresh("e")
+        self.emit(ind, "try:")
+        self.emit(ind + 1, line)
+        self.emit(ind, f"except {self.unp_handler()} as {e}:")
+        self.emit(ind + 1, f"{acc} -= len(str({e}))")
+        if r.random() < 0.7:
+            self.emit(ind, "else:")
+            self.lam_fold(ind + 1, acc, self.unp_fold(names), INT)
+        self.unp_bind(names, n, False)
+
+    def unp_nested(self, text: str) -> str:
+        """A target list (unp_pattern's text) as a nested one."""
+        if text.startswith(("[", "(")):
+            return text
+        if text.endswith(","):
+            return f"({text})"
+        return f"({text})" if self.r.random() < 0.6 else f"[{text}]"
+
+    def unp_for(self, ind: int, depth: int) -> None:
+        """for with a target list that has a star (or is nested)."""
+        r = self.r
+        rows, n, types, least = self.unp_rows(8)
+        n = max(1, n)
+        if r.random() < 0.15:        # nested: for i, (a, *r) in enumerate(rows)
+            inner, names = self.unp_pattern(types, least, True)
+            inner = self.unp_nested(inner)
+            i = self.fresh("n")
+            tgt = f"{i}, {inner}" if r.random() < 0.7 else f"[{i}, {inner}]"
+            names = [(i, INT)] + names
+            rows = f"enumerate({rows})"
+        else:
+            tgt, names = self.unp_pattern(types, least, True)
+        if least < 2:
+            self.may_raise("ValueError")
+        self.emit(ind, f"for {tgt} in {rows}:")
+        self.enter_loop(n)
+        saved = dict(self.env)
+        self.unp_bind(names, 8, True)
+        if r.random() < 0.7:
+            acc = [v for v in self.assignable() if self.env[v] in (INT, FLOAT) and v in saved
+                   and v not in {nm for nm, _ in names}]
+            if acc:
+                self.lam_fold(ind + 1, r.choice(acc), self.unp_fold(names), INT)
+        self.block(ind + 1, r.randint(1, 2), depth - 1)
+        for v, t in self.env.items():
+            if v not in saved:
+                self.maybe[v] = t
+        self.env = saved
+        self.leave_loop(n)
+        if r.random() < 0.1:
+            self.emit(ind, "else:")
+            self.scoped_block(ind + 1, 1, depth - 1)
+
+    def unp_coll(self, ind: int) -> None:
+        """A list/set/dict local made by a display that unpacks, or a method
+        of one called with unpacked arguments."""
+        r = self.r
+        x = r.random()
+        mine = [v for v, t in self.env.items() if t in (LI, LF, LB, SI, DII, DIF)]
+        if x < 0.25 and mine and self.mult <= 20:
+            v = r.choice(mine)
+            t = self.env[v]
+            if t in (LI, LF, LB):
+                elem = t[2:]
+                y = r.random()
+                if y < 0.4:
+                    s, k = self.unp_seq(elem, 1, 6)
+                    self.emit(ind, f"{v}.extend([*{self.atom(s)}])")
+                elif y < 0.7:
+                    k = 1
+                    self.emit(ind, f"{v}.append(*[{self.expr(elem, 1)}])")
+                else:
+                    k = 1
+                    self.emit(ind, f"{v}.insert(*({self.expr(INT, 1)}, {self.expr(elem, 1)}))")
+            elif t == SI:
+                s, k = self.unp_seq(INT, 1, 6)
+                self.emit(ind, f"{v}.update(*[{s}], {{*{self.atom(self.unp_seq(INT, 1, 3)[0])}}})")
+                k += 3
+            else:
+                k = r.randint(0, 2)
+                d = "{" + ", ".join(f"{self.expr(INT, 1)}: {self.expr(t.split(':')[2], 1)}"
+                                    for _ in range(k)) + "}"
+                self.emit(ind, f"{v}.update(*[{d}])" if r.random() < 0.5 else f"{v}.update({{**{d}}})")
+            self.size[v] += k * self.mult
+            return
+        if x < 0.6:
+            elem = r.choice([INT, INT, FLOAT, FLOAT, BOOL])
+            text, n = self.unp_display(elem, 2, "L")
+            v = self.fresh("L")
+            self.emit(ind, f"{v} = {text}")
+            self.env[v] = LIST_OF[elem]
+        elif x < 0.75:
+            text, n = self.unp_display(INT, 2, "S")
+            v = self.fresh("S")
+            self.emit(ind, f"{v} = {text}")
+            self.env[v] = SI
+        elif x < 0.9:
+            vt = r.choice([INT, FLOAT])
+            text, n = self.unp_dict(vt, 2)
+            v = self.fresh("D")
+            self.emit(ind, f"{v} = {text}")
+            self.env[v] = "D:int:" + vt
+        else:           # a tuple bound without parentheses, folded
+            elem = r.choice([INT, BOOL])
+            text, n = self.unp_display(elem, 2, "T")
+            v = self.fresh("t")
+            self.emit(ind, f"{v} = {text[1:-1]}")
+            acc = self.lam_acc(ind)
+            self.lam_fold(ind, acc, f"sum({v}) + len({v})", INT)
+            return
+        self.size[v] = max(1, n)
+        self.objs.add(v)
+
+    def unp_logged(self, ind: int) -> None:
+        """The order CPython evaluates a call's parts in (callee, positionals
+        and `*`s, keywords and `**`s): u_log records tags as they come."""
+        r = self.r
+        t = self.fresh("T")
+        tag = iter(range(1, 100))
+        parts = []
+        for _ in range(r.randint(1, 3)):
+            y = r.random()
+            if y < 0.4:
+                s, _ = self.unp_seq(r.choice([INT, BOOL]), 0, 4)
+                parts.append(f"*u_log({t}, {next(tag)}, {s})")
+            elif y < 0.6:   # logged when iterated: a lone * only after the keywords
+                tags = [str(100 + next(tag)) for _ in range(r.randint(1, 2))]
+                parts.append(f"*map({t}.append, [{', '.join(tags)}])")
+            else:
+                parts.append(f"u_log({t}, {next(tag)}, {self.expr(INT, 0)})")
+        used: set = set()
+        for _ in range(r.randint(0, 2)):
+            if r.random() < 0.5:
+                parts.append(f"**u_log({t}, {next(tag)}, {self.unp_map(0, used, 0.1)})")
+            else:
+                k = r.choice([k for k in KW_NAMES if k not in used])
+                used.add(k)
+                parts.append(f"{k}=u_log({t}, {next(tag)}, {self.expr(INT, 0)})")
+        if r.random() < 0.3:      # a * after a keyword: still evaluated before it
+            at = next((i for i, a in enumerate(parts) if a.startswith("**")), len(parts))
+            s, _ = self.unp_seq(INT, 0, 3)
+            parts.insert(at, f"*u_log({t}, {next(tag)}, {s})")
+        if r.random() < 0.1:      # not iterable: TypeError after what came before
+            at = next((i for i, a in enumerate(parts) if "=" in a.split("(")[0] or a.startswith("**")),
+                      len(parts))
+            parts.insert(at, f"*u_log({t}, {next(tag)}, {self.expr(INT, 0)})")
+        if not any(a.startswith("*") for a in parts):
+            parts.insert(0, f"*u_log({t}, {next(tag)}, ())")
+        f = r.choice(["u_args", "u_args", "u_pos"]) if not parts[0].startswith("*") else "u_args"
+        acc = self.lam_acc(ind)
+        e = self.fresh("e")
+        self.emit(ind, f"{t} = []")
+        self.emit(ind, "try:")
+        self.emit(ind + 1, f"{acc} += u_log({t}, 0, {f})({', '.join(parts)}) % 1000")
+        self.emit(ind, f"except {self.unp_handler()} as {e}:")
+        self.emit(ind + 1, f"{acc} -= len(str({e}))")
+        self.lam_fold(ind, acc, f"u_args(*{t})", INT)
+
+    def unp_print(self, ind: int) -> None:
+        """print() with unpacked arguments into a StringIO (u_buf), folded."""
+        r = self.r
+        b = self.fresh("B")
+        self.emit(ind, f"{b} = u_buf()")
+        for _ in range(r.randint(1, 3)):
+            items = []
+            for _ in range(r.randint(1, 3)):
+                if r.random() < 0.6:
+                    s, _ = self.unp_any_seq(1, 5)
+                    items.append("*" + self.atom(s))
+                else:
+                    items.append(self.expr(r.choice(SCALARS), 1))
+            kw = {"file": b}
+            if r.random() < 0.5:
+                kw["sep"] = r.choice(["''", "'-'", "', '", "None"])
+            if r.random() < 0.4:
+                kw["end"] = r.choice(["''", "'|'", "None"])
+            bad = r.random() < 0.05
+            if bad:
+                kw[r.choice(["sep", "sepx"])] = self.expr(INT, 0)
+            named = [f"{k}={v}" for k, v in kw.items()]
+            if r.random() < 0.4:
+                k = r.choice(list(kw))
+                named.remove(f"{k}={kw[k]}")
+                named.append(f"**{{{k!r}: {kw[k]}}}")
+            line = f"print({', '.join(items + named)})"
+            if r.random() < 0.2:
+                line = f"{b}.write(*[{r.choice(['str', 'repr'])}({self.expr(r.choice(SCALARS), 1)})])"
+            if bad:
+                acc = self.lam_acc(ind)
+                e = self.fresh("e")
+                self.emit(ind, "try:")
+                self.emit(ind + 1, line)
+                self.emit(ind, f"except TypeError as {e}:")
+                self.emit(ind + 1, f"{acc} -= len(str({e}))")
+            else:
+                self.may_raise("TypeError", "ValueError")
+                self.emit(ind, line)
+        acc = self.lam_acc(ind)
+        fold = r.choice([f"len({b}.getvalue())", f"u_args({b}.getvalue())",
+                         f"{b}.getvalue().count({r.choice(['-', '1', ' ', 'e'])!r})"])
+        self.lam_fold(ind, acc, fold, INT)
+
     # ---- statements -------------------------------------------------------
     def assignable(self) -> list[str]:
         return [v for v, t in self.env.items() if v not in self.protected and t in SCALARS]
@@ -1141,6 +2188,8 @@ class ScalarGen:
         choices += ["ret"] * 2 + ["call"]
         if self.lam_w:
             choices += ["lam"] * self.lam_w
+        if self.unp_w:
+            choices += ["unp"] * self.unp_w
         if self.try_w:
             if depth > 0 and self.tries < TRY_NEST:
                 choices += ["try"] * self.try_w
@@ -1155,6 +2204,8 @@ class ScalarGen:
             return self.try_stmt(kind, ind, depth)
         if kind == "lam":
             return self.lam_stmt(ind, depth)
+        if kind == "unp":
+            return self.unp_stmt(ind, depth)
         ed = r.choice([1, 2, 2, 3])
         if kind == "new":
             ty = r.choice([INT, INT, FLOAT, FLOAT, BOOL])
@@ -1183,6 +2234,10 @@ class ScalarGen:
             elif ty == INT:
                 op = r.choice(["+=", "-=", "*=", "+=", "-=", "//=", "%=", "&=", "|=", "^=",
                                "<<=", ">>=", "**="])
+                if op == "**=" and v in self.objs:     # an object int would grow unbounded
+                    op = "*="
+                if op == "**=":
+                    self.powed.add(v)
                 if op in ("<<=", ">>="):
                     rhs = f"({self.expr(INT, ed)} % {r.choice([8, 32, 64, 66])})"
                 elif op == "**=":
@@ -1847,8 +2902,9 @@ class TensorGen:
 
 def gen_module(rng: random.Random, n_funcs: int = 50, tensor_frac: float = 0.3,
                prefix: str = "f", comp_weight: float = COMP_WEIGHT,
-               try_weight: float = TRY_WEIGHT, lambda_weight: float = LAMBDA_WEIGHT) -> Module:
-    parts = [HEADER]
+               try_weight: float = TRY_WEIGHT, lambda_weight: float = LAMBDA_WEIGHT,
+               unpack_weight: float = UNPACK_WEIGHT) -> Module:
+    parts = [HEADER] + (UNPACK_HELPERS if unpack_weight > 0 else [])
     infos: list[FuncInfo] = []
     for k in range(n_funcs):
         name = f"{prefix}{k}"
@@ -1856,7 +2912,7 @@ def gen_module(rng: random.Random, n_funcs: int = 50, tensor_frac: float = 0.3,
             src, info = TensorGen(rng, name).generate()
         else:
             src, info = ScalarGen(rng, name, infos, comp_weight, try_weight,
-                                  lambda_weight).generate()
+                                  lambda_weight, unpack_weight).generate()
         parts.append(src)
         infos.append(info)
     return Module("\n\n".join(parts), infos)

@@ -1,7 +1,8 @@
 """Delta-debugging a mismatch down to a minimal program.
 
-The mismatching function and the functions it calls are cut out of their
-module; then, round after round, candidate variants are made (drop chunks of
+The mismatching function and the functions it calls (or reads, as in
+``u_log(T, 0, u_args)(...)``) are cut out of their module; then, round
+after round, candidate variants are made (drop chunks of
 statements, replace an if/for/while by its body, a try by one of its parts,
 drop a handler or a raise's cause, replace an expression by a
 sub-expression of the same type or by a constant, drop unused parameters,
@@ -50,8 +51,8 @@ class State:
 
 
 def callees(f: ast.FunctionDef, names: set) -> set:
-    return {n.func.id for n in ast.walk(f) if isinstance(n, ast.Call)
-            and isinstance(n.func, ast.Name) and n.func.id in names}
+    """The module's functions f calls or reads (u_log(T, 0, u_args)(...))."""
+    return {n.id for n in ast.walk(f) if isinstance(n, ast.Name) and n.id in names}
 
 
 def closure(funcs: dict, target: str) -> list[str]:
