@@ -10,7 +10,7 @@ before it builds the set or dict from them (BUILD_SET / BUILD_MAP), so an
 unhashable item or key raises only after the items after it were evaluated:
 their exceptions come first, and their side effects happen.  kiln adds each
 item (PySet_Add / PyDict_SetItem) as soon as it is evaluated, in displays
-that unpack (emit.c unpacking_display) and in plain ones (display) alike.
+that unpack and in plain ones alike (fixed: emit.c display_groups).
 
 dict_unpack  expected (python): ZeroDivisionError('integer division or modulo by zero')
              observed (kiln):   TypeError("unhashable type: 'list'")
@@ -71,7 +71,4 @@ def dict_order(c: int) -> int:
 CASES = {'dict_unpack': [(0,)], 'set_unpack': [(0,)], 'dict_plain': [(0,)], 'set_plain': [(0,)],
          'shrunk_f6': [(0,)], 'set_order': [(3,)], 'dict_order': [(3,)]}
 TOL = {name: (0.0, 0.0) for name in CASES}
-# Remove XFAIL once kiln is fixed (the test is xfail(strict=True) meanwhile).
-XFAIL = ("open kiln bug: a set display's items before its first * and a dict display's run of "
-         "pairs are added one by one as they are evaluated (CPython evaluates them all, then "
-         "builds): an unhashable item raises before the later items' exceptions and side effects")
+# Fixed on 2026-12-02 (emit.c display_groups): a regression now, no XFAIL.
