@@ -2392,12 +2392,15 @@ static bool default_import(PyObject *f) {
 }
 
 static PyObject *kr_import_name(PyObject *globals, PyObject *name, PyObject *fromlist, int level) {
-  PyObject *f = PyDict_GetItemString(builtins_dict, "__import__"); /* borrowed */
+  static PyObject *import_str, *known_default; /* the original, once seen (kept alive: its identity is the test) */
+  if (!import_str && !(import_str = PyUnicode_InternFromString("__import__"))) return NULL;
+  PyObject *f = PyDict_GetItemWithError(builtins_dict, import_str); /* borrowed */
   if (!f) {
-    PyErr_SetString(PyExc_ImportError, "__import__ not found");
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ImportError, "__import__ not found");
     return NULL;
   }
-  if (default_import(f)) return PyImport_ImportModuleLevelObject(name, globals, Py_None, fromlist, level);
+  if (f == known_default || (!known_default && default_import(f) && (known_default = Py_NewRef(f))))
+    return PyImport_ImportModuleLevelObject(name, globals, Py_None, fromlist, level);
   PyObject *lv = PyLong_FromLong(level);
   if (!lv) return NULL;
   Py_INCREF(f); /* the call may replace builtins.__import__ */
