@@ -681,16 +681,15 @@ static Val scalar_call(E *e, KlNode *n) {
   return r;
 }
 
-static int kwnames_constant(E *e, KlNode *call) {
+/* A tuple of the nodes' names, made once: a call's keyword names, an import's fromlist. */
+static const char *names_constant(E *e, KlNodeList names) {
   KlBuf b = {0};
-  kl_buf_printf(&b, "PyTuple_Pack(%d", call->kw.len);
-  for (int i = 0; i < call->kw.len; i++) kl_buf_printf(&b, ", ks[%d]", str_index(e, call->kw.items[i]->name));
+  kl_buf_printf(&b, "PyTuple_Pack(%d", names.len);
+  for (int i = 0; i < names.len; i++) kl_buf_printf(&b, ", ks[%d]", str_index(e, names.items[i]->name));
   kl_buf_puts(&b, ")");
   Val c = constant(e, "%s", b.data);
   kl_buf_free(&b);
-  int k;
-  sscanf(c.s, "kc[%d]", &k);
-  return k;
+  return kl_strdup(e->ctx, c.s);
 }
 
 /* The line an expression starts on: CPython's traceback line for an
@@ -829,7 +828,7 @@ static Val call(E *e, KlNode *n) {
   if (method) argv[k++] = callee;
   for (int i = 0; i < nargs; i++) argv[k++] = to_object(e, ev(e, n->list.items[i]), L);
   for (int i = 0; i < nkw; i++) argv[k++] = to_object(e, ev(e, n->kw.items[i]->a), L);
-  const char *kwnames = nkw ? kl_fmt(e->ctx, "kc[%d]", kwnames_constant(e, n)) : "NULL";
+  const char *kwnames = nkw ? names_constant(e, n->kw) : "NULL";
   Val r = temp(e, KL_T_OBJECT);
   KlBuf b = {0};
   for (int i = 0; i < total; i++) kl_buf_printf(&b, "%s%s", i ? ", " : "", argv[i].s);
@@ -1643,8 +1642,8 @@ static void sort_with_keywords(E *e, KlNode *n, Reduce *rd, Val list, int L) {
   for (int i = 0; i < n->kw.len; i++) kl_buf_printf(&b, ", %s", rd->kwobj[i].s);
   Val res = temp(e, KL_T_OBJECT);
   line(e, "{ PyObject *kl_av[%d] = {%s%s};", n->kw.len + 1, list.s, b.data);
-  line(e, "  %s = PyObject_VectorcallMethod(ks[%d], kl_av, 1, kc[%d]); }", res.s, str_index(e, "sort"),
-       kwnames_constant(e, n));
+  line(e, "  %s = PyObject_VectorcallMethod(ks[%d], kl_av, 1, %s); }", res.s, str_index(e, "sort"),
+       names_constant(e, n->kw));
   kl_buf_free(&b);
   line(e, "if (!%s) {", res.s);
   release(e, list);
@@ -2177,17 +2176,6 @@ static void try_stmt(E *e, KlNode *s) {
     e->tried = t.outer;
     fail_to(e, t.outer_fail);
   }
-}
-
-/* A tuple of the names, made once (an import's fromlist). */
-static const char *names_constant(E *e, KlNodeList names) {
-  KlBuf b = {0};
-  kl_buf_printf(&b, "PyTuple_Pack(%d", names.len);
-  for (int i = 0; i < names.len; i++) kl_buf_printf(&b, ", ks[%d]", str_index(e, names.items[i]->name));
-  kl_buf_puts(&b, ")");
-  Val c = constant(e, "%s", b.data);
-  kl_buf_free(&b);
-  return kl_strdup(e->ctx, c.s);
 }
 
 /* `import a.b.c` binds what __import__ returns (a); `import a.b.c as d`
