@@ -47,7 +47,7 @@ static const char *const code_explains[] = {
         "block it belongs to."),
     [KL_KILN010] = EXPLAIN(
         "The function uses a construct the compiler does not translate (generators\n"
-        "and yield, await, nested async def, match, except* clauses, a lambda\n"
+        "and yield, await, nested async def, except* clauses, a lambda\n"
         "reading a comprehension's variable or using := in its body, a nested def\n"
         "with annotations under `from __future__ import annotations`,\n"
         "locals()/vars()/dir() and eval/exec without a globals argument (they read\n"

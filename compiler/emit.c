@@ -1169,6 +1169,56 @@ static Val lambda(E *e, KlNode *n) {
   return r;
 }
 
+/* A MATCHOP: one of CPython's pattern-matching instructions on a hidden
+ * local of a match statement (parse.c). */
+static Val match_op(E *e, KlNode *n) {
+  const int L = n->loc.line;
+  Val s = to_object(e, ev(e, n->a), L);
+  Val r;
+  if (n->op == KL_MATCH_SEQUENCE || n->op == KL_MATCH_MAPPING) {
+    r = temp(e, KL_T_BOOL);
+    line(e, "%s = (PyType_GetFlags(Py_TYPE(%s)) & %s) != 0;", r.s, s.s,
+         n->op == KL_MATCH_SEQUENCE ? "Py_TPFLAGS_SEQUENCE" : "Py_TPFLAGS_MAPPING");
+    release(e, s);
+    return r;
+  }
+  if (n->op == KL_MATCH_FOUND) {
+    r = temp(e, KL_T_BOOL);
+    line(e, "%s = %s != Py_None;", r.s, s.s);
+    release(e, s);
+    return r;
+  }
+  if (n->op == KL_MATCH_LEN) {
+    r = temp(e, KL_T_INT);
+    line(e, "%s = PyObject_Length(%s);", r.s, s.s);
+    release(e, s);
+    fail_if(e, L, "%s < 0", r.s);
+    after_python(e, L);
+    return r;
+  }
+  r = temp(e, KL_T_OBJECT);
+  if (n->op == KL_MATCH_ITEM) { /* of a tuple a MATCHOP made: no error */
+    line(e, "%s = PyTuple_GET_ITEM(%s, %lld); Py_INCREF(%s);", r.s, s.s, (long long)n->ival, r.s);
+    release(e, s);
+    return r;
+  }
+  if (n->op == KL_MATCH_INDEX) {
+    line(e, "%s = kr->match_index(%s, %lld);", r.s, s.s, (long long)n->ival);
+  } else {
+    Val b = to_object(e, ev(e, n->b), L);
+    if (n->op == KL_MATCH_CLASS)
+      line(e, "%s = kr->match_class(%s, %s, %lld, %s);", r.s, s.s, b.s, (long long)n->ival,
+           n->kw.len ? names_constant(e, n->kw) : "NULL");
+    else
+      line(e, "%s = kr->match_%s(%s, %s);", r.s, n->op == KL_MATCH_KEYS ? "keys" : "rest", s.s, b.s);
+    release(e, b);
+  }
+  release(e, s);
+  fail_if(e, L, "!%s", r.s);
+  after_python(e, L);
+  return r;
+}
+
 static Val ev(E *e, KlNode *n) {
   int L = n->loc.line;
   if ((n->kind == KL_N_CALL || n->kind == KL_N_BINOP) && n->site && n->site->outcome == KL_SITE_CLAIMED) {
@@ -1282,6 +1332,7 @@ static Val ev(E *e, KlNode *n) {
   case KL_N_IFEXP: return ifexp(e, n);
   case KL_N_COMP: return comprehension(e, n);
   case KL_N_LAMBDA: return lambda(e, n);
+  case KL_N_MATCHOP: return match_op(e, n);
   case KL_N_NAMEDEXPR: { /* stores the value, then is it */
     Val v = own(e, ev(e, n->b));
     store(e, n->a, val(v.t, false, "%s", v.s), n->loc.line);
@@ -2337,8 +2388,10 @@ static void stmt(E *e, KlNode *s) {
       if (t->kind == KL_N_NAME && t->binding != KL_B_LOCAL) { /* a declared global: DELETE_GLOBAL */
         line(e, "if (kr->delete_global(kg_globals, ks[%d]) < 0) KL_FAIL(%d);", str_index(e, t->name), L);
       } else if (t->kind == KL_N_NAME) {
-        Val cur = load_local(e, t); /* raises when unbound */
-        release(e, cur);
+        if (!s->op) { /* op 1: a match statement's hidden value, dropped whether bound or not */
+          Val cur = load_local(e, t); /* raises when unbound */
+          release(e, cur);
+        }
         unbind_slot(e, t->slot);
       } else if (t->kind == KL_N_ATTR) {
         Val o = to_object(e, ev(e, t->a), L);
@@ -2692,19 +2745,21 @@ void kl_emit_module(KlCtx *ctx, KlModule *m, KlBuf *out) {
   for (int i = 0; i < m->nfuncs; i++) {
     KlFunc *f = m->funcs[i];
     if (f->unsupported)
-      kl_buf_printf(out, "  {\"%s\", NULL, NULL, \"python\", \"%s: %s at line %d\", {0}, NULL, 0},\n", c_str(ctx, f->name),
-                    kl_code_name(f->why_code), c_str(ctx, f->why), f->why_loc.line);
+      kl_buf_printf(out, "  {\"%s\", NULL, NULL, \"python\", \"%s: %s at line %d\", {0}, NULL, 0, %d, %d},\n",
+                    c_str(ctx, f->name), kl_code_name(f->why_code), c_str(ctx, f->why), f->why_loc.line, f->first_line,
+                    f->loc.line);
     else {
       int first = 0, n = 0;
       for (int j = mod.nlambdas - 1; j >= 0; j--)
         if (mod.lambdas[j].func == f->index) first = j, n++;
       kl_buf_printf(out, "  {\"%s\", (PyCFunction)(void (*)(void))kf_%d, &ksig_%d, \"native\", NULL, {0}, ",
                     c_str(ctx, f->name), i, i);
-      if (n) kl_buf_printf(out, "kl_lambdas + %d, %d},\n", first, n);
-      else kl_buf_puts(out, "NULL, 0},\n");
+      if (n) kl_buf_printf(out, "kl_lambdas + %d, %d, ", first, n);
+      else kl_buf_puts(out, "NULL, 0, ");
+      kl_buf_printf(out, "%d, %d},\n", f->first_line, f->loc.line);
     }
   }
-  if (!m->nfuncs) kl_buf_puts(out, "  {NULL, NULL, NULL, NULL, NULL, {0}, NULL, 0},\n");
+  if (!m->nfuncs) kl_buf_puts(out, "  {NULL, NULL, NULL, NULL, NULL, {0}, NULL, 0, 0, 0},\n");
   kl_buf_puts(out, "};\n\n");
   /* the original source, executed at import */
   kl_buf_puts(out, "static const char kl_source[] =\n");

@@ -242,7 +242,7 @@ KlType kl_join(KlType a, KlType b);
   X(NAME) X(INT) X(FLOAT) X(STR) X(BYTES) X(TRUE) X(FALSE) X(NONE) X(ELLIPSIS)    \
   X(IMAG) X(TUPLE) X(LIST) X(DICT) X(SET) X(ATTR) X(SUBSCRIPT) X(SLICE) X(CALL)   \
   X(BINOP) X(UNARY) X(NOT) X(BOOLOP) X(COMPARE) X(IFEXP) X(KEYWORD)               \
-  X(JOINEDSTR) X(FORMAT) X(COMP) X(COMPFOR) X(STARRED) X(NAMEDEXPR)               \
+  X(JOINEDSTR) X(FORMAT) X(COMP) X(COMPFOR) X(STARRED) X(NAMEDEXPR) X(MATCHOP)   \
   /* statements */                                                                \
   X(EXPR_STMT) X(ASSIGN) X(AUGASSIGN) X(ANNASSIGN) X(IF) X(WHILE) X(FOR)          \
   X(BREAK) X(CONTINUE) X(RETURN) X(PASS) X(RAISE) X(ASSERT) X(DEL) X(WITH)         \
@@ -254,6 +254,22 @@ typedef enum {
 #undef X
   KL_NUM_NODES
 } KlNodeKind;
+
+/* What a MATCHOP node (op) does: parse.c turns a match statement into
+ * ordinary statements and these, the CPython instructions of its patterns
+ * (emit.c). a is the subject (a hidden local). */
+typedef enum {
+  KL_MATCH_SEQUENCE, /* bool: type(a) is a sequence (MATCH_SEQUENCE) */
+  KL_MATCH_MAPPING,  /* bool: type(a) is a mapping (MATCH_MAPPING) */
+  KL_MATCH_LEN,      /* int: len(a) (GET_LEN) */
+  KL_MATCH_KEYS,     /* the values of a's keys in the tuple b, or None when one is missing (MATCH_KEYS) */
+  KL_MATCH_CLASS,    /* a's attributes for class b's ival positional and kw's keyword sub-patterns, or None
+                        when a is not an instance or lacks one (MATCH_CLASS) */
+  KL_MATCH_FOUND,    /* bool: a (what KEYS or CLASS gave) is not None */
+  KL_MATCH_ITEM,     /* item ival of the tuple a */
+  KL_MATCH_INDEX,    /* a[ival], or a[len(a) + ival] when ival < 0 (after a `*_`) */
+  KL_MATCH_REST      /* a dict of a's items but the keys in the tuple b (a mapping's **rest) */
+} KlMatchOp;
 
 /* What a comprehension (COMP node, its op) makes. A generator expression is
  * compiled only as the one argument of a consumer that takes all its items
@@ -354,13 +370,14 @@ struct KlNode {
   KlType type;      /* types.c: the type of this expression's value */
   /* payload */
   char *name;       /* NAME, ATTR (attribute), KEYWORD (arg name, NULL for **) */
-  int64_t ival;     /* INT; WITH: the line of its `with` statement */
+  int64_t ival;     /* INT; WITH: the line of its `with` statement; MATCHOP: an index or count (KlMatchOp) */
   bool big;         /* INT beyond int64: kept as text in str */
   double fval;      /* FLOAT, IMAG */
   char *str;        /* STR, BYTES contents; INT big-literal text */
   size_t slen;
   int op;           /* KlBinOp / KlUnaryOp / BOOLOP: 0 and 1 or / AUGASSIGN op /
-                       WITH: KL_GUARD_* (a torch guard kiln applies itself), 0 any other manager */
+                       WITH: KL_GUARD_* (a torch guard kiln applies itself), 0 any other manager;
+                       MATCHOP: a KlMatchOp; DEL: 1 drops a match statement's hidden locals, bound or not */
   KlNode *a, *b, *c; /* children: BINOP a op b; ATTR a.name; SUBSCRIPT a[b]; IFEXP b if a else c;
                         UNARY/NOT a; KEYWORD a=value; SLICE a:b:c; ASSIGN value=b; FOR target a, iter b;
                         RETURN a; IF/WHILE test a; AUGASSIGN target a, value b; RAISE a from b (a NULL: bare);
@@ -377,7 +394,8 @@ struct KlNode {
                         IMPORT (`import a.b [as c], ...`): per item a KEYWORD in kw naming the module
                         (its op 1 with `as`) and the NAME bound in list;
                         IMPORTFROM (`from [.]a import b [as c], ...`): module name (NULL for `from . import`),
-                        op the level, per item a KEYWORD in kw naming what is imported, the NAME bound in list */
+                        op the level, per item a KEYWORD in kw naming what is imported, the NAME bound in list;
+                        MATCHOP subject a, keys or class b, a class pattern's keyword names as KEYWORDs in kw */
   KlNodeList list;   /* TUPLE/LIST/SET/DICT items (DICT: k0,v0,k1,v1..); CALL args; JOINEDSTR parts;
                         BOOLOP operands; COMPARE operands; ASSIGN targets; DEL targets;
                         COMP its COMPFOR clauses; COMPFOR its `if` conditions; TRY its EXCEPT handlers */
@@ -437,6 +455,7 @@ enum { KL_GUARD_NO_GRAD = 1, KL_GUARD_INFERENCE = 2 };
 struct KlFunc {
   char *name;
   KlLoc loc;           /* the 'def' line */
+  int first_line;      /* its statement's first line: its first decorator's, else loc's */
   KlParam *params;     /* named ones in CPython's co_varnames order (positional, keyword-only), then
                           *args, then **kwargs */
   int nparams, nposparams; /* all of them; the positional ones (the first nposonly positional-only) */

@@ -1432,6 +1432,632 @@ static KlNode *try_stmt(Parser *p) {
   return n;
 }
 
+/* ---- match statements ----
+ * A match statement becomes ordinary statements over hidden locals (names
+ * starting with '$', which no source can spell), doing what CPython's
+ * compiler makes of it, in its order:
+ *
+ *   $mN_s = SUBJECT
+ *   [$mN_done = False]
+ *   <case 1>            each case: its pattern's tests as nested ifs; at the
+ *   if not $mN_done:    innermost one the captures are bound (only once the
+ *       <case 2> ...    whole pattern matched), then `if GUARD:` sets done,
+ *                       drops the hidden values and runs the body
+ *
+ * The tests are CPython's instructions (MATCHOP nodes, emit.c): MATCH_SEQUENCE,
+ * MATCH_MAPPING, GET_LEN, MATCH_KEYS, MATCH_CLASS; a sequence pattern without
+ * a `*_` unpacks as an assignment does (UNPACK_SEQUENCE/UNPACK_EX), one with
+ * `*_` indexes (with len(subject) - k after the star); a value pattern is
+ * `subject == value`, None/True/False `subject is value`. An or-pattern
+ * tries its alternatives until one sets its flag; a capture goes through
+ * $mN_c_NAME, so every alternative can bind it before the case commits. */
+
+typedef enum { PAT_WILD, PAT_CAPTURE, PAT_VALUE, PAT_SINGLETON, PAT_SEQ, PAT_STAR, PAT_MAP, PAT_CLASS, PAT_AS,
+               PAT_OR } PatKind;
+
+typedef struct Pat {
+  PatKind kind;
+  KlLoc loc;
+  const char *name;   /* CAPTURE, AS, STAR (NULL: `*_`), MAP's `**rest` (or NULL) */
+  KlNode *value;      /* VALUE, SINGLETON: the expression; CLASS: the class */
+  struct Pat **items; /* SEQ items, OR alternatives, AS's pattern, MAP values, CLASS positional then keyword ones */
+  int nitems;
+  KlNode **keys;      /* MAP: its keys */
+  KlNodeList kwnames; /* CLASS: KEYWORD nodes naming the keyword sub-patterns (the last kwnames.len items) */
+} Pat;
+
+typedef struct PatVec {
+  Pat **items;
+  int len, cap;
+} PatVec;
+
+static void pat_push(Parser *p, PatVec *v, Pat *x) {
+  if (v->len == v->cap) {
+    int cap = v->cap ? v->cap * 2 : 4;
+    Pat **items = kl_alloc(p->ctx, sizeof(Pat *) * (size_t)cap);
+    if (v->len) memcpy(items, v->items, sizeof(Pat *) * (size_t)v->len);
+    v->items = items;
+    v->cap = cap;
+  }
+  v->items[v->len++] = x;
+}
+
+static Pat *new_pat(Parser *p, PatKind kind, KlLoc loc) {
+  Pat *x = kl_alloc(p->ctx, sizeof *x);
+  x->kind = kind;
+  x->loc = loc;
+  return x;
+}
+
+static Pat *pattern(Parser *p);
+
+/* A literal: a signed number, complex (`-1+2j`), strings, None/True/False.
+ * A term of `+`/`-` parses numbers: CPython allowed only those. */
+static KlNode *literal_expr(Parser *p) {
+  KlToken *t = peek(p);
+  if (t->kind == KL_TOK_STRING || t->kind == KL_TOK_BYTES || t->kind == KL_TOK_FSTRING) return strings(p);
+  if (t->kind == KL_TOK_KW_NONE || t->kind == KL_TOK_KW_TRUE || t->kind == KL_TOK_KW_FALSE) return atom(p);
+  if (t->kind == KL_TOK_INT || t->kind == KL_TOK_FLOAT || t->kind == KL_TOK_IMAG || t->kind == KL_TOK_MINUS)
+    return binary(p, 4);
+  unexpected(p);
+}
+
+/* name_or_attr = NAME ("." NAME)* */
+static KlNode *name_or_attr(Parser *p) {
+  KlToken *t = expect(p, KL_TOK_NAME);
+  KlNode *n = new_node(p, KL_N_NAME, t->loc);
+  n->name = t->str;
+  while (accept(p, KL_TOK_DOT)) {
+    KlToken *name = expect(p, KL_TOK_NAME);
+    KlNode *a = new_node(p, KL_N_ATTR, name->loc);
+    a->a = n;
+    a->name = name->str;
+    n = a;
+  }
+  return n;
+}
+
+/* The items of a sequence pattern up to `close` (and `if` after an open
+ * one, a case's `a, b`): patterns and one `*NAME`. */
+static void sequence_items(Parser *p, PatVec *v, KlTokKind close) {
+  while (!at(p, close) && !(close == KL_TOK_COLON && at(p, KL_TOK_KW_IF))) {
+    if (at(p, KL_TOK_STAR)) {
+      KlToken *s = next(p);
+      KlToken *name = expect(p, KL_TOK_NAME);
+      Pat *x = new_pat(p, PAT_STAR, s->loc);
+      x->name = strcmp(name->str, "_") ? name->str : NULL;
+      pat_push(p, v, x);
+    } else {
+      pat_push(p, v, pattern(p));
+    }
+    if (!accept(p, KL_TOK_COMMA)) break;
+  }
+}
+
+static Pat *seq_pat(Parser *p, KlLoc loc, PatVec *v) {
+  Pat *x = new_pat(p, PAT_SEQ, loc);
+  x->items = v->items;
+  x->nitems = v->len;
+  return x;
+}
+
+static Pat *class_pat(Parser *p, KlNode *cls, KlLoc loc) {
+  Pat *x = new_pat(p, PAT_CLASS, loc);
+  x->value = cls;
+  expect(p, KL_TOK_LPAREN);
+  PatVec v = {0};
+  Vec kws = {0};
+  while (!at(p, KL_TOK_RPAREN)) {
+    if (at(p, KL_TOK_NAME) && peek2(p)->kind == KL_TOK_ASSIGN) {
+      KlToken *name = next(p);
+      next(p);
+      KlNode *k = new_node(p, KL_N_KEYWORD, name->loc);
+      k->name = name->str;
+      vec_push(p, &kws, k);
+    } else if (kws.len) {
+      unexpected(p); /* a positional sub-pattern after a keyword one: CPython's SyntaxError */
+    }
+    pat_push(p, &v, pattern(p));
+    if (!accept(p, KL_TOK_COMMA)) break;
+  }
+  expect(p, KL_TOK_RPAREN);
+  x->items = v.items;
+  x->nitems = v.len;
+  x->kwnames = to_list(&kws);
+  return x;
+}
+
+/* closed_pattern = literal | capture | "_" | value | group | sequence | mapping | class */
+static Pat *closed_pattern(Parser *p) {
+  KlToken *t = peek(p);
+  Pat *x;
+  switch (t->kind) {
+  case KL_TOK_NAME: {
+    if (peek2(p)->kind != KL_TOK_DOT && peek2(p)->kind != KL_TOK_LPAREN) {
+      next(p);
+      x = new_pat(p, strcmp(t->str, "_") ? PAT_CAPTURE : PAT_WILD, t->loc);
+      x->name = t->str;
+      return x;
+    }
+    KlNode *n = name_or_attr(p);
+    if (at(p, KL_TOK_LPAREN)) return class_pat(p, n, t->loc);
+    x = new_pat(p, PAT_VALUE, t->loc);
+    x->value = n;
+    return x;
+  }
+  case KL_TOK_LPAREN:
+  case KL_TOK_LBRACKET: {
+    next(p);
+    const KlTokKind close = t->kind == KL_TOK_LPAREN ? KL_TOK_RPAREN : KL_TOK_RBRACKET;
+    PatVec v = {0};
+    if (close == KL_TOK_RPAREN && !at(p, KL_TOK_RPAREN) && !at(p, KL_TOK_STAR)) {
+      Pat *first = pattern(p);
+      if (accept(p, KL_TOK_RPAREN)) return first; /* a group */
+      expect(p, KL_TOK_COMMA);
+      pat_push(p, &v, first);
+    }
+    sequence_items(p, &v, close);
+    expect(p, close);
+    return seq_pat(p, t->loc, &v);
+  }
+  case KL_TOK_LBRACE: {
+    next(p);
+    x = new_pat(p, PAT_MAP, t->loc);
+    PatVec v = {0};
+    Vec keys = {0};
+    while (!at(p, KL_TOK_RBRACE)) {
+      if (accept(p, KL_TOK_DSTAR)) {
+        x->name = expect(p, KL_TOK_NAME)->str;
+        accept(p, KL_TOK_COMMA);
+        break;
+      }
+      vec_push(p, &keys, at(p, KL_TOK_NAME) ? name_or_attr(p) : literal_expr(p));
+      expect(p, KL_TOK_COLON);
+      pat_push(p, &v, pattern(p));
+      if (!accept(p, KL_TOK_COMMA)) break;
+    }
+    expect(p, KL_TOK_RBRACE);
+    x->items = v.items;
+    x->nitems = v.len;
+    x->keys = keys.items;
+    return x;
+  }
+  case KL_TOK_KW_NONE:
+  case KL_TOK_KW_TRUE:
+  case KL_TOK_KW_FALSE:
+    x = new_pat(p, PAT_SINGLETON, t->loc);
+    x->value = atom(p);
+    return x;
+  default:
+    x = new_pat(p, PAT_VALUE, t->loc);
+    x->value = literal_expr(p);
+    return x;
+  }
+}
+
+/* pattern = or_pattern ["as" NAME]; or_pattern = closed_pattern ("|" closed_pattern)* */
+static Pat *pattern(Parser *p) {
+  enter(p);
+  KlLoc loc = peek(p)->loc;
+  PatVec alts = {0};
+  do pat_push(p, &alts, closed_pattern(p));
+  while (accept(p, KL_TOK_PIPE));
+  Pat *x = alts.items[0];
+  if (alts.len > 1) {
+    x = new_pat(p, PAT_OR, loc);
+    x->items = alts.items;
+    x->nitems = alts.len;
+  }
+  if (accept(p, KL_TOK_KW_AS)) {
+    Pat *as = new_pat(p, PAT_AS, loc);
+    as->name = expect(p, KL_TOK_NAME)->str;
+    as->items = kl_alloc(p->ctx, sizeof(Pat *));
+    as->items[0] = x;
+    as->nitems = 1;
+    x = as;
+  }
+  leave(p);
+  return x;
+}
+
+/* A case's patterns: one, or an open sequence `a, *b` (a sequence pattern). */
+static Pat *case_patterns(Parser *p) {
+  KlLoc loc = peek(p)->loc;
+  PatVec v = {0};
+  if (!at(p, KL_TOK_STAR)) {
+    Pat *first = pattern(p);
+    if (!accept(p, KL_TOK_COMMA)) return first;
+    pat_push(p, &v, first);
+  }
+  sequence_items(p, &v, KL_TOK_COLON);
+  return seq_pat(p, loc, &v);
+}
+
+/* The generation of one match statement's code. */
+typedef struct Match {
+  Parser *p;
+  int id;
+  int ntemps;
+  Vec hidden;            /* a NAME per hidden object local made so far: dropped before a body and at the end */
+  const char **captured; /* the current case's capture names, in CPython's store order */
+  int ncaptured, capcaptured;
+  KlNode *guard;         /* the current case's guard, or NULL */
+  KlNodeList body;       /* the current case's body */
+  KlLoc case_loc;        /* its pattern's */
+  const char *done;      /* the flag a matched case sets, NULL with one case */
+} Match;
+
+/* What remains to match after a test: a pattern against a hidden local,
+ * then the rest; at the end an or-alternative's flag or the case's success. */
+typedef struct Todo {
+  Pat *pat;            /* NULL: the end */
+  const char *subject; /* the hidden local it matches */
+  KlNode *fetch;       /* before matching: `subject = fetch` (an item, an attribute), or NULL */
+  const char *flag;    /* at the end: set this or-pattern flag (NULL: the case succeeds) */
+  struct Todo *next;
+} Todo;
+
+static KlNode *hidden_name(Match *m, const char *name, KlLoc loc) {
+  KlNode *n = new_node(m->p, KL_N_NAME, loc);
+  n->name = (char *)name;
+  return n;
+}
+
+static const char *new_hidden(Match *m, const char *what, KlLoc loc) {
+  const char *name = kl_fmt(m->p->ctx, "$m%d_%s%d", m->id, what, m->ntemps++);
+  vec_push(m->p, &m->hidden, hidden_name(m, name, loc));
+  return name;
+}
+
+static KlNode *assign_node(Match *m, KlNode *target, KlNode *value, KlLoc loc) {
+  KlNode *n = new_node(m->p, KL_N_ASSIGN, loc);
+  Vec v = {0};
+  vec_push(m->p, &v, target);
+  n->list = to_list(&v);
+  n->b = value;
+  return n;
+}
+
+static KlNode *set_flag(Match *m, const char *flag, bool value, KlLoc loc) {
+  return assign_node(m, hidden_name(m, flag, loc), new_node(m->p, value ? KL_N_TRUE : KL_N_FALSE, loc), loc);
+}
+
+static KlNode *match_op(Match *m, int op, const char *subject, KlLoc loc) {
+  KlNode *n = new_node(m->p, KL_N_MATCHOP, loc);
+  n->op = op;
+  n->a = hidden_name(m, subject, loc);
+  return n;
+}
+
+static KlNode *compare_node(Match *m, KlNode *a, int op, KlNode *b, KlLoc loc) {
+  KlNode *n = new_node(m->p, KL_N_COMPARE, loc);
+  Vec v = {0};
+  vec_push(m->p, &v, a);
+  vec_push(m->p, &v, b);
+  n->list = to_list(&v);
+  n->cmpops = kl_alloc(m->p->ctx, sizeof(int));
+  n->cmpops[0] = op;
+  return n;
+}
+
+
+static KlNode *if_node(Match *m, KlNode *test, Vec *body) {
+  KlNode *n = new_node(m->p, KL_N_IF, test->loc);
+  n->a = test;
+  n->body = to_list(body);
+  return n;
+}
+
+/* Drops the hidden values made so far (`del` that does not mind unbound). */
+static KlNode *drop_hidden(Match *m, KlLoc loc) {
+  KlNode *n = new_node(m->p, KL_N_DEL, loc);
+  n->op = 1;
+  Vec v = {0};
+  for (int i = 0; i < m->hidden.len; i++) vec_push(m->p, &v, hidden_name(m, m->hidden.items[i]->name, loc));
+  n->list = to_list(&v);
+  return n;
+}
+
+static Todo *todo(Match *m, Pat *pat, const char *subject, KlNode *fetch, Todo *next) {
+  Todo *t = kl_alloc(m->p->ctx, sizeof *t);
+  t->pat = pat;
+  t->subject = subject;
+  t->fetch = fetch;
+  t->next = next;
+  return t;
+}
+
+static void gen(Match *m, Todo *t, Vec *out);
+
+/* The case matched: bind its captures, test its guard, run its body. */
+static void case_success(Match *m, Vec *out) {
+  KlLoc loc = m->case_loc;
+  for (int i = 0; i < m->ncaptured; i++) {
+    KlNode *target = new_node(m->p, KL_N_NAME, loc);
+    target->name = (char *)m->captured[i];
+    vec_push(m->p, out, assign_node(m, target, hidden_name(m, kl_fmt(m->p->ctx, "$m%d_c_%s", m->id, m->captured[i]), loc), loc));
+  }
+  Vec body = {0};
+  if (m->done) vec_push(m->p, &body, set_flag(m, m->done, true, loc));
+  vec_push(m->p, &body, drop_hidden(m, loc));
+  for (int i = 0; i < m->body.len; i++) vec_push(m->p, &body, m->body.items[i]);
+  if (!m->guard) {
+    for (int i = 0; i < body.len; i++) vec_push(m->p, out, body.items[i]);
+    return;
+  }
+  vec_push(m->p, out, if_node(m, m->guard, &body));
+}
+
+/* A capture: into its hidden name now, bound when the case matches. */
+static void capture(Match *m, const char *name, const char *subject, KlLoc loc, Vec *out) {
+  bool seen = false;
+  for (int i = 0; i < m->ncaptured; i++) seen |= !strcmp(m->captured[i], name);
+  const char *hidden = kl_fmt(m->p->ctx, "$m%d_c_%s", m->id, name);
+  if (!seen) {
+    if (m->ncaptured == m->capcaptured) {
+      int cap = m->capcaptured ? m->capcaptured * 2 : 4;
+      const char **c = kl_alloc(m->p->ctx, sizeof(char *) * (size_t)cap);
+      if (m->ncaptured) memcpy(c, m->captured, sizeof(char *) * (size_t)m->ncaptured);
+      m->captured = c;
+      m->capcaptured = cap;
+    }
+    m->captured[m->ncaptured++] = name;
+    bool known = false;
+    for (int i = 0; i < m->hidden.len; i++) known |= !strcmp(m->hidden.items[i]->name, hidden);
+    if (!known) vec_push(m->p, &m->hidden, hidden_name(m, hidden, loc));
+  }
+  vec_push(m->p, out, assign_node(m, hidden_name(m, hidden, loc), hidden_name(m, subject, loc), loc));
+}
+
+static bool is_wild(const Pat *x) { return x->kind == PAT_WILD || (x->kind == PAT_STAR && !x->name); }
+
+/* Sub-patterns items[from..] of the hidden `holder`, each fetched by
+ * MATCHOP op (ITEM of a tuple, INDEX of a sequence) as it comes, before rest. */
+static Todo *fetch_items(Match *m, Pat **items, int n, const char *holder, int op, int star, Todo *rest) {
+  for (int i = n - 1; i >= 0; i--) {
+    if (is_wild(items[i])) continue;
+    KlNode *f = match_op(m, op, holder, items[i]->loc);
+    f->ival = op == KL_MATCH_INDEX && star >= 0 && i > star ? -(int64_t)(n - i) : i;
+    rest = todo(m, items[i], new_hidden(m, "t", items[i]->loc), f, rest);
+  }
+  return rest;
+}
+
+static void gen_sequence(Match *m, Pat *x, const char *s, Todo *rest, Vec *out) {
+  int star = -1;
+  bool only_wild = true;
+  for (int i = 0; i < x->nitems; i++) {
+    if (x->items[i]->kind == PAT_STAR) star = i;
+    only_wild &= is_wild(x->items[i]);
+  }
+  const int n = x->nitems;
+  Vec in = {0};
+  if (only_wild) {
+    gen(m, rest, &in);
+  } else if (star >= 0 && !x->items[star]->name) { /* `*_`: index, from the end after it */
+    gen(m, fetch_items(m, x->items, n, s, KL_MATCH_INDEX, star, rest), &in);
+  } else { /* unpack, as `a, *b, c = subject` */
+    KlNode *targets = new_node(m->p, KL_N_TUPLE, x->loc);
+    Vec tv = {0};
+    for (int i = n - 1; i >= 0; i--) {
+      const char *t = new_hidden(m, "t", x->items[i]->loc);
+      if (!is_wild(x->items[i])) {
+        Pat *sub = x->items[i];
+        if (sub->kind == PAT_STAR) {
+          sub = new_pat(m->p, PAT_CAPTURE, sub->loc);
+          sub->name = x->items[i]->name;
+        }
+        rest = todo(m, sub, t, NULL, rest);
+      }
+      KlNode *target = hidden_name(m, t, x->items[i]->loc);
+      if (x->items[i]->kind == PAT_STAR) {
+        KlNode *st = new_node(m->p, KL_N_STARRED, x->items[i]->loc);
+        st->a = target;
+        target = st;
+      }
+      vec_push(m->p, &tv, target);
+    }
+    for (int i = 0; i < tv.len / 2; i++) { /* made last to first */
+      KlNode *swap = tv.items[i];
+      tv.items[i] = tv.items[tv.len - 1 - i];
+      tv.items[tv.len - 1 - i] = swap;
+    }
+    targets->list = to_list(&tv);
+    vec_push(m->p, &in, assign_node(m, targets, hidden_name(m, s, x->loc), x->loc));
+    gen(m, rest, &in);
+  }
+  KlNode *len = match_op(m, KL_MATCH_LEN, s, x->loc);
+  KlNode *size = new_node(m->p, KL_N_INT, x->loc);
+  size->ival = star >= 0 ? n - 1 : n;
+  Vec len_ok = {0};
+  if (star >= 0 && n == 1) { /* [*_], [*rest]: no length to check */
+    len_ok = in;
+  } else {
+    vec_push(m->p, &len_ok, if_node(m, compare_node(m, len, star >= 0 ? KL_CMP_GE : KL_CMP_EQ, size, x->loc), &in));
+  }
+  vec_push(m->p, out, if_node(m, match_op(m, KL_MATCH_SEQUENCE, s, x->loc), &len_ok));
+}
+
+static void gen_mapping(Match *m, Pat *x, const char *s, Todo *rest, Vec *out) {
+  const int n = x->nitems;
+  Vec in = {0};
+  if (!n && !x->name) {
+    gen(m, rest, &in);
+  } else {
+    const char *keys = new_hidden(m, "k", x->loc);
+    KlNode *tuple = new_node(m->p, KL_N_TUPLE, x->loc);
+    Vec kv = {0};
+    for (int i = 0; i < n; i++) vec_push(m->p, &kv, x->keys[i]);
+    tuple->list = to_list(&kv);
+    vec_push(m->p, &in, assign_node(m, hidden_name(m, keys, x->loc), tuple, x->loc));
+    if (x->name) { /* **rest: after the values matched, a dict of the other items */
+      Pat *cap = new_pat(m->p, PAT_CAPTURE, x->loc);
+      cap->name = x->name;
+      KlNode *f = match_op(m, KL_MATCH_REST, s, x->loc);
+      f->b = hidden_name(m, keys, x->loc);
+      rest = todo(m, cap, new_hidden(m, "r", x->loc), f, rest);
+    }
+    if (!n) {
+      gen(m, rest, &in);
+    } else {
+      const char *values = new_hidden(m, "v", x->loc);
+      KlNode *get = match_op(m, KL_MATCH_KEYS, s, x->loc);
+      get->b = hidden_name(m, keys, x->loc);
+      vec_push(m->p, &in, assign_node(m, hidden_name(m, values, x->loc), get, x->loc));
+      Vec found = {0};
+      gen(m, fetch_items(m, x->items, n, values, KL_MATCH_ITEM, -1, rest), &found);
+      vec_push(m->p, &in, if_node(m, match_op(m, KL_MATCH_FOUND, values, x->loc), &found));
+    }
+  }
+  Vec is_map = {0};
+  if (n) {
+    KlNode *size = new_node(m->p, KL_N_INT, x->loc);
+    size->ival = n;
+    vec_push(m->p, &is_map, if_node(m, compare_node(m, match_op(m, KL_MATCH_LEN, s, x->loc), KL_CMP_GE, size, x->loc), &in));
+  } else {
+    is_map = in;
+  }
+  vec_push(m->p, out, if_node(m, match_op(m, KL_MATCH_MAPPING, s, x->loc), &is_map));
+}
+
+static void gen_class(Match *m, Pat *x, const char *s, Todo *rest, Vec *out) {
+  const char *attrs = new_hidden(m, "a", x->loc);
+  KlNode *op = match_op(m, KL_MATCH_CLASS, s, x->loc);
+  op->b = x->value;
+  op->ival = x->nitems - x->kwnames.len;
+  op->kw = x->kwnames;
+  vec_push(m->p, out, assign_node(m, hidden_name(m, attrs, x->loc), op, x->loc));
+  Vec found = {0};
+  gen(m, fetch_items(m, x->items, x->nitems, attrs, KL_MATCH_ITEM, -1, rest), &found);
+  vec_push(m->p, out, if_node(m, match_op(m, KL_MATCH_FOUND, attrs, x->loc), &found));
+}
+
+static void gen_or(Match *m, Pat *x, const char *s, Todo *rest, Vec *out) {
+  const char *flag = kl_fmt(m->p->ctx, "$m%d_ok%d", m->id, m->ntemps++);
+  vec_push(m->p, out, set_flag(m, flag, false, x->loc));
+  for (int i = 0; i < x->nitems; i++) {
+    Todo *end = todo(m, NULL, NULL, NULL, NULL);
+    end->flag = flag;
+    Vec alt = {0};
+    gen(m, todo(m, x->items[i], s, NULL, end), &alt);
+    if (i == 0) {
+      for (int j = 0; j < alt.len; j++) vec_push(m->p, out, alt.items[j]);
+    } else {
+      KlNode *not = new_node(m->p, KL_N_NOT, x->items[i]->loc);
+      not->a = hidden_name(m, flag, x->items[i]->loc);
+      vec_push(m->p, out, if_node(m, not, &alt));
+    }
+  }
+  Vec then = {0};
+  gen(m, rest, &then);
+  vec_push(m->p, out, if_node(m, hidden_name(m, flag, x->loc), &then));
+}
+
+static void gen(Match *m, Todo *t, Vec *out) {
+  enter(m->p);
+  if (!t->pat) {
+    if (t->flag) vec_push(m->p, out, set_flag(m, t->flag, true, m->case_loc));
+    else case_success(m, out);
+    leave(m->p);
+    return;
+  }
+  Pat *x = t->pat;
+  const char *s = t->subject;
+  if (t->fetch) vec_push(m->p, out, assign_node(m, hidden_name(m, s, x->loc), t->fetch, x->loc));
+  switch (x->kind) {
+  case PAT_WILD: gen(m, t->next, out); break;
+  case PAT_CAPTURE:
+  case PAT_STAR:
+    capture(m, x->name, s, x->loc, out);
+    gen(m, t->next, out);
+    break;
+  case PAT_AS: {
+    Pat *cap = new_pat(m->p, PAT_CAPTURE, x->loc);
+    cap->name = x->name;
+    gen(m, todo(m, x->items[0], s, NULL, todo(m, cap, s, NULL, t->next)), out);
+    break;
+  }
+  case PAT_VALUE:
+  case PAT_SINGLETON: {
+    Vec then = {0};
+    gen(m, t->next, &then);
+    KlNode *test = compare_node(m, hidden_name(m, s, x->loc), x->kind == PAT_VALUE ? KL_CMP_EQ : KL_CMP_IS, x->value,
+                                x->loc);
+    vec_push(m->p, out, if_node(m, test, &then));
+    break;
+  }
+  case PAT_SEQ: gen_sequence(m, x, s, t->next, out); break;
+  case PAT_MAP: gen_mapping(m, x, s, t->next, out); break;
+  case PAT_CLASS: gen_class(m, x, s, t->next, out); break;
+  case PAT_OR: gen_or(m, x, s, t->next, out); break;
+  }
+  leave(m->p);
+}
+
+/* `match` begins a match statement when its logical line ends with ':' (no
+ * simple statement does) and an indented `case` follows. */
+static bool at_match_stmt(Parser *p) {
+  KlToken *t = peek(p);
+  if (t->kind != KL_TOK_NAME || strcmp(t->str, "match")) return false;
+  int i = p->pos + 1;
+  if (i >= p->ntoks || p->toks[i].kind == KL_TOK_COLON) return false;
+  while (i < p->ntoks && p->toks[i].kind != KL_TOK_NEWLINE && p->toks[i].kind != KL_TOK_EOF) i++;
+  return i + 2 < p->ntoks && p->toks[i - 1].kind == KL_TOK_COLON && p->toks[i + 1].kind == KL_TOK_INDENT &&
+         p->toks[i + 2].kind == KL_TOK_NAME && !strcmp(p->toks[i + 2].str, "case");
+}
+
+/* match_stmt = "match" subject ":" NEWLINE INDENT case+ DEDENT
+ * case = "case" patterns ["if" test] ":" block */
+static void match_stmt(Parser *p, Vec *out) {
+  KlToken *t = next(p);
+  Match m = {.p = p, .id = p->ctx->next_node_id++};
+  KlNode *subject = testlist(p, true);
+  expect(p, KL_TOK_COLON);
+  expect(p, KL_TOK_NEWLINE);
+  expect(p, KL_TOK_INDENT);
+  const char *s = new_hidden(&m, "s", t->loc);
+  vec_push(p, out, assign_node(&m, hidden_name(&m, s, t->loc), subject, t->loc));
+  /* more than one case: a flag says one matched */
+  int ncases = 0;
+  for (int i = p->pos, depth = 0; i < p->ntoks && depth >= 0; i++) {
+    KlTokKind k = p->toks[i].kind;
+    if (k == KL_TOK_INDENT) depth++;
+    else if (k == KL_TOK_DEDENT) depth--;
+    else if (depth == 0 && k == KL_TOK_NAME && !strcmp(p->toks[i].str, "case") &&
+             (p->toks[i - 1].kind == KL_TOK_INDENT || p->toks[i - 1].kind == KL_TOK_DEDENT ||
+              p->toks[i - 1].kind == KL_TOK_NEWLINE))
+      ncases++;
+  }
+  if (ncases > 1) {
+    m.done = kl_fmt(p->ctx, "$m%d_done", m.id);
+    vec_push(p, out, set_flag(&m, m.done, false, t->loc));
+  }
+  bool first = true;
+  while (!accept(p, KL_TOK_DEDENT)) {
+    KlToken *c = expect(p, KL_TOK_NAME);
+    if (strcmp(c->str, "case")) unsupported(p, c->loc, KL_KILN010, "syntax in a match statement");
+    m.case_loc = peek(p)->loc;
+    Pat *pat = case_patterns(p);
+    m.guard = accept(p, KL_TOK_KW_IF) ? test(p) : NULL;
+    expect(p, KL_TOK_COLON);
+    enter(p);
+    m.body = block(p);
+    leave(p);
+    m.ncaptured = 0;
+    Vec code = {0};
+    gen(&m, todo(&m, pat, s, NULL, todo(&m, NULL, NULL, NULL, NULL)), &code);
+    if (first || !m.done) {
+      for (int i = 0; i < code.len; i++) vec_push(p, out, code.items[i]);
+    } else {
+      KlNode *not = new_node(p, KL_N_NOT, c->loc);
+      not->a = hidden_name(&m, m.done, c->loc);
+      vec_push(p, out, if_node(&m, not, &code));
+    }
+    first = false;
+  }
+  vec_push(p, out, drop_hidden(&m, t->loc));
+}
+
 static void stmt(Parser *p, Vec *out) {
   KlToken *t = peek(p);
   switch (t->kind) {
@@ -1461,11 +2087,12 @@ static void stmt(Parser *p, Vec *out) {
   case KL_TOK_KW_ASYNC: unsupported(p, t->loc, KL_KILN010, "async");
   case KL_TOK_AT: vec_push(p, out, nested_def(p)); return;
   case KL_TOK_NAME:
-    /* soft keyword: `match x:` */
-    if (!strcmp(t->str, "match") && peek2(p)->kind != KL_TOK_ASSIGN && peek2(p)->kind != KL_TOK_LPAREN &&
-        peek2(p)->kind != KL_TOK_DOT && peek2(p)->kind != KL_TOK_LBRACKET && peek2(p)->kind != KL_TOK_NEWLINE &&
-        peek2(p)->kind != KL_TOK_COMMA && peek2(p)->kind < KL_TOK_PLUSEQ)
-      unsupported(p, t->loc, KL_KILN010, "match statement");
+    if (at_match_stmt(p)) { /* `match` is a soft keyword */
+      enter(p);
+      match_stmt(p, out);
+      leave(p);
+      return;
+    }
     simple_stmt(p, out);
     return;
   default: simple_stmt(p, out); return;
@@ -1661,6 +2288,19 @@ static void bind_targets(Parser *p, int from, int to) {
 
 static bool is_augassign(KlTokKind k) { return k >= KL_TOK_PLUSEQ && k <= KL_TOK_DSTAREQ; }
 
+/* Token i may be in the patterns of a `case` line starting at line_start (a
+ * soft keyword: not `case = 1`, `case.x = 1`, `case: int`; `case(x)` may be
+ * a call: taking its names as bound only makes them dynamic). */
+static bool case_pattern(Parser *p, int line_start, int i) {
+  const KlToken *c = &p->toks[line_start];
+  if (i <= line_start || c->kind != KL_TOK_NAME || strcmp(c->str, "case")) return false;
+  KlTokKind k = p->toks[line_start + 1].kind;
+  if (k == KL_TOK_ASSIGN || k == KL_TOK_DOT || k == KL_TOK_COLON || k == KL_TOK_NEWLINE || is_augassign(k)) return false;
+  for (int j = line_start + 1; j < i; j++)
+    if (p->toks[j].kind == KL_TOK_KW_IF) return false; /* the guard's names are read */
+  return true;
+}
+
 /* Names a skipped module-level statement may bind: the targets of `=`,
  * augmented and annotated assignments (bind_targets), names after def,
  * class, as, global, import and in for-targets, and walrus targets. Other
@@ -1721,6 +2361,9 @@ static void note_names(Parser *p, int from, int to) {
           if (p->toks[j].kind != KL_TOK_COMMA && p->toks[j].kind != KL_TOK_NAME) break;
         }
       }
+      if (case_pattern(p, line_start, i) && prev != KL_TOK_DOT && nk != KL_TOK_DOT && nk != KL_TOK_LPAREN &&
+          nk != KL_TOK_ASSIGN)
+        bound = true; /* a capture (or `_`, or a mapping's key: binding more only makes names dynamic) */
       if (bound) bind_global(p, t->str, t->loc, NULL);
       break;
     }
@@ -1885,6 +2528,7 @@ static void funcdef(Parser *p) {
   next(p);
   f->name = name->str;
   f->loc = def->loc;
+  f->first_line = p->toks[start].loc.line;
   int header = p->pos;
   volatile int body_from = -1;
   jmp_buf bail;

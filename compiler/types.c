@@ -145,6 +145,13 @@ static KlType expr_type(Infer *in, KlNode *n) {
     }
     break;
   case KL_N_NOT: expr_type(in, n->a); t = KL_T_BOOL; break;
+  case KL_N_MATCHOP:
+    expr_type(in, n->a);
+    if (n->b) expr_type(in, n->b);
+    t = n->op == KL_MATCH_SEQUENCE || n->op == KL_MATCH_MAPPING || n->op == KL_MATCH_FOUND ? KL_T_BOOL
+        : n->op == KL_MATCH_LEN                                 ? KL_T_INT
+                                                                : KL_T_OBJECT;
+    break;
   case KL_N_STARRED: expr_type(in, n->a); break; /* an item unpacked: never a value of its own */
   case KL_N_NAMEDEXPR:
     t = expr_type(in, n->b);

@@ -679,6 +679,19 @@ static PyObject *kr_make_lambda(const KrLambda *l, PyObject *globals, PyObject *
   return fn;
 }
 
+/* The module's value under f's name is still what its def statement made:
+ * the function itself, or with decorators one that keeps it as __wrapped__.
+ * A name rebound since (`f = g`, a later def, a match capture) keeps its
+ * value: the compiled function is not the one it names. */
+static int made_by_def(const KrFuncDef *f, PyObject *orig) {
+  if (f->def_line <= 0) return 1; /* a table that does not say (tests/runtime_testmod) */
+  PyObject *fn = f->first_line < f->def_line ? unwrapped(orig) : orig;
+  if (!PyFunction_Check(fn)) return 0;
+  PyCodeObject *code = (PyCodeObject *)PyFunction_GET_CODE(fn);
+  return code->co_firstlineno >= f->first_line && code->co_firstlineno <= f->def_line &&
+         PyUnicode_CompareWithASCIIString(code->co_name, f->name) == 0;
+}
+
 /* Looks up the originals, fills defaults, records __kiln_python__ and
  * installs the functions by mode. `originals` is a mapping (or the globals
  * dict); `install` is where the chosen callables go: the module dict (exec
@@ -708,6 +721,10 @@ static int install_functions(PyObject *module, KrModuleDef *def, PyObject *origi
        * kiln.compile, one that is bound later by its own decorator. */
       if (!PyErr_ExceptionMatches(PyExc_KeyError)) goto fail;
       PyErr_Clear();
+      continue;
+    }
+    if (!made_by_def(f, orig)) {
+      Py_DECREF(orig);
       continue;
     }
     if (PyDict_SetItemString(pydict, f->name, orig) < 0 || (f->sig && fill_defaults(f->sig, unwrapped(orig)) < 0)) {
@@ -2322,6 +2339,176 @@ static int kr_dict_update(PyObject *dict, PyObject *mapping) {
   return -1;
 }
 
+/* ---- match statements: CPython's pattern instructions (ceval.c's
+ * match_keys and match_class, GET_LEN/BINARY_SUBSCR, DICT_UPDATE and
+ * DELETE_SUBSCR), each step in its order, so that every __len__, get,
+ * __instancecheck__ and attribute read happens as it would. ---- */
+
+/* MATCH_KEYS: a tuple of map.get(key, <dummy>) for each key in order, None
+ * at the first missing one; a key seen before is a ValueError. */
+static PyObject *kr_match_keys(PyObject *map, PyObject *keys) {
+  Py_ssize_t nkeys = PyTuple_GET_SIZE(keys);
+  if (!nkeys) return PyTuple_New(0);
+  PyObject *seen = NULL, *dummy = NULL, *values = NULL;
+  PyObject *get = PyObject_GetAttrString(map, "get");
+  if (!get) goto fail;
+  seen = PySet_New(NULL);
+  if (!seen) goto fail;
+  dummy = PyObject_CallNoArgs((PyObject *)&PyBaseObject_Type);
+  if (!dummy) goto fail;
+  values = PyTuple_New(nkeys);
+  if (!values) goto fail;
+  for (Py_ssize_t i = 0; i < nkeys; i++) {
+    PyObject *key = PyTuple_GET_ITEM(keys, i);
+    if (PySet_Contains(seen, key) || PySet_Add(seen, key)) {
+      if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "mapping pattern checks duplicate key (%R)", key);
+      goto fail;
+    }
+    PyObject *value = PyObject_CallFunctionObjArgs(get, key, dummy, NULL);
+    if (!value) goto fail;
+    if (value == dummy) { /* not in the map */
+      Py_DECREF(value);
+      Py_SETREF(values, Py_NewRef(Py_None));
+      break;
+    }
+    PyTuple_SET_ITEM(values, i, value);
+  }
+  Py_DECREF(get);
+  Py_DECREF(seen);
+  Py_DECREF(dummy);
+  return values;
+fail:
+  Py_XDECREF(get);
+  Py_XDECREF(seen);
+  Py_XDECREF(dummy);
+  Py_XDECREF(values);
+  return NULL;
+}
+
+/* getattr(subject, name), NULL without an error when it has none; a name
+ * already taken by another sub-pattern is a TypeError. */
+static PyObject *match_class_attr(PyObject *subject, PyObject *type, PyObject *name, PyObject *seen) {
+  if (PySet_Contains(seen, name) || PySet_Add(seen, name)) {
+    if (!PyErr_Occurred())
+      PyErr_Format(PyExc_TypeError, "%s() got multiple sub-patterns for attribute %R", ((PyTypeObject *)type)->tp_name,
+                   name);
+    return NULL;
+  }
+  PyObject *attr = PyObject_GetAttr(subject, name);
+  if (!attr && PyErr_ExceptionMatches(PyExc_AttributeError)) PyErr_Clear();
+  return attr;
+}
+
+/* MATCH_CLASS: a tuple of the attributes nargs positional sub-patterns
+ * (through type.__match_args__, or the subject itself for the builtins
+ * that match themselves) and the keyword ones (kwnames, a tuple or NULL)
+ * look at, or None when the subject is not an instance or lacks one. */
+static PyObject *kr_match_class(PyObject *subject, PyObject *type, Py_ssize_t nargs, PyObject *kwnames) {
+  if (!PyType_Check(type)) {
+#if PY_VERSION_HEX >= 0x030C0000
+    PyErr_SetString(PyExc_TypeError, "called match pattern must be a class");
+#else
+    PyErr_SetString(PyExc_TypeError, "called match pattern must be a type");
+#endif
+    return NULL;
+  }
+  int is = PyObject_IsInstance(subject, type);
+  if (is < 0) return NULL;
+  if (!is) return Py_NewRef(Py_None);
+  PyObject *seen = PySet_New(NULL), *match_args = NULL, *attrs = NULL;
+  if (!seen) return NULL;
+  attrs = PyList_New(0);
+  if (!attrs) goto fail;
+  if (nargs) {
+    int match_self = 0;
+    match_args = PyObject_GetAttrString(type, "__match_args__");
+    if (match_args) {
+      if (!PyTuple_CheckExact(match_args)) {
+        PyErr_Format(PyExc_TypeError, "%s.__match_args__ must be a tuple (got %s)", ((PyTypeObject *)type)->tp_name,
+                     Py_TYPE(match_args)->tp_name);
+        goto fail;
+      }
+    } else {
+      if (!PyErr_ExceptionMatches(PyExc_AttributeError)) goto fail;
+      PyErr_Clear();
+      /* only without __match_args__: a subclass defining it loses this */
+      match_args = PyTuple_New(0);
+      if (!match_args) goto fail;
+      match_self = PyType_HasFeature((PyTypeObject *)type, _Py_TPFLAGS_MATCH_SELF);
+    }
+    Py_ssize_t allowed = match_self ? 1 : PyTuple_GET_SIZE(match_args);
+    if (allowed < nargs) {
+      PyErr_Format(PyExc_TypeError, "%s() accepts %d positional sub-pattern%s (%d given)",
+                   ((PyTypeObject *)type)->tp_name, (int)allowed, allowed == 1 ? "" : "s", (int)nargs);
+      goto fail;
+    }
+    if (match_self) {
+      if (PyList_Append(attrs, subject) < 0) goto fail;
+    } else {
+      for (Py_ssize_t i = 0; i < nargs; i++) {
+        PyObject *name = PyTuple_GET_ITEM(match_args, i);
+        if (!PyUnicode_CheckExact(name)) {
+          PyErr_Format(PyExc_TypeError, "__match_args__ elements must be strings (got %s)", Py_TYPE(name)->tp_name);
+          goto fail;
+        }
+        PyObject *attr = match_class_attr(subject, type, name, seen);
+        if (!attr) goto fail;
+        int rc = PyList_Append(attrs, attr);
+        Py_DECREF(attr);
+        if (rc < 0) goto fail;
+      }
+    }
+    Py_CLEAR(match_args);
+  }
+  for (Py_ssize_t i = 0; kwnames && i < PyTuple_GET_SIZE(kwnames); i++) {
+    PyObject *attr = match_class_attr(subject, type, PyTuple_GET_ITEM(kwnames, i), seen);
+    if (!attr) goto fail;
+    int rc = PyList_Append(attrs, attr);
+    Py_DECREF(attr);
+    if (rc < 0) goto fail;
+  }
+  Py_SETREF(attrs, PyList_AsTuple(attrs));
+  Py_DECREF(seen);
+  return attrs;
+fail: /* an error, or no match */
+  Py_DECREF(seen);
+  Py_XDECREF(match_args);
+  Py_XDECREF(attrs);
+  return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
+}
+
+/* seq[i]; i < 0 (an item after a `*_`): seq[len(seq) + i], len asked again. */
+static PyObject *kr_match_index(PyObject *seq, Py_ssize_t i) {
+  if (i < 0) {
+    Py_ssize_t n = PyObject_Length(seq);
+    if (n < 0) return NULL;
+    i += n;
+  }
+  PyObject *index = PyLong_FromSsize_t(i);
+  if (!index) return NULL;
+  PyObject *r = PyObject_GetItem(seq, index);
+  Py_DECREF(index);
+  return r;
+}
+
+/* A mapping pattern's **rest: dict(map) without keys (3.10's
+ * COPY_DICT_WITHOUT_KEYS; DICT_UPDATE and DELETE_SUBSCR since). */
+static PyObject *kr_match_rest(PyObject *map, PyObject *keys) {
+  PyObject *rest = PyDict_New();
+  if (!rest) return NULL;
+#if PY_VERSION_HEX >= 0x030B0000
+  if (kr_dict_update(rest, map) < 0) goto fail;
+#else
+  if (PyDict_Update(rest, map) < 0) goto fail;
+#endif
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(keys); i++)
+    if (PyDict_DelItem(rest, PyTuple_GET_ITEM(keys, i)) < 0) goto fail;
+  return rest;
+fail:
+  Py_DECREF(rest);
+  return NULL;
+}
+
 #if PY_VERSION_HEX >= 0x030D0000 /* exported, declared only in an internal header from 3.13 */
 PyAPI_FUNC(int) _PyDict_MergeEx(PyObject *mp, PyObject *other, int override);
 #endif
@@ -2656,6 +2843,10 @@ static const KrApi kr_api = {
     .delete_global = kr_delete_global,
     .unbind_global = kr_unbind_global,
     .build_class_function = kr_build_class_function,
+    .match_keys = kr_match_keys,
+    .match_class = kr_match_class,
+    .match_index = kr_match_index,
+    .match_rest = kr_match_rest,
 };
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs) {

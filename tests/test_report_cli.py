@@ -101,7 +101,7 @@ def test_check_json_prints_the_report(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert report == json.loads((tmp_path / "report_model.kiln.json").read_text())
-    assert [f["name"] for f in report["functions"]] == ["mlp", "describe"]
+    assert [f["name"] for f in report["functions"]] == ["mlp", "rows"]
     outcomes = {s["outcome"] for s in report["functions"][0]["sites"]}
     assert outcomes == {"claimed", "scalar", "not-covered", "rejected"}
     # diagnostics stay on stderr
@@ -133,17 +133,16 @@ def b(n: int) -> int:
 
 
 def c(x):
-    match x:
-        case _:
-            return x
+    for i in x:
+        yield i
 """)
     proc = kiln("check", str(src), "-o", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     err = proc.stderr
     assert "function a is left as Python" not in err
     assert f"{src}:8:1: warning[KILN012]: function b is left as Python" in err
-    assert f"{src}:14:5: warning[KILN010]: function c is left as Python: match statement" in err
-    assert "   14 |     match x:\n      |     ^\n" in err
+    assert f"{src}:15:9: warning[KILN010]: function c is left as Python: yield" in err
+    assert "   15 |         yield i\n      |         ^\n" in err
     assert "1 of 3 function(s) native" in proc.stdout
 
 
@@ -165,7 +164,7 @@ def test_deny_fallback_lists_each_site(tmp_path: Path) -> None:
         f"{src}:14:11: method sum in mlp runs on the Python fallback "
         "(outcome rejected, code KILN-TORCH-005: ",
         f"{src}:15:41: binop * in mlp runs on the Python fallback (outcome not-covered, code -)",
-        f"{src}:18: function describe runs as Python: KILN010",
+        f"{src}:18: function rows runs as Python: KILN010",
     ]
     for line in expected:
         assert line in err, err
@@ -339,7 +338,7 @@ def test_report_renders_in_chromium(demo_report: Path, tmp_path: Path) -> None:
     assert re.search(r'id="sum-native">9 of 12<', dom)
     assert re.search(r'id="sum-fallback">3<', dom)
     assert "rejected KILN-TORCH-005: 1" in dom and "not covered by any plugin: 2" in dom
-    assert "describe" in re.search(r'<ul id="sum-python">(.*?)</ul>', dom, re.S).group(1)
+    assert "rows" in re.search(r'<ul id="sum-python">(.*?)</ul>', dom, re.S).group(1)
 
     shot = tmp_path / "report.png"
     proc = _run_chromium(tmp_path, "--hide-scrollbars", "--window-size=1200,1000",

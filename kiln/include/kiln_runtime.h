@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-#define KR_ABI_VERSION 11
+#define KR_ABI_VERSION 12
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
 enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
@@ -195,6 +195,7 @@ typedef struct KrFuncDef {
   PyMethodDef method;      /* runtime-owned (zero in generated code): the builtin's method def */
   KrLambda *lambdas;       /* the function's lambdas, or NULL */
   int nlambdas;
+  int first_line, def_line; /* its def statement's first line (a decorator's) and its `def` line */
 } KrFuncDef;
 
 typedef struct KrModuleDef {
@@ -417,6 +418,19 @@ typedef struct KrApi {
   /* --- a class statement in a function --- */
   /* builtins.__build_class__ (LOAD_BUILD_CLASS; NameError when missing). New ref. */
   PyObject *(*build_class_function)(void);
+
+  /* --- match statements: CPython's pattern instructions, in its order and words --- */
+  /* MATCH_KEYS: the tuple of map.get(key, dummy) for the keys (a tuple), or
+   * None when one is missing; a repeated key is a ValueError. New ref. */
+  PyObject *(*match_keys)(PyObject *map, PyObject *keys);
+  /* MATCH_CLASS: the attributes nargs positional sub-patterns and those
+   * named in kwnames (a tuple or NULL) match, as a tuple, or None when the
+   * subject is not an instance of cls or lacks one. New ref. */
+  PyObject *(*match_class)(PyObject *subject, PyObject *cls, Py_ssize_t nargs, PyObject *kwnames);
+  /* seq[i], for i < 0 seq[len(seq) + i] (an item after `*_`). New ref. */
+  PyObject *(*match_index)(PyObject *seq, Py_ssize_t i);
+  /* A mapping pattern's **rest: a dict of map's items but keys (a tuple). New ref. */
+  PyObject *(*match_rest)(PyObject *map, PyObject *keys);
 } KrApi;
 
 /* Generated modules: `static const KrApi *kr;` then `kr = kr_import();`. */

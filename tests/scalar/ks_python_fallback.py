@@ -153,7 +153,6 @@ EXPECT_PYTHON = {
     "with_genexpr": "generator expression",
     "decorated": "decorator",
     "coro": "async",
-    "with_match": "match",
 }
 
 CASES = {
