@@ -673,7 +673,7 @@ def lit_bytes(b):
             return "ab", b
         case rb"\n":
             return "raw", b
-        case b"\x00\xff":
+        case b"\x00\x7f":
             return "hex", b
     return "none", b
 
@@ -2250,7 +2250,7 @@ def subject_kept_by_capture(n):
         case Dying(n=0) as d:
             note(("body 0", d))
         case d:
-            note(("body", d))
+            note(("body", d.n))
     note("after")
     return n
 
@@ -3215,7 +3215,7 @@ CASES = {
     "lit_str": [("a",), ("",), ("abc",), ("ab",), ("it's !",), ("\u00e9t\u00e9",), ("\\d+",), ("tab\there",),
                 (b"a",), (M("StrSub", "a"),), (1,), (None,), (M("Eq", True),)],
     "lit_bytes": [(b"x",), (bytearray(b"x"),), (M(memoryview, b"x"),), ("x",), (b"",), (b"ab",), (b"\\n",),
-                  (b"\n",), (b"\x00\xff",), (bytearray(),), (None,)],
+                  (b"\n",), (b"\x00\x7f",), (b"\x00\xff",), (bytearray(),), (None,)],
     "lit_singletons": [(None,), (True,), (False,), (1,), (0,), (1.0,), (0.0,), (M("IntSub", 1),), ("",), ([],),
                        (M("Eq", True),)],
     "lit_one_before_true": [(True,), (1,), (False,), (0,), (1.0,), (2,)],
@@ -3703,7 +3703,10 @@ def test_no_reference_left_behind(built):
 
 def test_no_leak_in_any_case(built):
     """Every case called 100 more times natively leaves no memory block
-    allocated (sys.getallocatedblocks: a leaked int, str or tuple counts)."""
+    allocated (sys.getallocatedblocks: a leaked int, str or tuple counts).
+    CPython's free lists (floats, tuples, dicts) still fill up during the
+    first rounds, so a case fails only when each of 8 rounds of 100 calls
+    grows by more than 20 blocks (a leaked object is a block a call)."""
     mod = built(STEM).module
     grown = {}
     gc.collect()
@@ -3725,13 +3728,18 @@ def test_no_leak_in_any_case(built):
                     mod.reset()
                 for _ in range(3):
                     run()
-                gc.collect()
-                before = sys.getallocatedblocks()
-                for _ in range(100):
-                    run()
-                gc.collect()
-                if sys.getallocatedblocks() - before > 20:
-                    grown[_case_id(name, args)] = sys.getallocatedblocks() - before
+                growth = []
+                for _ in range(8):  # free lists fill up meanwhile: a leak grows in every round
+                    gc.collect()
+                    before = sys.getallocatedblocks()
+                    for _ in range(100):
+                        run()
+                    gc.collect()
+                    growth.append(sys.getallocatedblocks() - before)
+                    if growth[-1] <= 20:
+                        break
+                else:
+                    grown[_case_id(name, args)] = growth
     finally:
         gc.unfreeze()
     assert not grown, f"blocks left after 100 calls: {grown}"
@@ -3745,14 +3753,14 @@ def test_subject_released_before_body(built):
     for fn in (mod.subject_released_before_body, mod.__kiln_python__["subject_released_before_body"]):
         mod.reset()
         fn(3)
-        assert mod.LOG == [("del", 3), ("body", 3), "after"], mod.LOG
+        assert mod.LOG == [("guard", 3), ("del", 3), ("body", 3), "after"], mod.LOG
         mod.reset()
         fn(10)
         assert mod.LOG == [("guard", 10), ("del", 10), "body big", "after"], mod.LOG
     for fn in (mod.subject_kept_by_capture, mod.__kiln_python__["subject_kept_by_capture"]):
         mod.reset()
         fn(1)
-        assert [x[0] if isinstance(x, tuple) else x for x in mod.LOG] == ["body", "after", "del"], mod.LOG
+        assert mod.LOG == [("body", 1), "after", ("del", 1)], mod.LOG
     mod.reset()
 
 
