@@ -580,6 +580,141 @@ class Ctx:
         return False
 
 
+class FreshSeq:
+    """A registered Sequence whose items are new Dying objects at each read."""
+    def __init__(self, n):
+        self.n = n
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        return Dying(("item", i))
+
+    def __iter__(self):
+        for i in range(self.n):
+            yield Dying(("next", i))
+
+
+collections.abc.Sequence.register(FreshSeq)
+
+
+class FreshAttrs:
+    """Each attribute read makes a new Dying object."""
+    __match_args__ = ("a", "b")
+
+    @property
+    def a(self):
+        return Dying("a")
+
+    @property
+    def b(self):
+        return Dying("b")
+
+
+class FreshMap(collections.abc.Mapping):
+    """get and __getitem__ make a new Dying object for each key."""
+    def __getitem__(self, k):
+        return Dying(("getitem", k))
+
+    def __iter__(self):
+        return iter(["k", "j"])
+
+    def __len__(self):
+        return 2
+
+    def get(self, k, default=None):
+        return Dying(("get", k))
+
+
+class SeqDict(dict):
+    """A dict registered as a Sequence: CPython then takes it for a
+    sequence, not a mapping (the ABC replaces the collection flag)."""
+
+
+collections.abc.Sequence.register(SeqDict)
+
+
+class MapList(list):
+    """A list registered as a Mapping: a mapping, no sequence."""
+
+
+collections.abc.Mapping.register(MapList)
+
+
+class TupleSubMA:
+    __match_args__ = TupleSub(("a",))
+    a = 1
+
+
+class StrSubMA:
+    __match_args__ = (StrSub("a"),)
+    a = 1
+
+
+class NoneMA(int):
+    __match_args__ = None
+
+
+class KeysRaise(dict):
+    def keys(self):
+        LOG.append("keys")
+        raise RuntimeError("keys failed")
+
+
+class GetitemRaise(collections.abc.Mapping):
+    """get finds the keys, but __getitem__ (what **rest copies with) fails."""
+    def __init__(self, data):
+        self.data = dict(data)
+
+    def __getitem__(self, k):
+        LOG.append(("getitem", k))
+        raise KeyError(f"getitem {k}")
+
+    def __iter__(self):
+        return iter(self.data)
+
+    def __len__(self):
+        return len(self.data)
+
+    def get(self, k, default=None):
+        return self.data.get(k, default)
+
+
+class BadIter(collections.abc.Sequence):
+    def __len__(self):
+        return 3
+
+    def __getitem__(self, i):
+        return i
+
+    def __iter__(self):
+        yield 1
+        raise RuntimeError("iteration failed")
+
+
+class FakeClass:
+    """Claims Point as its __class__ (isinstance consults it)."""
+    x = 1
+
+    @property
+    def __class__(self):
+        LOG.append("__class__")
+        return Point
+
+
+class EqInt(int):
+    def __eq__(self, other):
+        LOG.append(("EqInt eq", other))
+        return True
+
+    __hash__ = int.__hash__
+
+
+Consts.EQ_INT = EqInt(7)
+Consts.EQ_RAISE = Eq("raise", "const")
+
+
 # ---- literal patterns ------------------------------------------------------
 
 def lit_int(x):
@@ -1313,6 +1448,26 @@ def seq_items_of_dying(n):
     return n
 
 
+def seq_dict_registered_as_sequence(x):
+    match x:
+        case {0: v}:
+            return "mapping", v
+        case [a, b]:
+            return "sequence", a, b
+        case [*_]:
+            return "some sequence"
+        case {}:
+            return "empty mapping"
+    return "none"
+
+
+def seq_iteration_raises(s):
+    match s:
+        case [a, *rest]:
+            return a, rest
+    return "none"
+
+
 # ---- mapping patterns ------------------------------------------------------
 
 def map_basic(m):
@@ -1483,6 +1638,22 @@ def map_key_order_checks(m):
             return "a=0", x
         case {"b": 0, "a": x}:
             return "b=0", x
+    return "none"
+
+
+def map_rest_errors(m):
+    match m:
+        case {"a": 1, **rest}:
+            return rest
+    return "none"
+
+
+def map_list_registered_as_mapping(x):
+    match x:
+        case [*_]:
+            return "sequence"
+        case {}:
+            return "mapping"
     return "none"
 
 
@@ -1869,6 +2040,35 @@ def cls_as_and_or(x):
     return "none"
 
 
+def cls_match_args_exact_types(x):
+    match x:
+        case TupleSubMA(a):
+            return "unreachable", a
+        case StrSubMA(a):
+            return "unreachable", a
+        case NoneMA(a):
+            return "unreachable", a
+    return "none"
+
+
+def cls_fake_class(x):
+    match x:
+        case Point(x=1):
+            return "point-like"
+        case Point():
+            return "point"
+    return "none"
+
+
+def cls_keyword_only_no_match_args_lookup(x):
+    match x:
+        case MetaArgs(p=1, q=q):
+            return "p=1", q
+        case MetaArgs(p, q):
+            return "positional", p, q
+    return "none"
+
+
 # ---- guards ----------------------------------------------------------------
 
 def guard_true_false(x):
@@ -2135,6 +2335,13 @@ def order_capture_survives_failed_cases(x):
     return "fell through", y
 
 
+def order_or_raises_second_alternative(x, h):
+    match x:
+        case [1, 2] | [h.v, 3]:
+            return "matched"
+    return "none"
+
+
 # ---- the subject -----------------------------------------------------------
 
 def subject_evaluated_once(x):
@@ -2276,6 +2483,57 @@ def subject_reused_after(x):
         case [a, *_]:
             a = "rebound"
     return x, a
+
+
+def subject_rebound_in_guard(x):
+    match x:
+        case 1 if (x := 2) == 0:
+            return "unreachable"
+        case 2:
+            return "saw the new x"
+        case 1:
+            return "the original subject", x
+    return "none", x
+
+
+def subject_rebound_by_capture(x):
+    match x:
+        case [x] if False:
+            pass
+        case [y]:
+            return "list", y, x
+        case _:
+            return "other", x
+
+
+def subject_rebound_typed(n: int):
+    match n:
+        case 0 if (n := 5) > 10:
+            return "unreachable"
+        case 5:
+            return "saw the new n"
+        case 0:
+            return "the original subject", n
+    return "none", n
+
+
+def subject_len(xs: list):
+    match len(xs):
+        case 0:
+            return "empty"
+        case 1 | 2:
+            return "small"
+        case k:
+            return k * 2
+
+
+def subject_comparison(n: int):
+    match n > 0:
+        case True:
+            return "positive"
+        case False:
+            return "not positive"
+    return "none"
 
 
 # ---- control flow inside case bodies ---------------------------------------
@@ -2556,6 +2814,26 @@ def cf_comprehension_over_capture(x):
     return "none"
 
 
+def cf_with_suppress_pattern_error(x):
+    import contextlib
+    with contextlib.suppress(TypeError):
+        match x:
+            case [1, NOT_A_CLASS()]:
+                return "unreachable"
+            case [1, _]:
+                return "pair"
+    return "suppressed or none"
+
+
+def cf_capture_joins_typed_web(x):
+    k = 0
+    k = k + 1
+    match x:
+        case [k]:
+            pass
+    return k
+
+
 # ---- native types ----------------------------------------------------------
 
 def typed_int_literals(n: int):
@@ -2716,6 +2994,74 @@ def typed_int_to_object_capture(n: int):
             return k * 2
         case [k, text]:
             return k, text
+
+def typed_maybe_unbound(n: int):
+    match n:
+        case 0:
+            k = 1
+        case 1:
+            k = 2.5
+    return k
+
+
+def typed_int_float_literals(n: int):
+    match n:
+        case 9223372036854775807.0:
+            return "2**63 as a float"
+        case -9223372036854775808.0:
+            return "-2**63 as a float"
+        case 1e300:
+            return "1e300"
+        case 4611686018427387905.0:
+            return "a float equal to 2**62"
+        case 0.5:
+            return "half"
+        case 18446744073709551617:
+            return "2**64 + 1"
+    return "none"
+
+
+def typed_float_int_literals(x: float):
+    match x:
+        case 179769313486231590772930519078902473361797697894230657273430081157732675805500963132708477322407536021120113879871393357658789768814416622492847430639474124377767893424865485276302219601246094119453082952085005768838150682342462881473913110540827237163350510684586298239947245938479716304835356329624224137216:
+            return "2**1024"
+        case 9223372036854775807:
+            return "int64 max"
+        case 9007199254740993:
+            return "2**53 + 1"
+        case True:
+            return "unreachable: a float is never True"
+    return "none"
+
+
+def typed_bool_other_literals(b: bool):
+    match b:
+        case 1.0:
+            return "1.0"
+        case 0j:
+            return "0j"
+    return "none"
+
+
+def typed_str_literals(s: str):
+    match s:
+        case "\u00e9":
+            return "e acute"
+        case "\x00":
+            return "nul"
+        case "a\x00b":
+            return "embedded nul"
+        case "\U0001f600":
+            return "astral"
+    return "none"
+
+
+def typed_int_value_reflected(n: int):
+    match n:
+        case Consts.EQ_INT:
+            return "EqInt said equal"
+    return "none"
+
 
 # ---- tracebacks: errors raised inside patterns ------------------------------
 
@@ -2903,6 +3249,197 @@ def tb_unbound_after_match(x):
     return (
         y
     )
+
+
+def tb_getitem_after_star_multiline(s):
+    match s:
+        case [
+            a,
+            *_,
+            b
+        ]:
+            return a, b
+    return "none"
+
+
+def tb_nested_getitem_multiline(s):
+    match s:
+        case [
+            x,
+            [
+                y,
+                *_,
+                z
+            ],
+            *rest
+        ]:
+            return x, y, z, rest
+    return "none"
+
+
+def tb_rest_multiline(m):
+    match m:
+        case {
+            "a":
+                1,
+            "b":
+                [
+                    q,
+                ],
+            **rest
+        }:
+            return q, rest
+    return "none"
+
+
+def tb_mapping_len_multiline(m):
+    match m:
+        case [
+            1
+        ]:
+            return "one"
+        case {
+            "a":
+                1
+        }:
+            return "a"
+    return "none"
+
+
+def tb_class_attrs_multiline(p):
+    match p:
+        case [
+            Props(
+                good="g",
+                broken=2
+            ),
+        ]:
+            return "unreachable"
+        case Props(
+            good="g",
+            broken=2):
+            return "unreachable"
+    return "none"
+
+
+def tb_or_alternative_multiline(x):
+    match x:
+        case (
+            [1]
+            | [2]
+            | [
+                Consts.EQ_RAISE
+            ]
+        ):
+            return 1
+    return 2
+
+
+def tb_as_multiline(x):
+    match x:
+        case (
+            [
+                1,
+                Consts.EQ_RAISE
+            ] as y
+        ):
+            return y
+    return 2
+
+
+# ---- lifetimes of what a pattern extracts ----------------------------------
+# CPython keeps what a pattern extracts on its value stack only while the
+# pattern runs: an item, attribute or mapping value that is not captured is
+# released as soon as it was tested (a failed case's before the next case
+# runs), and an exception raised by a pattern or a guard releases the subject
+# and everything extracted before any handler runs.
+
+def life_failed_item_released(n):
+    match FreshSeq(n):
+        case [_, *_, 5]:
+            note("unreachable")
+        case [*_, _] if note("guard"):
+            note("body")
+    note("after")
+
+
+def life_failed_attrs_released(x):
+    match FreshAttrs():
+        case FreshAttrs(_, 0):
+            note("unreachable")
+        case FreshAttrs(a, _) if note("guard"):
+            note(("body", a.__class__.__name__))
+    note("after")
+
+
+def life_failed_values_released(x):
+    match FreshMap():
+        case {"k": 0}:
+            note("unreachable")
+        case {"j": _} if note("guard"):
+            note("body")
+    note("after")
+
+
+def life_items_release_order(x):
+    match [Dying(1), Dying(2)]:
+        case [_, 5]:
+            note("unreachable")
+        case _:
+            note("default")
+    note("after")
+
+
+def life_unpacked_items_released(n):
+    match FreshSeq(n):
+        case [a, 0]:
+            note("unreachable")
+        case [_, _, _] if note("guard"):
+            note("body")
+        case _:
+            note("default")
+    note("after")
+
+
+def life_pattern_error_releases_subject(x):
+    try:
+        match [Dying(1), x]:
+            case [a, NOT_A_CLASS()]:
+                note("unreachable")
+    except TypeError:
+        note("caught")
+    note("after")
+
+
+def life_guard_error_releases_subject(x):
+    try:
+        match Dying(x):
+            case Dying(n=k) if 1 // k:
+                note("body")
+    except ZeroDivisionError:
+        note("caught")
+    note("after")
+
+
+def life_subject_in_loop(n):
+    for i in range(n):
+        match Dying(i):
+            case Dying(n=0):
+                note(("zero", i))
+            case _:
+                note(("other", i))
+    note("after")
+
+
+def life_star_capture_kept(n):
+    match FreshSeq(n):
+        case [a, *rest] if note(("guard", len(rest))) and False:
+            note("unreachable")
+        case _:
+            note("default")
+    note("after")
+    return a.n, [r.n for r in rest]
+
 
 
 # ---- soft keywords ---------------------------------------------------------
@@ -3535,6 +4072,51 @@ CASES = {
     "soft_underscore_name": [([1],), (1,)],
     "soft_names_in_patterns": [({"match": 1, "case": 2},), ([1, 2, 3],), (1,)],
     "soft_type_name": [([1],), (1,)],
+
+    # (added) registration flags, exact types, errors in **rest and iteration
+    "seq_dict_registered_as_sequence": [(M("SeqDict", {0: "a", 1: "b"}),), (M("SeqDict", {0: "a"}),), (M("SeqDict"),),
+                                        ({0: "a", 1: "b"},), (M("MapList", [1, 2]),)],
+    "seq_iteration_raises": [(M("BadIter"),), ([1, 2],)],
+    "map_rest_errors": [(M("KeysRaise", a=1),), (M("KeysRaise", a=2),), (M("GetitemRaise", {"a": 1, "b": 2}),),
+                        ({"a": 1, "z": 0},)],
+    "map_list_registered_as_mapping": [(M("MapList", [1]),), (M("MapList"),), ([1],)],
+    "cls_match_args_exact_types": [(M("TupleSubMA"),), (M("StrSubMA"),), (M("NoneMA", 3),), (1,)],
+    "cls_fake_class": [(M("FakeClass"),), (M("Point", 1),), (M("Point", 2),), (1,)],
+    "cls_keyword_only_no_match_args_lookup": [(M("MetaArgs", 1, 2),), (M("MetaArgs", 3, 4),), (1,)],
+    "order_or_raises_second_alternative": [([1, 2], NS(v=M("Eq", "raise"))), ([5, 3], NS(v=M("Eq", "raise"))),
+                                           ([5, 3], NS(v=5)), ([5, 4], NS(v=5))],
+    "subject_rebound_in_guard": [(1,), (2,), (3,)],
+    "subject_rebound_by_capture": [([[1]],), ([2],), (3,)],
+    "subject_rebound_typed": [(0,), (5,), (7,)],
+    "subject_len": [([],), ([1],), ([1, 2, 3],)],
+    "subject_comparison": [(1,), (0,), (-1,)],
+    "cf_with_suppress_pattern_error": [([1, 2],), ([2, 2],), (1,)],
+    "cf_capture_joins_typed_web": [(["s"],), ([2.5],), (5,), ([2**70],)],
+    "typed_maybe_unbound": [(0,), (1,), (2,)],
+    "typed_int_float_literals": [(2**63 - 1,), (-2**63,), (2**62,), (2**62 + 1,), (0,), (1,)],
+    "typed_float_int_literals": [(INF,), (2.0**63,), (9007199254740992.0,), (1e308,), (1.0,)],
+    "typed_bool_other_literals": [(True,), (False,)],
+    "typed_str_literals": [("\u00e9",), ("\x00",), ("a\x00b",), ("a",), ("\U0001f600",), ("",)],
+    "typed_int_value_reflected": [(3,), (7,)],
+    "tb_getitem_after_star_multiline": [(M("LogSeq", [1, 2], n=5),), (M("LogSeq", [1, 2, 3], bad=True),),
+                                        (M("LogSeq", [1, 2, 3]),)],
+    "tb_nested_getitem_multiline": [([1, M("LogSeq", [1, 2, 3], bad=True), 3],), ([1, M("LogSeq", [1], n=3), 3],),
+                                    ([1, [2, 3, 4], 5, 6],)],
+    "tb_rest_multiline": [(M("GetitemRaise", {"a": 1, "b": [3], "c": 3}),), (M("LogMap", {"a": 1, "b": [3], "c": 3}),)],
+    "tb_mapping_len_multiline": [(M("LogMap", {"a": 1}),), (M("LogSeq", [1], n="raise"),), ({"a": 1},)],
+    "tb_class_attrs_multiline": [([M("Props")],), (M("Props"),)],
+    "tb_or_alternative_multiline": [([3],), ([1],), ([M("Eq", True)],)],
+    "tb_as_multiline": [([1, 2],), ([2, 2],)],
+    # lifetimes
+    "life_failed_item_released": [(3,), (1,)],
+    "life_failed_attrs_released": [(0,)],
+    "life_failed_values_released": [(0,)],
+    "life_items_release_order": [(0,)],
+    "life_unpacked_items_released": [(2,), (3,), (1,)],
+    "life_pattern_error_releases_subject": [(2,)],
+    "life_guard_error_releases_subject": [(0,), (1,)],
+    "life_subject_in_loop": [(0,), (3,)],
+    "life_star_capture_kept": [(3,), (1,)],
 }
 
 # Calls on the result after the function returned.
@@ -3575,14 +4157,44 @@ def test_report_status(built, name):
     assert type(fn).__name__ == "builtin_function_or_method", f"{name} is not native"
 
 
-# Open kiln bugs: name -> (condition on the running interpreter, reason).
-BUGS: dict = {}
+BUG_SUBSCRIPT_LINE = (
+    "kiln bug: an error raised by the subject's __getitem__ when a sequence pattern with `*_` indexes it "
+    "(subject[i] before the star, subject[len - k] after it) is reported on the line of the item's "
+    "sub-pattern; CPython reports the line where the sequence pattern starts (3.12+; 3.10 and 3.11 report "
+    "the first item's line for the items after the star)")
+BUG_REST_LINE = (
+    "kiln bug (3.10, 3.11): an error raised while `**rest` copies the mapping (keys(), __getitem__) is "
+    "reported on the line where the mapping pattern starts; CPython 3.10 and 3.11 report the line of the "
+    "last key's value pattern (3.12+ the pattern's start, as kiln)")
+BUG_FAILED_CASE_TEMPS = (
+    "kiln bug: what a failed case extracted (an item of a sequence, a class pattern's attribute, a mapping's "
+    "value) stays in kiln's hidden locals until a later case matched (after its guard) or the match ended; "
+    "CPython releases each as soon as it was tested, so its __del__ runs before the next case's guard, and "
+    "kiln clears a sequence's items last to first where CPython's list releases them first to last")
+BUG_EXCEPTION_KEEPS_SUBJECT = (
+    "kiln bug: when a pattern or a guard raises, the subject (and what was extracted) stays in kiln's "
+    "hidden locals until the function returns; CPython's unwinding releases them before the handler runs")
+
+# Open kiln bugs: name -> (condition on the running interpreter, reason, the
+# indices in CASES[name] it concerns, None for all). Strict xfail.
+BUGS: dict = {
+    "tb_getitem_multiline": (True, BUG_SUBSCRIPT_LINE, None),
+    "tb_getitem_after_star_multiline": (True, BUG_SUBSCRIPT_LINE, {0, 1}),
+    "tb_nested_getitem_multiline": (True, BUG_SUBSCRIPT_LINE, {0, 1}),
+    "tb_rest_multiline": (sys.version_info < (3, 12), BUG_REST_LINE, {0}),
+    "life_failed_item_released": (True, BUG_FAILED_CASE_TEMPS, {0}),
+    "life_failed_attrs_released": (True, BUG_FAILED_CASE_TEMPS, None),
+    "life_failed_values_released": (True, BUG_FAILED_CASE_TEMPS, None),
+    "life_items_release_order": (True, BUG_FAILED_CASE_TEMPS, None),
+    "life_pattern_error_releases_subject": (True, BUG_EXCEPTION_KEEPS_SUBJECT, None),
+    "life_guard_error_releases_subject": (True, BUG_EXCEPTION_KEEPS_SUBJECT, {0}),
+}
 
 
-def _marked(name, *rest):
-    cond, reason = BUGS.get(name, (False, ""))
-    marks = [pytest.mark.xfail(strict=True, reason=reason)] if cond else []
-    return pytest.param(name, *rest, marks=marks)
+def _marked(name, i):
+    cond, reason, which = BUGS.get(name, (False, "", None))
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if cond and (which is None or i in which) else []
+    return pytest.param(name, CASES[name][i], marks=marks)
 
 
 def _arg_id(a):
@@ -3597,7 +4209,7 @@ def _case_id(name, args):
     return f"{name}-" + "-".join(_arg_id(a) for a in args)
 
 
-@pytest.mark.parametrize("name,args", [_marked(n, a) for n in FUNCTIONS for a in CASES[n]],
+@pytest.mark.parametrize("name,args", [_marked(n, i) for n in FUNCTIONS for i in range(len(CASES[n]))],
                          ids=[_case_id(n, a) for n in FUNCTIONS for a in CASES[n]])
 def test_same_as_python(built, name, args):
     mod = built(STEM).module
@@ -3713,8 +4325,6 @@ def test_no_leak_in_any_case(built):
     gc.freeze()  # the collections below scan only what the calls made
     try:
         for name in FUNCTIONS:
-            if name in BUGS:
-                continue
             fn = getattr(mod, name)
             for args in CASES[name]:
                 def run():
