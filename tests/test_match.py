@@ -1135,6 +1135,13 @@ def capture_shadows_builtin_star(x):
     return sorted(x)
 
 
+def or_captures_swapped(x):
+    match x:
+        case [a, b, 0] | [b, a, 1] | {"a": a, "b": b}:
+            return a, b
+    return "none"
+
+
 # ---- value patterns (dotted names) -----------------------------------------
 
 def value_enum(c):
@@ -2265,6 +2272,26 @@ def guard_binds_in_comprehension(x):
     return "none"
 
 
+def guard_reads_other_case_capture(x):
+    match x:
+        case [a] if a > 0:
+            return "positive", a
+        case _ if a < 0:
+            return "negative", a
+    return "none"
+
+
+def guard_recursive_call(x):
+    match x:
+        case [a, *rest] if guard_recursive_call(rest) is not None:
+            return a + guard_recursive_call(rest)
+        case [a]:
+            return a
+        case []:
+            return None
+    return "not a list"
+
+
 # ---- case order and fall-through -------------------------------------------
 
 def order_no_case_matches(x):
@@ -3194,6 +3221,23 @@ def typed_mod_dispatch(n: int):
             return "one more", n // 3
         case r:
             return "remainder", r, -r
+
+
+def typed_capture_then_read(n: int):
+    match n:
+        case 0 if False:
+            pass
+        case k if k > 5:
+            pass
+    return k
+
+
+def typed_or_captures(n: int, m: int):
+    match n, m:
+        case (0, k) | (k, 0):
+            return k * 2
+        case (k, j) | [j, k, _]:
+            return k - j
 
 
 # ---- tracebacks: errors raised inside patterns ------------------------------
@@ -4262,6 +4306,11 @@ CASES = {
     "typed_param_captured": [(1, ["s"]), (1, 2), (3, [2**70])],
     "typed_float_web_captured": [([3],), (5,), ([2.5],), (["s"],)],
     "typed_mod_dispatch": [(9,), (10,), (11,), (-4,), (-3,), (0,)],
+    "guard_reads_other_case_capture": [([1],), ([-1],), (5,), ([0],)],
+    "guard_recursive_call": [([1, 2, 3],), ([],), ([4],), ("s",)],
+    "or_captures_swapped": [([1, 2, 0],), ([1, 2, 1],), ({"b": 1, "a": 2},), ([1, 2, 2],)],
+    "typed_capture_then_read": [(0,), (3,), (7,)],
+    "typed_or_captures": [(0, 5), (5, 0), (3, 1), (0, 0)],
 }
 
 # Calls on the result after the function returned.
