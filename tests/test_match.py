@@ -66,7 +66,7 @@ Open kiln bugs found (BUGS, strict xfail; test_non_utf8_bytes_patterns):
 an error from __getitem__ while a `*_` sequence pattern indexes the subject
 is reported on the item's line, not the pattern's; on 3.10/3.11 an error
 while `**rest` copies the mapping is reported on the pattern's first line,
-not the last key's value's; what a failed case extracted (items, attributes,
+not on a value sub-pattern's; what a failed case extracted (items, attributes,
 mapping values) stays alive in hidden locals until a later case matched or
 the match ended, and the subject until the function returns when a pattern
 or guard raises (CPython releases both at once: __del__ runs earlier); a
@@ -4359,7 +4359,7 @@ BUG_SUBSCRIPT_LINE = (
 BUG_REST_LINE = (
     "kiln bug (3.10, 3.11): an error raised while `**rest` copies the mapping (keys(), __getitem__) is "
     "reported on the line where the mapping pattern starts; CPython 3.10 and 3.11 report the line of the "
-    "last key's value pattern (3.12+ the pattern's start, as kiln)")
+    "last value sub-pattern they compiled code for (3.12+ the pattern's start, as kiln)")
 BUG_FAILED_CASE_TEMPS = (
     "kiln bug: what a failed case extracted (an item of a sequence, a class pattern's attribute, a mapping's "
     "value) stays in kiln's hidden locals until a later case matched (after its guard) or the match ended; "
