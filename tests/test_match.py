@@ -3240,6 +3240,39 @@ def typed_or_captures(n: int, m: int):
             return k - j
 
 
+def typed_bool_class_pattern(b: bool):
+    match b:
+        case int(i):
+            return type(i).__name__, i
+    return "none"
+
+
+def typed_float_class_patterns(x: float):
+    match x:
+        case int():
+            return "unreachable: a float argument is no int"
+        case float(f):
+            return "float", f, type(f).__name__
+    return "none"
+
+
+def typed_str_class_and_sequence(s: str):
+    match s:
+        case [*_]:
+            return "unreachable: a str is no sequence"
+        case str(t):
+            return "str", t
+    return "none"
+
+
+def typed_int_as_or(n: int):
+    match n:
+        case (1 | 2) as k:
+            return k * 10
+        case k:
+            return k - 1
+
+
 # ---- tracebacks: errors raised inside patterns ------------------------------
 
 def tb_eq_multiline(x, h):
@@ -4311,6 +4344,10 @@ CASES = {
     "or_captures_swapped": [([1, 2, 0],), ([1, 2, 1],), ({"b": 1, "a": 2},), ([1, 2, 2],)],
     "typed_capture_then_read": [(0,), (3,), (7,)],
     "typed_or_captures": [(0, 5), (5, 0), (3, 1), (0, 0)],
+    "typed_bool_class_pattern": [(True,), (False,)],
+    "typed_float_class_patterns": [(1.5,), (-0.0,), (NAN,)],
+    "typed_str_class_and_sequence": [("ab",), ("",)],
+    "typed_int_as_or": [(1,), (2,), (5,), (-3,)],
 }
 
 # Calls on the result after the function returned.
