@@ -2718,6 +2718,16 @@ static void dump_node(KlBuf *out, KlNode *n, int indent) {
     if (n->op) kl_buf_printf(out, " !%c", n->op);
     break;
   case KL_N_COMP: kl_buf_printf(out, " %s", kl_comp_text[n->op]); break;
+  case KL_N_MATCHOP: {
+    static const char *const ops[] = {"sequence", "mapping", "len", "keys", "class", "found", "item", "index", "rest"};
+    kl_buf_printf(out, " %s", n->op >= 0 && n->op < (int)(sizeof ops / sizeof ops[0]) ? ops[n->op] : "?");
+    if (n->op == KL_MATCH_CLASS || n->op == KL_MATCH_ITEM || n->op == KL_MATCH_INDEX)
+      kl_buf_printf(out, " %lld", (long long)n->ival);
+    break;
+  }
+  case KL_N_DEL:
+    if (n->op) kl_buf_puts(out, " (hidden, bound or not)");
+    break;
   case KL_N_LAMBDA:
     kl_buf_printf(out, " %s col %d (", n->lambda->name ? n->lambda->name : "lambda", n->lambda->col);
     for (int i = 0; i < n->lambda->nnames; i++) kl_buf_printf(out, "%s%s", i ? ", " : "", n->lambda->names[i]);

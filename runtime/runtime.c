@@ -688,8 +688,10 @@ static int made_by_def(const KrFuncDef *f, PyObject *orig) {
   PyObject *fn = f->first_line < f->def_line ? unwrapped(orig) : orig;
   if (!PyFunction_Check(fn)) return 0;
   PyCodeObject *code = (PyCodeObject *)PyFunction_GET_CODE(fn);
-  return code->co_firstlineno >= f->first_line && code->co_firstlineno <= f->def_line &&
-         PyUnicode_CompareWithASCIIString(code->co_name, f->name) == 0;
+  if (code->co_firstlineno < f->first_line || code->co_firstlineno > f->def_line) return 0;
+  for (const char *c = f->name; *c; c++)
+    if ((unsigned char)*c >= 0x80) return 1; /* CPython's name is its NFKC form: the lines say */
+  return PyUnicode_CompareWithASCIIString(code->co_name, f->name) == 0;
 }
 
 /* Looks up the originals, fills defaults, records __kiln_python__ and
