@@ -823,7 +823,14 @@ static int kr_module_init(PyObject *module, KrModuleDef *def) {
     if (def->interned[i]) continue;
     Py_ssize_t len = def->string_lens ? def->string_lens[i] : (Py_ssize_t)strlen(def->strings[i]);
     PyObject *s = PyUnicode_DecodeUTF8(def->strings[i], len, NULL);
-    if (!s) return -1;
+    if (!s) {
+      /* not UTF-8: a bytes literal's contents (b"\xff"), only ever read as
+       * bytes from the strings table; no str is made of it */
+      if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return -1;
+      PyErr_Clear();
+      def->interned[i] = Py_NewRef(Py_None);
+      continue;
+    }
     PyUnicode_InternInPlace(&s);
     def->interned[i] = s;
   }
