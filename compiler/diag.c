@@ -54,7 +54,7 @@ static const char *const code_explains[] = {
         "the calling frame), generator expressions other than the one argument of\n"
         "any/all/list/set/tuple or a string literal's join, the iterable of\n"
         "sorted/sum/min/max or one unpacked by *, comprehension targets other than\n"
-        "names, `x[*a]`, the rare f-string forms kiln does not parse, ...). The\n"
+        "names, the rare f-string forms kiln does not parse, ...). The\n"
         "function still works: kiln leaves all of it as ordinary Python and\n"
         "the report names the construct and its line.",
         "    def f(rows: list) -> list:\n"

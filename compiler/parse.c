@@ -598,7 +598,7 @@ static KlNode *subscript_item(Parser *p) {
   KlLoc loc = peek(p)->loc;
   KlNode *lo = NULL;
   if (!at(p, KL_TOK_COLON)) {
-    if (at(p, KL_TOK_STAR)) unsupported(p, peek(p)->loc, KL_KILN010, "starred expression in a subscript");
+    if (at(p, KL_TOK_STAR)) return starred(p); /* x[*a, b] (3.11): the index is that tuple */
     lo = test(p);
     if (!at(p, KL_TOK_COLON)) return lo;
   }
@@ -626,7 +626,7 @@ static KlNode *primary(Parser *p) {
       KlNode *s = new_node(p, KL_N_SUBSCRIPT, t->loc);
       s->a = n;
       KlNode *first = subscript_item(p);
-      if (at(p, KL_TOK_COMMA)) {
+      if (at(p, KL_TOK_COMMA) || first->kind == KL_N_STARRED) {
         Vec v = {0};
         vec_push(p, &v, first);
         while (accept(p, KL_TOK_COMMA)) {

@@ -24,7 +24,8 @@ Also: every function is reported native except the KILN010 ones (a starred
 comprehension target, frame-reading builtins called with unpacked
 arguments, and the unparenthesised starred tuples kiln does not parse yet:
 `for x in *a, 0`, `t += *a, 1`, `r: tuple = *a, 1`), which stay Python and
-still agree; `x[*a]` (3.11+) stays Python; the messages of each kind spelled
+still agree; `x[*a]` (3.11+) compiles (it stayed Python before match
+statements' commit) and agrees; the messages of each kind spelled
 out (test_messages); running the unpacking paths (errors included) 2,000
 times leaves no reference behind. Open kiln bugs are in BUGS, xfail(strict).
 The sources are valid on CPython 3.10 to 3.13; the version differences
@@ -1328,8 +1329,8 @@ def make_unpacks(s: object, n: int) -> object:
     return len(b) + len(r[0]) + len(d) + len(t) + len(st) + len(q)
 '''
 
-# 3.11+ only (PEP 646): `x[*a]` is a syntax error on 3.10. It leaves the
-# function as Python (KILN010); one without it in the same module compiles.
+# 3.11+ only (PEP 646): `x[*a]` is a syntax error on 3.10. The index is the
+# tuple `(*a,)` (LIST_EXTEND, then BINARY_SUBSCR / STORE_SUBSCR / DELETE_SUBSCR).
 SUBSCRIPT_SOURCE = '''
 def sub_star(d: dict, a: object) -> object:
     return d[*a]
@@ -1344,6 +1345,15 @@ def sub_star_store(d: dict, a: object) -> object:
     return d
 
 
+def sub_star_del(d: dict, a: object, b: object) -> object:
+    del d[*a, *b]
+    return d
+
+
+def sub_star_slice(d: object, a: object) -> object:
+    return d[*a, 1:2, ...]
+
+
 def sub_plain(d: dict, a: object) -> object:
     return d[(*a,)]
 '''
@@ -1351,7 +1361,7 @@ def sub_plain(d: dict, a: object) -> object:
 HELPERS = ("note", "boom", "gen", "make_iter", "f", "pos3", "kwf", "posonly", "mutate", "hashies", "strsub_keys",
            "pos3_list", "ident")
 
-# KILN010 by design: a starred comprehension target (and `x[*a]`, below),
+# KILN010 by design: a starred comprehension target,
 # locals()/vars()/dir()/eval()/globals()/super() with unpacked arguments (they
 # may read the calling frame). Not parsed yet, so also Python: an
 # unparenthesised starred tuple as a for loop's iterable or the value of an
@@ -1697,18 +1707,21 @@ def test_messages(built, name, args, etype, message):
         assert kind == "raised" and rest[0] == etype and rest[1].endswith(message), (fn, rest)
 
 
-def test_subscript_star_stays_python(built):
-    """`x[*a]` (3.11+) leaves the function as Python (KILN010) and agrees;
-    `x[(*a,)]` in the same module compiles."""
+def test_subscript_star(built):
+    """`x[*a]` (3.11+) compiles, as `x[(*a,)]` does, and agrees: loads,
+    stores, deletes, with slices and Ellipsis after the stars, errors."""
     if sys.version_info < (3, 11):
         pytest.skip("x[*a] is a syntax error before 3.11")
     b = built(SUB_STEM)
-    for name in ("sub_star", "sub_star_mixed", "sub_star_store"):
-        check_report_status(b, SUB_STEM, name, (name,))
-    check_report_status(b, SUB_STEM, "sub_plain", ())
+    for name in ("sub_star", "sub_star_mixed", "sub_star_store", "sub_star_del", "sub_star_slice", "sub_plain"):
+        check_report_status(b, SUB_STEM, name, ())
     mod = b.module
     cases = [("sub_star", ({(1, 2): "x"}, [1, 2])), ("sub_star", ({(): "e"}, [])), ("sub_star", ({}, 5)),
-             ("sub_star_mixed", ({(0, 1): "y"}, [1])), ("sub_star_store", ({}, [1, 2])),
+             ("sub_star", ({(0,): "g"}, range(1))), ("sub_star", ({}, [[1]])),
+             ("sub_star_mixed", ({(0, 1): "y"}, [1])), ("sub_star_mixed", ({}, None)),
+             ("sub_star_store", ({}, [1, 2])), ("sub_star_store", ({}, [[1]])),
+             ("sub_star_del", ({(1, 2, 3): 0, "k": 1}, [1], (2, 3))), ("sub_star_del", ({}, [1], [2])),
+             ("sub_star_del", ({}, [1], 7)), ("sub_star_slice", ({}, [1])),
              ("sub_plain", ({(1, 2): "x"}, [1, 2])), ("sub_plain", ({}, [3]))]
     for name, args in cases:
         outs = []
