@@ -1598,6 +1598,10 @@ static void for_iter(E *e, KlNode *s, Loop *lp, Val *iter_out) {
  * comprehension scope, it keeps no item alive, and a clause reading a later
  * clause's variable finds it unbound on the next run. */
 static void unbind_targets(E *e, KlNode *t) {
+  if (t->kind == KL_N_STARRED) {
+    unbind_targets(e, t->a);
+    return;
+  }
   if (t->kind != KL_N_NAME) {
     for (int i = 0; i < t->list.len; i++) unbind_targets(e, t->list.items[i]);
     return;

@@ -361,10 +361,13 @@ const char *const kl_comp_text[] = {
 
 static bool at_comp_for(Parser *p) { return at(p, KL_TOK_KW_FOR) || at(p, KL_TOK_KW_ASYNC); }
 
-/* A comprehension target kiln binds: names, in tuples and lists. */
+/* A comprehension target kiln binds: names, in tuples and lists, one of
+ * them starred (`for a, *rest in rows`). */
 static void check_comp_target(Parser *p, KlNode *t) {
   if (t->kind == KL_N_TUPLE || t->kind == KL_N_LIST) {
     for (int i = 0; i < t->list.len; i++) check_comp_target(p, t->list.items[i]);
+  } else if (t->kind == KL_N_STARRED) {
+    check_comp_target(p, t->a);
   } else if (t->kind != KL_N_NAME) {
     unsupported(p, t->loc, KL_KILN010, "comprehension target that is not a name");
   }
