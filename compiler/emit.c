@@ -1204,6 +1204,7 @@ static Val match_op(E *e, KlNode *n) {
   }
   if (n->op == KL_MATCH_INDEX) {
     line(e, "%s = kr->match_index(%s, %lld);", r.s, s.s, (long long)n->ival);
+    release(e, s);
   } else {
     Val b = to_object(e, ev(e, n->b), L);
     if (n->op == KL_MATCH_CLASS)
@@ -1212,8 +1213,13 @@ static Val match_op(E *e, KlNode *n) {
     else
       line(e, "%s = kr->match_%s(%s, %s);", r.s, n->op == KL_MATCH_KEYS ? "keys" : "rest", s.s, b.s);
     release(e, b);
+    release(e, s);
   }
-  release(e, s);
+  if (n->line310 && n->line310 != L) { /* 3.10 and 3.11 report it where their compiler last was */
+    line(e, "#if PY_VERSION_HEX < 0x030C0000");
+    fail_if(e, n->line310, "!%s", r.s);
+    line(e, "#endif");
+  }
   fail_if(e, L, "!%s", r.s);
   after_python(e, L);
   return r;

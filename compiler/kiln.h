@@ -371,6 +371,7 @@ struct KlNode {
   /* payload */
   char *name;       /* NAME, ATTR (attribute), KEYWORD (arg name, NULL for **) */
   int64_t ival;     /* INT; WITH: the line of its `with` statement; MATCHOP: an index or count (KlMatchOp) */
+  int line310;      /* MATCHOP: the line of its errors on 3.10 and 3.11 (parse.c's Match), 0: loc's */
   bool big;         /* INT beyond int64: kept as text in str */
   double fval;      /* FLOAT, IMAG */
   char *str;        /* STR, BYTES contents; INT big-literal text */
