@@ -1197,11 +1197,6 @@ static Val match_op(E *e, KlNode *n) {
     return r;
   }
   r = temp(e, KL_T_OBJECT);
-  if (n->op == KL_MATCH_ITEM) { /* of a tuple a MATCHOP made: no error */
-    line(e, "%s = PyTuple_GET_ITEM(%s, %lld); Py_INCREF(%s);", r.s, s.s, (long long)n->ival, r.s);
-    release(e, s);
-    return r;
-  }
   if (n->op == KL_MATCH_INDEX) {
     line(e, "%s = kr->match_index(%s, %lld);", r.s, s.s, (long long)n->ival);
     release(e, s);

@@ -266,7 +266,6 @@ typedef enum {
   KL_MATCH_CLASS,    /* a's attributes for class b's ival positional and kw's keyword sub-patterns, or None
                         when a is not an instance or lacks one (MATCH_CLASS) */
   KL_MATCH_FOUND,    /* bool: a (what KEYS or CLASS gave) is not None */
-  KL_MATCH_ITEM,     /* item ival of the tuple a */
   KL_MATCH_INDEX,    /* a[ival], or a[len(a) + ival] when ival < 0 (after a `*_`) */
   KL_MATCH_REST      /* a dict of a's items but the keys in the tuple b (a mapping's **rest) */
 } KlMatchOp;

@@ -1440,12 +1440,14 @@ static KlNode *try_stmt(Parser *p) {
  * starting with '$', which no source can spell), doing what CPython's
  * compiler makes of it, in its order:
  *
- *   $mN_s = SUBJECT
- *   [$mN_done = False]
- *   <case 1>            each case: its pattern's tests as nested ifs; at the
- *   if not $mN_done:    innermost one the captures are bound (only once the
- *       <case 2> ...    whole pattern matched), then `if GUARD:` sets done,
- *                       drops the hidden values and runs the body
+ *   try:
+ *       $mN_s = SUBJECT
+ *       [$mN_done = False]
+ *       <case 1>            each case: its pattern's tests as nested ifs; at the
+ *       if not $mN_done:    innermost one the captures are bound (only once the
+ *           <case 2> ...    whole pattern matched), then `if GUARD:` sets done,
+ *   finally:                drops the hidden values and runs the body
+ *       <drop the hidden values>
  *
  * The tests are CPython's instructions (MATCHOP nodes, emit.c): MATCH_SEQUENCE,
  * MATCH_MAPPING, GET_LEN, MATCH_KEYS, MATCH_CLASS; a sequence pattern without
@@ -1453,7 +1455,10 @@ static KlNode *try_stmt(Parser *p) {
  * `*_` indexes (with len(subject) - k after the star); a value pattern is
  * `subject == value`, None/True/False `subject is value`. An or-pattern
  * tries its alternatives until one sets its flag; a capture goes through
- * $mN_c_NAME, so every alternative can bind it before the case commits. */
+ * $mN_c_NAME, so every alternative can bind it before the case commits.
+ * A value is released where CPython's stack lets go of it (`del` of a hidden
+ * local, bound or not): an item when its sub-pattern is done with it, what
+ * a failed case extracted before the next case, everything on an error. */
 
 typedef enum { PAT_WILD, PAT_CAPTURE, PAT_VALUE, PAT_SINGLETON, PAT_SEQ, PAT_STAR, PAT_MAP, PAT_CLASS, PAT_AS,
                PAT_OR } PatKind;
@@ -2816,9 +2821,9 @@ static void dump_node(KlBuf *out, KlNode *n, int indent) {
     break;
   case KL_N_COMP: kl_buf_printf(out, " %s", kl_comp_text[n->op]); break;
   case KL_N_MATCHOP: {
-    static const char *const ops[] = {"sequence", "mapping", "len", "keys", "class", "found", "item", "index", "rest"};
+    static const char *const ops[] = {"sequence", "mapping", "len", "keys", "class", "found", "index", "rest"};
     kl_buf_printf(out, " %s", n->op >= 0 && n->op < (int)(sizeof ops / sizeof ops[0]) ? ops[n->op] : "?");
-    if (n->op == KL_MATCH_CLASS || n->op == KL_MATCH_ITEM || n->op == KL_MATCH_INDEX)
+    if (n->op == KL_MATCH_CLASS || n->op == KL_MATCH_INDEX)
       kl_buf_printf(out, " %lld", (long long)n->ival);
     break;
   }
