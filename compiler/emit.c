@@ -944,8 +944,45 @@ static void display_groups(E *e, const KlNode *n, bool **deferred, bool **flush)
  * set or dict, each unpacked one added as it comes (CPython's LIST_EXTEND,
  * SET_UPDATE, DICT_UPDATE: kr's helpers word their errors as it does), and
  * a tuple is made from the list. */
+/* A literal's value as a module constant (or an immortal), for a constant tuple. */
+static bool is_constant_literal(const KlNode *n) {
+  switch (n->kind) {
+  case KL_N_INT: case KL_N_FLOAT: case KL_N_IMAG: case KL_N_STR: case KL_N_BYTES:
+  case KL_N_TRUE: case KL_N_FALSE: case KL_N_NONE: case KL_N_ELLIPSIS: return true;
+  case KL_N_TUPLE:
+    for (int i = 0; i < n->list.len; i++)
+      if (!is_constant_literal(n->list.items[i])) return false;
+    return true;
+  default: return false;
+  }
+}
+
+static Val constant_object(E *e, KlNode *n) {
+  switch (n->kind) {
+  case KL_N_INT:
+    if (!n->big) return constant(e, "PyLong_FromLongLong(INT64_C(%lld))", (long long)n->ival);
+    break;
+  case KL_N_FLOAT: return constant(e, "PyFloat_FromDouble(%s)", double_literal(e, n->fval));
+  case KL_N_TRUE: return val(KL_T_OBJECT, false, "Py_True");
+  case KL_N_FALSE: return val(KL_T_OBJECT, false, "Py_False");
+  case KL_N_TUPLE: {
+    KlBuf b = {0};
+    kl_buf_printf(&b, "PyTuple_Pack(%d", n->list.len);
+    for (int i = 0; i < n->list.len; i++) kl_buf_printf(&b, ", %s", constant_object(e, n->list.items[i]).s);
+    kl_buf_puts(&b, ")");
+    Val c = n->list.len ? constant(e, "%s", b.data) : constant(e, "PyTuple_New(0)");
+    kl_buf_free(&b);
+    return c;
+  }
+  default: break;
+  }
+  return ev(e, n); /* a str, bytes, imaginary or big int literal: a constant already */
+}
+
 static Val display(E *e, KlNode *n) {
   int L = n->loc.line;
+  /* a tuple of literals is one object made once, as CPython's constant is */
+  if (n->kind == KL_N_TUPLE && is_constant_literal(n)) return constant_object(e, n);
   Val r = temp(e, KL_T_OBJECT);
   const int len = n->list.len;
   const bool set = n->kind == KL_N_SET, dict = n->kind == KL_N_DICT;
