@@ -53,10 +53,10 @@ static const char *const code_explains[] = {
         "locals()/vars()/dir() and eval/exec without a globals argument (they read\n"
         "the calling frame), generator expressions other than the one argument of\n"
         "any/all/list/set/tuple or a string literal's join, the iterable of\n"
-        "sorted/sum/min/max or one unpacked by *, comprehension targets other than\n"
-        "names, `x[*a]`, the rare f-string forms kiln does not parse, ...). The\n"
-        "function still works: kiln leaves all of it as ordinary Python and\n"
-        "the report names the construct and its line.",
+        "sorted/sum/min/max or one unpacked by *, comprehension targets that are\n"
+        "attributes or subscripts, the rare f-string forms kiln does not parse,\n"
+        "...). The function still works: kiln leaves all of it as ordinary\n"
+        "Python and the report names the construct and its line.",
         "    def f(rows: list) -> list:\n"
         "        return [sorted(r, key=lambda v: v % m) for m in (2, 3)]\n"
         "        # KILN010: lambda reading the comprehension variable 'm'\n"

@@ -944,8 +944,45 @@ static void display_groups(E *e, const KlNode *n, bool **deferred, bool **flush)
  * set or dict, each unpacked one added as it comes (CPython's LIST_EXTEND,
  * SET_UPDATE, DICT_UPDATE: kr's helpers word their errors as it does), and
  * a tuple is made from the list. */
+/* A literal's value as a module constant (or an immortal), for a constant tuple. */
+static bool is_constant_literal(const KlNode *n) {
+  switch (n->kind) {
+  case KL_N_INT: case KL_N_FLOAT: case KL_N_IMAG: case KL_N_STR: case KL_N_BYTES:
+  case KL_N_TRUE: case KL_N_FALSE: case KL_N_NONE: case KL_N_ELLIPSIS: return true;
+  case KL_N_TUPLE:
+    for (int i = 0; i < n->list.len; i++)
+      if (!is_constant_literal(n->list.items[i])) return false;
+    return true;
+  default: return false;
+  }
+}
+
+static Val constant_object(E *e, KlNode *n) {
+  switch (n->kind) {
+  case KL_N_INT:
+    if (!n->big) return constant(e, "PyLong_FromLongLong(INT64_C(%lld))", (long long)n->ival);
+    break;
+  case KL_N_FLOAT: return constant(e, "PyFloat_FromDouble(%s)", double_literal(e, n->fval));
+  case KL_N_TRUE: return val(KL_T_OBJECT, false, "Py_True");
+  case KL_N_FALSE: return val(KL_T_OBJECT, false, "Py_False");
+  case KL_N_TUPLE: {
+    KlBuf b = {0};
+    kl_buf_printf(&b, "PyTuple_Pack(%d", n->list.len);
+    for (int i = 0; i < n->list.len; i++) kl_buf_printf(&b, ", %s", constant_object(e, n->list.items[i]).s);
+    kl_buf_puts(&b, ")");
+    Val c = n->list.len ? constant(e, "%s", b.data) : constant(e, "PyTuple_New(0)");
+    kl_buf_free(&b);
+    return c;
+  }
+  default: break;
+  }
+  return ev(e, n); /* a str, bytes, imaginary or big int literal: a constant already */
+}
+
 static Val display(E *e, KlNode *n) {
   int L = n->loc.line;
+  /* a tuple of literals is one object made once, as CPython's constant is */
+  if (n->kind == KL_N_TUPLE && is_constant_literal(n)) return constant_object(e, n);
   Val r = temp(e, KL_T_OBJECT);
   const int len = n->list.len;
   const bool set = n->kind == KL_N_SET, dict = n->kind == KL_N_DICT;
@@ -1197,13 +1234,9 @@ static Val match_op(E *e, KlNode *n) {
     return r;
   }
   r = temp(e, KL_T_OBJECT);
-  if (n->op == KL_MATCH_ITEM) { /* of a tuple a MATCHOP made: no error */
-    line(e, "%s = PyTuple_GET_ITEM(%s, %lld); Py_INCREF(%s);", r.s, s.s, (long long)n->ival, r.s);
-    release(e, s);
-    return r;
-  }
   if (n->op == KL_MATCH_INDEX) {
     line(e, "%s = kr->match_index(%s, %lld);", r.s, s.s, (long long)n->ival);
+    release(e, s);
   } else {
     Val b = to_object(e, ev(e, n->b), L);
     if (n->op == KL_MATCH_CLASS)
@@ -1212,8 +1245,13 @@ static Val match_op(E *e, KlNode *n) {
     else
       line(e, "%s = kr->match_%s(%s, %s);", r.s, n->op == KL_MATCH_KEYS ? "keys" : "rest", s.s, b.s);
     release(e, b);
+    release(e, s);
   }
-  release(e, s);
+  if (n->line310 && n->line310 != L) { /* 3.10 and 3.11 report it where their compiler last was */
+    line(e, "#if PY_VERSION_HEX < 0x030C0000");
+    fail_if(e, n->line310, "!%s", r.s);
+    line(e, "#endif");
+  }
   fail_if(e, L, "!%s", r.s);
   after_python(e, L);
   return r;
@@ -1598,6 +1636,10 @@ static void for_iter(E *e, KlNode *s, Loop *lp, Val *iter_out) {
  * comprehension scope, it keeps no item alive, and a clause reading a later
  * clause's variable finds it unbound on the next run. */
 static void unbind_targets(E *e, KlNode *t) {
+  if (t->kind == KL_N_STARRED) {
+    unbind_targets(e, t->a);
+    return;
+  }
   if (t->kind != KL_N_NAME) {
     for (int i = 0; i < t->list.len; i++) unbind_targets(e, t->list.items[i]);
     return;

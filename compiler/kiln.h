@@ -266,7 +266,6 @@ typedef enum {
   KL_MATCH_CLASS,    /* a's attributes for class b's ival positional and kw's keyword sub-patterns, or None
                         when a is not an instance or lacks one (MATCH_CLASS) */
   KL_MATCH_FOUND,    /* bool: a (what KEYS or CLASS gave) is not None */
-  KL_MATCH_ITEM,     /* item ival of the tuple a */
   KL_MATCH_INDEX,    /* a[ival], or a[len(a) + ival] when ival < 0 (after a `*_`) */
   KL_MATCH_REST      /* a dict of a's items but the keys in the tuple b (a mapping's **rest) */
 } KlMatchOp;
@@ -371,6 +370,7 @@ struct KlNode {
   /* payload */
   char *name;       /* NAME, ATTR (attribute), KEYWORD (arg name, NULL for **) */
   int64_t ival;     /* INT; WITH: the line of its `with` statement; MATCHOP: an index or count (KlMatchOp) */
+  int line310;      /* MATCHOP: the line of its errors on 3.10 and 3.11 (parse.c's Match), 0: loc's */
   bool big;         /* INT beyond int64: kept as text in str */
   double fval;      /* FLOAT, IMAG */
   char *str;        /* STR, BYTES contents; INT big-literal text */

@@ -361,10 +361,13 @@ const char *const kl_comp_text[] = {
 
 static bool at_comp_for(Parser *p) { return at(p, KL_TOK_KW_FOR) || at(p, KL_TOK_KW_ASYNC); }
 
-/* A comprehension target kiln binds: names, in tuples and lists. */
+/* A comprehension target kiln binds: names, in tuples and lists, one of
+ * them starred (`for a, *rest in rows`). */
 static void check_comp_target(Parser *p, KlNode *t) {
   if (t->kind == KL_N_TUPLE || t->kind == KL_N_LIST) {
     for (int i = 0; i < t->list.len; i++) check_comp_target(p, t->list.items[i]);
+  } else if (t->kind == KL_N_STARRED) {
+    check_comp_target(p, t->a);
   } else if (t->kind != KL_N_NAME) {
     unsupported(p, t->loc, KL_KILN010, "comprehension target that is not a name");
   }
@@ -598,7 +601,7 @@ static KlNode *subscript_item(Parser *p) {
   KlLoc loc = peek(p)->loc;
   KlNode *lo = NULL;
   if (!at(p, KL_TOK_COLON)) {
-    if (at(p, KL_TOK_STAR)) unsupported(p, peek(p)->loc, KL_KILN010, "starred expression in a subscript");
+    if (at(p, KL_TOK_STAR)) return starred(p); /* x[*a, b] (3.11): the index is that tuple */
     lo = test(p);
     if (!at(p, KL_TOK_COLON)) return lo;
   }
@@ -626,7 +629,7 @@ static KlNode *primary(Parser *p) {
       KlNode *s = new_node(p, KL_N_SUBSCRIPT, t->loc);
       s->a = n;
       KlNode *first = subscript_item(p);
-      if (at(p, KL_TOK_COMMA)) {
+      if (at(p, KL_TOK_COMMA) || first->kind == KL_N_STARRED) {
         Vec v = {0};
         vec_push(p, &v, first);
         while (accept(p, KL_TOK_COMMA)) {
@@ -1437,12 +1440,14 @@ static KlNode *try_stmt(Parser *p) {
  * starting with '$', which no source can spell), doing what CPython's
  * compiler makes of it, in its order:
  *
- *   $mN_s = SUBJECT
- *   [$mN_done = False]
- *   <case 1>            each case: its pattern's tests as nested ifs; at the
- *   if not $mN_done:    innermost one the captures are bound (only once the
- *       <case 2> ...    whole pattern matched), then `if GUARD:` sets done,
- *                       drops the hidden values and runs the body
+ *   try:
+ *       $mN_s = SUBJECT
+ *       [$mN_done = False]
+ *       <case 1>            each case: its pattern's tests as nested ifs; at the
+ *       if not $mN_done:    innermost one the captures are bound (only once the
+ *           <case 2> ...    whole pattern matched), then `if GUARD:` sets done,
+ *   finally:                drops the hidden values and runs the body
+ *       <drop the hidden values>
  *
  * The tests are CPython's instructions (MATCHOP nodes, emit.c): MATCH_SEQUENCE,
  * MATCH_MAPPING, GET_LEN, MATCH_KEYS, MATCH_CLASS; a sequence pattern without
@@ -1450,7 +1455,10 @@ static KlNode *try_stmt(Parser *p) {
  * `*_` indexes (with len(subject) - k after the star); a value pattern is
  * `subject == value`, None/True/False `subject is value`. An or-pattern
  * tries its alternatives until one sets its flag; a capture goes through
- * $mN_c_NAME, so every alternative can bind it before the case commits. */
+ * $mN_c_NAME, so every alternative can bind it before the case commits.
+ * A value is released where CPython's stack lets go of it (`del` of a hidden
+ * local, bound or not): an item when its sub-pattern is done with it, what
+ * a failed case extracted before the next case, everything on an error. */
 
 typedef enum { PAT_WILD, PAT_CAPTURE, PAT_VALUE, PAT_SINGLETON, PAT_SEQ, PAT_STAR, PAT_MAP, PAT_CLASS, PAT_AS,
                PAT_OR } PatKind;
@@ -1464,6 +1472,7 @@ typedef struct Pat {
   int nitems;
   KlNode **keys;      /* MAP: its keys */
   KlNodeList kwnames; /* CLASS: KEYWORD nodes naming the keyword sub-patterns (the last kwnames.len items) */
+  bool synthetic;     /* a capture kiln made (an `as` name, a `**rest`): not a pattern CPython compiles */
 } Pat;
 
 typedef struct PatVec {
@@ -1678,6 +1687,9 @@ typedef struct Match {
   Parser *p;
   int id;
   int ntemps;
+  const char *subject;   /* the hidden local holding the subject */
+  bool consume;          /* this case's pattern consumes the subject (CPython's last case but a
+                            trailing `case _`, which gets no copy of it): release it as any value */
   Vec hidden;            /* a NAME per hidden object local made so far: dropped before a body and at the end */
   const char **captured; /* the current case's capture names, in CPython's store order */
   int ncaptured, capcaptured;
@@ -1685,14 +1697,18 @@ typedef struct Match {
   KlNodeList body;       /* the current case's body */
   KlLoc case_loc;        /* its pattern's */
   const char *done;      /* the flag a matched case sets, NULL with one case */
+  int line310;           /* the line 3.10 and 3.11 give what they compile next: the last pattern's they
+                            compiled (their compiler sets it per pattern and never restores it) */
 } Match;
 
 /* What remains to match after a test: a pattern against a hidden local,
- * then the rest; at the end an or-alternative's flag or the case's success. */
+ * then the rest; a value CPython's stack no longer holds (drop); at the end
+ * an or-alternative's flag or the case's success. */
 typedef struct Todo {
-  Pat *pat;            /* NULL: the end */
+  Pat *pat;            /* NULL: drop, or the end */
   const char *subject; /* the hidden local it matches */
-  KlNode *fetch;       /* before matching: `subject = fetch` (an item, an attribute), or NULL */
+  KlNode *fetch;       /* before matching: `subject = fetch` (an item of a sequence, **rest), or NULL */
+  const char *drop;    /* no pattern: release this hidden local, then the rest */
   const char *flag;    /* at the end: set this or-pattern flag (NULL: the case succeeds) */
   struct Todo *next;
 } Todo;
@@ -1740,7 +1756,6 @@ static KlNode *compare_node(Match *m, KlNode *a, int op, KlNode *b, KlLoc loc) {
   return n;
 }
 
-
 static KlNode *if_node(Match *m, KlNode *test, Vec *body) {
   KlNode *n = new_node(m->p, KL_N_IF, test->loc);
   n->a = test;
@@ -1748,12 +1763,25 @@ static KlNode *if_node(Match *m, KlNode *test, Vec *body) {
   return n;
 }
 
-/* Drops the hidden values made so far (`del` that does not mind unbound). */
-static KlNode *drop_hidden(Match *m, KlLoc loc) {
+/* `del` of hidden locals that does not mind them unbound: the hidden values
+ * made so far, the subject too or not, the latest first (CPython pops its
+ * stack from the top). */
+static KlNode *drop_hidden(Match *m, bool subject, KlLoc loc) {
   KlNode *n = new_node(m->p, KL_N_DEL, loc);
   n->op = 1;
   Vec v = {0};
-  for (int i = 0; i < m->hidden.len; i++) vec_push(m->p, &v, hidden_name(m, m->hidden.items[i]->name, loc));
+  for (int i = m->hidden.len - 1; i >= 0; i--)
+    if (subject || strcmp(m->hidden.items[i]->name, m->subject))
+      vec_push(m->p, &v, hidden_name(m, m->hidden.items[i]->name, loc));
+  n->list = to_list(&v);
+  return n;
+}
+
+static KlNode *drop_one(Match *m, const char *name, KlLoc loc) {
+  KlNode *n = new_node(m->p, KL_N_DEL, loc);
+  n->op = 1;
+  Vec v = {0};
+  vec_push(m->p, &v, hidden_name(m, name, loc));
   n->list = to_list(&v);
   return n;
 }
@@ -1764,6 +1792,17 @@ static Todo *todo(Match *m, Pat *pat, const char *subject, KlNode *fetch, Todo *
   t->subject = subject;
   t->fetch = fetch;
   t->next = next;
+  return t;
+}
+
+/* name is the subject, which later cases match: kept. */
+static bool kept(const Match *m, const char *name) { return !m->consume && !strcmp(name, m->subject); }
+
+/* Then release `name` (unless kept). */
+static Todo *then_drop(Match *m, const char *name, Todo *next) {
+  if (kept(m, name)) return next;
+  Todo *t = todo(m, NULL, NULL, NULL, next);
+  t->drop = name;
   return t;
 }
 
@@ -1779,7 +1818,7 @@ static void case_success(Match *m, Vec *out) {
   }
   Vec body = {0};
   if (m->done) vec_push(m->p, &body, set_flag(m, m->done, true, loc));
-  vec_push(m->p, &body, drop_hidden(m, loc));
+  vec_push(m->p, &body, drop_hidden(m, true, loc));
   for (int i = 0; i < m->body.len; i++) vec_push(m->p, &body, m->body.items[i]);
   if (!m->guard) {
     for (int i = 0; i < body.len; i++) vec_push(m->p, out, body.items[i]);
@@ -1788,9 +1827,10 @@ static void case_success(Match *m, Vec *out) {
   vec_push(m->p, out, if_node(m, m->guard, &body));
 }
 
-/* A capture: into its hidden name now, bound when the case matches. */
-static void capture(Match *m, const char *name, const char *subject, KlLoc loc, Vec *out) {
-  bool seen = false;
+/* A capture: into its hidden name now (assign), bound when the case
+ * matches, in the order record puts it in. */
+static void capture(Match *m, const char *name, const char *subject, KlLoc loc, Vec *out, bool assign, bool record) {
+  bool seen = !record;
   for (int i = 0; i < m->ncaptured; i++) seen |= !strcmp(m->captured[i], name);
   const char *hidden = kl_fmt(m->p->ctx, "$m%d_c_%s", m->id, name);
   if (!seen) {
@@ -1806,19 +1846,46 @@ static void capture(Match *m, const char *name, const char *subject, KlLoc loc, 
     for (int i = 0; i < m->hidden.len; i++) known |= !strcmp(m->hidden.items[i]->name, hidden);
     if (!known) vec_push(m->p, &m->hidden, hidden_name(m, hidden, loc));
   }
-  vec_push(m->p, out, assign_node(m, hidden_name(m, hidden, loc), hidden_name(m, subject, loc), loc));
+  if (assign) {
+    bool known = false;
+    for (int i = 0; i < m->hidden.len; i++) known |= !strcmp(m->hidden.items[i]->name, hidden);
+    if (!known) vec_push(m->p, &m->hidden, hidden_name(m, hidden, loc));
+    vec_push(m->p, out, assign_node(m, hidden_name(m, hidden, loc), hidden_name(m, subject, loc), loc));
+  }
 }
 
 static bool is_wild(const Pat *x) { return x->kind == PAT_WILD || (x->kind == PAT_STAR && !x->name); }
 
-/* Sub-patterns items[from..] of the hidden `holder`, each fetched by
- * MATCHOP op (ITEM of a tuple, INDEX of a sequence) as it comes, before rest. */
-static Todo *fetch_items(Match *m, Pat **items, int n, const char *holder, int op, int star, Todo *rest) {
+/* `(t0, t1, ...) = holder`, then release holder: a sequence pattern's items
+ * (UNPACK_SEQUENCE/UNPACK_EX), or the tuple MATCH_CLASS or MATCH_KEYS made
+ * (3.11+ unpack it too). Each item is then matched in order (a wildcard
+ * releases its item at its turn), before rest. */
+static Todo *unpack_items(Match *m, Pat **items, int n, const char *holder, KlLoc loc, Vec *out, Todo *rest) {
+  KlNode *targets = new_node(m->p, KL_N_TUPLE, loc);
+  KlNode **tv = kl_alloc(m->p->ctx, sizeof(KlNode *) * (size_t)(n ? n : 1));
+  const char **names = kl_alloc(m->p->ctx, sizeof(char *) * (size_t)(n ? n : 1));
+  for (int i = 0; i < n; i++) {
+    names[i] = new_hidden(m, "t", items[i]->loc);
+    KlNode *target = hidden_name(m, names[i], items[i]->loc);
+    if (items[i]->kind == PAT_STAR) {
+      KlNode *st = new_node(m->p, KL_N_STARRED, items[i]->loc);
+      st->a = target;
+      target = st;
+    }
+    tv[i] = target;
+  }
+  targets->list = (KlNodeList){tv, n};
+  vec_push(m->p, out, assign_node(m, targets, hidden_name(m, holder, loc), loc));
+  if (!kept(m, holder)) vec_push(m->p, out, drop_one(m, holder, loc)); /* consumed */
   for (int i = n - 1; i >= 0; i--) {
-    if (is_wild(items[i])) continue;
-    KlNode *f = match_op(m, op, holder, items[i]->loc);
-    f->ival = op == KL_MATCH_INDEX && star >= 0 && i > star ? -(int64_t)(n - i) : i;
-    rest = todo(m, items[i], new_hidden(m, "t", items[i]->loc), f, rest);
+    Pat *sub = items[i];
+    if (sub->kind == PAT_STAR && sub->name) { /* *rest: the list */
+      sub = new_pat(m->p, PAT_CAPTURE, items[i]->loc);
+      sub->name = items[i]->name;
+    } else if (sub->kind == PAT_STAR) {
+      sub = new_pat(m->p, PAT_WILD, items[i]->loc);
+    }
+    rest = todo(m, sub, names[i], NULL, rest);
   }
   return rest;
 }
@@ -1833,46 +1900,26 @@ static void gen_sequence(Match *m, Pat *x, const char *s, Todo *rest, Vec *out) 
   const int n = x->nitems;
   Vec in = {0};
   if (only_wild) {
-    gen(m, rest, &in);
+    gen(m, then_drop(m, s, rest), &in);
   } else if (star >= 0 && !x->items[star]->name) { /* `*_`: index, from the end after it */
-    gen(m, fetch_items(m, x->items, n, s, KL_MATCH_INDEX, star, rest), &in);
-  } else { /* unpack, as `a, *b, c = subject` */
-    KlNode *targets = new_node(m->p, KL_N_TUPLE, x->loc);
-    Vec tv = {0};
+    rest = then_drop(m, s, rest);
     for (int i = n - 1; i >= 0; i--) {
-      const char *t = new_hidden(m, "t", x->items[i]->loc);
-      if (!is_wild(x->items[i])) {
-        Pat *sub = x->items[i];
-        if (sub->kind == PAT_STAR) {
-          sub = new_pat(m->p, PAT_CAPTURE, sub->loc);
-          sub->name = x->items[i]->name;
-        }
-        rest = todo(m, sub, t, NULL, rest);
-      }
-      KlNode *target = hidden_name(m, t, x->items[i]->loc);
-      if (x->items[i]->kind == PAT_STAR) {
-        KlNode *st = new_node(m->p, KL_N_STARRED, x->items[i]->loc);
-        st->a = target;
-        target = st;
-      }
-      vec_push(m->p, &tv, target);
+      if (is_wild(x->items[i])) continue;
+      KlNode *f = match_op(m, KL_MATCH_INDEX, s, x->loc);
+      f->ival = i > star ? -(int64_t)(n - i) : i;
+      rest = todo(m, x->items[i], new_hidden(m, "t", x->items[i]->loc), f, rest);
     }
-    for (int i = 0; i < tv.len / 2; i++) { /* made last to first */
-      KlNode *swap = tv.items[i];
-      tv.items[i] = tv.items[tv.len - 1 - i];
-      tv.items[tv.len - 1 - i] = swap;
-    }
-    targets->list = to_list(&tv);
-    vec_push(m->p, &in, assign_node(m, targets, hidden_name(m, s, x->loc), x->loc));
     gen(m, rest, &in);
+  } else {
+    gen(m, unpack_items(m, x->items, n, s, x->loc, &in, rest), &in);
   }
-  KlNode *len = match_op(m, KL_MATCH_LEN, s, x->loc);
   KlNode *size = new_node(m->p, KL_N_INT, x->loc);
   size->ival = star >= 0 ? n - 1 : n;
   Vec len_ok = {0};
   if (star >= 0 && n == 1) { /* [*_], [*rest]: no length to check */
     len_ok = in;
   } else {
+    KlNode *len = match_op(m, KL_MATCH_LEN, s, x->loc);
     vec_push(m->p, &len_ok, if_node(m, compare_node(m, len, star >= 0 ? KL_CMP_GE : KL_CMP_EQ, size, x->loc), &in));
   }
   vec_push(m->p, out, if_node(m, match_op(m, KL_MATCH_SEQUENCE, s, x->loc), &len_ok));
@@ -1882,7 +1929,7 @@ static void gen_mapping(Match *m, Pat *x, const char *s, Todo *rest, Vec *out) {
   const int n = x->nitems;
   Vec in = {0};
   if (!n && !x->name) {
-    gen(m, rest, &in);
+    gen(m, then_drop(m, s, rest), &in);
   } else {
     const char *keys = new_hidden(m, "k", x->loc);
     KlNode *tuple = new_node(m->p, KL_N_TUPLE, x->loc);
@@ -1890,9 +1937,13 @@ static void gen_mapping(Match *m, Pat *x, const char *s, Todo *rest, Vec *out) {
     for (int i = 0; i < n; i++) vec_push(m->p, &kv, x->keys[i]);
     tuple->list = to_list(&kv);
     vec_push(m->p, &in, assign_node(m, hidden_name(m, keys, x->loc), tuple, x->loc));
-    if (x->name) { /* **rest: after the values matched, a dict of the other items */
+    /* after the values matched: **rest, a dict of the other items; then the
+     * keys and the subject are done with */
+    rest = then_drop(m, s, then_drop(m, keys, rest));
+    if (x->name) {
       Pat *cap = new_pat(m->p, PAT_CAPTURE, x->loc);
       cap->name = x->name;
+      cap->synthetic = true;
       KlNode *f = match_op(m, KL_MATCH_REST, s, x->loc);
       f->b = hidden_name(m, keys, x->loc);
       rest = todo(m, cap, new_hidden(m, "r", x->loc), f, rest);
@@ -1905,7 +1956,7 @@ static void gen_mapping(Match *m, Pat *x, const char *s, Todo *rest, Vec *out) {
       get->b = hidden_name(m, keys, x->loc);
       vec_push(m->p, &in, assign_node(m, hidden_name(m, values, x->loc), get, x->loc));
       Vec found = {0};
-      gen(m, fetch_items(m, x->items, n, values, KL_MATCH_ITEM, -1, rest), &found);
+      gen(m, unpack_items(m, x->items, n, values, x->loc, &found, rest), &found);
       vec_push(m->p, &in, if_node(m, match_op(m, KL_MATCH_FOUND, values, x->loc), &found));
     }
   }
@@ -1927,8 +1978,9 @@ static void gen_class(Match *m, Pat *x, const char *s, Todo *rest, Vec *out) {
   op->ival = x->nitems - x->kwnames.len;
   op->kw = x->kwnames;
   vec_push(m->p, out, assign_node(m, hidden_name(m, attrs, x->loc), op, x->loc));
+  if (!kept(m, s)) vec_push(m->p, out, drop_one(m, s, x->loc)); /* MATCH_CLASS consumed it */
   Vec found = {0};
-  gen(m, fetch_items(m, x->items, x->nitems, attrs, KL_MATCH_ITEM, -1, rest), &found);
+  gen(m, unpack_items(m, x->items, x->nitems, attrs, x->loc, &found, rest), &found);
   vec_push(m->p, out, if_node(m, match_op(m, KL_MATCH_FOUND, attrs, x->loc), &found));
 }
 
@@ -1939,7 +1991,12 @@ static void gen_or(Match *m, Pat *x, const char *s, Todo *rest, Vec *out) {
     Todo *end = todo(m, NULL, NULL, NULL, NULL);
     end->flag = flag;
     Vec alt = {0};
-    gen(m, todo(m, x->items[i], s, NULL, end), &alt);
+    const char *copy = s; /* each alternative matches (and may release) a copy of a temporary */
+    if (!kept(m, s)) {
+      copy = new_hidden(m, "t", x->items[i]->loc);
+      vec_push(m->p, &alt, assign_node(m, hidden_name(m, copy, x->items[i]->loc), hidden_name(m, s, x->loc), x->loc));
+    }
+    gen(m, todo(m, x->items[i], copy, NULL, end), &alt);
     if (i == 0) {
       for (int j = 0; j < alt.len; j++) vec_push(m->p, out, alt.items[j]);
     } else {
@@ -1949,12 +2006,28 @@ static void gen_or(Match *m, Pat *x, const char *s, Todo *rest, Vec *out) {
     }
   }
   Vec then = {0};
-  gen(m, rest, &then);
+  gen(m, then_drop(m, s, rest), &then);
   vec_push(m->p, out, if_node(m, hidden_name(m, flag, x->loc), &then));
+  if (!kept(m, s)) vec_push(m->p, out, drop_one(m, s, x->loc));
+}
+
+/* `if test(subject): <rest>`, the subject released as the test consumes it
+ * (on either path) when it is a temporary. */
+static void gen_test(Match *m, KlNode *test, const char *s, Todo *rest, Vec *out) {
+  Vec then = {0};
+  gen(m, then_drop(m, s, rest), &then);
+  vec_push(m->p, out, if_node(m, test, &then));
+  if (!kept(m, s)) vec_push(m->p, out, drop_one(m, s, test->loc));
 }
 
 static void gen(Match *m, Todo *t, Vec *out) {
   enter(m->p);
+  if (!t->pat && t->drop) {
+    vec_push(m->p, out, drop_one(m, t->drop, m->case_loc));
+    gen(m, t->next, out);
+    leave(m->p);
+    return;
+  }
   if (!t->pat) {
     if (t->flag) vec_push(m->p, out, set_flag(m, t->flag, true, m->case_loc));
     else case_success(m, out);
@@ -1963,29 +2036,33 @@ static void gen(Match *m, Todo *t, Vec *out) {
   }
   Pat *x = t->pat;
   const char *s = t->subject;
-  if (t->fetch) vec_push(m->p, out, assign_node(m, hidden_name(m, s, x->loc), t->fetch, x->loc));
+  if (t->fetch) {
+    t->fetch->line310 = m->line310;
+    vec_push(m->p, out, assign_node(m, hidden_name(m, s, x->loc), t->fetch, t->fetch->loc));
+  }
+  if (!x->synthetic && x->kind != PAT_WILD) m->line310 = x->loc.line;
   switch (x->kind) {
-  case PAT_WILD: gen(m, t->next, out); break;
+  case PAT_WILD: gen(m, then_drop(m, s, t->next), out); break;
   case PAT_CAPTURE:
   case PAT_STAR:
-    capture(m, x->name, s, x->loc, out);
-    gen(m, t->next, out);
+    capture(m, x->name, s, x->loc, out, !x->synthetic || t->fetch, true);
+    gen(m, then_drop(m, s, t->next), out);
     break;
   case PAT_AS: {
+    /* the value is kept for the name first (the pattern may release it),
+     * the name recorded after the pattern's own (CPython's store order) */
+    capture(m, x->name, s, x->loc, out, true, false);
     Pat *cap = new_pat(m->p, PAT_CAPTURE, x->loc);
     cap->name = x->name;
+    cap->synthetic = true;
     gen(m, todo(m, x->items[0], s, NULL, todo(m, cap, s, NULL, t->next)), out);
     break;
   }
   case PAT_VALUE:
-  case PAT_SINGLETON: {
-    Vec then = {0};
-    gen(m, t->next, &then);
-    KlNode *test = compare_node(m, hidden_name(m, s, x->loc), x->kind == PAT_VALUE ? KL_CMP_EQ : KL_CMP_IS, x->value,
-                                x->loc);
-    vec_push(m->p, out, if_node(m, test, &then));
+  case PAT_SINGLETON:
+    gen_test(m, compare_node(m, hidden_name(m, s, x->loc), x->kind == PAT_VALUE ? KL_CMP_EQ : KL_CMP_IS, x->value,
+                             x->loc), s, t->next, out);
     break;
-  }
   case PAT_SEQ: gen_sequence(m, x, s, t->next, out); break;
   case PAT_MAP: gen_mapping(m, x, s, t->next, out); break;
   case PAT_CLASS: gen_class(m, x, s, t->next, out); break;
@@ -2007,55 +2084,80 @@ static bool at_match_stmt(Parser *p) {
 }
 
 /* match_stmt = "match" subject ":" NEWLINE INDENT case+ DEDENT
- * case = "case" patterns ["if" test] ":" block */
-static void match_stmt(Parser *p, Vec *out) {
+ * case = "case" patterns ["if" test] ":" block
+ * All of it in `try: ... finally: <drop the hidden values>`: an error in a
+ * pattern or a guard releases them at once, as CPython's unwinding pops
+ * its stack. */
+static void match_stmt(Parser *p, Vec *stmts_out) {
   KlToken *t = next(p);
   Match m = {.p = p, .id = p->ctx->next_node_id++};
   KlNode *subject = testlist(p, true);
   expect(p, KL_TOK_COLON);
   expect(p, KL_TOK_NEWLINE);
   expect(p, KL_TOK_INDENT);
-  const char *s = new_hidden(&m, "s", t->loc);
+  Vec code_all = {0}, *out = &code_all;
+  const char *s = m.subject = new_hidden(&m, "s", t->loc);
   vec_push(p, out, assign_node(&m, hidden_name(&m, s, t->loc), subject, t->loc));
-  /* more than one case: a flag says one matched */
-  int ncases = 0;
-  for (int i = p->pos, depth = 0; i < p->ntoks && depth >= 0; i++) {
-    KlTokKind k = p->toks[i].kind;
-    if (k == KL_TOK_INDENT) depth++;
-    else if (k == KL_TOK_DEDENT) depth--;
-    else if (depth == 0 && k == KL_TOK_NAME && !strcmp(p->toks[i].str, "case") &&
-             (p->toks[i - 1].kind == KL_TOK_INDENT || p->toks[i - 1].kind == KL_TOK_DEDENT ||
-              p->toks[i - 1].kind == KL_TOK_NEWLINE))
-      ncases++;
-  }
-  if (ncases > 1) {
-    m.done = kl_fmt(p->ctx, "$m%d_done", m.id);
-    vec_push(p, out, set_flag(&m, m.done, false, t->loc));
-  }
-  bool first = true;
+  typedef struct Case {
+    KlToken *kw;
+    KlLoc loc;
+    Pat *pat;
+    KlNode *guard;
+    KlNodeList body;
+  } Case;
+  Case *cases = NULL;
+  int ncases = 0, capcases = 0;
   while (!accept(p, KL_TOK_DEDENT)) {
     KlToken *c = expect(p, KL_TOK_NAME);
     if (strcmp(c->str, "case")) unsupported(p, c->loc, KL_KILN010, "syntax in a match statement");
-    m.case_loc = peek(p)->loc;
-    Pat *pat = case_patterns(p);
-    m.guard = accept(p, KL_TOK_KW_IF) ? test(p) : NULL;
+    if (ncases == capcases) {
+      capcases = capcases ? capcases * 2 : 8;
+      Case *more = kl_alloc(p->ctx, sizeof(Case) * (size_t)capcases);
+      if (ncases) memcpy(more, cases, sizeof(Case) * (size_t)ncases);
+      cases = more;
+    }
+    Case *k = &cases[ncases++];
+    k->kw = c;
+    k->loc = peek(p)->loc;
+    k->pat = case_patterns(p);
+    k->guard = accept(p, KL_TOK_KW_IF) ? test(p) : NULL;
     expect(p, KL_TOK_COLON);
     enter(p);
-    m.body = block(p);
+    k->body = block(p);
     leave(p);
+  }
+  if (ncases > 1) { /* a flag says a case matched */
+    m.done = kl_fmt(p->ctx, "$m%d_done", m.id);
+    vec_push(p, out, set_flag(&m, m.done, false, t->loc));
+  }
+  /* CPython gives every case a copy of the subject but the last one (not
+   * counting a trailing `case _`), whose pattern consumes it */
+  const bool has_default = ncases > 1 && cases[ncases - 1].pat->kind == PAT_WILD;
+  for (int i = 0; i < ncases; i++) {
+    Case *k = &cases[i];
+    m.case_loc = k->loc;
+    m.guard = k->guard;
+    m.body = k->body;
+    m.consume = i == ncases - 1 - has_default;
     m.ncaptured = 0;
+    m.line310 = m.case_loc.line;
     Vec code = {0};
-    gen(&m, todo(&m, pat, s, NULL, todo(&m, NULL, NULL, NULL, NULL)), &code);
-    if (first || !m.done) {
-      for (int i = 0; i < code.len; i++) vec_push(p, out, code.items[i]);
+    gen(&m, todo(&m, k->pat, s, NULL, todo(&m, NULL, NULL, NULL, NULL)), &code);
+    vec_push(p, &code, drop_hidden(&m, m.consume, m.case_loc)); /* what a failed case extracted */
+    if (i == 0 || !m.done) {
+      for (int j = 0; j < code.len; j++) vec_push(p, out, code.items[j]);
     } else {
-      KlNode *not = new_node(p, KL_N_NOT, c->loc);
-      not->a = hidden_name(&m, m.done, c->loc);
+      KlNode *not = new_node(p, KL_N_NOT, k->kw->loc);
+      not->a = hidden_name(&m, m.done, k->kw->loc);
       vec_push(p, out, if_node(&m, not, &code));
     }
-    first = false;
   }
-  vec_push(p, out, drop_hidden(&m, t->loc));
+  KlNode *tr = new_node(p, KL_N_TRY, t->loc);
+  tr->body = to_list(&code_all);
+  Vec fin = {0};
+  vec_push(p, &fin, drop_hidden(&m, true, t->loc));
+  tr->kw = to_list(&fin);
+  vec_push(p, stmts_out, tr);
 }
 
 static void stmt(Parser *p, Vec *out) {
@@ -2718,6 +2820,16 @@ static void dump_node(KlBuf *out, KlNode *n, int indent) {
     if (n->op) kl_buf_printf(out, " !%c", n->op);
     break;
   case KL_N_COMP: kl_buf_printf(out, " %s", kl_comp_text[n->op]); break;
+  case KL_N_MATCHOP: {
+    static const char *const ops[] = {"sequence", "mapping", "len", "keys", "class", "found", "index", "rest"};
+    kl_buf_printf(out, " %s", n->op >= 0 && n->op < (int)(sizeof ops / sizeof ops[0]) ? ops[n->op] : "?");
+    if (n->op == KL_MATCH_CLASS || n->op == KL_MATCH_INDEX)
+      kl_buf_printf(out, " %lld", (long long)n->ival);
+    break;
+  }
+  case KL_N_DEL:
+    if (n->op) kl_buf_puts(out, " (hidden, bound or not)");
+    break;
   case KL_N_LAMBDA:
     kl_buf_printf(out, " %s col %d (", n->lambda->name ? n->lambda->name : "lambda", n->lambda->col);
     for (int i = 0; i < n->lambda->nnames; i++) kl_buf_printf(out, "%s%s", i ? ", " : "", n->lambda->names[i]);

@@ -236,6 +236,10 @@ static void resolve_list(KlCtx *ctx, KlModule *m, KlFunc *f, KlNodeList l) {
 /* Binds a comprehension's target names to its own variables: new locals
  * found only through f->comp_scope (from `mark` on: this comprehension's). */
 static void bind_comp_target(KlCtx *ctx, KlFunc *f, KlNode *t, int mark) {
+  if (t->kind == KL_N_STARRED) {
+    bind_comp_target(ctx, f, t->a, mark);
+    return;
+  }
   if (t->kind != KL_N_NAME) {
     for (int i = 0; i < t->list.len; i++) bind_comp_target(ctx, f, t->list.items[i], mark);
     return;
@@ -415,11 +419,13 @@ static void symtable_clauses(VarOrder *o, KlNode *comp) {
 
 static void collect_targets(KlNode *t, KlNode **out, int *n) {
   if (t->kind == KL_N_NAME) out[(*n)++] = t;
+  else if (t->kind == KL_N_STARRED) collect_targets(t->a, out, n);
   else
     for (int i = 0; i < t->list.len; i++) collect_targets(t->list.items[i], out, n);
 }
 
 static int count_targets(KlNode *t) {
+  if (t->kind == KL_N_STARRED) return count_targets(t->a);
   int n = t->kind == KL_N_NAME;
   for (int i = 0; t->kind != KL_N_NAME && i < t->list.len; i++) n += count_targets(t->list.items[i]);
   return n;

@@ -688,8 +688,10 @@ static int made_by_def(const KrFuncDef *f, PyObject *orig) {
   PyObject *fn = f->first_line < f->def_line ? unwrapped(orig) : orig;
   if (!PyFunction_Check(fn)) return 0;
   PyCodeObject *code = (PyCodeObject *)PyFunction_GET_CODE(fn);
-  return code->co_firstlineno >= f->first_line && code->co_firstlineno <= f->def_line &&
-         PyUnicode_CompareWithASCIIString(code->co_name, f->name) == 0;
+  if (code->co_firstlineno < f->first_line || code->co_firstlineno > f->def_line) return 0;
+  for (const char *c = f->name; *c; c++)
+    if ((unsigned char)*c >= 0x80) return 1; /* CPython's name is its NFKC form: the lines say */
+  return PyUnicode_CompareWithASCIIString(code->co_name, f->name) == 0;
 }
 
 /* Looks up the originals, fills defaults, records __kiln_python__ and
@@ -821,7 +823,14 @@ static int kr_module_init(PyObject *module, KrModuleDef *def) {
     if (def->interned[i]) continue;
     Py_ssize_t len = def->string_lens ? def->string_lens[i] : (Py_ssize_t)strlen(def->strings[i]);
     PyObject *s = PyUnicode_DecodeUTF8(def->strings[i], len, NULL);
-    if (!s) return -1;
+    if (!s) {
+      /* not UTF-8: a bytes literal's contents (b"\xff"), only ever read as
+       * bytes from the strings table; no str is made of it */
+      if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return -1;
+      PyErr_Clear();
+      def->interned[i] = Py_NewRef(Py_None);
+      continue;
+    }
     PyUnicode_InternInPlace(&s);
     def->interned[i] = s;
   }
@@ -2344,14 +2353,30 @@ static int kr_dict_update(PyObject *dict, PyObject *mapping) {
  * DELETE_SUBSCR), each step in its order, so that every __len__, get,
  * __instancecheck__ and attribute read happens as it would. ---- */
 
+/* An interned str made once (NULL with an error). */
+static PyObject *interned(PyObject **slot, const char *text) {
+  if (!*slot) *slot = PyUnicode_InternFromString(text);
+  return *slot;
+}
+
+/* name is one of the n names in seen (all exact str, as CPython's set of
+ * them would say: by value). */
+static int seen_before(PyObject *const *seen, Py_ssize_t n, PyObject *name) {
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (seen[i] == name || PyUnicode_Compare(seen[i], name) == 0) return 1;
+  return 0;
+}
+
 /* MATCH_KEYS: a tuple of map.get(key, <dummy>) for each key in order, None
- * at the first missing one; a key seen before is a ValueError. */
+ * at the first missing one; a key seen before is a ValueError. An exact
+ * dict's get is dict.get (nothing can override it): looked up directly. */
 static PyObject *kr_match_keys(PyObject *map, PyObject *keys) {
+  static PyObject *get_str;
   Py_ssize_t nkeys = PyTuple_GET_SIZE(keys);
   if (!nkeys) return PyTuple_New(0);
-  PyObject *seen = NULL, *dummy = NULL, *values = NULL;
-  PyObject *get = PyObject_GetAttrString(map, "get");
-  if (!get) goto fail;
+  const int exact = PyDict_CheckExact(map);
+  PyObject *seen = NULL, *dummy = NULL, *values = NULL, *get = NULL;
+  if (!exact && (!interned(&get_str, "get") || !(get = PyObject_GetAttr(map, get_str)))) goto fail;
   seen = PySet_New(NULL);
   if (!seen) goto fail;
   dummy = PyObject_CallNoArgs((PyObject *)&PyBaseObject_Type);
@@ -2364,8 +2389,16 @@ static PyObject *kr_match_keys(PyObject *map, PyObject *keys) {
       if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "mapping pattern checks duplicate key (%R)", key);
       goto fail;
     }
-    PyObject *value = PyObject_CallFunctionObjArgs(get, key, dummy, NULL);
-    if (!value) goto fail;
+    PyObject *value;
+    if (exact) {
+      value = PyDict_GetItemWithError(map, key);
+      if (!value && PyErr_Occurred()) goto fail;
+      value = value ? Py_NewRef(value) : Py_NewRef(dummy);
+    } else {
+      PyObject *args[] = {key, dummy};
+      value = PyObject_Vectorcall(get, args, 2, NULL);
+      if (!value) goto fail;
+    }
     if (value == dummy) { /* not in the map */
       Py_DECREF(value);
       Py_SETREF(values, Py_NewRef(Py_None));
@@ -2373,7 +2406,7 @@ static PyObject *kr_match_keys(PyObject *map, PyObject *keys) {
     }
     PyTuple_SET_ITEM(values, i, value);
   }
-  Py_DECREF(get);
+  Py_XDECREF(get);
   Py_DECREF(seen);
   Py_DECREF(dummy);
   return values;
@@ -2387,13 +2420,13 @@ fail:
 
 /* getattr(subject, name), NULL without an error when it has none; a name
  * already taken by another sub-pattern is a TypeError. */
-static PyObject *match_class_attr(PyObject *subject, PyObject *type, PyObject *name, PyObject *seen) {
-  if (PySet_Contains(seen, name) || PySet_Add(seen, name)) {
-    if (!PyErr_Occurred())
-      PyErr_Format(PyExc_TypeError, "%s() got multiple sub-patterns for attribute %R", ((PyTypeObject *)type)->tp_name,
-                   name);
+static PyObject *match_class_attr(PyObject *subject, PyObject *type, PyObject *name, PyObject **seen, Py_ssize_t *nseen) {
+  if (seen_before(seen, *nseen, name)) {
+    PyErr_Format(PyExc_TypeError, "%s() got multiple sub-patterns for attribute %R", ((PyTypeObject *)type)->tp_name,
+                 name);
     return NULL;
   }
+  seen[(*nseen)++] = name;
   PyObject *attr = PyObject_GetAttr(subject, name);
   if (!attr && PyErr_ExceptionMatches(PyExc_AttributeError)) PyErr_Clear();
   return attr;
@@ -2404,6 +2437,7 @@ static PyObject *match_class_attr(PyObject *subject, PyObject *type, PyObject *n
  * that match themselves) and the keyword ones (kwnames, a tuple or NULL)
  * look at, or None when the subject is not an instance or lacks one. */
 static PyObject *kr_match_class(PyObject *subject, PyObject *type, Py_ssize_t nargs, PyObject *kwnames) {
+  static PyObject *match_args_str;
   if (!PyType_Check(type)) {
 #if PY_VERSION_HEX >= 0x030C0000
     PyErr_SetString(PyExc_TypeError, "called match pattern must be a class");
@@ -2415,13 +2449,18 @@ static PyObject *kr_match_class(PyObject *subject, PyObject *type, Py_ssize_t na
   int is = PyObject_IsInstance(subject, type);
   if (is < 0) return NULL;
   if (!is) return Py_NewRef(Py_None);
-  PyObject *seen = PySet_New(NULL), *match_args = NULL, *attrs = NULL;
-  if (!seen) return NULL;
-  attrs = PyList_New(0);
-  if (!attrs) goto fail;
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  PyObject *match_args = NULL, *attrs = PyTuple_New(nargs + nkw);
+  PyObject **seen = PyMem_Malloc(sizeof(PyObject *) * (size_t)(nargs + nkw + 1)); /* borrowed names */
+  Py_ssize_t nseen = 0;
+  if (!attrs || !seen) {
+    if (!seen) PyErr_NoMemory();
+    goto fail;
+  }
   if (nargs) {
     int match_self = 0;
-    match_args = PyObject_GetAttrString(type, "__match_args__");
+    if (!interned(&match_args_str, "__match_args__")) goto fail;
+    match_args = PyObject_GetAttr(type, match_args_str);
     if (match_args) {
       if (!PyTuple_CheckExact(match_args)) {
         PyErr_Format(PyExc_TypeError, "%s.__match_args__ must be a tuple (got %s)", ((PyTypeObject *)type)->tp_name,
@@ -2443,7 +2482,7 @@ static PyObject *kr_match_class(PyObject *subject, PyObject *type, Py_ssize_t na
       goto fail;
     }
     if (match_self) {
-      if (PyList_Append(attrs, subject) < 0) goto fail;
+      PyTuple_SET_ITEM(attrs, 0, Py_NewRef(subject));
     } else {
       for (Py_ssize_t i = 0; i < nargs; i++) {
         PyObject *name = PyTuple_GET_ITEM(match_args, i);
@@ -2451,29 +2490,25 @@ static PyObject *kr_match_class(PyObject *subject, PyObject *type, Py_ssize_t na
           PyErr_Format(PyExc_TypeError, "__match_args__ elements must be strings (got %s)", Py_TYPE(name)->tp_name);
           goto fail;
         }
-        PyObject *attr = match_class_attr(subject, type, name, seen);
+        PyObject *attr = match_class_attr(subject, type, name, seen, &nseen);
         if (!attr) goto fail;
-        int rc = PyList_Append(attrs, attr);
-        Py_DECREF(attr);
-        if (rc < 0) goto fail;
+        PyTuple_SET_ITEM(attrs, i, attr);
       }
     }
-    Py_CLEAR(match_args);
+    /* the names stay referenced by match_args until the keywords are checked */
   }
-  for (Py_ssize_t i = 0; kwnames && i < PyTuple_GET_SIZE(kwnames); i++) {
-    PyObject *attr = match_class_attr(subject, type, PyTuple_GET_ITEM(kwnames, i), seen);
+  for (Py_ssize_t i = 0; i < nkw; i++) {
+    PyObject *attr = match_class_attr(subject, type, PyTuple_GET_ITEM(kwnames, i), seen, &nseen);
     if (!attr) goto fail;
-    int rc = PyList_Append(attrs, attr);
-    Py_DECREF(attr);
-    if (rc < 0) goto fail;
+    PyTuple_SET_ITEM(attrs, nargs + i, attr);
   }
-  Py_SETREF(attrs, PyList_AsTuple(attrs));
-  Py_DECREF(seen);
+  Py_XDECREF(match_args);
+  PyMem_Free(seen);
   return attrs;
 fail: /* an error, or no match */
-  Py_DECREF(seen);
   Py_XDECREF(match_args);
   Py_XDECREF(attrs);
+  PyMem_Free(seen);
   return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
 }
 

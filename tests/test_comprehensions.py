@@ -14,8 +14,8 @@ iterator).
 
 Each group of functions is one source (the *_SRC strings below), built once
 per module with `kiln.build`. Every function of a group is expected to be
-reported "native" except those named in the group's `python` set: `:=`,
-attribute, subscript and starred targets, and generator expressions other
+reported "native" except those named in the group's `python` set:
+attribute and subscript targets, and generator expressions other
 than the one argument of the builtin any, all, list, set, tuple or sorted or
 of a string literal's join, or the iterable of sum (with its start), min or
 max (with key and default), stay Python (KILN010) and still give Python's
@@ -3342,8 +3342,8 @@ GROUPS = {
     "lc_results": (RESULTS_SRC, set()),
     "lc_usage": (USAGE_SRC, set()),
     "lc_refs": (REFS_SRC, set()),
-    "lc_fallback": (FALLBACK_SRC, {"fb_attr_target",  # fb_walrus_*: compiled since := is (2026-12-02)
-                                   "fb_subscript_target", "fb_starred_target", "fb_starred_nested"}
+    "lc_fallback": (FALLBACK_SRC, {"fb_attr_target",  # fb_walrus_*, fb_starred_*: compiled since 2026-12-02
+                                   "fb_subscript_target"}
                     | GENEXPR_LEFT["lc_fallback"]),
     "lc_random": (RANDOM_SRC, set()),
     "lc_genexp": (GENEXP_SRC + GENEXP_BUGS_SRC, set()),

@@ -98,6 +98,14 @@ def _pathological() -> dict[str, bytes]:
         "many_functions": "".join(f"def f{i}(x: int) -> int:\n    return x + {i}\n" for i in range(3000)),
         "many_statements": FN + "".join(f"    x = x + {i}\n" for i in range(3000)) + "    return x\n",
         "long_name": FN + "    " + "v" * 100_000 + " = x\n    return " + "v" * 100_000 + "\n",
+        "match_cases": FN + "    match x:\n" + "".join(f"        case {i}:\n            return {i}\n" for i in range(3000))
+        + "    return x\n",
+        "match_or_chain": FN + "    match x:\n        case " + " | ".join(str(i) for i in range(5000))
+        + ":\n            return 1\n    return 0\n",
+        "match_long_sequence": FN + "    match x:\n        case [" + ", ".join(f"a{i}" for i in range(5000))
+        + "]:\n            return a0\n    return 0\n",
+        "match_nested_classes": FN + "    match x:\n        case " + "C(" * 150 + "y" + ")" * 150
+        + ":\n            return y\n    return 0\n",
     }
     out = {k: v.encode() for k, v in c.items()}
     out["nul"] = FN.encode() + b"    return x\x00 + 1\n"
@@ -138,7 +146,7 @@ def test_pathological_input(name: str, patho_dir: pathlib.Path) -> None:
 # Over the limit: the function stays Python, with the reason; the module is fine.
 TOO_DEEP = ["unary", "invert_plus", "nots", "binchain", "mulchain", "powchain", "attr", "calls",
             "subscripts", "ifexp", "elif", "long_line", "deep_default", "deep_return_annotation",
-            "deep_annotation"]
+            "deep_annotation", "match_long_sequence"]
 
 
 @pytest.mark.parametrize("name", TOO_DEEP)

@@ -20,11 +20,11 @@ copies for each run), and what a caller can observe must agree:
   __qualname__ lookups made to word an error;
 - calls on returned lambdas (PROBES).
 
-Also: every function is reported native except the KILN010 ones (a starred
-comprehension target, frame-reading builtins called with unpacked
-arguments, and the unparenthesised starred tuples kiln does not parse yet:
-`for x in *a, 0`, `t += *a, 1`, `r: tuple = *a, 1`), which stay Python and
-still agree; `x[*a]` (3.11+) stays Python; the messages of each kind spelled
+Also: every function is reported native except the KILN010 ones
+(frame-reading builtins called with unpacked arguments, `f(*gen, k=v)`),
+which stay Python and still agree; starred comprehension targets
+(`[a for a, *b in rows]`) and `x[*a]` (3.11+) compile (both stayed Python
+until 2026-12-02) and agree; the messages of each kind spelled
 out (test_messages); running the unpacking paths (errors included) 2,000
 times leaves no reference behind. Open kiln bugs are in BUGS, xfail(strict).
 The sources are valid on CPython 3.10 to 3.13; the version differences
@@ -1265,10 +1265,30 @@ def unpack_chained_fails(v: object) -> object:
     return a, b, c, d
 
 
-# ---- KILN010: starred comprehension targets, frame-reading builtins ------
+# ---- starred comprehension targets (KILN010 before 561a805's successor) ---
 
 def comp_target_star(rows: object) -> object:
     return [a for a, *b in rows]
+
+
+def comp_target_star_first(rows: object) -> object:
+    return [(h, t) for *h, t in rows if h]
+
+
+def comp_target_star_two_clauses(rows: object, k: int) -> object:
+    return {(x, len(r)): y for x, *r in rows for *y, in [r] * k}
+
+
+def comp_target_star_read_after(rows: object) -> object:
+    r = [b for a, *b in rows]
+    try:
+        return r, b  # the comprehension's b: not the function's
+    except NameError as e:
+        return r, str(e)
+
+
+def genexp_target_star_any(rows: object) -> object:
+    return any(len(rest) > 1 for first, *rest in rows), max((len(r) for *r, in rows), default=-1)
 
 
 def genexp_target_star(rows: object) -> object:
@@ -1282,6 +1302,8 @@ def dictcomp_target_star(rows: object) -> object:
 def comp_nested_target_star(rows: object) -> object:
     return [(a, c) for (a, *b), c in rows]
 
+
+# ---- KILN010: frame-reading builtins with unpacked arguments -------------
 
 def dir_unpacked(a: object) -> object:
     return dir(*a)
@@ -1328,8 +1350,8 @@ def make_unpacks(s: object, n: int) -> object:
     return len(b) + len(r[0]) + len(d) + len(t) + len(st) + len(q)
 '''
 
-# 3.11+ only (PEP 646): `x[*a]` is a syntax error on 3.10. It leaves the
-# function as Python (KILN010); one without it in the same module compiles.
+# 3.11+ only (PEP 646): `x[*a]` is a syntax error on 3.10. The index is the
+# tuple `(*a,)` (LIST_EXTEND, then BINARY_SUBSCR / STORE_SUBSCR / DELETE_SUBSCR).
 SUBSCRIPT_SOURCE = '''
 def sub_star(d: dict, a: object) -> object:
     return d[*a]
@@ -1344,6 +1366,15 @@ def sub_star_store(d: dict, a: object) -> object:
     return d
 
 
+def sub_star_del(d: dict, a: object, b: object) -> object:
+    del d[*a, *b]
+    return d
+
+
+def sub_star_slice(d: object, a: object) -> object:
+    return d[*a, 1:2, ...]
+
+
 def sub_plain(d: dict, a: object) -> object:
     return d[(*a,)]
 '''
@@ -1351,12 +1382,10 @@ def sub_plain(d: dict, a: object) -> object:
 HELPERS = ("note", "boom", "gen", "make_iter", "f", "pos3", "kwf", "posonly", "mutate", "hashies", "strsub_keys",
            "pos3_list", "ident")
 
-# KILN010 by design: a starred comprehension target (and `x[*a]`, below),
-# locals()/vars()/dir()/eval()/globals()/super() with unpacked arguments (they
-# may read the calling frame). Not parsed yet, so also Python: an
-# unparenthesised starred tuple as a for loop's iterable or the value of an
-# augmented or annotated assignment.
-PYTHON_NAMES = ("genexp_star_then_keyword", "comp_target_star", "genexp_target_star", "dictcomp_target_star", "comp_nested_target_star",
+# KILN010 by design: locals()/vars()/dir()/eval()/globals()/super() with
+# unpacked arguments (they may read the calling frame), and `f(*gen, k=v)`
+# (CPython evaluates k before it iterates the generator).
+PYTHON_NAMES = ("genexp_star_then_keyword",
                 "dir_unpacked", "eval_unpacked", "globals_unpacked", "vars_unpacked", "super_unpacked")
 
 
@@ -1586,6 +1615,10 @@ CASES = {
     "genexp_target_star": [([(1, 2), (3,)],), ([5],)],
     "dictcomp_target_star": [([(1, 2), (3,)],)],
     "comp_nested_target_star": [([((1, 2), 3)],), ([((), 3)],)],
+    "comp_target_star_first": [([(1, 2), (3,), "abc"],), ([[]],), ([5],)],
+    "comp_target_star_two_clauses": [([(1, 2, 3), (4,)], 2), ([(1,)], 0), ([()], 1)],
+    "comp_target_star_read_after": [([(1, 2)],), ([],)],
+    "genexp_target_star_any": [([(1, 2, 3)],), ([(1,), ()],), ([],), ([5],)],
     "dir_unpacked": [([],), ([1],)],
     "eval_unpacked": [(["1 + 2"],), (["a"],)],
     "globals_unpacked": [([],), ([1],)],
@@ -1697,18 +1730,21 @@ def test_messages(built, name, args, etype, message):
         assert kind == "raised" and rest[0] == etype and rest[1].endswith(message), (fn, rest)
 
 
-def test_subscript_star_stays_python(built):
-    """`x[*a]` (3.11+) leaves the function as Python (KILN010) and agrees;
-    `x[(*a,)]` in the same module compiles."""
+def test_subscript_star(built):
+    """`x[*a]` (3.11+) compiles, as `x[(*a,)]` does, and agrees: loads,
+    stores, deletes, with slices and Ellipsis after the stars, errors."""
     if sys.version_info < (3, 11):
         pytest.skip("x[*a] is a syntax error before 3.11")
     b = built(SUB_STEM)
-    for name in ("sub_star", "sub_star_mixed", "sub_star_store"):
-        check_report_status(b, SUB_STEM, name, (name,))
-    check_report_status(b, SUB_STEM, "sub_plain", ())
+    for name in ("sub_star", "sub_star_mixed", "sub_star_store", "sub_star_del", "sub_star_slice", "sub_plain"):
+        check_report_status(b, SUB_STEM, name, ())
     mod = b.module
     cases = [("sub_star", ({(1, 2): "x"}, [1, 2])), ("sub_star", ({(): "e"}, [])), ("sub_star", ({}, 5)),
-             ("sub_star_mixed", ({(0, 1): "y"}, [1])), ("sub_star_store", ({}, [1, 2])),
+             ("sub_star", ({(0,): "g"}, range(1))), ("sub_star", ({}, [[1]])),
+             ("sub_star_mixed", ({(0, 1): "y"}, [1])), ("sub_star_mixed", ({}, None)),
+             ("sub_star_store", ({}, [1, 2])), ("sub_star_store", ({}, [[1]])),
+             ("sub_star_del", ({(1, 2, 3): 0, "k": 1}, [1], (2, 3))), ("sub_star_del", ({}, [1], [2])),
+             ("sub_star_del", ({}, [1], 7)), ("sub_star_slice", ({}, [1])),
              ("sub_plain", ({(1, 2): "x"}, [1, 2])), ("sub_plain", ({}, [3]))]
     for name, args in cases:
         outs = []
@@ -1748,7 +1784,9 @@ def test_no_reference_left_behind(built):
             ("star_target_cell", ([sentinel, 2],)), ("lambda_body_star", ([sentinel],)),
             ("typed_int_star", (3, [1, 5])), ("call_gen_alone_then_kw", (3,)),
             ("call_kw_value_raises", ({"s": sentinel},)), ("display_item_raises", ([sentinel],)),
-            ("call_custom_name_dup", ({"a": sentinel}, "raise")), ("typed_rebind_param", (1, [sentinel]))]
+            ("call_custom_name_dup", ({"a": sentinel}, "raise")), ("typed_rebind_param", (1, [sentinel])),
+            ("comp_target_star", ([(sentinel, sentinel, 2)],)), ("comp_target_star_first", ([5],)),
+            ("genexp_target_star_any", ([(sentinel, sentinel)],)), ("dictcomp_target_star", ([(sentinel, 1)],))]
 
     def run_all(times):
         for name, args in runs:

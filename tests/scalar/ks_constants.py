@@ -59,7 +59,13 @@ def local_shadows(x: int) -> int:
     return x % N_BUCKETS
 
 
+def raw_bytes(b) -> object:
+    # not UTF-8: the module's import failed (UnicodeDecodeError) before the fix
+    return b == b"\x00\xff\xfe", b + b"\x80", b"\xff" in b
+
+
 CASES = {
+    "raw_bytes": [(b"\x00\xff\xfe",), (b"",), (b"\xff",)],
     "bucket": [(0,), (17,), (-1,), (2**63 - 1,), (-2**63,)],
     "decay": [(1.0, 0), (1.0, 10), (-0.0, 3), (float("inf"), 5)],
     "signed_zero": [()],

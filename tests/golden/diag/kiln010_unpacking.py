@@ -1,5 +1,5 @@
-def starred_comprehension_target(rows):
-    return [a for a, *b in rows]
+def generator_unpacked_before_keyword(f, rows):
+    return f(*(r for r in rows), k=1)
 
 
 def frame_builtin_with_unpacking(a):

@@ -41,5 +41,5 @@ def lambda_bodies(f, a, m):
     return g, h
 
 
-def still_python(rows):
+def starred_comprehension_target(rows):
     return [a for a, *b in rows]
