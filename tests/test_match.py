@@ -656,6 +656,75 @@ class MapList(list):
 collections.abc.Mapping.register(MapList)
 
 
+class HashRaise:
+    def __hash__(self):
+        LOG.append("hash")
+        raise RuntimeError("hash failed")
+
+    def __repr__(self):
+        return "HashRaise()"
+
+
+Keys.EQ_T1 = Eq(True, "t1")
+Keys.EQ_T2 = Eq(True, "t2")
+Keys.HASH_RAISES = HashRaise()
+
+
+class NonInternedMA:
+    """__match_args__ names built at run time (equal, not the interned object)."""
+    __match_args__ = ("".join(["a", "b"]),)
+
+    def __init__(self):
+        self.ab = 1
+
+
+class DupMA:
+    __match_args__ = ("ab", "".join(["a", "b"]))
+    ab = 1
+
+
+class InstanceGet(collections.abc.Mapping):
+    """get is an instance attribute (CPython calls it without self)."""
+    def __init__(self):
+        self.get = lambda k, d=None: ("instance get", k)
+
+    def __getitem__(self, k):
+        raise KeyError(k)
+
+    def __iter__(self):
+        return iter(())
+
+    def __len__(self):
+        return 3
+
+
+class StaticGet(collections.abc.Mapping):
+    @staticmethod
+    def get(k, d=None):
+        return ("static get", k)
+
+    def __getitem__(self, k):
+        raise KeyError(k)
+
+    def __iter__(self):
+        return iter(())
+
+    def __len__(self):
+        return 3
+
+
+class GetNotCallable(collections.abc.Mapping):
+    get = 5
+
+    def __getitem__(self, k):
+        raise KeyError(k)
+
+    def __iter__(self):
+        return iter(())
+
+    def __len__(self):
+        return 3
+
 class StrSeq(str):
     """A str subclass registered as a Sequence (CPython: still no sequence)."""
 
@@ -1730,6 +1799,27 @@ def map_list_registered_as_mapping(x):
     return "none"
 
 
+def map_duplicate_by_eq(m):
+    match m:
+        case {Keys.EQ_T1: x, Keys.EQ_T2: y}:
+            return "unreachable", x, y
+    return "none"
+
+
+def map_key_hash_raises(m):
+    match m:
+        case {Keys.HASH_RAISES: x}:
+            return x
+    return "none"
+
+
+def map_get_kinds(m):
+    match m:
+        case {"k": v}:
+            return v
+    return "none"
+
+
 # ---- class patterns --------------------------------------------------------
 
 def cls_builtins_self(x):
@@ -2139,6 +2229,17 @@ def cls_keyword_only_no_match_args_lookup(x):
             return "p=1", q
         case MetaArgs(p, q):
             return "positional", p, q
+    return "none"
+
+
+def cls_duplicate_noninterned_names(x):
+    match x:
+        case NonInternedMA(v, ab=w):
+            return "unreachable", v, w
+        case DupMA(v, w):
+            return "unreachable", v, w
+        case NonInternedMA(v):
+            return "positional", v
     return "none"
 
 
@@ -4350,6 +4451,10 @@ CASES = {
     "typed_float_class_patterns": [(1.5,), (-0.0,), (NAN,)],
     "typed_str_class_and_sequence": [("ab",), ("",)],
     "typed_int_as_or": [(1,), (2,), (5,), (-3,)],
+    "map_duplicate_by_eq": [({1: "x", 2: "y"},), ({2: "x", 3: "y"},), ({1: "x"},)],
+    "map_key_hash_raises": [({1: 2},), ({},), (M("InstanceGet"),)],
+    "map_get_kinds": [(M("InstanceGet"),), (M("StaticGet"),), (M("GetNotCallable"),), ({"k": 1},)],
+    "cls_duplicate_noninterned_names": [(M("NonInternedMA"),), (M("DupMA"),), (1,)],
 }
 
 # Calls on the result after the function returned.
