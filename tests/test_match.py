@@ -72,8 +72,11 @@ hidden locals until a later case matched or the match ended, and the
 subject until the function returned when a pattern or guard raised
 (CPython releases both at once: __del__ ran later); a bytes literal that is
 not UTF-8 (`case b"\\xff":`) made the built module fail to import (not
-specific to match). Open: on 3.10 only, a failed class pattern's
-attributes are released in 3.11's order (BUGS, strict xfail).
+specific to match). Open (BUGS, strict xfail): on 3.10 only, a failed
+class pattern's attributes are released in 3.11's order; when a pattern or
+guard raises, what kiln releases is released while the exception is the
+handled one, so a __del__ sees it in sys.exc_info() (CPython: the enclosing
+handled exception, None outside a handler).
 """
 
 from __future__ import annotations
@@ -724,6 +727,27 @@ class GetNotCallable(collections.abc.Mapping):
 
     def __len__(self):
         return 3
+
+class ExcDying:
+    """Its __del__ logs the exception being handled (sys.exc_info())."""
+    def __init__(self, n):
+        self.n = n
+
+    def __del__(self):
+        e = sys.exc_info()[1]
+        LOG.append(("del", self.n, None if e is None else f"{type(e).__name__}: {e}"))
+
+    def __repr__(self):
+        return f"ExcDying({self.n!r})"
+
+
+class SuppressCtx:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, t, v, tb):
+        LOG.append(("exit", None if t is None else t.__name__))
+        return True
 
 class StrSeq(str):
     """A str subclass registered as a Sequence (CPython: still no sequence)."""
@@ -3755,6 +3779,70 @@ def life_star_capture_kept(n):
 
 
 
+def life_release_in_with_sees_no_exception(x):
+    with SuppressCtx():
+        match ExcDying(x):
+            case ExcDying(n=0):
+                note("zero")
+            case NOT_A_CLASS():
+                note("unreachable")
+    note("after")
+
+
+def life_release_in_handler_sees_handled(x):
+    try:
+        raise KeyError("handled")
+    except KeyError:
+        try:
+            match ExcDying(x):
+                case ExcDying(n=0):
+                    note("zero")
+                case NOT_A_CLASS():
+                    pass
+        except TypeError as e:
+            note(("caught", str(e)))
+    note("after")
+
+
+def life_release_nested_match_error(x):
+    try:
+        match [ExcDying("outer"), x]:
+            case [a, 0]:
+                match ExcDying("inner"):
+                    case NOT_A_CLASS():
+                        pass
+    except TypeError:
+        note("caught")
+    note("after")
+
+
+def life_release_guard_error(x):
+    try:
+        match ExcDying(x):
+            case ExcDying(n=k) if 1 // k:
+                note("body")
+            case ExcDying(n=1):
+                note("unreachable")
+    except ZeroDivisionError:
+        note("caught")
+    note("after")
+
+
+def life_release_in_loop_break(xs):
+    for x in xs:
+        try:
+            match ExcDying(x):
+                case ExcDying(n=0):
+                    break
+                case ExcDying(n=1):
+                    continue
+                case _:
+                    note(("other", x))
+        finally:
+            note(("finally", x))
+    note("after")
+
+
 # ---- soft keywords ---------------------------------------------------------
 
 def soft_match_as_names(x):
@@ -4455,6 +4543,11 @@ CASES = {
     "map_key_hash_raises": [({1: 2},), ({},), (M("InstanceGet"),)],
     "map_get_kinds": [(M("InstanceGet"),), (M("StaticGet"),), (M("GetNotCallable"),), ({"k": 1},)],
     "cls_duplicate_noninterned_names": [(M("NonInternedMA"),), (M("DupMA"),), (1,)],
+    "life_release_in_with_sees_no_exception": [(0,), (1,)],
+    "life_release_in_handler_sees_handled": [(0,), (1,)],
+    "life_release_nested_match_error": [(0,), (1,)],
+    "life_release_guard_error": [(0,), (1,)],
+    "life_release_in_loop_break": [([2, 1, 0, 5],), ([],)],
 }
 
 # Calls on the result after the function returned.
@@ -4519,8 +4612,17 @@ BUG_310_ATTRS_TUPLE = (
     "kiln limitation (3.10 only): a failed class pattern's attributes are released as 3.11+ release "
     "them (MATCH_CLASS's tuple unpacked, each attribute at its sub-pattern's turn); 3.10 keeps the "
     "tuple and indexes it, so they go when the tuple does, last to first")
+BUG_RELEASE_EXC_INFO = (
+    "kiln bug: when a pattern or a guard raises, kiln releases the subject and what the patterns extracted "
+    "in a finally during which the raised exception is the handled one, so a __del__ running then sees it "
+    "in sys.exc_info(); CPython's unwinding releases them with the exception still in flight: sys.exc_info() "
+    "is what the function was handling (None outside a handler)")
 BUGS: dict = {  # name -> (condition on the running interpreter, reason, case indexes or None: all)
     "life_failed_attrs_released": (sys.version_info < (3, 11), BUG_310_ATTRS_TUPLE, {0}),
+    "life_release_in_with_sees_no_exception": (True, BUG_RELEASE_EXC_INFO, {1}),
+    "life_release_in_handler_sees_handled": (True, BUG_RELEASE_EXC_INFO, {1}),
+    "life_release_nested_match_error": (True, BUG_RELEASE_EXC_INFO, {0}),
+    "life_release_guard_error": (True, BUG_RELEASE_EXC_INFO, {0}),
 }
 
 
