@@ -2763,6 +2763,30 @@ def subject_two_stars(a, b):
     return "none"
 
 
+def subject_star_params(*args, **kwargs):
+    match args:
+        case ():
+            a = "no args"
+        case (first, *rest):
+            a = (first, rest)
+    match kwargs:
+        case {"k": v, **others}:
+            k = (v, others, others is kwargs)
+        case _:
+            k = "no k"
+    return a, k
+
+
+def subject_typed_default(n: int = 3, *, label: str = "x"):
+    match n, label:
+        case (3, "x"):
+            return "defaults"
+        case (k, str(s)) if k < 0:
+            return "negative", k, s
+        case (k, s):
+            return k * 2, s + s
+
+
 # ---- control flow inside case bodies ---------------------------------------
 
 def cf_return_everywhere(x):
@@ -4000,6 +4024,16 @@ class Attr:
         return self.name
 
 
+class Kw(dict):
+    """As the last item of a case: the keyword arguments of the call."""
+
+
+def call(fn, a):
+    if a and type(a[-1]) is Kw:
+        return fn(*a[:-1], **a[-1])
+    return fn(*a)
+
+
 M = Make
 NS = types.SimpleNamespace
 INF, NAN = float("inf"), float("nan")
@@ -4017,6 +4051,8 @@ def resolve(mod, v):
         return [resolve(mod, x) for x in v]
     if type(v) is dict:
         return {resolve(mod, k): resolve(mod, x) for k, x in v.items()}
+    if type(v) is Kw:
+        return Kw({k: resolve(mod, x) for k, x in v.items()})
     if type(v) is NS:
         return NS(**resolve(mod, vars(v)))
     return v
@@ -4124,7 +4160,7 @@ def outcome(mod, fn, name, args):
     result = None
     try:
         with contextlib.redirect_stdout(out):
-            result = fn(*a)
+            result = call(fn, a)
     except Exception as e:  # noqa: BLE001
         res = raised(e, STEM)
         e.__traceback__ = None
@@ -4548,6 +4584,8 @@ CASES = {
     "life_release_nested_match_error": [(0,), (1,)],
     "life_release_guard_error": [(0,), (1,)],
     "life_release_in_loop_break": [([2, 1, 0, 5],), ([],)],
+    "subject_star_params": [(), (1, 2, 3), (1,), (Kw(k=1),), (1, Kw(j=2, k=3)), (Kw(j=2),)],
+    "subject_typed_default": [(), (5,), (-2,), (4, "y"), (Kw(label="z"),), (-1, Kw(label="q")), (Kw(n=3, label="x"),)],
 }
 
 # Calls on the result after the function returned.
@@ -4794,7 +4832,7 @@ def test_no_leak_in_any_case(built):
                     a = resolve(mod, copy.deepcopy(args))
                     try:
                         with contextlib.redirect_stdout(io.StringIO()):
-                            fn(*a)
+                            call(fn, a)
                     except Exception:  # noqa: BLE001
                         pass
                     del a
