@@ -2230,7 +2230,35 @@ static void with_stmt(E *e, KlNode *s) {
   fail_to(e, t.outer_fail);
 }
 
+/* A match statement's try (parse.c, op 1): its finally only drops hidden
+ * values, which every way out but an exception has dropped already. An
+ * exception drops them while it is still being raised, before any handler
+ * runs, as CPython's unwinding pops its stack (a __del__ then sees the
+ * exception handled around it, not this one), and goes on. */
+static void cleanup_stmt(E *e, KlNode *s) {
+  const int id = s->id, temps0 = e->ntemps, withs0 = e->nwiths;
+  const char *outer = e->fail_label, *lbl = kl_fmt(e->ctx, "kl_mexc_%d", id);
+  fail_to(e, lbl);
+  stmts(e, s->body);
+  fail_to(e, outer);
+  stmts(e, s->kw);
+  line(e, "goto kl_mend_%d;", id);
+  label(e, lbl);
+  line(e, "kr->add_traceback(\"%s\", kl_file, kl_line);", c_str(e->ctx, e->f->name));
+  label(e, kl_fmt(e->ctx, "%s_r", lbl));
+  for (int i = temps0; i < e->ntemps; i++)
+    if (e->temps[i] == 'o') line(e, "Py_CLEAR(t%d);", i);
+  for (int i = e->nwiths - 1; i >= withs0; i--) line(e, "if (kl_wg_%d.kind) kr->grad_guard_exit(&kl_wg_%d);", i, i);
+  stmts(e, s->kw);
+  line(e, "goto %s;", reraise_label(e, outer));
+  line(e, "kl_mend_%d:;", id);
+}
+
 static void try_stmt(E *e, KlNode *s) {
+  if (s->op == 1) {
+    cleanup_stmt(e, s);
+    return;
+  }
   int L = s->loc.line;
   Try t = {.outer = e->tried, .id = e->ntries++, .part = TRY_BODY, .has_finally = s->kw.len > 0,
            .with = e->with, .loop = e->loop, .outer_fail = e->fail_label};

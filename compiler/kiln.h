@@ -377,7 +377,8 @@ struct KlNode {
   size_t slen;
   int op;           /* KlBinOp / KlUnaryOp / BOOLOP: 0 and 1 or / AUGASSIGN op /
                        WITH: KL_GUARD_* (a torch guard kiln applies itself), 0 any other manager;
-                       MATCHOP: a KlMatchOp; DEL: 1 drops a match statement's hidden locals, bound or not */
+                       MATCHOP: a KlMatchOp; DEL: 1 drops a match statement's hidden locals, bound or not;
+                       TRY: 1 a match statement's (its finally drops those hidden locals: emit.c cleanup_stmt) */
   KlNode *a, *b, *c; /* children: BINOP a op b; ATTR a.name; SUBSCRIPT a[b]; IFEXP b if a else c;
                         UNARY/NOT a; KEYWORD a=value; SLICE a:b:c; ASSIGN value=b; FOR target a, iter b;
                         RETURN a; IF/WHILE test a; AUGASSIGN target a, value b; RAISE a from b (a NULL: bare);

@@ -2153,6 +2153,7 @@ static void match_stmt(Parser *p, Vec *stmts_out) {
     }
   }
   KlNode *tr = new_node(p, KL_N_TRY, t->loc);
+  tr->op = 1; /* emit.c's cleanup_stmt */
   tr->body = to_list(&code_all);
   Vec fin = {0};
   vec_push(p, &fin, drop_hidden(&m, true, t->loc));

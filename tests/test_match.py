@@ -72,11 +72,11 @@ hidden locals until a later case matched or the match ended, and the
 subject until the function returned when a pattern or guard raised
 (CPython releases both at once: __del__ ran later); a bytes literal that is
 not UTF-8 (`case b"\\xff":`) made the built module fail to import (not
-specific to match). Open (BUGS, strict xfail): on 3.10 only, a failed
-class pattern's attributes are released in 3.11's order; when a pattern or
-guard raises, what kiln releases is released while the exception is the
-handled one, so a __del__ sees it in sys.exc_info() (CPython: the enclosing
-handled exception, None outside a handler).
+specific to match); when a pattern or guard raised, what kiln released was
+released while the exception was the handled one, so a __del__ saw it in
+sys.exc_info() (CPython: the enclosing handled exception, None outside a
+handler). Open (BUGS, strict xfail): on 3.10 only, a failed class
+pattern's attributes are released in 3.11's order.
 """
 
 from __future__ import annotations
@@ -4661,17 +4661,8 @@ BUG_310_ATTRS_TUPLE = (
     "kiln limitation (3.10 only): a failed class pattern's attributes are released as 3.11+ release "
     "them (MATCH_CLASS's tuple unpacked, each attribute at its sub-pattern's turn); 3.10 keeps the "
     "tuple and indexes it, so they go when the tuple does, last to first")
-BUG_RELEASE_EXC_INFO = (
-    "kiln bug: when a pattern or a guard raises, kiln releases the subject and what the patterns extracted "
-    "in a finally during which the raised exception is the handled one, so a __del__ running then sees it "
-    "in sys.exc_info(); CPython's unwinding releases them with the exception still in flight: sys.exc_info() "
-    "is what the function was handling (None outside a handler)")
 BUGS: dict = {  # name -> (condition on the running interpreter, reason, case indexes or None: all)
     "life_failed_attrs_released": (sys.version_info < (3, 11), BUG_310_ATTRS_TUPLE, {0}),
-    "life_release_in_with_sees_no_exception": (True, BUG_RELEASE_EXC_INFO, {1}),
-    "life_release_in_handler_sees_handled": (True, BUG_RELEASE_EXC_INFO, {1}),
-    "life_release_nested_match_error": (True, BUG_RELEASE_EXC_INFO, {0}),
-    "life_release_guard_error": (True, BUG_RELEASE_EXC_INFO, {0}),
 }
 
 
