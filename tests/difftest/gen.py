@@ -80,6 +80,45 @@ folds ``str(e)`` in.  Everything is folded into ints/floats/bools (floats
 never go where identity counts).  Bare generator expressions are never
 unpacked (they leave a function as Python, KILN010).
 
+Scalar code also gets match statements (``match_weight``, ``run
+--match-weight``; 0 gives a seed's programs from before, and no ``M*``
+helpers).  Subjects: typed int/float/bool expressions (mostly ones with a few
+likely values, ``a % 4``; sometimes through ``m_tick``, which logs that the
+subject is evaluated once), strs, tuples of locals (``match a, b:``),
+list/tuple displays, list locals, comprehensions, ranges, dict displays
+(str or int keys) and locals, instances of the module-level helper classes
+(``MATCH_HELPERS``: ``MPt``/``MPt3`` with ``__match_args__`` and a subclass,
+``MBox`` without, ``MD`` a dataclass, ``MNT`` a namedtuple, ``MLog`` whose
+attribute read and ``__eq__`` log into a caller's list and raise,
+``MBad`` whose ``__match_args__`` is a list, ``MSeq`` a logging
+``Sequence``, ``MMap`` a dict whose logged ``get`` is what the mapping
+pattern calls), nested, and ``x if c else y`` of two shapes (None
+included).  Patterns: int/float/complex/str/bytes literals (negative,
+beyond int64, ``-0.0``, ``0j``), None/True/False, captures, ``_``, dotted
+values (``MK.ZERO``, ``math.inf``, ``MK.NAN``, ``MK.ODD`` whose ``__eq__``
+a typed subject's ``==`` reaches reflected), or-patterns (their
+alternatives binding the same names in different positions, through ``as``
+when one lacks a name), ``as``, groups, sequence patterns (``[a, *rest]``,
+``(x, _, *_)``, ``[*_, last]``, open ``case a, b:``, nested, a length off
+by one), mapping patterns (``{'k': v, **rest}``, ``{}``, a missing key, a
+dotted key equal to a literal one: ValueError), class patterns (``int(n)``,
+``str()``, ``int(real=r)``, ``C(a, b)``, ``C(x=0, y=v)``, a base class's
+``__match_args__`` on a subclass, too many positional sub-patterns, a
+keyword repeating a positional one, a non-class: TypeError), each fitting
+the subject's shape mostly and sometimes not (a str or a dict against a
+sequence pattern, an int against a class pattern); guards reading the
+captures and other locals (sometimes raising); bodies folding the captures
+into an accumulator (``m_fold`` digests any value by its ``repr``),
+assigning a typed local declared before the match, running other
+statements (break/continue in loops, return, nested matches, some on a
+capture); a capture read after the match (UnboundLocalError when no case
+bound it); a typed local rebound by a capture; matches inside try (and a
+try around some).  A capture of a typed value is a local of that type
+(kiln keeps every capture but one of the subject itself as an object, as
+the checked twin does).  Case-level irrefutable patterns come only last or
+with a guard and or-pattern alternatives are refutable and bind the same
+names, so every statement compiles on CPython 3.10-3.13.
+
 ``gen_module(rng, n_funcs)`` returns a :class:`Module`: source text plus, for
 every function, its parameter kinds (used by :mod:`tests.difftest.values` to
 draw inputs).
@@ -174,7 +213,8 @@ MATCH_NEST = 2            # match statements inside one another's case bodies, a
 # module-level helpers of the match statements (in a module only when match_weight > 0):
 # m_fold digests any value by its repr (every helper class has a deterministic
 # one) and is left as Python (*a); m_tick logs a subject's evaluation; MK holds
-# constants for dotted value patterns; MPt/MPt3 (a subclass)/MD (a dataclass)/
+# constants for dotted value patterns (MK.ODD: an MOdd, whose __eq__ a typed
+# subject's == reaches reflected; TypeError against a str); MPt/MPt3 (a subclass)/MD (a dataclass)/
 # MNT (a namedtuple: a sequence too) have __match_args__, MBox none, MBad a list
 # (TypeError with positional sub-patterns); MLog logs reads of v (ValueError
 # when unset) and == (TypeError against a str) into a list T of the caller;
@@ -190,6 +230,14 @@ MATCH_HELPERS = [
     "def m_tick(T, v):\n"
     "    T.append('s')\n"
     "    return v\n",
+    "class MOdd:\n"
+    "    def __eq__(self, other):\n"
+    "        if isinstance(other, str):\n"
+    "            raise TypeError('MOdd == ' + repr(other))\n"
+    "        return isinstance(other, (int, float)) and other % 2 == 1\n"
+    "\n"
+    "    def __repr__(self):\n"
+    "        return 'MOdd()'\n",
     "class MK:\n"
     "    ZERO = 0\n"
     "    ONE = 1\n"
@@ -201,7 +249,8 @@ MATCH_HELPERS = [
     "    T = True\n"
     "    NAME = 'ab'\n"
     "    EMPTY = ''\n"
-    "    NONE = None\n",
+    "    NONE = None\n"
+    "    ODD = MOdd()\n",
     "class MPt:\n"
     "    __match_args__ = ('x', 'y')\n"
     "\n"
@@ -306,10 +355,11 @@ M_INT_LITS = ["0", "1", "2", "3", "-1", "-2", "7", "10", "100", "0", "1", "2", "
 M_FLOAT_LITS = ["0.0", "-0.0", "1.0", "0.5", "-2.5", "1.5", "2.0", "-1.0", "0", "1", "-1", "1e16",
                 "1e308", "5e-324", "0.1", "9007199254740993", "9007199254740992.0", "0.5", "1.0"]
 M_STR_LITS = ["''", "'a'", "'ab'", "'1'", "'0'", "'-1'", "'xyz'", "'a' 'b'", "'10'", "'nan'"]
-M_VALUES = {INT: ["MK.ZERO", "MK.ONE", "MK.NEG", "MK.BIG", "MK.HUGE", "MK.T"],
-            FLOAT: ["MK.HALF", "MK.NAN", "math.pi", "math.inf", "MK.ZERO", "MK.ONE"],
-            BOOL: ["MK.T", "MK.ZERO", "MK.ONE"],
-            "str": ["MK.NAME", "MK.EMPTY"], "any": ["MK.NONE", "MK.NAME", "MK.ZERO", "MK.HALF"]}
+M_VALUES = {INT: ["MK.ZERO", "MK.ONE", "MK.NEG", "MK.BIG", "MK.HUGE", "MK.T", "MK.ODD"],
+            FLOAT: ["MK.HALF", "MK.NAN", "math.pi", "math.inf", "MK.ZERO", "MK.ONE", "MK.ODD"],
+            BOOL: ["MK.T", "MK.ZERO", "MK.ONE", "MK.ODD"],
+            "str": ["MK.NAME", "MK.EMPTY", "MK.NAME", "MK.ODD"],
+            "any": ["MK.NONE", "MK.NAME", "MK.ZERO", "MK.HALF", "MK.ODD"]}
 M_KEYS = ["'k'", "'m'", "'z'", "'p'"]
 
 
@@ -2629,7 +2679,10 @@ class ScalarGen:
             return r.choice(["None", "True", "False"]), False, "closed"
         if kind == "value":
             key = sh.ty if k == "S" else "str" if k == "str" else "any"
-            return r.choice(M_VALUES[key]), False, "closed"
+            val = r.choice(M_VALUES[key])
+            if val == "MK.ODD" and k != "S":
+                self.may_raise("TypeError")
+            return val, False, "closed"
         if kind == "or":
             return self.m_or(sh, d, ns, typed, whole)
         if kind == "as":
