@@ -2533,23 +2533,23 @@ class ScalarGen:
     def m_subject(self, T: str) -> tuple[str, MShape]:
         r = self.r
         x = r.random()
-        if x < 0.3:
+        if x < 0.28:
             text, sh = self.m_scalar(r.choice([INT, INT, INT, FLOAT, BOOL]))
             if r.random() < 0.1:
                 text = f"m_tick({T}, {text})"
             return text, sh
-        if x < 0.42:      # match a, b:
+        if x < 0.4:       # match a, b:
             n = r.choice([2, 2, 3])
             parts = [self.m_scalar(r.choice([INT, INT, FLOAT, BOOL])) for _ in range(n)]
             text = ", ".join(t for t, _ in parts)
             if r.random() < 0.3:
                 text = f"({text})"
             return text, MShape("seq", cls="tuple", items=[s for _, s in parts])
-        if x < 0.56:
+        if x < 0.54:
             return self.m_seq_subject(T)
-        if x < 0.64:
+        if x < 0.61:
             return self.m_str()
-        if x < 0.74:
+        if x < 0.75:
             return self.m_map_subject(T)
         if x < 0.92:
             return self.m_object(r.choice([0, 1, 1, 2]), T)
@@ -2587,7 +2587,7 @@ class ScalarGen:
         r = self.r
         x = r.random()
         if x < 0.6:
-            keys = r.sample(M_KEYS, r.randint(0, 3))
+            keys = r.sample(M_KEYS, r.choice([0, 1, 2, 2, 3, 3]))
             vals = [self.m_item(1, T) for _ in keys]
             sh = MShape("map", cls="dict", keys={k: s for k, (_, s) in zip(keys, vals)})
             if x < 0.5 or not keys:
@@ -2654,13 +2654,17 @@ class ScalarGen:
         elif seqish:
             w.update(seq=35, lit=3, cls=10 if k == "obj" else 8)
         elif k == "map":
-            w.update(map=35, lit=3, seq=5)
+            w.update(map=50, lit=3, seq=5)
         elif k == "obj":
             w.update(cls=40, lit=4, value=4)
         elif k == "none":
             w.update(single=12, lit=4)
         if not whole:     # a sub-pattern: mostly one that lets the whole match
-            w.update(cap=w["cap"] + 12, wild=w["wild"] + 6)
+            w.update(cap=w["cap"] + 20, wild=w["wild"] + 10, lit=min(w["lit"], 10),
+                     value=min(w["value"], 3), single=min(w["single"], 2))
+            w["or"] = min(w["or"], 5)
+            if k != "obj":
+                w["cls"] = min(w["cls"], 8)
         if d <= 0:
             w.update({kk: 0 for kk in ("or", "as", "seq", "map", "group")}, cls=2)
         kinds = list(w)
@@ -2792,7 +2796,7 @@ class ScalarGen:
         entries = []
         if fits and sh.keys is not None:
             have = list(sh.keys)
-            for key in r.sample(have, r.randint(0, min(3, len(have)))):
+            for key in r.sample(have, min(len(have), r.choice([0, 1, 1, 1, 2, 2, 3]))):
                 entries.append((key, sh.keys[key], typed))
             if r.random() < 0.12 or not have:
                 other = [key for key in M_KEYS + ["0", "1"] if key not in have]
@@ -2819,7 +2823,7 @@ class ScalarGen:
         for key, s, ty_ok in entries:
             p, _, _ = self.m_pat(s, d - 1, ns, ty_ok)
             parts.append(f"{key}: {p}")
-        if r.random() < 0.3:
+        if r.random() < 0.4:
             name = ns.take()
             if name:
                 ns.binds[name] = (None, None)

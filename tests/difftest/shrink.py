@@ -402,7 +402,7 @@ class Repro:
         return f"r_{slug}_{h}"
 
     def render_summary(self) -> str:
-        pre = "".join(ast.unparse(s) + "\n" for s in prelude_for(self.st.prelude, self.st.funcs))
+        pre = "".join(ast.unparse(s) + "\n\n\n" for s in prelude_for(self.st.prelude, self.st.funcs))
         return ("  minimal program:\n" + "\n".join("    " + ln for ln in (pre + self.st.source()).splitlines())
                 + f"\n  args: {lit_args(self.st.args)}"
                 + f"\n  expected (python): {harness.fmt(self.ora)}"
