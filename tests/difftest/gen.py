@@ -80,6 +80,45 @@ folds ``str(e)`` in.  Everything is folded into ints/floats/bools (floats
 never go where identity counts).  Bare generator expressions are never
 unpacked (they leave a function as Python, KILN010).
 
+Scalar code also gets match statements (``match_weight``, ``run
+--match-weight``; 0 gives a seed's programs from before, and no ``M*``
+helpers).  Subjects: typed int/float/bool expressions (mostly ones with a few
+likely values, ``a % 4``; sometimes through ``m_tick``, which logs that the
+subject is evaluated once), strs, tuples of locals (``match a, b:``),
+list/tuple displays, list locals, comprehensions, ranges, dict displays
+(str or int keys) and locals, instances of the module-level helper classes
+(``MATCH_HELPERS``: ``MPt``/``MPt3`` with ``__match_args__`` and a subclass,
+``MBox`` without, ``MD`` a dataclass, ``MNT`` a namedtuple, ``MLog`` whose
+attribute read and ``__eq__`` log into a caller's list and raise,
+``MBad`` whose ``__match_args__`` is a list, ``MSeq`` a logging
+``Sequence``, ``MMap`` a dict whose logged ``get`` is what the mapping
+pattern calls), nested, and ``x if c else y`` of two shapes (None
+included).  Patterns: int/float/complex/str/bytes literals (negative,
+beyond int64, ``-0.0``, ``0j``), None/True/False, captures, ``_``, dotted
+values (``MK.ZERO``, ``math.inf``, ``MK.NAN``, ``MK.ODD`` whose ``__eq__``
+a typed subject's ``==`` reaches reflected), or-patterns (their
+alternatives binding the same names in different positions, through ``as``
+when one lacks a name), ``as``, groups, sequence patterns (``[a, *rest]``,
+``(x, _, *_)``, ``[*_, last]``, open ``case a, b:``, nested, a length off
+by one), mapping patterns (``{'k': v, **rest}``, ``{}``, a missing key, a
+dotted key equal to a literal one: ValueError), class patterns (``int(n)``,
+``str()``, ``int(real=r)``, ``C(a, b)``, ``C(x=0, y=v)``, a base class's
+``__match_args__`` on a subclass, too many positional sub-patterns, a
+keyword repeating a positional one, a non-class: TypeError), each fitting
+the subject's shape mostly and sometimes not (a str or a dict against a
+sequence pattern, an int against a class pattern); guards reading the
+captures and other locals (sometimes raising); bodies folding the captures
+into an accumulator (``m_fold`` digests any value by its ``repr``),
+assigning a typed local declared before the match, running other
+statements (break/continue in loops, return, nested matches, some on a
+capture); a capture read after the match (UnboundLocalError when no case
+bound it); a typed local rebound by a capture; matches inside try (and a
+try around some).  A capture of a typed value is a local of that type
+(kiln keeps every capture but one of the subject itself as an object, as
+the checked twin does).  Case-level irrefutable patterns come only last or
+with a guard and or-pattern alternatives are refutable and bind the same
+names, so every statement compiles on CPython 3.10-3.13.
+
 ``gen_module(rng, n_funcs)`` returns a :class:`Module`: source text plus, for
 every function, its parameter kinds (used by :mod:`tests.difftest.values` to
 draw inputs).
@@ -89,6 +128,7 @@ from __future__ import annotations
 
 import ast
 import random
+import re
 from dataclasses import dataclass, field
 
 INT, FLOAT, BOOL = "int", "float", "bool"
@@ -167,6 +207,206 @@ UNPACK_HELPERS = [
     "def u_typed(p: int, q: int = 3, *, k: float = 0.5, m: bool = False) -> float:\n"
     "    return p * 0.5 + q + k + (1.0 if m else -1.0)\n",
 ]
+MATCH_WEIGHT = 1.0        # scales how often match statements are made (run --match-weight)
+MATCH_STMT = 3            # weight (at weight 1) of a match statement among statements
+MATCH_NEST = 2            # match statements inside one another's case bodies, at most
+# module-level helpers of the match statements (in a module only when match_weight > 0):
+# m_fold digests any value by its repr (every helper class has a deterministic
+# one) and is left as Python (*a); m_tick logs a subject's evaluation; MK holds
+# constants for dotted value patterns (MK.ODD: an MOdd, whose __eq__ a typed
+# subject's == reaches reflected; TypeError against a str); MPt/MPt3 (a subclass)/MD (a dataclass)/
+# MNT (a namedtuple: a sequence too) have __match_args__, MBox none, MBad a list
+# (TypeError with positional sub-patterns); MLog logs reads of v (ValueError
+# when unset) and == (TypeError against a str) into a list T of the caller;
+# MSeq is a Sequence logging __len__/__getitem__, MMap a dict logging get (what
+# MATCH_KEYS calls)
+MATCH_HELPERS = [
+    "import collections\n"
+    "import collections.abc\n"
+    "from dataclasses import dataclass\n",
+    "def m_fold(*a):\n"
+    "    s = repr(a)\n"
+    "    return len(s) * 1009 + sum((i + 1) * ord(c) for i, c in enumerate(s)) % 99991\n",
+    "def m_tick(T, v):\n"
+    "    T.append('s')\n"
+    "    return v\n",
+    "class MOdd:\n"
+    "    def __eq__(self, other):\n"
+    "        if isinstance(other, str):\n"
+    "            raise TypeError('MOdd == ' + repr(other))\n"
+    "        return isinstance(other, (int, float)) and other % 2 == 1\n"
+    "\n"
+    "    def __repr__(self):\n"
+    "        return 'MOdd()'\n",
+    "class MK:\n"
+    "    ZERO = 0\n"
+    "    ONE = 1\n"
+    "    NEG = -1\n"
+    "    BIG = 9223372036854775807\n"
+    "    HUGE = 2 ** 64\n"
+    "    HALF = 0.5\n"
+    "    NAN = math.nan\n"
+    "    T = True\n"
+    "    NAME = 'ab'\n"
+    "    EMPTY = ''\n"
+    "    NONE = None\n"
+    "    ODD = MOdd()\n",
+    "class MPt:\n"
+    "    __match_args__ = ('x', 'y')\n"
+    "\n"
+    "    def __init__(self, x, y):\n"
+    "        self.x = x\n"
+    "        self.y = y\n"
+    "\n"
+    "    def __repr__(self):\n"
+    "        return f'MPt({self.x!r}, {self.y!r})'\n",
+    "class MPt3(MPt):\n"
+    "    __match_args__ = ('x', 'y', 'z')\n"
+    "\n"
+    "    def __init__(self, x, y, z):\n"
+    "        MPt.__init__(self, x, y)\n"
+    "        self.z = z\n"
+    "\n"
+    "    def __repr__(self):\n"
+    "        return f'MPt3({self.x!r}, {self.y!r}, {self.z!r})'\n",
+    "class MBox:\n"
+    "    def __init__(self, v):\n"
+    "        self.v = v\n"
+    "\n"
+    "    def __repr__(self):\n"
+    "        return f'MBox({self.v!r})'\n",
+    "@dataclass\n"
+    "class MD:\n"
+    "    p: int\n"
+    "    q: float = 0.0\n",
+    "MNT = collections.namedtuple('MNT', 'p q')\n",
+    "class MLog:\n"
+    "    __match_args__ = ('v', 'w')\n"
+    "\n"
+    "    def __init__(self, T, v, w=0):\n"
+    "        self.T = T\n"
+    "        self._v = v\n"
+    "        self.w = w\n"
+    "\n"
+    "    @property\n"
+    "    def v(self):\n"
+    "        self.T.append('v')\n"
+    "        if self._v is None:\n"
+    "            raise ValueError('MLog.v is unset')\n"
+    "        return self._v\n"
+    "\n"
+    "    def __eq__(self, other):\n"
+    "        self.T.append(('eq', other))\n"
+    "        if isinstance(other, str):\n"
+    "            raise TypeError('MLog == ' + repr(other))\n"
+    "        return self._v == other\n"
+    "\n"
+    "    def __repr__(self):\n"
+    "        return f'MLog({self._v!r}, {self.w!r})'\n",
+    "class MBad:\n"
+    "    __match_args__ = ['v']\n"
+    "\n"
+    "    def __init__(self, v):\n"
+    "        self.v = v\n"
+    "\n"
+    "    def __repr__(self):\n"
+    "        return f'MBad({self.v!r})'\n",
+    "class MSeq(collections.abc.Sequence):\n"
+    "    def __init__(self, T, items):\n"
+    "        self.T = T\n"
+    "        self.items = list(items)\n"
+    "\n"
+    "    def __len__(self):\n"
+    "        self.T.append('len')\n"
+    "        return len(self.items)\n"
+    "\n"
+    "    def __getitem__(self, i):\n"
+    "        self.T.append(i)\n"
+    "        return self.items[i]\n"
+    "\n"
+    "    def __repr__(self):\n"
+    "        return f'MSeq({self.items!r})'\n",
+    "class MMap(dict):\n"
+    "    def __init__(self, T, d):\n"
+    "        dict.__init__(self, d)\n"
+    "        self.T = T\n"
+    "\n"
+    "    def get(self, k, d=None):\n"
+    "        self.T.append(('get', k))\n"
+    "        return dict.get(self, k, d)\n",
+]
+# what a class pattern sees: the classes an instance of each class is an instance of
+M_MRO = {"int": ("int",), "bool": ("bool", "int"), "float": ("float",), "str": ("str",),
+         "NoneType": (), "tuple": ("tuple",), "list": ("list",), "range": ("range",),
+         "dict": ("dict",), "MMap": ("MMap", "dict"), "MNT": ("MNT", "tuple"), "MSeq": ("MSeq",),
+         "MPt": ("MPt",), "MPt3": ("MPt3", "MPt"), "MBox": ("MBox",), "MD": ("MD",),
+         "MLog": ("MLog",), "MBad": ("MBad",)}
+# __match_args__ of the classes of class patterns ("self": one positional
+# sub-pattern matches the subject itself; "list": not a tuple, TypeError)
+M_ARGS = {"int": "self", "bool": "self", "float": "self", "str": "self", "tuple": "self",
+          "list": "self", "dict": "self", "object": (), "MPt": ("x", "y"), "MPt3": ("x", "y", "z"),
+          "MBox": (), "MD": ("p", "q"), "MNT": ("p", "q"), "MLog": ("v", "w"), "MBad": "list",
+          "MSeq": (), "MMap": (), "range": ()}
+M_ATTR_POOL = ["x", "y", "z", "v", "w", "p", "q", "real", "imag", "items", "nope"]
+M_INT_LITS = ["0", "1", "2", "3", "-1", "-2", "7", "10", "100", "0", "1", "2", "-1",
+              "9223372036854775807", "-9223372036854775808", "9223372036854775808",
+              "18446744073709551616", "0.0", "1.0", "-0.0", "2.0", "0j", "1 + 0j", "0x10", "0b11",
+              "1_000"]
+M_FLOAT_LITS = ["0.0", "-0.0", "1.0", "0.5", "-2.5", "1.5", "2.0", "-1.0", "0", "1", "-1", "1e16",
+                "1e308", "5e-324", "0.1", "9007199254740993", "9007199254740992.0", "0.5", "1.0"]
+M_STR_LITS = ["''", "'a'", "'ab'", "'1'", "'0'", "'-1'", "'xyz'", "'a' 'b'", "'10'", "'nan'"]
+M_VALUES = {INT: ["MK.ZERO", "MK.ONE", "MK.NEG", "MK.BIG", "MK.HUGE", "MK.T", "MK.ODD"],
+            FLOAT: ["MK.HALF", "MK.NAN", "math.pi", "math.inf", "MK.ZERO", "MK.ONE", "MK.ODD"],
+            BOOL: ["MK.T", "MK.ZERO", "MK.ONE", "MK.ODD"],
+            "str": ["MK.NAME", "MK.EMPTY", "MK.NAME", "MK.ODD"],
+            "any": ["MK.NONE", "MK.NAME", "MK.ZERO", "MK.HALF", "MK.ODD"]}
+M_KEYS = ["'k'", "'m'", "'z'", "'p'"]
+
+
+@dataclass
+class MShape:
+    """What a match subject (or a part of it) is, for the patterns made
+    against it: k "S" a scalar of type ty, "str", "none", "seq" (items: the
+    item shapes, or None: up to n items of type ty), "map" (keys: key text ->
+    shape, or None: up to n int keys, values of type ty), "obj" (an instance
+    of cls with attrs; items too when it is a sequence), "alt" (one of items,
+    decided at run time), "any" (unknown); vals: literals likely equal
+    to it (a scalar or str)."""
+    k: str
+    ty: str | None = None
+    items: list | None = None
+    n: int = 0
+    cls: str = ""
+    keys: dict | None = None
+    attrs: dict | None = None
+    vals: list | None = None    # S, str: literal patterns it is likely equal to
+
+
+class _MNames:
+    """Where a pattern's captures get their names: fresh ones, or (an
+    or-pattern's later alternatives) the names of its first one; binds:
+    name -> (type or None, shape or None) of what it binds."""
+
+    def __init__(self, gen, pool: list | None = None):
+        self.gen = gen
+        self.pool = pool
+        self.binds: dict = {}
+
+    def take(self) -> str | None:
+        if self.pool is None:
+            return self.gen.fresh("m")
+        if not self.pool:
+            return None
+        return self.pool.pop(self.gen.r.randrange(len(self.pool)))
+
+    def save(self):
+        return (None if self.pool is None else list(self.pool)), dict(self.binds)
+
+    def restore(self, saved) -> None:
+        pool, binds = saved
+        if pool is not None:
+            self.pool[:] = pool
+        self.binds = binds
 # handlers (the text after `except`)
 HANDLERS = ["ZeroDivisionError", "IndexError", "ArithmeticError", "(ValueError, TypeError)", "Exception",
             "ValueError", "ZeroDivisionError", "IndexError", "LookupError", "KeyError",
@@ -223,8 +463,11 @@ class Module:
 class ScalarGen:
     def __init__(self, rng: random.Random, name: str, helpers: list[FuncInfo],
                  comp_weight: float = COMP_WEIGHT, try_weight: float = TRY_WEIGHT,
-                 lambda_weight: float = LAMBDA_WEIGHT, unpack_weight: float = UNPACK_WEIGHT):
+                 lambda_weight: float = LAMBDA_WEIGHT, unpack_weight: float = UNPACK_WEIGHT,
+                 match_weight: float = MATCH_WEIGHT):
         self.r = rng
+        self.match_w = round(MATCH_STMT * match_weight)
+        self.matches = 0                      # match statements being generated (nesting)
         self.unp_w = round(UNPACK_STMT * unpack_weight)
         self.unp_p = min(0.1, UNPACK_P * unpack_weight)
         self.unp = 0                          # unpacking forms being generated (nesting)
@@ -2157,6 +2400,654 @@ class ScalarGen:
                          f"{b}.getvalue().count({r.choice(['-', '1', ' ', 'e'])!r})"])
         self.lam_fold(ind, acc, fold, INT)
 
+    # ---- match statements -----------------------------------------------------
+    # A match statement over a subject of a known shape (MShape): a typed
+    # scalar (`a % 4`, a float, a bool, sometimes through m_tick, which logs
+    # its evaluation), a str, a tuple of locals (`match a, b:`), a list or
+    # tuple display, list local, comprehension or range, a dict display or
+    # local, an instance of the M* helper classes, or one of two shapes
+    # decided at run time (`x if c else y`, None).  One to four cases whose
+    # patterns mostly fit the shape (so that some match) and sometimes do not
+    # (a str or a dict against a sequence pattern, an int against a class
+    # pattern, a length off by one, a missing key or attribute), with guards
+    # reading the captures (sometimes raising), bodies folding the captures
+    # into an accumulator, assigting a typed local declared before the match,
+    # running other statements (break/continue in loops, return, nested
+    # matches, some on a capture), and a capture read after the match
+    # (UnboundLocalError when no case bound it).  Captures of a typed value
+    # go into env with its type (kiln keeps every capture but one of the
+    # subject itself as an object, as the checked twin does:
+    # typer.Typer.bind_pattern); the others are folded by m_fold.
+    # Case-level irrefutable patterns come only last or with a guard, and
+    # every or-pattern's alternatives are refutable and bind the same names,
+    # so every statement compiles on CPython 3.10-3.13.
+
+    def m_scalar(self, ty: str) -> tuple[str, MShape]:
+        """A scalar of type ty, often one of a few values (patterns hit it):
+        text and shape (with the literals it is likely equal to)."""
+        r = self.r
+        x = r.random()
+        if ty == INT:
+            if x < 0.35:
+                k = r.randint(2, 5)
+                return f"{self.leaf(INT)} % {k}", MShape("S", INT, vals=[str(i) for i in range(k)])
+            if x < 0.5:
+                k, j = r.randint(2, 6), r.randint(0, 2)
+                return (f"({self.expr(INT, 1)}) % {k} - {j}",
+                        MShape("S", INT, vals=[str(i - j) for i in range(k)]))
+            if x < 0.8:
+                t = self.leaf(INT)
+                lit = t.strip("()")
+                return t, MShape("S", INT, vals=[lit] if re.fullmatch(r"-?\d+", lit) else
+                                 ["0", "1", "-1", "2", "3"])
+            return self.expr(INT, 2), MShape("S", INT, vals=["0", "1", "-1"])
+        if ty == FLOAT:
+            if x < 0.25:
+                k = r.randint(2, 4)
+                return (f"{self.leaf(INT)} % {k} * 0.5",
+                        MShape("S", FLOAT, vals=[repr(i * 0.5) for i in range(k)] + ["0", "1", "-0.0"]))
+            if x < 0.4:
+                k = r.randint(2, 4)
+                return (f"float({self.leaf(INT)} % {k})",
+                        MShape("S", FLOAT, vals=[repr(float(i)) for i in range(k)] + ["0", "1", "2"]))
+            if x < 0.8:
+                t = self.leaf(FLOAT)
+                lit = t.strip("()")
+                return t, MShape("S", FLOAT, vals=[lit] if re.fullmatch(r"-?[\d.e+-]+", lit) else
+                                 ["0.0", "-0.0", "0.5", "1.0", "0"])
+            return self.expr(FLOAT, 2), MShape("S", FLOAT, vals=["0.0", "1.0", "math.inf", "0"])
+        t = self.leaf(BOOL) if x < 0.6 else self.expr(BOOL, 2)
+        return t, MShape("S", BOOL, vals=["True", "False", "0", "1", "1.0"])
+
+    def m_str(self) -> tuple[str, MShape]:
+        r = self.r
+        x = r.random()
+        if x < 0.35:
+            k = r.randint(2, 12)
+            return f"str({self.leaf(INT)} % {k})", MShape("str", vals=[repr(str(i)) for i in range(k)])
+        if x < 0.65:
+            k = r.randint(2, 5)
+            opts = r.sample(["''", "'a'", "'ab'", "'xyz'", "'1'", "'10'"], k)
+            return f"({', '.join(opts)})[{self.leaf(INT)} % {k}]", MShape("str", vals=opts)
+        if x < 0.8:
+            return f"str({self.expr(r.choice(SCALARS), 1)})", MShape("str", vals=["'0'", "'1'", "'True'"])
+        s = repr(r.choice(["", "a", "ab", "0", "nan"]))
+        return s, MShape("str", vals=[s])
+
+    def m_item(self, d: int, T: str) -> tuple[str, MShape]:
+        """A display item or an attribute of an object: text and shape."""
+        r = self.r
+        x = r.random()
+        if x < 0.72 or d <= 0:
+            ty = r.choice([INT, INT, FLOAT, BOOL])
+            return self.m_scalar(ty) if r.random() < 0.7 else (self.expr(ty, 1), MShape("S", ty))
+        if x < 0.82:
+            return self.m_object(d - 1, T)
+        if x < 0.9:
+            parts = [self.m_scalar(INT) for _ in range(r.randint(0, 3))]
+            return "[" + ", ".join(t for t, _ in parts) + "]", MShape("seq", cls="list", items=[s for _, s in parts])
+        if x < 0.95:
+            return "None", MShape("none")
+        return self.m_str()
+
+    def m_object(self, d: int, T: str) -> tuple[str, MShape]:
+        """An instance of one of the M* helper classes: text and shape."""
+        r = self.r
+        c = r.choice(["MPt", "MPt", "MPt3", "MBox", "MD", "MNT", "MLog", "MLog", "MSeq", "MMap", "MBad"])
+        if c in ("MPt", "MPt3", "MNT"):
+            names = {"MPt": "xy", "MPt3": "xyz", "MNT": "pq"}[c]
+            parts = [self.m_item(d, T) for _ in names]
+            attrs = {a: s for a, (_, s) in zip(names, parts)}
+            return (f"{c}({', '.join(t for t, _ in parts)})",
+                    MShape("obj", cls=c, attrs=attrs, items=[s for _, s in parts] if c == "MNT" else None))
+        if c in ("MBox", "MBad"):
+            t, s = self.m_item(d, T)
+            return f"{c}({t})", MShape("obj", cls=c, attrs={"v": s})
+        if c == "MD":
+            (p, sp), (q, sq) = self.m_scalar(INT), self.m_scalar(FLOAT)
+            x = r.random()
+            if x < 0.2:
+                return f"MD({p})", MShape("obj", cls="MD", attrs={"p": sp, "q": MShape("S", FLOAT, vals=["0.0"])})
+            text = f"MD({p}, {q})" if x < 0.7 else f"MD(q={q}, p={p})"
+            return text, MShape("obj", cls="MD", attrs={"p": sp, "q": sq})
+        if c == "MLog":
+            if r.random() < 0.2:
+                v, sv = "None", MShape("none")       # reading v raises ValueError
+                self.may_raise("ValueError")
+            else:
+                v, sv = self.m_item(d, T)
+            w, sw = self.m_item(d, T)
+            return f"MLog({T}, {v}, {w})", MShape("obj", cls="MLog", attrs={"v": sv, "w": sw})
+        if c == "MSeq":
+            ty = r.choice([INT, INT, FLOAT])
+            n = r.randint(0, 4)
+            parts = [self.m_scalar(ty) for _ in range(n)]
+            items, its = [t for t, _ in parts], [s for _, s in parts]
+            return (f"MSeq({T}, [{', '.join(items)}])",
+                    MShape("obj", cls="MSeq", items=its, attrs={"items": MShape("seq", cls="list", items=its)}))
+        keys = r.sample(M_KEYS, r.randint(0, 3))
+        vals = [self.m_item(d, T) for _ in keys]
+        return (f"MMap({T}, {{{', '.join(f'{k}: {t}' for k, (t, _) in zip(keys, vals))}}})",
+                MShape("map", cls="MMap", keys={k: s for k, (_, s) in zip(keys, vals)}))
+
+    def m_subject(self, T: str) -> tuple[str, MShape]:
+        r = self.r
+        x = r.random()
+        if x < 0.28:
+            text, sh = self.m_scalar(r.choice([INT, INT, INT, FLOAT, BOOL]))
+            if r.random() < 0.1:
+                text = f"m_tick({T}, {text})"
+            return text, sh
+        if x < 0.4:       # match a, b:
+            n = r.choice([2, 2, 3])
+            parts = [self.m_scalar(r.choice([INT, INT, FLOAT, BOOL])) for _ in range(n)]
+            text = ", ".join(t for t, _ in parts)
+            if r.random() < 0.3:
+                text = f"({text})"
+            return text, MShape("seq", cls="tuple", items=[s for _, s in parts])
+        if x < 0.54:
+            return self.m_seq_subject(T)
+        if x < 0.61:
+            return self.m_str()
+        if x < 0.75:
+            return self.m_map_subject(T)
+        if x < 0.92:
+            return self.m_object(r.choice([0, 1, 1, 2]), T)
+        # one of two shapes, decided at run time
+        ta, sa = self.m_subject(T) if r.random() < 0.8 else ("None", MShape("none"))
+        tb, sb = self.m_subject(T) if r.random() < 0.8 else ("None", MShape("none"))
+        return f"({ta}) if {self.cond(1)} else ({tb})", MShape("alt", items=[sa, sb])
+
+    def m_seq_subject(self, T: str) -> tuple[str, MShape]:
+        r = self.r
+        x = r.random()
+        if x < 0.35:
+            n = r.choice([0, 1, 2, 2, 3, 3, 4])
+            parts = [self.m_item(1, T) for _ in range(n)]
+            shapes = [s for _, s in parts]
+            if r.random() < 0.3:
+                return ("(" + ", ".join(t for t, _ in parts) + ("," if n == 1 else "") + ")",
+                        MShape("seq", cls="tuple", items=shapes))
+            return "[" + ", ".join(t for t, _ in parts) + "]", MShape("seq", cls="list", items=shapes)
+        if x < 0.55:
+            c = [v for v, t in self.env.items() if t in (LI, LF, LB) and self.size.get(v, 0) <= 200]
+            if c:
+                v = r.choice(c)
+                return v, MShape("seq", cls="list", ty=self.env[v][2:], n=self.size[v])
+        if x < 0.7 and self.nest < 2:
+            ty = r.choice([INT, INT, FLOAT, BOOL])
+            body, n = self.comp_body(lambda dd: self.expr(ty, dd), 1, 6)
+            return f"[{body}]", MShape("seq", cls="list", ty=ty, n=n)
+        if x < 0.82:
+            k = r.randint(1, 6)
+            return f"range({self.leaf(INT)} % {k})", MShape("seq", cls="range", ty=INT, n=k - 1)
+        return self.m_object(1, T)
+
+    def m_map_subject(self, T: str) -> tuple[str, MShape]:
+        r = self.r
+        x = r.random()
+        if x < 0.6:
+            keys = r.sample(M_KEYS, r.choice([0, 1, 2, 2, 3, 3]))
+            vals = [self.m_item(1, T) for _ in keys]
+            sh = MShape("map", cls="dict", keys={k: s for k, (_, s) in zip(keys, vals)})
+            if x < 0.5 or not keys:
+                return "{" + ", ".join(f"{k}: {t}" for k, (t, _) in zip(keys, vals)) + "}", sh
+            return "dict(" + ", ".join(f"{k[1:-1]}={t}" for k, (t, _) in zip(keys, vals)) + ")", sh
+        if x < 0.75:
+            keys = r.sample(["0", "1", "2", "-1"], r.randint(1, 3))
+            vals = [self.m_item(1, T) for _ in keys]
+            return ("{" + ", ".join(f"{k}: {t}" for k, (t, _) in zip(keys, vals)) + "}",
+                    MShape("map", cls="dict", keys={k: s for k, (_, s) in zip(keys, vals)}))
+        if x < 0.92:
+            ty = r.choice([DII, DIF])
+            text, n = self.coll_value(ty, 1, 6)
+            return text, MShape("map", cls="dict", ty=ty.split(":")[2], n=n)
+        return self.m_object(1, T)
+
+    # patterns
+
+    @staticmethod
+    def m_class_of(sh: MShape) -> str | None:
+        if sh.k == "S":
+            return {INT: "int", FLOAT: "float", BOOL: "bool"}[sh.ty]
+        if sh.k == "str":
+            return "str"
+        if sh.k == "none":
+            return "NoneType"
+        if sh.k in ("seq", "map", "obj"):
+            return sh.cls
+        return None
+
+    def m_exact(self, sh: MShape, typed: bool) -> str | None:
+        return sh.ty if typed and sh.k == "S" else None
+
+    def m_pat(self, sh: MShape, d: int, ns: _MNames, typed: bool, top: bool = False,
+              refutable: bool = False, whole: bool = False) -> tuple[str, bool, str]:
+        """A pattern against a value of shape sh (its captures' types are
+        the values' when typed): (text, irrefutable, form) with form
+        "closed", "or", "as" or "open" (a case's `a, b`).  top: a case's
+        pattern; whole: one for the subject itself (an alternative of an
+        or-pattern at the top, ...), else a sub-pattern."""
+        for _ in range(4):
+            saved = ns.save()
+            res = self.m_pat1(sh, d, ns, typed, top, whole or top)
+            if not (refutable and res[1]):
+                return res
+            ns.restore(saved)
+        return self.m_literal(sh), False, "closed"
+
+    def m_pat1(self, sh: MShape, d: int, ns: _MNames, typed: bool, top: bool,
+               whole: bool) -> tuple[str, bool, str]:
+        r = self.r
+        if sh.k == "alt":
+            if r.random() < 0.8:
+                return self.m_pat1(r.choice(sh.items), d, ns, False, top, whole)
+            sh, typed = MShape("any"), False
+        k = sh.k
+        seqish = k == "seq" or (k == "obj" and sh.items is not None)
+        w = {"cap": 5, "wild": 3, "lit": 8, "single": 3, "value": 4, "or": 8, "as": 5, "cls": 10,
+             "seq": 4, "map": 3, "group": 1}
+        if k == "S":
+            w.update(lit=30, value=8, cls=12)
+        elif k == "str":
+            w.update(lit=25, value=5, cls=8, seq=6)
+        elif seqish:
+            w.update(seq=35, lit=3, cls=10 if k == "obj" else 8)
+        elif k == "map":
+            w.update(map=50, lit=3, seq=5)
+        elif k == "obj":
+            w.update(cls=40, lit=4, value=4)
+        elif k == "none":
+            w.update(single=12, lit=4)
+        if not whole:     # a sub-pattern: mostly one that lets the whole match
+            w.update(cap=w["cap"] + 20, wild=w["wild"] + 10, lit=min(w["lit"], 10),
+                     value=min(w["value"], 3), single=min(w["single"], 2))
+            w["or"] = min(w["or"], 5)
+            if k != "obj":
+                w["cls"] = min(w["cls"], 8)
+        if d <= 0:
+            w.update({kk: 0 for kk in ("or", "as", "seq", "map", "group")}, cls=2)
+        kinds = list(w)
+        kind = r.choices(kinds, [w[kk] for kk in kinds])[0]
+        if kind == "cap":
+            name = ns.take()
+            if name is None:
+                return "_", True, "closed"
+            ns.binds[name] = (self.m_exact(sh, typed), sh if typed else None)
+            return name, True, "closed"
+        if kind == "wild":
+            return "_", True, "closed"
+        if kind == "lit":
+            return self.m_literal(sh), False, "closed"
+        if kind == "single":
+            return r.choice(["None", "True", "False"]), False, "closed"
+        if kind == "value":
+            key = sh.ty if k == "S" else "str" if k == "str" else "any"
+            val = r.choice(M_VALUES[key])
+            if val == "MK.ODD" and k != "S":
+                self.may_raise("TypeError")
+            return val, False, "closed"
+        if kind == "or":
+            return self.m_or(sh, d, ns, typed, whole)
+        if kind == "as":
+            t, irr, f = self.m_pat(sh, d - 1, ns, typed, whole=whole)
+            name = ns.take()
+            if name is None:
+                return (t if f == "closed" else f"({t})"), irr, "closed"
+            ns.binds[name] = (self.m_exact(sh, typed), sh if typed else None)
+            return f"{t if f in ('closed', 'or') else f'({t})'} as {name}", irr, "as"
+        if kind == "group":
+            t, irr, f = self.m_pat(sh, d - 1, ns, typed, whole=whole)
+            return f"({t})", irr, "closed"
+        if kind == "seq":
+            return self.m_seq_pat(sh, d, ns, typed, top)
+        if kind == "map":
+            return self.m_map_pat(sh, d, ns, typed)
+        return self.m_cls_pat(sh, d, ns, typed)
+
+    def m_literal(self, sh: MShape) -> str:
+        r = self.r
+        if sh.vals and r.random() < 0.7:
+            return r.choice(sh.vals)
+        if r.random() < 0.08:
+            return r.choice(M_STR_LITS + M_INT_LITS + M_FLOAT_LITS + ["b'ab'", "b''"])
+        if sh.k == "S":
+            return r.choice({INT: M_INT_LITS, FLOAT: M_FLOAT_LITS,
+                             BOOL: ["0", "1", "1.0", "0.0", "2", "-1"]}[sh.ty])
+        if sh.k == "str" or r.random() < 0.4:
+            return r.choice(M_STR_LITS)
+        return r.choice(M_INT_LITS)
+
+    def m_or(self, sh: MShape, d: int, ns: _MNames, typed: bool, whole: bool) -> tuple[str, bool, str]:
+        """Two or three refutable alternatives binding the same names (the
+        first one's; a later one binds those it lacks with `as` around it)."""
+        r = self.r
+
+        def paren(t, f):
+            return t if f == "closed" else f"({t})"
+        first = _MNames(self, [] if ns.pool is None and r.random() < 0.4 else ns.pool)
+        t, _, f = self.m_pat(sh, d - 1, first, typed, refutable=True, whole=whole)
+        alts = [paren(t, f)]
+        names = list(first.binds)
+        got = {n: [v] for n, v in first.binds.items()}
+        for _ in range(r.choice([1, 1, 1, 2])):
+            nx = _MNames(self, list(names))
+            t2, _, f2 = self.m_pat(sh, d - 1, nx, typed, refutable=True, whole=whole)
+            for n in list(nx.pool):
+                t2, f2 = f"{t2 if f2 in ('closed', 'or') else f'({t2})'} as {n}", "as"
+                nx.binds[n] = (self.m_exact(sh, typed), sh if typed else None)
+            for n, v in nx.binds.items():
+                got[n].append(v)
+            alts.append(paren(t2, f2))
+        for n, vs in got.items():
+            tys = {v[0] for v in vs}
+            shape = vs[0][1] if all(v[1] == vs[0][1] for v in vs) else None
+            ns.binds[n] = (tys.pop() if len(tys) == 1 else None, shape)
+        return " | ".join(alts), False, "or"
+
+    def m_seq_pat(self, sh: MShape, d: int, ns: _MNames, typed: bool, top: bool) -> tuple[str, bool, str]:
+        r = self.r
+        fits = sh.k == "seq" or (sh.k == "obj" and sh.items is not None)
+        if fits and sh.items is not None:
+            L = len(sh.items)
+        elif fits:
+            L = r.randint(0, min(sh.n, 4))
+        else:
+            L = r.randint(0, 3)
+        if r.random() < 0.12:
+            L = max(0, L + r.choice([-1, 1]))
+        L = min(L, 5)
+        star = r.random() < 0.4
+        s = r.randint(0, L) if star else L          # items before the star
+        t = L - s                                   # items after it
+        n = len(sh.items) if fits and sh.items is not None else None
+        can = fits and typed and (n is None or (n >= L if star else n == L))
+
+        def shape_at(i, from_end):
+            if not can:
+                return MShape("any")
+            if n is None:
+                return MShape("S", sh.ty) if sh.ty else MShape("any")
+            return sh.items[n - t + i] if from_end else sh.items[i]
+        parts = []
+        for i in range(s):
+            p, _, _ = self.m_pat(shape_at(i, False), d - 1, ns, can)
+            parts.append(p)
+        if star:
+            name = ns.take() if r.random() < 0.55 else None
+            if name:
+                rest = (MShape("seq", cls="list", items=sh.items[s:n - t]) if can and n is not None else
+                        MShape("seq", cls="list", ty=sh.ty, n=sh.n) if can and sh.ty else None)
+                ns.binds[name] = (None, rest)
+            parts.append(f"*{name or '_'}")
+        for i in range(t):
+            p, _, _ = self.m_pat(shape_at(i, True), d - 1, ns, can)
+            parts.append(p)
+        x = r.random()
+        if top and parts and x < 0.3:
+            return ", ".join(parts) + ("," if len(parts) == 1 else ""), False, "open"
+        if x < 0.6:
+            return "[" + ", ".join(parts) + "]", False, "closed"
+        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")", False, "closed"
+
+    def m_map_pat(self, sh: MShape, d: int, ns: _MNames, typed: bool) -> tuple[str, bool, str]:
+        r = self.r
+        fits = sh.k == "map"
+        entries = []
+        if fits and sh.keys is not None:
+            have = list(sh.keys)
+            for key in r.sample(have, min(len(have), r.choice([0, 1, 1, 1, 2, 2, 3]))):
+                entries.append((key, sh.keys[key], typed))
+            if r.random() < 0.12 or not have:
+                other = [key for key in M_KEYS + ["0", "1"] if key not in have]
+                entries.insert(r.randint(0, len(entries)), (r.choice(other), MShape("any"), False))
+        elif fits:
+            for key in r.sample(["0", "1", "2", "-1", "3"], r.randint(0, 2)):
+                entries.append((key, MShape("S", sh.ty), typed))
+        else:
+            for key in r.sample(M_KEYS, r.randint(0, 2)):
+                entries.append((key, MShape("any"), False))
+        if r.random() < 0.1:
+            # a dotted key; one equal to a literal key raises ValueError (mapping
+            # pattern checks duplicate key) once the subject is a mapping long enough
+            dotted = {"MK.ZERO": "0", "MK.ONE": "1", "MK.NAME": "'ab'"}
+            present = [k2 for k2, _, _ in entries]
+            lit = [k2 for k2 in present if k2 in ("0", "1")]
+            key = ({"0": "MK.ZERO", "1": "MK.ONE"}[r.choice(lit)] if lit and r.random() < 0.5 else
+                   r.choice(list(dotted)))
+            if dotted[key] in present:
+                self.may_raise("ValueError")
+            if key not in present:
+                entries.insert(r.randint(0, len(entries)), (key, MShape("any"), False))
+        parts = []
+        for key, s, ty_ok in entries:
+            p, _, _ = self.m_pat(s, d - 1, ns, ty_ok)
+            parts.append(f"{key}: {p}")
+        if r.random() < 0.4:
+            name = ns.take()
+            if name:
+                ns.binds[name] = (None, None)
+                parts.append(f"**{name}")
+        return "{" + ", ".join(parts) + "}", False, "closed"
+
+    def m_cls_pat(self, sh: MShape, d: int, ns: _MNames, typed: bool) -> tuple[str, bool, str]:
+        r = self.r
+        actual = self.m_class_of(sh)
+        mro = M_MRO.get(actual, ()) if actual else ()
+        x = r.random()
+        if x < 0.03:      # not a class: TypeError (called match pattern must be a class)
+            self.may_raise("TypeError")
+            return f"{r.choice(['MK.ZERO', 'm_fold', 'MK.NAME'])}()", False, "closed"
+        if mro and x < 0.85:
+            cls = mro[0] if r.random() < 0.7 else r.choice(mro)
+        elif x < 0.9:
+            cls = "object"
+        else:
+            cls = r.choice(list(M_ARGS))
+        known = actual is not None
+        matches = known and (cls == "object" or cls in mro)
+        margs = M_ARGS[cls]
+        maxpos = 1 if margs in ("self", "list") else len(margs)
+        npos = r.randint(0, maxpos) if d > 0 else 0
+        if d > 0 and r.random() < 0.06:
+            npos = maxpos + 1                # TypeError: accepts N positional sub-patterns
+        if npos > maxpos or (margs == "list" and npos):
+            if matches or not known:
+                self.may_raise("TypeError")
+        if margs == "self":
+            pos = ["<self>"] + ["<extra>"] * (npos - 1) if npos else []
+        elif margs == "list":
+            pos = ["v"] * min(npos, 1) + ["<extra>"] * (npos - 1)
+        else:
+            pos = list(margs[:npos]) + ["<extra>"] * (npos - maxpos)
+        if sh.k == "obj" and sh.attrs:
+            avail = list(sh.attrs)
+        elif sh.k == "S":
+            avail = ["real", "imag"] + (["numerator", "denominator"] if sh.ty != FLOAT else [])
+        else:
+            avail = []
+        kws = []
+        for _ in range(r.choice([0, 0, 1, 1, 2]) if d > 0 and (avail or r.random() < 0.25) else 0):
+            name = r.choice(avail) if avail and r.random() < 0.9 else r.choice(M_ATTR_POOL)
+            if name in kws:
+                continue
+            if name in pos:                  # TypeError: got multiple sub-patterns for attribute
+                if r.random() < 0.85:
+                    continue
+                if matches or not known:
+                    self.may_raise("TypeError")
+            kws.append(name)
+
+        def attr_shape(a):
+            if not matches or a == "<extra>":
+                return MShape("any"), False
+            if a == "<self>":
+                return sh, typed
+            if sh.k == "obj" and sh.attrs and a in sh.attrs:
+                return sh.attrs[a], typed
+            if sh.k == "S" and a in avail:
+                return MShape("S", FLOAT if sh.ty == FLOAT else INT), typed
+            return MShape("any"), False
+        parts = []
+        for a in pos:
+            s, ok = attr_shape(a)
+            parts.append(self.m_pat(s, d - 1, ns, ok)[0])
+        for a in kws:
+            s, ok = attr_shape(a)
+            parts.append(f"{a}={self.m_pat(s, d - 1, ns, ok)[0]}")
+        return f"{cls}({', '.join(parts)})", False, "closed"
+
+    # the statement
+
+    def m_guard(self, binds: dict) -> str:
+        r = self.r
+        saved_env, saved_focus = dict(self.env), list(self.focus)
+        typed = [(n, t) for n, (t, _) in binds.items() if t in SCALARS]
+        for n, t in typed:
+            self.env[n] = t
+            self.focus.append(n)
+        untyped = [n for n, (t, _) in binds.items() if t not in SCALARS]
+        ints = [n for n, t in typed if t == INT]
+        x = r.random()
+        if x < 0.2 and untyped:
+            g = f"m_fold({r.choice(untyped)}) % {r.randint(2, 4)} {r.choice(['==', '!='])} 0"
+        elif x < 0.32 and ints:
+            self.may_raise("ZeroDivisionError")
+            g = f"{self.expr(INT, 1)} // {r.choice(ints)} > {self.expr(INT, 0)}"
+        elif x < 0.38 and ints:
+            self.may_raise("IndexError")
+            g = f"[{self.expr(BOOL, 0)}, {self.expr(BOOL, 0)}][{r.choice(ints)}]"
+        elif x < 0.41:
+            self.may_raise("ZeroDivisionError")
+            g = f"{self.expr(INT, 1)} % {self.zden()} == 0"
+        else:
+            g = self.cond(1)
+        self.env, self.focus = saved_env, saved_focus
+        return g
+
+    def m_body(self, ind: int, depth: int, binds: dict, acc: str, res: str | None) -> None:
+        r = self.r
+        saved_env, saved_focus = dict(self.env), list(self.focus)
+        start = len(self.lines)
+        for n, (t, _) in binds.items():
+            self.objs.add(n)
+            if t in SCALARS:
+                self.env[n] = t
+                self.focus.append(n)
+        for n, (t, _) in binds.items():
+            if r.random() < 0.75:
+                if t in (INT, FLOAT):
+                    self.lam_fold(ind, acc, n, t)
+                elif t == BOOL:
+                    self.lam_fold(ind, acc, f"int({n})", INT)
+                else:
+                    self.lam_fold(ind, acc, f"m_fold({n})", INT)
+        if res and res in self.env and r.random() < 0.7:
+            self.emit(ind, f"{res} = {self.expr(self.env[res], 2)}")
+        if depth > 0 and self.matches < MATCH_NEST and r.random() < 0.15:
+            shaped = [(n, s) for n, (_, s) in binds.items() if s is not None]
+            if shaped and r.random() < 0.7:
+                n, s = r.choice(shaped)
+                self.matches += 1
+                self.m_match(ind, depth - 1, n, s, acc, None)
+                self.matches -= 1
+            else:
+                self.match_stmt(ind, depth - 1)
+        if r.random() < 0.6:
+            self.block(ind, r.randint(1, 2), max(0, depth - 1))
+        if self.loop and r.random() < 0.15:
+            if r.random() < 0.5:
+                self.emit(ind, f"if {self.cond(1)}:")
+                self.emit(ind + 1, r.choice(["break", "continue"]))
+            else:
+                self.emit(ind, r.choice(["break", "continue"]))
+        if len(self.lines) == start:
+            self.emit(ind, "pass")
+        for v, t in self.env.items():
+            if v not in saved_env:
+                self.maybe[v] = t
+        self.env, self.focus = saved_env, saved_focus
+
+    def m_match(self, ind: int, depth: int, subject: str, sh: MShape, acc: str, res: str | None) -> None:
+        r = self.r
+        self.emit(ind, f"match {subject}:")
+        ncases = r.choice([1, 2, 2, 3, 3, 4])
+        bound: dict = {}
+        for ci in range(ncases):
+            last = ci == ncases - 1
+            guarded = r.random() < 0.3
+            ns = _MNames(self)
+            rebind = [v for v in self.assignable() if sh.k == "S" and self.env[v] == sh.ty
+                      and v not in self.focus and v not in self.powed]
+            if last and not guarded and r.random() < 0.3:      # a default case
+                if r.random() < 0.5:
+                    pat, irr = "_", True
+                else:                                           # the subject captured
+                    pat, irr = ns.take(), True
+                    ns.binds[pat] = (self.m_exact(sh, True), sh)
+            elif rebind and r.random() < 0.06:
+                # a typed local of the subject's type rebound by a capture of the subject
+                v = r.choice(rebind)
+                self.objs.add(v)
+                if (last or guarded) and r.random() < 0.5:
+                    pat, irr = v, True
+                else:
+                    t, _, f = self.m_pat(sh, 1, _MNames(self, []), True, refutable=True, whole=True)
+                    pat, irr = f"{t if f in ('closed', 'or') else f'({t})'} as {v}", False
+            else:
+                pat, irr, _ = self.m_pat(sh, r.choice([1, 2, 2, 3]), ns, True, top=True,
+                                         refutable=not (last or guarded))
+            guard = self.m_guard(ns.binds) if guarded else None
+            self.emit(ind + 1, f"case {pat}" + (f" if {guard}" if guard else "") + ":")
+            self.m_body(ind + 2, depth, ns.binds, acc, res)
+            bound.update(ns.binds)
+            if irr and not guard:
+                break
+        for n, (t, _) in bound.items():
+            if t in SCALARS and n not in self.env:
+                self.maybe[n] = t
+        if bound and r.random() < 0.08:     # a capture read after the match: unbound if no case bound it
+            n = r.choice(list(bound))
+            t = bound[n][0]
+            text, ty = ((n, t) if t in (INT, FLOAT) else (f"int({n})", INT) if t == BOOL else
+                        (f"m_fold({n})", INT))
+            if r.random() < 0.7:
+                e = self.fresh("e")
+                self.emit(ind, "try:")
+                self.lam_fold(ind + 1, acc, text, ty)
+                self.emit(ind, f"except NameError as {e}:")
+                self.emit(ind + 1, f"{acc} -= len(str({e}))")
+            else:
+                self.lam_fold(ind, acc, text, ty)
+
+    def match_stmt(self, ind: int, depth: int) -> None:
+        r = self.r
+        self.matches += 1
+        acc = self.lam_acc(ind)
+        T = self.fresh("T")
+        text, sh = self.m_subject(T)
+        res = None
+        if r.random() < 0.35:     # a typed local the cases assign, used after the match
+            ty = r.choice([INT, INT, FLOAT, BOOL])
+            res = self.fresh("v")
+            self.emit(ind, f"{res} = {self.const(ty)}")
+            self.env[res] = ty
+        logged = re.search(rf"\b{T}\b", text) is not None
+        if logged:
+            self.emit(ind, f"{T} = []")
+        wrap = r.random() < 0.2
+        if wrap:
+            self.emit(ind, "try:")
+        self.m_match(ind + (1 if wrap else 0), depth, text, sh, acc, res)
+        if wrap:
+            e = self.fresh("e")
+            self.emit(ind, f"except (TypeError, ValueError, ZeroDivisionError, IndexError, KeyError, "
+                           f"NameError) as {e}:")
+            self.emit(ind + 1, f"{acc} -= len(str({e}))")
+        if logged:
+            self.lam_fold(ind, acc, f"m_fold({T})", INT)
+        self.matches -= 1
+
     # ---- statements -------------------------------------------------------
     def assignable(self) -> list[str]:
         return [v for v, t in self.env.items() if v not in self.protected and t in SCALARS]
@@ -2199,7 +3090,11 @@ class ScalarGen:
                 choices += ["use_e"] * 12 + ["reraise"] * 4
             if self.part == "finally":
                 choices += ["acc"] * 8 + ["reraise"]
+        if self.match_w and depth > 0 and self.matches < MATCH_NEST:
+            choices += ["match"] * self.match_w
         kind = r.choice(choices)
+        if kind == "match":
+            return self.match_stmt(ind, depth)
         if kind in ("try", "risky", "raise", "exit", "use_e", "reraise", "acc"):
             return self.try_stmt(kind, ind, depth)
         if kind == "lam":
@@ -2903,8 +3798,9 @@ class TensorGen:
 def gen_module(rng: random.Random, n_funcs: int = 50, tensor_frac: float = 0.3,
                prefix: str = "f", comp_weight: float = COMP_WEIGHT,
                try_weight: float = TRY_WEIGHT, lambda_weight: float = LAMBDA_WEIGHT,
-               unpack_weight: float = UNPACK_WEIGHT) -> Module:
-    parts = [HEADER] + (UNPACK_HELPERS if unpack_weight > 0 else [])
+               unpack_weight: float = UNPACK_WEIGHT, match_weight: float = MATCH_WEIGHT) -> Module:
+    parts = [HEADER] + (UNPACK_HELPERS if unpack_weight > 0 else []) + \
+        (MATCH_HELPERS if match_weight > 0 else [])
     infos: list[FuncInfo] = []
     for k in range(n_funcs):
         name = f"{prefix}{k}"
@@ -2912,7 +3808,7 @@ def gen_module(rng: random.Random, n_funcs: int = 50, tensor_frac: float = 0.3,
             src, info = TensorGen(rng, name).generate()
         else:
             src, info = ScalarGen(rng, name, infos, comp_weight, try_weight,
-                                  lambda_weight, unpack_weight).generate()
+                                  lambda_weight, unpack_weight, match_weight).generate()
         parts.append(src)
         infos.append(info)
     return Module("\n\n".join(parts), infos)

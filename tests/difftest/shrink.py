@@ -4,14 +4,18 @@ The mismatching function and the functions it calls (or reads, as in
 ``u_log(T, 0, u_args)(...)``) are cut out of their module; then, round
 after round, candidate variants are made (drop chunks of
 statements, replace an if/for/while by its body, a try by one of its parts,
-drop a handler or a raise's cause, replace an expression by a
+drop a handler or a raise's cause, replace a match statement by one of its
+cases' bodies, drop a case or a guard, replace a sub-pattern by ``_`` or an
+or-pattern by one of its alternatives, replace an expression by a
 sub-expression of the same type or by a constant, drop unused parameters,
 simplify scalar arguments), up to ~40 of them are built *together* in one
 module (each candidate's functions renamed ``NAME_cK``) and run on the
 failing input, and the smallest candidate whose outcome still mismatches with
 the same signature (expected kind, observed kind) becomes the new program.
 Statements that drive a while loop's counter ``wN`` are never touched, so
-every candidate still terminates.
+every candidate still terminates. The module's other top-level statements
+(the match statements' helper classes and their imports) stay as a prelude,
+cut down to what the program uses when it is written out.
 """
 
 from __future__ import annotations
@@ -38,10 +42,11 @@ _COUNTER = re.compile(r"^w\d+$")
 # Program state
 
 class State:
-    def __init__(self, funcs: list[ast.FunctionDef], target: str, args: tuple):
+    def __init__(self, funcs: list[ast.FunctionDef], target: str, args: tuple, prelude: list | None = None):
         self.funcs = funcs
         self.target = target
         self.args = args
+        self.prelude = prelude or []      # top-level statements but defs (not mutated)
 
     def source(self) -> str:
         return "\n\n".join(ast.unparse(f) for f in self.funcs)
@@ -64,6 +69,30 @@ def closure(funcs: dict, target: str) -> list[str]:
         need.add(n)
         todo.extend(callees(funcs[n], set(funcs)))
     return need
+
+
+def _binds(s: ast.stmt) -> set:
+    """The names a top-level statement binds."""
+    if isinstance(s, (ast.ClassDef, ast.FunctionDef)):
+        return {s.name}
+    if isinstance(s, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in s.names}
+    return {n.id for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+def prelude_for(prelude: list, funcs: list) -> list:
+    """The prelude statements the functions need (through one another)."""
+    need = {n.id for f in funcs for n in ast.walk(f) if isinstance(n, ast.Name)}
+    keep: list = []
+    changed = True
+    while changed:
+        changed = False
+        for s in prelude:
+            if s not in keep and _binds(s) & need:
+                keep.append(s)
+                need |= {n.id for n in ast.walk(s) if isinstance(n, ast.Name)}
+                changed = True
+    return [s for s in prelude if s in keep]
 
 
 def prune(st: State) -> State:
@@ -118,16 +147,21 @@ def candidates(st: State):
     types = infer(mod)
     counters = {f.name: _counters(f) for f in st.funcs}
     stmt_lists, exprs, compounds = [], [], []
-    tries = []
+    tries, matches, pats = [], [], []
     for path, node in _paths(mod):
         for field in ("body", "orelse", "finalbody"):
             if isinstance(node, (ast.FunctionDef, ast.If, ast.For, ast.While, ast.Try,
-                                 ast.ExceptHandler)) and getattr(node, field, None):
+                                 ast.ExceptHandler, ast.match_case)) and getattr(node, field, None):
                 stmt_lists.append((path, field))
         if isinstance(node, (ast.If, ast.For, ast.While)):
             compounds.append(path)
         if isinstance(node, ast.Try):
             tries.append(path)
+        if isinstance(node, ast.Match):
+            matches.append(path)
+        if isinstance(node, ast.pattern) and not (isinstance(node, ast.MatchAs) and node.pattern is None
+                                                  and node.name is None):
+            pats.append(path)
         if isinstance(node, ast.expr) and types.get(id(node)) in (INT, FLOAT, BOOL, TENSOR):
             exprs.append(path)
 
@@ -135,7 +169,7 @@ def candidates(st: State):
         funcs = copy.deepcopy(st.funcs)
         m = ast.Module(body=funcs, type_ignores=[])
         args = mutate(m)
-        return State(funcs, st.target, st.args if args is None else args)
+        return State(funcs, st.target, st.args if args is None else args, st.prelude)
 
     # 1. statement chunks
     for path, field in stmt_lists:
@@ -202,6 +236,38 @@ def candidates(st: State):
             def mut(m, path=path):
                 _get(m, path).cause = None
             yield mk(mut)
+    # 2c. match -> a case's body; a case or a guard dropped; a sub-pattern
+    # -> `_`; an or-pattern -> one of its alternatives (candidates that no
+    # longer compile, e.g. an irrefutable case before another, are skipped)
+    for path in matches:
+        node = _get(mod, path)
+        for k in range(len(node.cases)):
+            def mut(m, path=path, k=k):
+                parent = _get(m, path[:-1])
+                pf, pi = path[-1]
+                getattr(parent, pf)[pi:pi + 1] = _get(m, path).cases[k].body
+            yield mk(mut)
+            if len(node.cases) > 1:
+                def mut(m, path=path, k=k):
+                    del _get(m, path).cases[k]
+                yield mk(mut)
+            if node.cases[k].guard is not None:
+                def mut(m, path=path, k=k):
+                    _get(m, path).cases[k].guard = None
+                yield mk(mut)
+    for path in pats:
+        node = _get(mod, path)
+        alts = [None] + (list(range(len(node.patterns))) if isinstance(node, ast.MatchOr) else [])
+        for k in alts:
+            def mut(m, path=path, k=k):
+                parent = _get(m, path[:-1])
+                pf, pi = path[-1]
+                new = ast.MatchAs() if k is None else _get(m, path).patterns[k]
+                if pi is None:
+                    setattr(parent, pf, new)
+                else:
+                    getattr(parent, pf)[pi] = new
+            yield mk(mut)
     # 3. expressions
     for path in exprs:
         node = _get(mod, path)
@@ -256,7 +322,8 @@ def candidates(st: State):
         elif type(v) is float and v not in (0.0, 1.0) and not (math.isnan(v) or math.isinf(v)):
             simpler = [0.0, 1.0, float(round(v))]
         for s in simpler:
-            yield State(copy.deepcopy(st.funcs), st.target, st.args[:i] + (s,) + st.args[i + 1:])
+            yield State(copy.deepcopy(st.funcs), st.target, st.args[:i] + (s,) + st.args[i + 1:],
+                        st.prelude)
 
 
 # --------------------------------------------------------------------------
@@ -279,7 +346,7 @@ class _Rename(ast.NodeTransformer):
 
 
 def _batch_source(states: list[State]) -> str:
-    parts = [HEADER]
+    parts = [HEADER] + [ast.unparse(s) for s in (states[0].prelude if states else [])]
     for k, s in enumerate(states):
         names = {f.name for f in s.funcs}
         for f in s.funcs:
@@ -335,7 +402,8 @@ class Repro:
         return f"r_{slug}_{h}"
 
     def render_summary(self) -> str:
-        return ("  minimal program:\n" + "\n".join("    " + ln for ln in self.st.source().splitlines())
+        pre = "".join(ast.unparse(s) + "\n\n\n" for s in prelude_for(self.st.prelude, self.st.funcs))
+        return ("  minimal program:\n" + "\n".join("    " + ln for ln in (pre + self.st.source()).splitlines())
                 + f"\n  args: {lit_args(self.st.args)}"
                 + f"\n  expected (python): {harness.fmt(self.ora)}"
                 + f"\n  observed (kiln):   {harness.fmt(self.nat)}")
@@ -350,7 +418,8 @@ class Repro:
                f"expected (python): {_doc(harness.fmt(self.ora))}\n"
                f"observed (kiln):   {_doc(harness.fmt(self.nat))}\n"
                f'"""\n')
-        body = "\n\n\n".join(ast.unparse(f) for f in self.st.funcs)
+        body = "\n\n\n".join([ast.unparse(s) for s in prelude_for(self.st.prelude, self.st.funcs)]
+                              + [ast.unparse(f) for f in self.st.funcs])
         reason = _doc(f"open kiln bug: {self.desc}")[:300]
         text = (doc + HEADER + "\n\n" + body + "\n\n\n"
                 + f"CASES = {{{self.st.target!r}: [{lit_args(self.st.args)}]}}\n"
@@ -401,8 +470,10 @@ def shrink(worker, m, time_limit: float = 180.0):
     tree = ast.parse(m.source)
     funcs = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
     need = closure(funcs, m.info.name)
+    header = {ast.unparse(s) for s in ast.parse(HEADER).body}
+    prelude = [s for s in tree.body if not isinstance(s, ast.FunctionDef) and ast.unparse(s) not in header]
     st = State([f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name in need],
-               m.info.name, m.args)
+               m.info.name, m.args, prelude)
     sig, tensor_fn = m.sig, m.info.tensor
     opt = "-O0"
     first = evaluate(worker, [st], sig, m.rtol, m.atol, tensor_fn, opt)[0]

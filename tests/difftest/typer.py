@@ -32,7 +32,11 @@ local, a list item...) instead of C int64s; kiln decides that per site, so
 running the twin again with each site that raised let through gives every
 outcome kiln may have under its int64 contract (see
 ``worker._twin_variants``).  ``try``/``except``/``else``/``finally`` bodies
-and ``raise`` expressions are typed and checked like any other statements.
+and ``raise`` expressions are typed and checked like any other statements,
+as are a ``match`` statement's subject, guards and case bodies; a name a
+pattern captures has the subject's type when it is the subject itself (kiln
+binds it from the subject's hidden local), else it is an object
+(``Typer.bind_pattern``).
 """
 
 from __future__ import annotations
@@ -257,6 +261,43 @@ class Typer:
             for x in (st.exc, st.cause):
                 if x is not None:
                     self.expr(x)
+        elif isinstance(st, ast.Match):
+            ty = self.expr(st.subject)
+            for case in st.cases:
+                self.bind_pattern(case.pattern, ty, True)
+                if case.guard is not None:
+                    self.expr(case.guard)
+                for s in case.body:
+                    self.stmt(s)
+
+    def bind_pattern(self, p: ast.pattern, ty: str, direct: bool) -> None:
+        """Types the names a case's pattern binds as kiln does: a capture of
+        the subject itself (at the top, through `as` and `|`) has the
+        subject's type, any other (an item, an attribute, a value of a key, a
+        `*rest`, a `**rest`) is an object.  The patterns' values are not
+        typed, so the twin never wraps them (a pattern is no expression)."""
+        if isinstance(p, ast.MatchAs):
+            if p.pattern is not None:
+                self.bind_pattern(p.pattern, ty, direct)
+            if p.name:
+                self.bind(ast.Name(p.name, ast.Store()), ty if direct else OBJ)
+        elif isinstance(p, ast.MatchOr):
+            for alt in p.patterns:
+                self.bind_pattern(alt, ty, direct)
+        elif isinstance(p, ast.MatchStar):
+            if p.name:
+                self.bind(ast.Name(p.name, ast.Store()), OBJ)
+        elif isinstance(p, ast.MatchMapping):
+            for sub in p.patterns:
+                self.bind_pattern(sub, OBJ, False)
+            if p.rest:
+                self.bind(ast.Name(p.rest, ast.Store()), OBJ)
+        elif isinstance(p, ast.MatchSequence):
+            for sub in p.patterns:
+                self.bind_pattern(sub, OBJ, False)
+        elif isinstance(p, ast.MatchClass):
+            for sub in p.patterns + p.kwd_patterns:
+                self.bind_pattern(sub, OBJ, False)
 
     def expr(self, e: ast.expr) -> str:
         ty = self._expr(e)
@@ -457,5 +498,7 @@ def checked_source(src: str) -> str:
 
 def checked_namespace(src: str, filename: str = "<checked>") -> dict:
     ns: dict = {"_ck": _ck, "_cksum": _cksum, "__name__": "_difftest_checked"}
-    exec(compile(checked_source(src), filename, "exec"), ns)
+    # dont_inherit: not this file's `from __future__ import annotations` (a
+    # dataclass of the program would see strings and look its module up)
+    exec(compile(checked_source(src), filename, "exec", dont_inherit=True), ns)
     return ns
