@@ -2088,13 +2088,20 @@ static void leave(E *e, int why, const char *value, int L) {
  * entry (unless re-raised), then what the code it left behind holds (object
  * temporaries from temps0, guard blocks from withs0), then the exception is
  * taken and becomes the handled one. */
-static void catch_point(E *e, const char *name, int id, int temps0, int withs0) {
+/* Where an error that reached the labels `name` (this function's traceback
+ * entry added) or `name`_r (a re-raise) goes on from: the temporaries and
+ * guard blocks opened since temps0/withs0 given up. */
+static void unwind_point(E *e, const char *name, int temps0, int withs0) {
   label(e, name);
   line(e, "kr->add_traceback(\"%s\", kl_file, kl_line);", c_str(e->ctx, e->f->name));
   label(e, kl_fmt(e->ctx, "%s_r", name));
   for (int i = temps0; i < e->ntemps; i++)
     if (e->temps[i] == 'o') line(e, "Py_CLEAR(t%d);", i);
   for (int i = e->nwiths - 1; i >= withs0; i--) line(e, "if (kl_wg_%d.kind) kr->grad_guard_exit(&kl_wg_%d);", i, i);
+}
+
+static void catch_point(E *e, const char *name, int id, int temps0, int withs0) {
+  unwind_point(e, name, temps0, withs0);
   line(e, "kr->exc_catch(&kl_esave_%d, &kl_exc_%d);", id, id);
 }
 
@@ -2243,12 +2250,7 @@ static void cleanup_stmt(E *e, KlNode *s) {
   fail_to(e, outer);
   stmts(e, s->kw);
   line(e, "goto kl_mend_%d;", id);
-  label(e, lbl);
-  line(e, "kr->add_traceback(\"%s\", kl_file, kl_line);", c_str(e->ctx, e->f->name));
-  label(e, kl_fmt(e->ctx, "%s_r", lbl));
-  for (int i = temps0; i < e->ntemps; i++)
-    if (e->temps[i] == 'o') line(e, "Py_CLEAR(t%d);", i);
-  for (int i = e->nwiths - 1; i >= withs0; i--) line(e, "if (kl_wg_%d.kind) kr->grad_guard_exit(&kl_wg_%d);", i, i);
+  unwind_point(e, lbl, temps0, withs0);
   stmts(e, s->kw);
   line(e, "goto %s;", reraise_label(e, outer));
   line(e, "kl_mend_%d:;", id);
