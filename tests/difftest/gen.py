@@ -113,7 +113,9 @@ assigning a typed local declared before the match, running other
 statements (break/continue in loops, return, nested matches, some on a
 capture); a capture read after the match (UnboundLocalError when no case
 bound it); a typed local rebound by a capture; matches inside try (and a
-try around some).  A capture of a typed value is a local of that type
+try around some).  So that what a match did is seen (most cases end in an
+exception raised later), a function sometimes begins with a match and a
+match is sometimes followed by ``if C: return ACC``.  A capture of a typed value is a local of that type
 (kiln keeps every capture but one of the subject itself as an object, as
 the checked twin does).  Case-level irrefutable patterns come only last or
 with a guard and or-pattern alternatives are refutable and bind the same
@@ -2561,7 +2563,7 @@ class ScalarGen:
     def m_seq_subject(self, T: str) -> tuple[str, MShape]:
         r = self.r
         x = r.random()
-        if x < 0.35:
+        if x < 0.3:
             n = r.choice([0, 1, 2, 2, 3, 3, 4])
             parts = [self.m_item(1, T) for _ in range(n)]
             shapes = [s for _, s in parts]
@@ -2569,18 +2571,24 @@ class ScalarGen:
                 return ("(" + ", ".join(t for t, _ in parts) + ("," if n == 1 else "") + ")",
                         MShape("seq", cls="tuple", items=shapes))
             return "[" + ", ".join(t for t, _ in parts) + "]", MShape("seq", cls="list", items=shapes)
-        if x < 0.55:
+        if x < 0.45:
             c = [v for v, t in self.env.items() if t in (LI, LF, LB) and self.size.get(v, 0) <= 200]
             if c:
                 v = r.choice(c)
                 return v, MShape("seq", cls="list", ty=self.env[v][2:], n=self.size[v])
-        if x < 0.7 and self.nest < 2:
+        if x < 0.58 and self.nest < 2:
             ty = r.choice([INT, INT, FLOAT, BOOL])
             body, n = self.comp_body(lambda dd: self.expr(ty, dd), 1, 6)
             return f"[{body}]", MShape("seq", cls="list", ty=ty, n=n)
-        if x < 0.82:
+        if x < 0.7:
             k = r.randint(1, 6)
             return f"range({self.leaf(INT)} % {k})", MShape("seq", cls="range", ty=INT, n=k - 1)
+        if x < 0.9:          # a Sequence that logs __len__ and __getitem__
+            ty = r.choice([INT, INT, FLOAT])
+            parts = [self.m_scalar(ty) for _ in range(r.randint(0, 4))]
+            its = [s for _, s in parts]
+            return (f"MSeq({T}, [{', '.join(t for t, _ in parts)}])",
+                    MShape("obj", cls="MSeq", items=its, attrs={"items": MShape("seq", cls="list", items=its)}))
         return self.m_object(1, T)
 
     def m_map_subject(self, T: str) -> tuple[str, MShape]:
@@ -2757,7 +2765,8 @@ class ScalarGen:
         if r.random() < 0.12:
             L = max(0, L + r.choice([-1, 1]))
         L = min(L, 5)
-        star = r.random() < 0.4
+        mseq = sh.k == "obj" and sh.cls == "MSeq"   # logs: `*_` indexes, anything else iterates
+        star = r.random() < (0.7 if mseq else 0.4)
         s = r.randint(0, L) if star else L          # items before the star
         t = L - s                                   # items after it
         n = len(sh.items) if fits and sh.items is not None else None
@@ -2774,7 +2783,7 @@ class ScalarGen:
             p, _, _ = self.m_pat(shape_at(i, False), d - 1, ns, can)
             parts.append(p)
         if star:
-            name = ns.take() if r.random() < 0.55 else None
+            name = ns.take() if r.random() < (0.3 if mseq else 0.55) else None
             if name:
                 rest = (MShape("seq", cls="list", items=sh.items[s:n - t]) if can and n is not None else
                         MShape("seq", cls="list", ty=sh.ty, n=sh.n) if can and sh.ty else None)
@@ -3046,7 +3055,24 @@ class ScalarGen:
             self.emit(ind + 1, f"{acc} -= len(str({e}))")
         if logged:
             self.lam_fold(ind, acc, f"m_fold({T})", INT)
+        if r.random() < 0.25:   # the accumulator returned (what follows may raise and hide it)
+            self.emit(ind, f"if {self.cond(1)}:")
+            self.emit(ind + 1, f"return {self.m_ret_text(acc)}")
         self.matches -= 1
+
+    def m_ret_text(self, acc: str) -> str:
+        """acc (an int or float local) as the function's result."""
+        ty = self.env.get(acc, INT)
+        num = acc if ty == INT else f"len(str({acc}))"
+        if self.ret == INT:
+            return num
+        if self.ret == FLOAT:
+            return acc if ty == FLOAT else f"float({acc})"
+        if self.ret == BOOL:
+            return f"({num} % 2 == 0)"
+        if self.ret == LI:
+            return f"[{num}, {len(self.lines)}]"
+        return f"[{acc if ty == FLOAT else f'float({acc})'}]"
 
     # ---- statements -------------------------------------------------------
     def assignable(self) -> list[str]:
@@ -3608,6 +3634,8 @@ class ScalarGen:
             self.env[params[-1][0]] = ty
         self.ret = r.choice([INT, INT, FLOAT, FLOAT, BOOL] * 8 + ([LI, LF] if self.coll_p else []))
         self.ret_size = 0
+        if self.match_w and r.random() < min(0.5, 0.1 * self.match_w / MATCH_STMT):
+            self.match_stmt(1, 2)       # first, before anything that may raise
         if self.try_w and r.random() < min(0.5, 0.1 * self.try_w / TRY_STMT * 1.5):
             self.gen_try(1, 2, r.randint(2, 6), 2)     # most of the function in one try
             self.block(1, r.randint(0, 2), 2)

@@ -496,8 +496,10 @@ def checked_source(src: str) -> str:
     return ast.unparse(new)
 
 
-def checked_namespace(src: str, filename: str = "<checked>") -> dict:
-    ns: dict = {"_ck": _ck, "_cksum": _cksum, "__name__": "_difftest_checked"}
+def checked_namespace(src: str, filename: str = "<checked>", name: str = "_difftest_checked") -> dict:
+    """The twin's globals; name: the module's __name__ (messages that name a
+    function, `M.f() got multiple values for keyword argument 'k'`, have it)."""
+    ns: dict = {"_ck": _ck, "_cksum": _cksum, "__name__": name}
     # dont_inherit: not this file's `from __future__ import annotations` (a
     # dataclass of the program would see strings and look its module up)
     exec(compile(checked_source(src), filename, "exec", dont_inherit=True), ns)

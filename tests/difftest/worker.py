@@ -154,7 +154,7 @@ def handle(req: dict) -> dict:
         return {"build_error": f"{type(exc).__name__}: {exc}"}
     finally:
         _build.GENERATED_CFLAGS[:] = saved
-    ns = checked_namespace(req["source"], path)
+    ns = checked_namespace(req["source"], path, req["stem"])
     results = {}
     progress = req["progress"]
     for fname, cases, skip in req["calls"]:
