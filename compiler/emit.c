@@ -1122,6 +1122,7 @@ static Val fused(E *e, KlFusion *fu) {
 }
 
 static Val comprehension(E *e, KlNode *n);
+static Val get_iter(E *e, KlNode *iterable, int L);
 
 /* kl_lambdas' index of n, registered the first time it is emitted. */
 static int lambda_index(E *e, const KlNode *n) {
@@ -1185,6 +1186,15 @@ static Val lambda(E *e, KlNode *n) {
   release(e, kwdefs);
   release(e, cells);
   fail_if(e, L, "!%s", r.s);
+  if (n->lambda->is_genexpr) { /* the generator: the function called with its first iterable's iterator */
+    Val it = get_iter(e, n->a, (int)n->ival);
+    Val g = temp(e, KL_T_OBJECT);
+    line(e, "%s = PyObject_CallOneArg(%s, %s);", g.s, r.s, it.s);
+    release(e, it);
+    release(e, r);
+    fail_if(e, L, "!%s", g.s);
+    return g;
+  }
   if (n->lambda->is_class) { /* __build_class__(body, name, *bases, **keywords), as CALL_FUNCTION_EX */
     Val pre[2] = {r, val(KL_T_OBJECT, false, "ks[%d]", str_index(e, n->lambda->name))};
     Val cls = call_unpacking(e, builder, pre, 2, n->list, n->kw, L);
@@ -2674,6 +2684,7 @@ static void order_node(const KlNode *n, Nth *q) {
     order_node(n->c, q);
     if (n == q->target) q->found = true;
     else if (!q->found) q->count += n->lambda->line == q->target->lambda->line;
+    order_node(n->a, q); /* a generator's first iterable: after its code */
     if (n->lambda->is_class) {
       order_nodes(n->list, q);
       order_nodes(n->kw, q);
@@ -2774,7 +2785,7 @@ void kl_emit_module(KlCtx *ctx, KlModule *m, KlBuf *out) {
     const KlLambda *l = mod.lambdas[i].n->lambda;
     kl_buf_printf(out, "  {%d, %d, %d, %d, %d, \"", l->line, l->col,
                   lambda_nth(m->funcs[mod.lambdas[i].func], mod.lambdas[i].n), l->npos, l->nkwonly);
-    const char *name = l->name ? l->name : "<lambda>";
+    const char *name = l->name ? l->name : l->is_genexpr ? "<genexpr>" : "<lambda>";
     kl_buf_c_string(out, name, strlen(name));
     kl_buf_puts(out, "\", \"");
     for (int j = 0; j < l->nnames; j++) {

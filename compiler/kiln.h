@@ -353,14 +353,18 @@ typedef struct KlLambda {
   const char *name;   /* a nested def's or class's name, NULL for a lambda */
   bool is_class;      /* a nested class: its node's list and kw are the class's bases and keywords, its
                          code the class body's; kiln calls __build_class__ as CPython does */
-  KlNode *body;       /* a lambda's, parsed only to see which names it reads: no stage walks it */
+  bool is_genexpr;    /* a generator expression kiln does not consume (resolve.c): its node's a is
+                         the first iterable, evaluated here; the generator is the code called with its iterator */
+  KlNode *body;       /* a lambda's (a generator expression's COMP, its first iterable NULL), parsed
+                         only to see which names it reads: no stage walks it */
   KlNodeList reads;   /* a nested def's: a NAME node for every name its body mentions */
   const char **names; /* its parameters in co_varnames order: positional, keyword-only, *args, **kwargs */
   int nnames, npos, nkwonly;
   int *free_slots;    /* resolve.c: the function's variables it reads (cells), by name as CPython orders co_freevars */
   int nfree;
-  int line;           /* its code's co_firstlineno: `lambda`'s or `def`'s line, or its first decorator's */
-  int col;            /* byte offset of `lambda`/`def` in its line: CPython's col_offset */
+  int line;           /* its code's co_firstlineno: `lambda`'s, `def`'s, a generator expression's `(`'s
+                         line, or a def's first decorator's */
+  int col;            /* byte offset of `lambda`/`def`/`(` in its line: CPython's col_offset */
 } KlLambda;
 
 struct KlNode {

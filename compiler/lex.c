@@ -364,6 +364,9 @@ static int string_prefix(const Lx *L, size_t a, size_t b) {
   return flags + 8;
 }
 
+/* A string's text is kept as UTF-8, a lone surrogate (\ud800, valid in a
+ * Python str) encoded as if it were a character: the generated module decodes
+ * its strings with "surrogatepass". */
 static size_t put_utf8(char *out, size_t m, uint32_t cp) {
   if (cp < 0x80) {
     out[m++] = (char)cp;
@@ -403,8 +406,6 @@ static uint32_t named_char(const Lx *L, KlLoc loc, size_t start, size_t bs, size
   if (to - from > KL_MAX_CHAR_NAME || !h->lookup(h->user, (const char *)L->s + from, to - from, &cp) ||
       cp > 0x10FFFF)
     kl_fatal(L->ctx, KL_KILN001, at, "unknown Unicode character name");
-  if (cp >= 0xD800 && cp <= 0xDFFF) /* as \u: kiln's strings are UTF-8 */
-    kl_fatal(L->ctx, KL_KILN001, at, "surrogate code point U+%04X in a string is not supported", (unsigned)cp);
   *k = to + 1;
   return cp;
 }
@@ -474,9 +475,6 @@ static size_t decode_text(const Lx *L, KlLoc loc, size_t start, size_t cs, size_
       } else {
         if (v > 0x10FFFF)
           kl_fatal(L->ctx, KL_KILN001, loc_scan(L, loc, start, bs), "illegal Unicode character in \\U escape");
-        if (v >= 0xD800 && v <= 0xDFFF)
-          kl_fatal(L->ctx, KL_KILN001, loc_scan(L, loc, start, bs),
-                   "surrogate code point U+%04X in a string is not supported", (unsigned)v);
         m = put_utf8(out, m, v);
       }
       break;

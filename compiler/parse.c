@@ -405,6 +405,15 @@ static KlNode *closed_comprehension(Parser *p, KlCompKind kind, KlNode *elt, KlN
   return n;
 }
 
+/* A generator expression is a function of CPython's, made where its `(`
+ * is (a call's, when it is the call's one argument): resolve.c makes one
+ * that is not consumed from that code object (n->lambda; see KlLambda). */
+static KlLambda *function_at(Parser *p, const KlToken *t);
+static KlNode *generator_at(Parser *p, KlNode *n, const KlToken *paren) {
+  n->lambda = function_at(p, paren);
+  return n;
+}
+
 /* "*" expr: an item unpacked into a display or a call's arguments, or the
  * target in a target list that takes the rest (a STARRED node). Where
  * CPython allows it is CPython's check (the driver compiled the source). */
@@ -489,7 +498,7 @@ static KlNode *atom(Parser *p) {
     if (accept(p, KL_TOK_RPAREN)) return new_node(p, KL_N_TUPLE, t->loc);
     if (at(p, KL_TOK_KW_YIELD)) unsupported(p, peek(p)->loc, KL_KILN010, "yield expression");
     KlNode *first = star_or_test(p);
-    if (at_comp_for(p)) return closed_comprehension(p, KL_COMP_GENERATOR, first, NULL, t->loc, KL_TOK_RPAREN);
+    if (at_comp_for(p)) return generator_at(p, closed_comprehension(p, KL_COMP_GENERATOR, first, NULL, t->loc, KL_TOK_RPAREN), t);
     if (accept(p, KL_TOK_RPAREN)) return first; /* parenthesised expression */
     Vec v = {0};
     vec_push(p, &v, first);
@@ -559,6 +568,7 @@ static KlNode *atom(Parser *p) {
  * ones (STARRED for *) in list, keywords in kw (a KEYWORD without a name for
  * **), which is also the order CPython evaluates them in. */
 static void call_args(Parser *p, KlNode *call) {
+  const KlToken *paren = &p->toks[p->pos - 1]; /* the call's `(` */
   Vec args = {0}, kws = {0};
   while (!at(p, KL_TOK_RPAREN)) {
     KlToken *t = peek(p);
@@ -584,7 +594,7 @@ static void call_args(Parser *p, KlNode *call) {
       KlNode *arg = test(p);
       if (at_comp_for(p)) { /* f(x for x in y): the one argument, unparenthesised */
         if (args.len || kws.len) unexpected(p);
-        arg = comprehension(p, KL_COMP_GENERATOR, arg, NULL, t->loc);
+        arg = generator_at(p, comprehension(p, KL_COMP_GENERATOR, arg, NULL, t->loc), paren);
         if (!at(p, KL_TOK_RPAREN)) unexpected(p);
       }
       vec_push(p, &args, arg);
@@ -875,14 +885,21 @@ static void function_params(Parser *p, KlNode *n, KlTokKind end, Vec *ann) {
   if (dstar) ann_push(p, ann, dstar, dstar_ann);
 }
 
-/* A LAMBDA node for the `lambda` or `def` token t. */
-static KlNode *function_node(Parser *p, KlToken *t) {
-  KlNode *n = new_node(p, KL_N_LAMBDA, t->loc);
-  KlLambda *l = n->lambda = kl_alloc(p->ctx, sizeof *l);
+/* The function CPython compiles for the token t: its line and column
+ * (bytes from the line's start, CPython's col_offset). */
+static KlLambda *function_at(Parser *p, const KlToken *t) {
+  KlLambda *l = kl_alloc(p->ctx, sizeof *l);
   l->line = t->loc.line;
   const char *ls = t->start;
   while (ls > p->ctx->src && ls[-1] != '\n' && ls[-1] != '\r') ls--;
   l->col = (int)(t->start - ls);
+  return l;
+}
+
+/* A LAMBDA node for the `lambda` or `def` token t. */
+static KlNode *function_node(Parser *p, KlToken *t) {
+  KlNode *n = new_node(p, KL_N_LAMBDA, t->loc);
+  n->lambda = function_at(p, t);
   return n;
 }
 

@@ -715,6 +715,7 @@ static void mark_cells(KlCtx *ctx, KlFunc *f, KlNode *n) {
 }
 
 static void resolve_lambda(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
+  resolve_expr(ctx, m, f, n->a);    /* a generator expression's first iterable, */
   resolve_expr(ctx, m, f, n->b);    /* a def's decorators, */
   resolve_list(ctx, m, f, n->list); /* the defaults, */
   resolve_list(ctx, m, f, n->kw);
@@ -730,8 +731,10 @@ static void resolve_lambda(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
       if (!f->unsupported) {
         f->unsupported = true;
         f->why_code = KL_KILN010;
-        f->why = kl_fmt(ctx, "lambda reading the comprehension variable '%s' (pass it as a default: lambda ..., %s=%s: ...)",
-                        r->name, r->name, r->name);
+        f->why = n->lambda->is_genexpr
+                     ? kl_fmt(ctx, "generator expression reading the comprehension variable '%s' around it", r->name)
+                     : kl_fmt(ctx, "lambda reading the comprehension variable '%s' (pass it as a default: lambda ..., %s=%s: ...)",
+                              r->name, r->name, r->name);
         f->why_loc = r->loc;
       }
       return;
@@ -832,41 +835,51 @@ static void resolve_expr(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
  * the first deciding one, so no one can see that there was no generator.
  * sum, min, max and sorted also take their other arguments (sum's start,
  * min and max's key and default, sorted's key and reverse), which are
- * evaluated before the first item. */
-static void consume_generator(KlNode *call) {
+ * evaluated before the first item. consumer_kind says which consumer a
+ * call is (a KlCompKind) and what else it takes, or -1; builtin_callee:
+ * is its callee, a name, the builtin? */
+static int consumer_kind(const KlNode *call, bool builtin_callee, KlNode **extra, KlNodeList *kw) {
   static const struct {
     const char *name;
     KlCompKind kind;
   } consumers[] = {{"list", KL_COMP_LIST}, {"set", KL_COMP_SET},   {"tuple", KL_COMP_TUPLE}, {"sorted", KL_COMP_SORTED},
                    {"any", KL_COMP_ANY},   {"all", KL_COMP_ALL},   {"sum", KL_COMP_SUM},     {"min", KL_COMP_MIN},
                    {"max", KL_COMP_MAX}};
-  if (call->list.len < 1 || kl_call_unpacks(call)) return;
-  KlNode *gen = call->list.items[0], *fn = call->a, *extra = NULL;
-  if (gen->kind != KL_N_COMP || gen->op != KL_COMP_GENERATOR) return;
+  *extra = NULL;
+  *kw = (KlNodeList){0};
+  if (call->list.len < 1 || kl_call_unpacks(call)) return -1;
+  const KlNode *gen = call->list.items[0], *fn = call->a;
+  if (gen->kind != KL_N_COMP || gen->op != KL_COMP_GENERATOR) return -1;
   int kind = -1;
-  if (fn->kind == KL_N_NAME && fn->binding == KL_B_BUILTIN) {
+  if (fn->kind == KL_N_NAME && builtin_callee) {
     for (size_t i = 0; i < sizeof consumers / sizeof consumers[0]; i++)
       if (!strcmp(fn->name, consumers[i].name)) kind = (int)consumers[i].kind;
   } else if (fn->kind == KL_N_ATTR && !strcmp(fn->name, "join") && fn->a->kind == KL_N_STR) {
     kind = KL_COMP_JOIN;
-    extra = fn->a;
+    *extra = fn->a;
   }
-  KlNodeList kw = {0};
   if (kind == KL_COMP_SUM) { /* sum(gen), sum(gen, start), sum(gen, start=...) */
-    if (call->list.len + call->kw.len > 2 || (call->kw.len && strcmp(call->kw.items[0]->name, "start"))) return;
-    extra = call->list.len == 2 ? call->list.items[1] : call->kw.len ? call->kw.items[0]->a : NULL;
+    if (call->list.len + call->kw.len > 2 || (call->kw.len && strcmp(call->kw.items[0]->name, "start"))) return -1;
+    *extra = call->list.len == 2 ? call->list.items[1] : call->kw.len ? call->kw.items[0]->a : NULL;
   } else if (kind == KL_COMP_MIN || kind == KL_COMP_MAX || kind == KL_COMP_SORTED) {
     const char *second = kind == KL_COMP_SORTED ? "reverse" : "default"; /* and key= (repeats: a syntax error) */
-    if (call->list.len != 1) return;
+    if (call->list.len != 1) return -1;
     for (int i = 0; i < call->kw.len; i++)
-      if (strcmp(call->kw.items[i]->name, "key") && strcmp(call->kw.items[i]->name, second)) return;
-    kw = call->kw;
+      if (strcmp(call->kw.items[i]->name, "key") && strcmp(call->kw.items[i]->name, second)) return -1;
+    *kw = call->kw;
   } else if (call->list.len != 1 || call->kw.len) {
-    return;
+    return -1;
   }
+  return kind;
+}
+
+static void consume_generator(KlNode *call) {
+  KlNode *extra;
+  KlNodeList kw;
+  const int kind = consumer_kind(call, call->a->kind == KL_N_NAME && call->a->binding == KL_B_BUILTIN, &extra, &kw);
   if (kind < 0) return;
   const KlLoc loc = call->loc;
-  *call = *gen;
+  *call = *call->list.items[0];
   call->loc = loc;
   call->op = kind;
   call->c = extra;
@@ -878,14 +891,114 @@ static void consume_generator(KlNode *call) {
  * generator with no code between them (CPython's LIST_EXTEND, SET_UPDATE),
  * so kiln makes the list (a set's items: a set) itself. Not `f(*gen, k=v)`:
  * there CPython evaluates the keywords before CALL_FUNCTION_EX iterates. */
+static bool unpacking_consumes(const KlNode *n) {
+  return (n->kind == KL_N_CALL && !(n->list.len == 1 && n->kw.len)) || n->kind == KL_N_TUPLE ||
+         n->kind == KL_N_LIST || n->kind == KL_N_SET;
+}
+
 static void consume_starred_generators(KlNode *n) {
-  if (n->kind == KL_N_CALL && n->list.len == 1 && n->kw.len) return;
+  if (!unpacking_consumes(n)) return;
   for (int i = 0; i < n->list.len; i++) {
     KlNode *s = n->list.items[i], *gen = s->a;
     if (s->kind != KL_N_STARRED || gen->kind != KL_N_COMP || gen->op != KL_COMP_GENERATOR) continue;
     gen->op = n->kind == KL_N_SET ? KL_COMP_SET : KL_COMP_LIST;
     gen->consumed = true;
   }
+}
+
+/* ---- generator expressions kiln does not consume ----
+ * One that is not the argument of a consumer above (`g = (x for x in xs)`,
+ * `next(x for ...)`, `dict((k, v) for ...)`) is made as CPython makes it:
+ * its first iterable evaluated and iter() taken here, then the function
+ * CPython compiled for it (found at bind, like a lambda's) called with that
+ * iterator: a real generator, whose body is CPython's. Which generators
+ * the consumers will take is decided before names are resolved (their
+ * variables become cells first: mark_cells), from what resolve_expr will
+ * find: a consumer's name that is no variable of the function nor of the
+ * module is the builtin. A generator that guess leaves to a consumer which
+ * turns out not to be one stays a generator expression: find_generator. */
+static bool comp_target_named(const KlNode *n, const char *name) {
+  if (!n) return false;
+  for (int i = 0; n->kind == KL_N_COMP && i < n->list.len; i++)
+    if (target_binds(n->list.items[i]->a, name)) return true;
+  if (comp_target_named(n->a, name) || comp_target_named(n->b, name) || comp_target_named(n->c, name)) return true;
+  const KlNodeList lists[4] = {n->list, n->kw, n->body, n->orelse};
+  for (int j = 0; j < 4; j++)
+    for (int i = 0; i < lists[j].len; i++)
+      if (comp_target_named(lists[j].items[i], name)) return true;
+  return false;
+}
+
+static bool callee_is_builtin(KlModule *m, const KlFunc *f, const KlNode *fn) {
+  if (fn->kind != KL_N_NAME || function_local(f, fn->name) >= 0 || kl_find_global(m, fn->name) ||
+      !kl_is_native_builtin(m, fn->name))
+    return false;
+  for (int i = 0; i < f->body.len; i++) /* a comprehension's variable of that name may be what it is */
+    if (comp_target_named(f->body.items[i], fn->name)) return false;
+  return true;
+}
+
+static bool has_walrus(const KlNode *n) {
+  if (!n) return false;
+  if (n->kind == KL_N_NAMEDEXPR) return true;
+  if (has_walrus(n->a) || has_walrus(n->b) || has_walrus(n->c)) return true;
+  for (int i = 0; i < n->list.len; i++)
+    if (has_walrus(n->list.items[i])) return true;
+  for (int i = 0; i < n->kw.len; i++)
+    if (has_walrus(n->kw.items[i])) return true;
+  return false; /* a lambda's body cannot hold one (parse.c) */
+}
+
+/* The generator expression n becomes a LAMBDA node (KlLambda.is_genexpr):
+ * its first iterable in n->a, the rest its body. */
+static void make_generator_function(KlCtx *ctx, KlFunc *f, KlNode *n) {
+  KlNode *body = kl_alloc(ctx, sizeof *body), *first = kl_alloc(ctx, sizeof *first);
+  *body = *n;
+  *first = *n->list.items[0];
+  first->b = NULL;
+  body->list.items = kl_alloc(ctx, sizeof(KlNode *) * (size_t)n->list.len);
+  memcpy(body->list.items, n->list.items, sizeof(KlNode *) * (size_t)n->list.len);
+  body->list.items[0] = first;
+  if (has_walrus(body) && !f->unsupported) { /* it would bind a variable kiln cannot see bound */
+    f->unsupported = true;
+    f->why_code = KL_KILN010;
+    f->why = kl_strdup(ctx, "assignment expression (:=) in a generator expression that is not consumed "
+                            "(by any, all, list, set, tuple, sorted, sum, min, max or a string's join)");
+    f->why_loc = n->loc;
+  }
+  KlLambda *l = n->lambda;
+  l->is_genexpr = true;
+  l->body = body;
+  l->names = kl_alloc(ctx, sizeof(char *));
+  l->names[0] = ".0"; /* its one parameter, the iterator */
+  l->nnames = l->npos = 1;
+  KlNode *iterable = n->list.items[0]->b;
+  const KlLoc loc = n->loc;
+  const int iter_line = n->list.items[0]->loc.line;
+  *n = (KlNode){.kind = KL_N_LAMBDA, .loc = loc, .a = iterable, .ival = iter_line, .lambda = l};
+}
+
+static void plan_generators(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n, const KlNode *parent,
+                            const KlNode *grand) {
+  if (!n) return;
+  if (n->kind == KL_N_COMP && n->op == KL_COMP_GENERATOR) {
+    KlNode *extra;
+    KlNodeList kw;
+    const bool consumed =
+        (parent && parent->kind == KL_N_CALL && parent->list.len && parent->list.items[0] == n &&
+         consumer_kind(parent, callee_is_builtin(m, f, parent->a), &extra, &kw) >= 0) ||
+        (parent && parent->kind == KL_N_STARRED && grand && unpacking_consumes(grand));
+    if (!consumed) {
+      make_generator_function(ctx, f, n);
+      plan_generators(ctx, m, f, n->a, n, parent);
+      return;
+    }
+  }
+  const KlNode *kids[3] = {n->a, n->b, n->c};
+  for (int i = 0; i < 3; i++) plan_generators(ctx, m, f, (KlNode *)kids[i], n, parent);
+  const KlNodeList lists[4] = {n->list, n->kw, n->body, n->orelse};
+  for (int j = 0; j < 4; j++)
+    for (int i = 0; i < lists[j].len; i++) plan_generators(ctx, m, f, lists[j].items[i], n, parent);
 }
 
 /* The first generator expression left (not consumed as above), or NULL. */
@@ -975,6 +1088,7 @@ void kl_resolve(KlCtx *ctx, KlModule *m) {
     resolve_expr(ctx, m, NULL, f->returns);
     collect_locals(ctx, f, f->body);
     collect_walrus_list(ctx, f, f->body);
+    for (int j = 0; j < f->body.len; j++) plan_generators(ctx, m, f, f->body.items[j], NULL, NULL);
     collect_genexp_names(ctx, f);
     for (int j = 0; j < f->body.len; j++) mark_cells(ctx, f, f->body.items[j]);
     resolve_list(ctx, m, f, f->body);

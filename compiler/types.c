@@ -202,7 +202,9 @@ static KlType expr_type(Infer *in, KlNode *n) {
     expr_type(in, n->a);
     if (n->b) expr_type(in, n->b);
     break;
-  case KL_N_LAMBDA: /* a function; its decorators, defaults and annotations are evaluated here */
+  case KL_N_LAMBDA: /* a function; a generator's first iterable, decorators, defaults and annotations are
+                       evaluated here */
+    if (n->a) expr_type(in, n->a);
     if (n->b) expr_type(in, n->b);
     for (int i = 0; i < n->list.len; i++) expr_type(in, n->list.items[i]);
     for (int i = 0; i < n->kw.len; i++) expr_type(in, n->kw.items[i]->a);

@@ -461,10 +461,11 @@ static int collect_functions(PyObject *dis, PyObject *code, PyObject *prefix, Py
       }
 #endif
       if (!qual) qual = PyUnicode_FromFormat("%U.%U", prefix, name);
+      const int genexpr = qual && PyUnicode_CompareWithASCIIString(name, "<genexpr>") == 0;
       if (!qual) rc = -1;
-      else if (is_comprehension(name)) {
+      else if (is_comprehension(name) && !genexpr) {
         rc = collect_functions(dis, arg, qual, out, depth + 1);
-      } else {
+      } else { /* a function (a generator expression's too, then the functions in it) */
         PyObject *line = PyObject_GetAttrString(arg, "co_firstlineno");
 #if PY_VERSION_HEX >= 0x030B0000
         PyObject *pos = PyObject_GetAttrString(ins, "positions");
@@ -482,6 +483,7 @@ static int collect_functions(PyObject *dis, PyObject *code, PyObject *prefix, Py
         Py_XDECREF(entry);
         Py_XDECREF(col);
         Py_XDECREF(line);
+        if (rc == 0 && genexpr) rc = collect_functions(dis, arg, qual, out, depth + 1);
       }
       Py_XDECREF(qual);
     }
@@ -572,9 +574,9 @@ static int same_signature(const KrLambda *a, const KrLambda *b) {
  * while loop's test and a finally block are compiled more than once, so
  * there may be more, but there are fewer when CPython dropped one as
  * unreachable (`(lambda: 1) if False else (lambda: 2)`): which one is then
- * unknown, and this returns 1: the function runs as Python. One not found
- * stays NULL: make_lambda raises if it is ever made. 0, 1, or -1 with an
- * exception. */
+ * unknown, and this returns 1: the function runs as Python (2: a line
+ * with a generator expression, see below). One not found stays NULL:
+ * make_lambda raises if it is ever made. 0, 1, 2, or -1 with an exception. */
 static int find_lambdas(KrFuncDef *f, PyObject *orig) {
   PyObject *fn = unwrapped(orig);
   if (!PyFunction_Check(fn)) return 0; /* nothing to find */
@@ -585,6 +587,23 @@ static int find_lambdas(KrFuncDef *f, PyObject *orig) {
   PyObject *dis = prefix ? PyImport_ImportModule("dis") : NULL;
   PyObject *found = dis ? PyList_New(0) : NULL;
   int rc = found ? collect_functions(dis, code, prefix, found, 0) : -1;
+  /* Without columns, the functions CPython compiled in a generator
+   * expression's body (kiln's is CPython's) cannot be told from kiln's by
+   * their order: on a line with such a generator, it must be the one
+   * function there is. */
+  for (int i = 0; rc == 0 && i < f->nlambdas; i++) {
+    const KrLambda *l = &f->lambdas[i];
+    if (strcmp(l->name, "<genexpr>")) continue;
+    int kiln_here = 0, found_here = 0, columns = 1;
+    for (int j = 0; j < f->nlambdas; j++) kiln_here += f->lambdas[j].line == l->line;
+    for (Py_ssize_t j = 0; j < PyList_GET_SIZE(found); j++) {
+      PyObject *e = PyList_GET_ITEM(found, j);
+      if (PyLong_AsLong(PyTuple_GET_ITEM(e, 1)) != l->line) continue;
+      found_here++;
+      columns = columns && PyLong_AsLong(PyTuple_GET_ITEM(e, 2)) >= 0;
+    }
+    if (!columns && (kiln_here != 1 || found_here != 1)) rc = 2;
+  }
   for (int i = 0; rc == 0 && i < f->nlambdas; i++) {
     KrLambda *l = &f->lambdas[i];
     Py_CLEAR(l->code);
@@ -651,7 +670,8 @@ static PyObject *kr_make_lambda(const KrLambda *l, PyObject *globals, PyObject *
     PyErr_Format(PyExc_RuntimeError,
                  "kiln: the %s at line %d, column %d has no code object: none was found in the original "
                  "function at import; rebuild the module from its current source",
-                 strcmp(l->name, "<lambda>") ? "function" : "lambda", l->line, l->col + 1);
+                 !strcmp(l->name, "<lambda>") ? "lambda" : !strcmp(l->name, "<genexpr>") ? "generator expression" : "function",
+                 l->line, l->col + 1);
     return NULL;
   }
   PyObject *fn = PyFunction_NewWithQualName(l->code, globals, l->qualname);
@@ -740,8 +760,10 @@ static int install_functions(PyObject *module, KrModuleDef *def, PyObject *origi
       if (found != 0) { /* the original, exact, rather than a guess */
         if (found < 0) PyErr_Clear();
         is_native = 0;
-        reason = found < 0 ? "the code of its lambdas could not be read from the original function"
-                           : "this Python dropped one of a line's lambdas as unreachable, so they cannot be told apart";
+        reason = found < 0   ? "the code of its lambdas could not be read from the original function"
+                 : found == 1 ? "this Python dropped one of a line's lambdas as unreachable, so they cannot be told apart"
+                              : "this Python's code has no columns, and a line with a generator expression kiln makes "
+                                "has other functions, so they cannot be told apart";
       }
     }
     PyObject *obj = NULL;
@@ -822,7 +844,8 @@ static int kr_module_init(PyObject *module, KrModuleDef *def) {
   for (int i = 0; i < def->nstrings; i++) {
     if (def->interned[i]) continue;
     Py_ssize_t len = def->string_lens ? def->string_lens[i] : (Py_ssize_t)strlen(def->strings[i]);
-    PyObject *s = PyUnicode_DecodeUTF8(def->strings[i], len, NULL);
+    /* surrogatepass: a str literal may hold lone surrogates (lex.c put_utf8) */
+    PyObject *s = PyUnicode_DecodeUTF8(def->strings[i], len, "surrogatepass");
     if (!s) {
       /* not UTF-8: a bytes literal's contents (b"\xff"), only ever read as
        * bytes from the strings table; no str is made of it */

@@ -15,11 +15,12 @@ iterator).
 Each group of functions is one source (the *_SRC strings below), built once
 per module with `kiln.build`. Every function of a group is expected to be
 reported "native" except those named in the group's `python` set:
-attribute and subscript targets, and generator expressions other
-than the one argument of the builtin any, all, list, set, tuple or sorted or
-of a string literal's join, or the iterable of sum (with its start), min or
-max (with key and default), stay Python (KILN010) and still give Python's
-results. RANDOM_SRC is generated: forms drawn at random (fixed seed) from
+attribute and subscript targets stay Python (KILN010) and still give
+Python's results. A generator expression other than the one argument of the
+builtin any, all, list, set, tuple or sorted or of a string literal's join,
+or the iterable of sum (with its start), min or max (with key and default),
+is a generator CPython's code runs (test_generator_expressions.py); the
+function around it is native. RANDOM_SRC is generated: forms drawn at random (fixed seed) from
 those kiln compiles.
 
 sum, min and max (REDUCE_SRC) give CPython's result to the bit (its float
@@ -3320,18 +3321,10 @@ def rel_stored_to_its_own_variable(n: int):
     LOG.clear(); x = [0 for x in gen('a', n) for y in gen('b', n)]; return LOG[:]
 '''
 
-# Functions left as Python because of a generator expression (the report's
-# reason and `kiln check` name it).
-GENEXPR_LEFT = {
-    "lc_fallback": {"fb_genexpr_assigned", "fb_frozenset_genexpr", "fb_dict_genexpr",
-                    "fb_any_two_args", "fb_sorted_cmp", "fb_genexpr_passed",
-                    "fb_genexpr_returned", "fb_any_local", "fb_any_param", "fb_any_bound_later",
-                    "fb_join_variable_sep", "fb_join_global_sep", "fb_join_fstring_sep",
-                    "fb_join_bytes_sep", "fb_join_fstring_concat", "fb_join_unbound_method",
-                    "fb_builtins_any", "fb_genexpr_in_conditional", "fb_max_two_positional",
-                    "fb_sum_three_arguments"},
-    "lc_genexp_rebound": {"uses_any", "uses_all", "uses_sorted", "uses_tuple", "uses_sum"},
-}
+# Generator expressions no consumer takes (fb_genexpr_*, fb_any_local,
+# fb_join_variable_sep, a consumer's name rebound: lc_genexp_rebound, ...)
+# were left as Python until 2026-12-02; kiln now makes them as CPython does
+# (test_generator_expressions.py), so those functions are native here too.
 
 GROUPS = {
     "lc_basic": (BASIC_SRC, set()),
@@ -3343,11 +3336,10 @@ GROUPS = {
     "lc_usage": (USAGE_SRC, set()),
     "lc_refs": (REFS_SRC, set()),
     "lc_fallback": (FALLBACK_SRC, {"fb_attr_target",  # fb_walrus_*, fb_starred_*: compiled since 2026-12-02
-                                   "fb_subscript_target"}
-                    | GENEXPR_LEFT["lc_fallback"]),
+                                   "fb_subscript_target"}),
     "lc_random": (RANDOM_SRC, set()),
     "lc_genexp": (GENEXP_SRC + GENEXP_BUGS_SRC, set()),
-    "lc_genexp_rebound": (REBOUND_SRC, GENEXPR_LEFT["lc_genexp_rebound"]),
+    "lc_genexp_rebound": (REBOUND_SRC, set()),
     "lc_reduce": (REDUCE_SRC, set()),
     "lc_release": (RELEASE_SRC, {"gen", "pairs"}),  # generator functions stay Python
 }
@@ -4160,9 +4152,6 @@ def test_fallback_cli_warnings(tmp_path):
     stderr, status = _kiln_check(tmp_path, "lc_fallback")
     for name in GROUPS["lc_fallback"][1]:
         assert f"warning[KILN010]: function {name} is left as Python" in stderr, stderr
-    for name in GENEXPR_LEFT["lc_fallback"]:
-        assert f"warning[KILN010]: function {name} is left as Python: generator expression" \
-            in stderr, stderr
     for name in set(_functions(FALLBACK_SRC)) - GROUPS["lc_fallback"][1]:
         assert f"function {name} is left as Python" not in stderr, stderr
         assert status[name] == "native", status
@@ -4173,38 +4162,15 @@ def test_fallback_cli_warnings(tmp_path):
 
 @pytest.mark.parametrize("stem", ["lc_genexp", "lc_genexp_rebound"])
 def test_generator_cli_warnings(tmp_path, stem):
-    """Consumed generator expressions draw no KILN010; a consumer whose name
-    the module rebinds does, naming the generator expression."""
+    """Generator expressions draw no KILN010, consumed or not (a consumer
+    whose name the module rebinds leaves its generator a generator, which
+    kiln makes as CPython does)."""
     stderr, status = _kiln_check(tmp_path, stem)
-    left = GROUPS[stem][1]
+    assert not GROUPS[stem][1]
     for name in _functions(GROUPS[stem][0]):
-        if name in left:
-            assert f"warning[KILN010]: function {name} is left as Python: generator expression" \
-                in stderr, stderr
-            assert status[name] == "python", status
-        else:
-            assert f"function {name} is left as Python" not in stderr, stderr
-            assert status[name] == "native", status
-    if not left:
-        assert "KILN010" not in stderr, stderr
-
-
-GENEXPR_LEFT_PARAMS = [pytest.param(stem, name, id=f"{stem}:{name}")
-                       for stem, names in GENEXPR_LEFT.items() for name in sorted(names)]
-
-
-@pytest.mark.parametrize("stem,name", GENEXPR_LEFT_PARAMS)
-def test_generator_fallback_reason(built, stem, name):
-    """The report's reason for a function left as Python names the
-    generator expression (and its line, within the function)."""
-    b = built(stem)
-    entry = b.by_name[name]
-    assert entry.get("status") == "python" and entry.get("code") == "KILN010", entry
-    assert "generator expression" in entry.get("reason", ""), entry
-    assert "generator expression" in entry.get("construct", ""), entry
-    fn = next(n for n in ast.parse(GROUPS[stem][0]).body
-              if isinstance(n, ast.FunctionDef) and n.name == name)
-    assert fn.lineno <= entry.get("construct_line", -1) <= fn.end_lineno, entry
+        assert f"function {name} is left as Python" not in stderr, stderr
+        assert status[name] == "native", status
+    assert "KILN010" not in stderr, stderr
 
 
 # --------------------------------------------------------------------------

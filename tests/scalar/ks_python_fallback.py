@@ -60,7 +60,8 @@ def with_listcomp(n: int):
 
 
 def with_genexpr(n: int) -> int:
-    return len(dict((i, i) for i in range(n)))
+    # a generator expression reading a comprehension variable
+    return len([dict((i, k) for i in range(n)) for k in (n,)][0])
 
 
 def with_dictcomp(n: int):

@@ -18,11 +18,11 @@ def summed(xs, n: int):
 
 
 def summed_twice(xs):
-    return sum((x for x in xs), 0, 1)          # KILN010: sum takes at most a start
+    return sum((x for x in xs), 0, 1)          # made as CPython makes it: sum takes at most a start
 
 
 def kept(xs) -> list:
-    g = (x for x in xs)                        # KILN010: a generator object the function keeps
+    g = (x for x in xs)                        # made as CPython makes it: a generator the function keeps
     return list(g)
 
 
@@ -31,13 +31,22 @@ def keyed(xs) -> list:
 
 
 def compared(xs) -> list:
-    return sorted((x for x in xs), cmp=None)   # KILN010: sorted takes no cmp
+    return sorted((x for x in xs), cmp=None)   # made as CPython makes it: sorted takes no cmp
 
 
 def shadowed(xs) -> bool:
     any = builtins.any
-    return any(x for x in xs)                  # KILN010: `any` is a local here
+    return any(x for x in xs)                  # made as CPython makes it: `any` is a local here
 
 
 def comprehensions(xs, n: int):
     return [x for x in xs], {x for x in range(n)}, {x: n for x in xs}   # compiled
+
+
+def reads_comprehension_variable(rows, xs):
+    return [next((x for x in xs if x > r), None) for r in rows]   # KILN010: reads `r` of the comprehension
+
+
+def binds_with_walrus(xs):
+    g = (last := x for x in xs)                # KILN010: `:=` binds a variable of the function
+    return list(g), last
