@@ -47,21 +47,19 @@ static const char *const code_explains[] = {
         "block it belongs to."),
     [KL_KILN010] = EXPLAIN(
         "The function uses a construct the compiler does not translate (generators\n"
-        "and yield, await, nested async def, except* clauses, a lambda\n"
-        "reading a comprehension's variable or using := in its body, a nested def\n"
-        "with annotations under `from __future__ import annotations`,\n"
+        "and yield, await, nested async def, except* clauses, := in a lambda's\n"
+        "body or in a generator expression no consumer takes (any/all/list/set/\n"
+        "tuple/sorted/sum/min/max, a string literal's join, unpacking by *), a\n"
+        "nested def with annotations under `from __future__ import annotations`,\n"
         "locals()/vars()/dir() and eval/exec without a globals argument (they read\n"
-        "the calling frame), a generator expression that no consumer (any/all/\n"
-        "list/set/tuple/sorted/sum/min/max, a string literal's join, unpacking by\n"
-        "*) takes and that reads a comprehension's variable or uses :=,\n"
-        "comprehension targets that are attributes or subscripts, the rare\n"
-        "f-string forms kiln does not parse,\n"
-        "...). The function still works: kiln leaves all of it as ordinary\n"
-        "Python and the report names the construct and its line.",
-        "    def f(rows: list) -> list:\n"
-        "        return [sorted(r, key=lambda v: v % m) for m in (2, 3)]\n"
-        "        # KILN010: lambda reading the comprehension variable 'm'\n"
-        "        # (other lambdas compile: `key=lambda v, m=m: v % m` here)",
+        "the calling frame), comprehension targets that are attributes or\n"
+        "subscripts, the rare f-string forms kiln does not parse, ...). The\n"
+        "function still works: kiln leaves all of it as ordinary Python and the\n"
+        "report names the construct and its line.",
+        "    def f(rows: list) -> tuple:\n"
+        "        return {k: v for k, v in rows}, locals()\n"
+        "        # KILN010: locals() (it reads the calling frame, which a compiled\n"
+        "        # function does not have)",
         "Move the construct into a separate helper function (which stays Python)\n"
         "and call it, so the rest of the function is compiled; or rewrite it with\n"
         "supported statements (if/for/while, plain calls, arithmetic)."),

@@ -376,7 +376,8 @@ static Val local_value(E *e, int s, const char *unbound_call, int lineno, bool c
 /* Unbinds a local (del, the end of an `except ... as`, a comprehension's end). */
 static void unbind_slot(E *e, int s) {
   KlLocal *l = &e->f->locals[s];
-  if (l->cell) line(e, "PyCell_Set(lv_%d, NULL);", s);
+  if (l->cell && l->comp) line(e, "Py_CLEAR(lv_%d);", s); /* the comprehension's cell: closures keep it */
+  else if (l->cell) line(e, "PyCell_Set(lv_%d, NULL);", s);
   else if (kind_of(e, l->type == KL_T_NONE_YET ? KL_T_OBJECT : l->type) == 'o') line(e, "Py_CLEAR(lv_%d);", s);
   else line(e, "lb_%d = 0;", s);
 }
@@ -1657,6 +1658,19 @@ static void unbind_targets(E *e, KlNode *t) {
   unbind_slot(e, t->slot);
 }
 
+/* A comprehension's variables that closures read (resolve.c) are cells,
+ * new ones each time it starts, as CPython's frame makes them. */
+static void new_cells(E *e, KlNode *t, int L) {
+  if (t->kind == KL_N_STARRED) {
+    new_cells(e, t->a, L);
+    return;
+  }
+  for (int i = 0; t->kind != KL_N_NAME && i < t->list.len; i++) new_cells(e, t->list.items[i], L);
+  if (t->kind != KL_N_NAME || !e->f->locals[t->slot].cell) return;
+  line(e, "Py_XSETREF(lv_%d, PyCell_New(NULL));", t->slot);
+  fail_if(e, L, "!%s", kl_fmt(e->ctx, "lv_%d", t->slot));
+}
+
 /* Where KL_FAIL goes from here on in the emitted text: label, or NULL for
  * the function's kl_error. Generator regions redefine the macro. */
 static void fail_to(E *e, const char *label) {
@@ -1901,7 +1915,10 @@ static Val comprehension(E *e, KlNode *n) {
       line(e, "%s = %s;", r.s, make);
       fail_if(e, L, "!%s", r.s);
     }
-    if (!i) fail_to(e, inside); /* from here on, the generator runs */
+    if (!i) {
+      fail_to(e, inside); /* from here on, the generator runs */
+      for (int j = 0; j < clauses.len; j++) new_cells(e, clauses.items[j]->a, L);
+    }
     if (ranged) {
       range_open(e, &ranges[i]);
       store(e, c->a, ranges[i].it, CL);
@@ -2551,7 +2568,7 @@ static void emit_function(Module *mod, KlFunc *f, KlBuf *out) {
   for (int i = 0; i < f->nparams - f->nstar; i++) param_entry(&e, &f->params[i], i);
   /* the cells, as CPython's MAKE_CELL makes them: a parameter's holds its argument */
   for (int i = 0; i < f->nlocals; i++)
-    if (f->locals[i].cell) {
+    if (f->locals[i].cell && !f->locals[i].comp) { /* a comprehension's are made as it starts */
       line(&e, "{ PyObject *kl_c = PyCell_New(lv_%d); Py_XDECREF(lv_%d); lv_%d = kl_c; }", i, i, i);
       line(&e, "if (!lv_%d) KL_FAIL(%d);", i, f->loc.line);
     }

@@ -306,6 +306,9 @@ static void order_clauses(VarOrder *o, KlNode *comp, bool nested) {
 
 static void order_uses(VarOrder *o, KlNode *n, bool nested) {
   if (!n) return;
+  for (int i = 0; n->kind == KL_N_LAMBDA && i < n->lambda->nfree; i++) /* the variables it closes over */
+    for (int u = o->first; u < o->last; u++)
+      if (o->f->comp_scope[u] == n->lambda->free_slots[i]) o->cell[u - o->first] = true;
   int v = order_var(o, n);
   if (v >= 0) {
     if (nested) o->cell[v] = true;
@@ -589,8 +592,9 @@ static void mark_stored_comprehension(KlFunc *f, KlNode *s) {
  * variable of the function makes the lambda a closure: that variable then
  * lives in a cell object (one slot, split_webs keeps it whole), and the
  * lambda gets the cell, as CPython's closure does. A variable of a
- * comprehension around the lambda is not made a cell (each CPython version
- * scopes it differently): the function stays Python. Globals and builtins
+ * comprehension around the lambda is a cell too, a new one each time the
+ * comprehension starts (as CPython's comprehension frame, or from 3.12 its
+ * inlined MAKE_CELL, makes it): emit.c comprehension. Globals and builtins
  * the body looks up itself. */
 typedef struct Scope {
   const char *const *names;
@@ -727,19 +731,12 @@ static void resolve_lambda(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
   n->lambda->free_slots = kl_alloc(ctx, sizeof(int) * (size_t)(reads.n + 1));
   for (int i = 0; i < reads.n; i++) {
     const KlNode *r = reads.names[i];
-    if (comp_variable(f, r->name)) {
-      if (!f->unsupported) {
-        f->unsupported = true;
-        f->why_code = KL_KILN010;
-        f->why = n->lambda->is_genexpr
-                     ? kl_fmt(ctx, "generator expression reading the comprehension variable '%s' around it", r->name)
-                     : kl_fmt(ctx, "lambda reading the comprehension variable '%s' (pass it as a default: lambda ..., %s=%s: ...)",
-                              r->name, r->name, r->name);
-        f->why_loc = r->loc;
-      }
-      return;
-    }
-    n->lambda->free_slots[n->lambda->nfree++] = function_local(f, r->name); /* a cell: mark_cells */
+    int slot = -1;
+    for (int j = f->ncomp_scope - 1; j >= 0 && slot < 0; j--) /* the innermost comprehension's first */
+      if (!strcmp(f->locals[f->comp_scope[j]].name, r->name)) slot = f->comp_scope[j];
+    if (slot >= 0) f->locals[slot].cell = true;
+    else slot = function_local(f, r->name); /* a cell already: mark_cells */
+    n->lambda->free_slots[n->lambda->nfree++] = slot;
   }
 }
 

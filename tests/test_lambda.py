@@ -15,8 +15,11 @@ oracle) on the same inputs, and what a caller can observe must agree:
   (PROBES: calls with chosen arguments, writes through
   __closure__[i].cell_contents, globals rebound in between).
 
-Also: every function is reported native except the KILN010 ones (a lambda
-reading a comprehension's variable), which stay Python and still agree;
+Also: every function is reported native except the KILN010 ones (frame
+builtins such as locals() without arguments), which stay Python and still
+agree (a lambda reading a comprehension's variable is native since
+2026-12-02: the variable is a cell, a new one each time the comprehension
+starts);
 function attributes compared one by one (__code__ is the original's lambda
 code, __globals__ is the module's, __builtins__); creating closures 2,000
 times leaves no reference behind. The sources are valid on CPython 3.10 to
@@ -711,7 +714,8 @@ def shadowed_builtin(xs: list) -> object:
     return [a, b, g()]
 
 
-# ---- KILN010: lambdas reading a comprehension's variable -----------------------
+# ---- lambdas reading a comprehension's variable: a cell made as the -----------
+# ---- comprehension starts (native since 2026-12-02) ---------------------------
 
 def comprehension_variable(xs: list) -> object:
     return [(lambda: x)() for x in xs]
@@ -734,6 +738,65 @@ def comprehension_variable_fns(xs: list) -> object:
     return [lambda y=1: x + y for x in xs]
 
 
+def comprehension_cells_per_run(n: int) -> object:
+    # an inner comprehension's cell is new each time it starts; the outer's is one per run
+    fs = [[lambda: (i, j) for j in range(2)] for i in range(n)]
+    return [[f() for f in row] for row in fs], [[c.cell_contents for c in f.__closure__] for row in fs for f in row]
+
+
+def comprehension_cell_and_local(xs: list) -> object:
+    # the function's x and the comprehension's x are two cells
+    x = "outer"
+    g = lambda: x
+    fs = [lambda: x for x in xs]
+    x = "rebound"
+    return [f() for f in fs], g()
+
+
+def comprehension_cell_later_clause(rows: list) -> object:
+    return [(lambda: (r, v))() for r in rows for v in (lambda: r)()]
+
+
+def comprehension_cell_unbound(rows: list) -> object:
+    # the lambda reads v before this run of the comprehension bound it
+    return [(lambda: v)() if r else 0 for r in rows for v in (r,)]
+
+
+def comprehension_cell_tuple_target(rows: list) -> object:
+    fs = {k: (lambda: (k, rest)) for k, *rest in rows}
+    return {k: f() for k, f in fs.items()}
+
+
+def comprehension_cell_genexpr_escapes(n: int) -> object:
+    fs = []
+    any(fs.append(lambda: k) for k in range(n))
+    return [f() for f in fs]
+
+
+def comprehension_cell_early_exit(xs: list) -> object:
+    fs = []
+    found = any(fs.append(lambda: x) or x > 1 for x in xs)
+    return found, [f() for f in fs]
+
+
+def comprehension_cell_error(xs: list) -> object:
+    fs = []
+    try:
+        [fs.append(lambda: x) or 1 // x for x in xs]
+    except ZeroDivisionError as e:
+        return "raised", str(e), [f() for f in fs]
+    return [f() for f in fs]
+
+
+def comprehension_cell_scalar(n: int) -> object:
+    return [(lambda: i * 2)() for i in range(n)], sum((lambda: i)() for i in range(n))
+
+
+def generator_reads_comprehension_variable(xs: list) -> object:
+    gens = [(x + t for x in xs) for t in (10, 20)]
+    return [next((x for x in xs if x > t), None) for t in (0, 2)], [list(g) for g in gens]
+
+
 # ---- leaks -------------------------------------------------------------------
 
 def make_closures(s: object, n: int) -> object:
@@ -749,9 +812,7 @@ def make_closures(s: object, n: int) -> object:
     return len(fs) + len(g()) + (h() is g)
 '''
 
-PYTHON_NAMES = ("comprehension_variable", "comprehension_variable_nested", "genexp_variable",
-                "comprehension_variable_late", "comprehension_variable_fns",
-                "frame_locals", "frame_vars", "frame_dir", "frame_eval", "eval_globals_none",
+PYTHON_NAMES = ("frame_locals", "frame_vars", "frame_dir", "frame_eval", "eval_globals_none",
                 "eval_globals_none_keyword")
 
 
@@ -851,6 +912,16 @@ CASES = {
     "genexp_variable": [([1, 2, 3],)],
     "comprehension_variable_late": [([1, 2, 3],), ([],)],
     "comprehension_variable_fns": [([1, 2],), ([],)],
+    "comprehension_cells_per_run": [(0,), (3,)],
+    "comprehension_cell_and_local": [([1, 2],), ([],)],
+    "comprehension_cell_later_clause": [([1, 2],), ([],)],
+    "comprehension_cell_unbound": [([1, 2],), ([0, 1],), ([],)],
+    "comprehension_cell_tuple_target": [([(1, 2, 3), (4,)],), ([],), ([(1,), 2],)],
+    "comprehension_cell_genexpr_escapes": [(0,), (3,)],
+    "comprehension_cell_early_exit": [([0, 1, 5, 7],), ([],), ([0],)],
+    "comprehension_cell_error": [([2, 1, 0, 3],), ([1],)],
+    "comprehension_cell_scalar": [(0,), (4,)],
+    "generator_reads_comprehension_variable": [([0, 1, 3],), ([],)],
     "module_globals": [],  # test_globals_builtin
     "set_global_through_globals": [(5,), ("x",)],
     "aliased_globals": [()],

@@ -20,7 +20,7 @@ def with_class(n: int) -> int:  # compiled since class statements are (2026-12-0
 
 
 def with_lambda(n: int) -> int:
-    return [(lambda: k + 1)() for k in (n,)][0]  # a lambda reading a comprehension variable
+    return (lambda: (k := n + 1))()  # := in a lambda's body
 
 
 def with_nested_def(n: int) -> int:
@@ -60,8 +60,8 @@ def with_listcomp(n: int):
 
 
 def with_genexpr(n: int) -> int:
-    # a generator expression reading a comprehension variable
-    return len([dict((i, k) for i in range(n)) for k in (n,)][0])
+    # := in a generator expression no consumer takes
+    return len(dict((i, (k := i)) for i in range(n)))
 
 
 def with_dictcomp(n: int):

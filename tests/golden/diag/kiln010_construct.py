@@ -5,5 +5,5 @@ def uses_except_star(path):
         return None
 
 
-def uses_lambda_over_comprehension_variable(xs):
-    return [(lambda: v + 1)() for v in xs]
+def uses_walrus_in_lambda(xs):
+    return [(lambda: (w := v + 1))() for v in xs]

@@ -44,7 +44,7 @@ def comprehensions(xs, n: int):
 
 
 def reads_comprehension_variable(rows, xs):
-    return [next((x for x in xs if x > r), None) for r in rows]   # KILN010: reads `r` of the comprehension
+    return [next((x for x in xs if x > r), None) for r in rows]   # made as CPython makes it: `r` is a cell
 
 
 def binds_with_walrus(xs):
