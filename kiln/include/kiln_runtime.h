@@ -15,7 +15,9 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-#define KR_ABI_VERSION 12
+/* 13: modules rely on the runtime finding <genexpr> code objects at bind
+ * and decoding their strings with surrogatepass */
+#define KR_ABI_VERSION 13
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
 enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
