@@ -914,25 +914,9 @@ static void consume_starred_generators(KlNode *n) {
  * find: a consumer's name that is no variable of the function nor of the
  * module is the builtin. A generator that guess leaves to a consumer which
  * turns out not to be one stays a generator expression: find_generator. */
-static bool comp_target_named(const KlNode *n, const char *name) {
-  if (!n) return false;
-  for (int i = 0; n->kind == KL_N_COMP && i < n->list.len; i++)
-    if (target_binds(n->list.items[i]->a, name)) return true;
-  if (comp_target_named(n->a, name) || comp_target_named(n->b, name) || comp_target_named(n->c, name)) return true;
-  const KlNodeList lists[4] = {n->list, n->kw, n->body, n->orelse};
-  for (int j = 0; j < 4; j++)
-    for (int i = 0; i < lists[j].len; i++)
-      if (comp_target_named(lists[j].items[i], name)) return true;
-  return false;
-}
-
-static bool callee_is_builtin(KlModule *m, const KlFunc *f, const KlNode *fn) {
-  if (fn->kind != KL_N_NAME || function_local(f, fn->name) >= 0 || kl_find_global(m, fn->name) ||
-      !kl_is_native_builtin(m, fn->name))
-    return false;
-  for (int i = 0; i < f->body.len; i++) /* a comprehension's variable of that name may be what it is */
-    if (comp_target_named(f->body.items[i], fn->name)) return false;
-  return true;
+static bool callee_is_builtin(KlModule *m, const KlFunc *f, const KlNode *fn, const Scope *comps) {
+  return fn->kind == KL_N_NAME && !scope_binds(comps, fn->name) && function_local(f, fn->name) < 0 &&
+         !kl_find_global(m, fn->name) && kl_is_native_builtin(m, fn->name);
 }
 
 static bool has_walrus(const KlNode *n) {
@@ -975,27 +959,40 @@ static void make_generator_function(KlCtx *ctx, KlFunc *f, KlNode *n) {
   *n = (KlNode){.kind = KL_N_LAMBDA, .loc = loc, .a = iterable, .ival = iter_line, .lambda = l};
 }
 
-static void plan_generators(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n, const KlNode *parent,
-                            const KlNode *grand) {
+/* comps: the comprehensions around n, whose targets are the variables there. */
+static void plan_generators(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n, const KlNode *parent, const KlNode *grand,
+                            const Scope *comps) {
   if (!n) return;
   if (n->kind == KL_N_COMP && n->op == KL_COMP_GENERATOR) {
     KlNode *extra;
     KlNodeList kw;
     const bool consumed =
         (parent && parent->kind == KL_N_CALL && parent->list.len && parent->list.items[0] == n &&
-         consumer_kind(parent, callee_is_builtin(m, f, parent->a), &extra, &kw) >= 0) ||
+         consumer_kind(parent, callee_is_builtin(m, f, parent->a, comps), &extra, &kw) >= 0) ||
         (parent && parent->kind == KL_N_STARRED && grand && unpacking_consumes(grand));
     if (!consumed) {
       make_generator_function(ctx, f, n);
-      plan_generators(ctx, m, f, n->a, n, parent);
+      plan_generators(ctx, m, f, n->a, n, parent, comps);
       return;
     }
   }
+  if (n->kind == KL_N_COMP) { /* its first iterable is evaluated outside it, the rest inside */
+    const Scope inner = {NULL, 0, &n->list, comps};
+    for (int i = 0; i < n->list.len; i++) {
+      KlNode *c = n->list.items[i];
+      plan_generators(ctx, m, f, c->b, c, n, i ? &inner : comps);
+      plan_generators(ctx, m, f, c->a, c, n, &inner);
+      for (int j = 0; j < c->list.len; j++) plan_generators(ctx, m, f, c->list.items[j], c, n, &inner);
+    }
+    plan_generators(ctx, m, f, n->a, n, parent, &inner);
+    plan_generators(ctx, m, f, n->b, n, parent, &inner);
+    return;
+  }
   const KlNode *kids[3] = {n->a, n->b, n->c};
-  for (int i = 0; i < 3; i++) plan_generators(ctx, m, f, (KlNode *)kids[i], n, parent);
+  for (int i = 0; i < 3; i++) plan_generators(ctx, m, f, (KlNode *)kids[i], n, parent, comps);
   const KlNodeList lists[4] = {n->list, n->kw, n->body, n->orelse};
   for (int j = 0; j < 4; j++)
-    for (int i = 0; i < lists[j].len; i++) plan_generators(ctx, m, f, lists[j].items[i], n, parent);
+    for (int i = 0; i < lists[j].len; i++) plan_generators(ctx, m, f, lists[j].items[i], n, parent, comps);
 }
 
 /* The first generator expression left (not consumed as above), or NULL. */
@@ -1085,7 +1082,7 @@ void kl_resolve(KlCtx *ctx, KlModule *m) {
     resolve_expr(ctx, m, NULL, f->returns);
     collect_locals(ctx, f, f->body);
     collect_walrus_list(ctx, f, f->body);
-    for (int j = 0; j < f->body.len; j++) plan_generators(ctx, m, f, f->body.items[j], NULL, NULL);
+    for (int j = 0; j < f->body.len; j++) plan_generators(ctx, m, f, f->body.items[j], NULL, NULL, NULL);
     collect_genexp_names(ctx, f);
     for (int j = 0; j < f->body.len; j++) mark_cells(ctx, f, f->body.items[j]);
     resolve_list(ctx, m, f, f->body);

@@ -429,15 +429,18 @@ static int is_comprehension(PyObject *name) {
          PyUnicode_CompareWithASCIIString(name, "<genexpr>") == 0;
 }
 
-/* Appends (code, line, col, qualname) for each function (lambda or def)
- * whose code object `code` loads, and for those of the comprehensions it
- * makes (which 3.10 and 3.11 compile as functions of their own; 3.12
- * inlines them), in the order the instructions load them. `prefix` is what
+/* Appends (code, line, col, qualname, parent) for each function (lambda,
+ * def or generator expression) whose code object `code` loads, and for
+ * those of the comprehensions it makes (which 3.10 and 3.11 compile as
+ * functions of their own; 3.12 inlines them) and of its generator
+ * expressions, in the order the instructions load them; parent is the
+ * index of the generator expression's entry it is in, or -1. `prefix` is what
  * a comprehension's functions' 3.10 __qualname__ starts with
  * ("f.<locals>.<listcomp>"); a function's own is the string 3.10 loads
  * right after its code for MAKE_FUNCTION (`helper` for a def a `global`
  * names). */
-static int collect_functions(PyObject *dis, PyObject *code, PyObject *prefix, PyObject *out, int depth) {
+static int collect_functions(PyObject *dis, PyObject *code, PyObject *prefix, PyObject *out, Py_ssize_t parent,
+                             int depth) {
   if (depth > 64) return 0;
   PyObject *insts = PyObject_CallMethod(dis, "get_instructions", "O", code);
   PyObject *list = insts ? PySequence_List(insts) : NULL;
@@ -464,7 +467,7 @@ static int collect_functions(PyObject *dis, PyObject *code, PyObject *prefix, Py
       const int genexpr = qual && PyUnicode_CompareWithASCIIString(name, "<genexpr>") == 0;
       if (!qual) rc = -1;
       else if (is_comprehension(name) && !genexpr) {
-        rc = collect_functions(dis, arg, qual, out, depth + 1);
+        rc = collect_functions(dis, arg, qual, out, parent, depth + 1);
       } else { /* a function (a generator expression's too, then the functions in it) */
         PyObject *line = PyObject_GetAttrString(arg, "co_firstlineno");
 #if PY_VERSION_HEX >= 0x030B0000
@@ -478,12 +481,15 @@ static int collect_functions(PyObject *dis, PyObject *code, PyObject *prefix, Py
 #else
         PyObject *col = PyLong_FromLong(-1);
 #endif
-        PyObject *entry = line && col ? PyTuple_Pack(4, arg, line, col, qual) : NULL;
+        PyObject *up = PyLong_FromSsize_t(parent);
+        PyObject *entry = line && col && up ? PyTuple_Pack(5, arg, line, col, qual, up) : NULL;
+        const Py_ssize_t here = PyList_GET_SIZE(out);
         if (!entry || PyList_Append(out, entry) < 0) rc = -1;
         Py_XDECREF(entry);
+        Py_XDECREF(up);
         Py_XDECREF(col);
         Py_XDECREF(line);
-        if (rc == 0 && genexpr) rc = collect_functions(dis, arg, qual, out, depth + 1);
+        if (rc == 0 && genexpr) rc = collect_functions(dis, arg, qual, out, here, depth + 1);
       }
       Py_XDECREF(qual);
     }
@@ -586,11 +592,10 @@ static int find_lambdas(KrFuncDef *f, PyObject *orig) {
   PyObject *prefix = PyUnicode_FromFormat("%S.<locals>", qual);
   PyObject *dis = prefix ? PyImport_ImportModule("dis") : NULL;
   PyObject *found = dis ? PyList_New(0) : NULL;
-  int rc = found ? collect_functions(dis, code, prefix, found, 0) : -1;
-  /* Without columns, the functions CPython compiled in a generator
-   * expression's body (kiln's is CPython's) cannot be told from kiln's by
-   * their order: on a line with such a generator, it must be the one
-   * function there is. */
+  int rc = found ? collect_functions(dis, code, prefix, found, -1, 0) : -1;
+  /* Without columns, kiln's generator expression is told from another on
+   * its line (one a consumer takes, which kiln runs itself, or one in its
+   * own body) by nothing: on such a line it must be the one function. */
   for (int i = 0; rc == 0 && i < f->nlambdas; i++) {
     const KrLambda *l = &f->lambdas[i];
     if (strcmp(l->name, "<genexpr>")) continue;
@@ -604,8 +609,17 @@ static int find_lambdas(KrFuncDef *f, PyObject *orig) {
     }
     if (!columns && (kiln_here != 1 || found_here != 1)) rc = 2;
   }
-  for (int i = 0; rc == 0 && i < f->nlambdas; i++) {
-    KrLambda *l = &f->lambdas[i];
+  /* The generator expressions kiln makes first: the functions in their
+   * bodies are CPython's own, none of kiln's (phantoms, skipped after). */
+  const Py_ssize_t nfound = found ? PyList_GET_SIZE(found) : 0;
+  char *made = rc == 0 ? PyMem_Calloc((size_t)nfound + 1, 1) : NULL;
+  if (rc == 0 && !made) {
+    PyErr_NoMemory();
+    rc = -1;
+  }
+  for (int k = 0; rc == 0 && k < 2 * f->nlambdas; k++) {
+    KrLambda *l = &f->lambdas[k % f->nlambdas];
+    if ((k < f->nlambdas) != !strcmp(l->name, "<genexpr>")) continue;
     Py_CLEAR(l->code);
     Py_CLEAR(l->qualname);
     Py_CLEAR(l->select);
@@ -614,11 +628,16 @@ static int find_lambdas(KrFuncDef *f, PyObject *orig) {
       if (same_signature(l, &f->lambdas[j])) place += f->lambdas[j].nth < l->nth, alike++;
     int seen = 0; /* matching functions without columns met so far */
     PyObject *pick = NULL, *select = NULL;
-    for (Py_ssize_t j = 0; rc == 0 && j < PyList_GET_SIZE(found); j++) {
+    for (Py_ssize_t j = 0; rc == 0 && j < nfound; j++) {
       PyObject *e = PyList_GET_ITEM(found, j);
       if (PyLong_AsLong(PyTuple_GET_ITEM(e, 1)) != l->line) continue;
       long col = PyLong_AsLong(PyTuple_GET_ITEM(e, 2));
       if (col >= 0 && col != l->col) continue;
+      int phantom = 0;
+      for (Py_ssize_t up = PyLong_AsSsize_t(PyTuple_GET_ITEM(e, 4)); up >= 0 && !phantom;
+           up = PyLong_AsSsize_t(PyTuple_GET_ITEM(PyList_GET_ITEM(found, up), 4)))
+        phantom = made[up];
+      if (phantom) continue;
       PyObject *sel = NULL;
       int ok = function_code_matches(l, PyTuple_GET_ITEM(e, 0), &sel);
       if (ok < 0) rc = -1;
@@ -628,6 +647,7 @@ static int find_lambdas(KrFuncDef *f, PyObject *orig) {
           pick = e;
           select = sel;
           sel = NULL;
+          made[j] = !strcmp(l->name, "<genexpr>");
         }
         if (col >= 0) break;
       }
@@ -644,6 +664,7 @@ static int find_lambdas(KrFuncDef *f, PyObject *orig) {
     }
     Py_XDECREF(select);
   }
+  PyMem_Free(made);
   Py_XDECREF(found);
   Py_XDECREF(dis);
   Py_XDECREF(prefix);
