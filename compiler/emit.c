@@ -528,10 +528,13 @@ static const char *const richop[] = {"Py_LT", "Py_LE", "Py_GT", "Py_GE", "Py_EQ"
 
 /* One comparison of two objects; r is an owned object temp. a and b are
  * not consumed (a chain compares the middle operand twice); boxes made here are. */
-static void object_compare(E *e, Val r, int op, Val a, Val b, int L) {
+/* r = a op b on objects; literal: 1 when b is a str literal, 2 when a is. */
+static void object_compare(E *e, Val r, int op, Val a, Val b, int literal, int L) {
   a.owned = b.owned = false;
   Val oa = to_object(e, a, L), ob = to_object(e, b, L);
-  if (op <= KL_CMP_NE) {
+  if ((op == KL_CMP_EQ || op == KL_CMP_NE) && literal) {
+    line(e, "%s = kl_str_compare(%s, %s, %s, %s);", r.s, oa.s, ob.s, literal == 1 ? oa.s : ob.s, richop[op]);
+  } else if (op <= KL_CMP_NE) {
     line(e, "%s = PyObject_RichCompare(%s, %s, %s);", r.s, oa.s, ob.s, richop[op]);
   } else if (op == KL_CMP_IS || op == KL_CMP_ISNOT) {
     line(e, "%s = PyBool_FromLong((%s == %s) == %d);", r.s, oa.s, ob.s, op == KL_CMP_IS);
@@ -574,7 +577,7 @@ static Val compare(E *e, KlNode *n) {
   if (n->type == KL_T_BOOL) { /* single is / is not / in / not in */
     Val a = ev(e, n->list.items[0]), b = ev(e, n->list.items[1]);
     Val o = temp(e, KL_T_OBJECT);
-    object_compare(e, o, n->cmpops[0], a, b, L);
+    object_compare(e, o, n->cmpops[0], a, b, 0, L);
     release(e, a);
     release(e, b);
     Val r = temp(e, KL_T_BOOL);
@@ -589,7 +592,8 @@ static Val compare(E *e, KlNode *n) {
   for (int i = 0; i < nops; i++) {
     Val b = ev(e, n->list.items[i + 1]);
     if (i + 1 < nops) b = own(e, b);
-    object_compare(e, r, n->cmpops[i], a, b, L);
+    const int literal = n->list.items[i + 1]->kind == KL_N_STR ? 1 : n->list.items[i]->kind == KL_N_STR ? 2 : 0;
+    object_compare(e, r, n->cmpops[i], a, b, literal, L);
     release(e, a);
     a = b;
     if (i + 1 < nops) {
@@ -2644,6 +2648,17 @@ static const char preamble[] =
     " * libm at run time, and a folded (correctly rounded) value can differ from\n"
     " * libm's in the last bit. */\n"
     "__attribute__((unused)) static double (*volatile kl_libm[7])(double) = {exp, log, sin, cos, tan, tanh, atan};\n"
+    "\n"
+    "/* a == b or a != b (op) where one side is a str literal (an exact str) and\n"
+    " * other the other side: an exact str is compared by its text, as str.__eq__\n"
+    " * does, without the call; anything else through PyObject_RichCompare. */\n"
+    "__attribute__((unused)) static inline PyObject *kl_str_compare(PyObject *a, PyObject *b, PyObject *other, int op) {\n"
+    "  if (!PyUnicode_CheckExact(other)) return PyObject_RichCompare(a, b, op);\n"
+    "  const Py_ssize_t n = PyUnicode_GET_LENGTH(a);\n"
+    "  const int eq = a == b || (n == PyUnicode_GET_LENGTH(b) && PyUnicode_KIND(a) == PyUnicode_KIND(b) &&\n"
+    "                           !memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)n * PyUnicode_KIND(a)));\n"
+    "  return Py_NewRef(eq == (op == Py_EQ) ? Py_True : Py_False);\n"
+    "}\n"
     "\n"
     "/* Python's floor division and modulo on int64, inline for the common\n"
     " * case; division by zero and INT64_MIN // -1 go to the runtime, which raises. */\n"
