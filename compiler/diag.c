@@ -49,7 +49,7 @@ static const char *const code_explains[] = {
         "The function uses a construct the compiler does not translate (generators\n"
         "and yield, await, nested async def, except* clauses, := in a lambda's\n"
         "body or in a generator expression no consumer takes (any/all/list/set/\n"
-        "tuple/sorted/sum/min/max, a string literal's join, unpacking by *), a\n"
+        "tuple/sorted/sum/min/max/next, a string literal's join, unpacking by *), a\n"
         "nested def with annotations under `from __future__ import annotations`,\n"
         "locals()/vars()/dir() and eval/exec without a globals argument (they read\n"
         "the calling frame), comprehension targets that are attributes or\n"

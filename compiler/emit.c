@@ -1735,7 +1735,9 @@ typedef struct {
 
 static bool reduces(const KlNode *n) { return n->op == KL_COMP_SUM || n->op == KL_COMP_MIN || n->op == KL_COMP_MAX; }
 
-static bool takes_args(const KlNode *n) { return reduces(n) || (n->op == KL_COMP_SORTED && n->kw.len); }
+static bool takes_args(const KlNode *n) {
+  return reduces(n) || (n->op == KL_COMP_SORTED && n->kw.len) || (n->op == KL_COMP_NEXT && n->c);
+}
 
 /* The other arguments of sum, min, max and sorted, evaluated (an error
  * fails to kl_gstart_<id>, which drops them and the unstarted generator)
@@ -1887,6 +1889,7 @@ static Val comprehension(E *e, KlNode *n) {
   Val *iters = kl_alloc(e->ctx, sizeof(Val) * (size_t)clauses.len);
   int *ids = kl_alloc(e->ctx, sizeof(int) * (size_t)clauses.len);
   const bool decides = n->op == KL_COMP_ANY || n->op == KL_COMP_ALL;
+  const bool first = n->op == KL_COMP_NEXT; /* stops at the first item too */
   Reduce rd = {.nargs = 0};
   const int id = e->nloops++;
   const char *outer_fail = e->fail_label;
@@ -1895,7 +1898,7 @@ static Val comprehension(E *e, KlNode *n) {
    * comprehension's up to 3.11 (3.12 inlines them). */
   const char *inside = kl_fmt(e->ctx, n->consumed ? "kl_gfail_%d" : "kl_cframe_%d", id);
   const char *consumer = n->consumed ? kl_fmt(e->ctx, "kl_gclose_%d", id) : outer_fail;
-  Val r = temp(e, decides ? KL_T_BOOL : reduces(n) ? n->type : KL_T_OBJECT);
+  Val r = temp(e, decides ? KL_T_BOOL : reduces(n) || first ? n->type : KL_T_OBJECT);
   for (int i = 0; i < clauses.len; i++) {
     KlNode *c = clauses.items[i];
     int CL = c->loc.line;
@@ -1908,6 +1911,12 @@ static Val comprehension(E *e, KlNode *n) {
       line(e, "%s = %d;", r.s, n->op == KL_COMP_ALL);
     } else if (!i && reduces(n)) {
       reduce_start(e, n, &rd, r, iters[0], id, L);
+    } else if (!i && first) {
+      if (n->c) { /* the default, evaluated before the generator runs */
+        fail_to(e, kl_fmt(e->ctx, "kl_gstart_%d", id));
+        rd.args[rd.nargs++] = rd.dflt = own(e, coerce(e, ev(e, n->c), r.t, L));
+        fail_to(e, outer_fail);
+      }
     } else if (!i) {
       const char *make = n->op == KL_COMP_SET ? "PySet_New(NULL)" : n->op == KL_COMP_DICT ? "PyDict_New()" : "PyList_New(0)";
       if (takes_args(n)) { /* sorted's keywords; on an error the list goes before them */
@@ -1943,6 +1952,10 @@ static Val comprehension(E *e, KlNode *n) {
          id);
   } else if (reduces(n)) {
     reduce_step(e, n, &rd, r, ev(e, n->a), consumer, L);
+  } else if (first) {
+    Val v = own(e, coerce(e, ev(e, n->a), r.t, L));
+    line(e, "%s = %s;%s", r.s, v.s, v.owned ? kl_fmt(e->ctx, " %s = NULL;", v.s) : "");
+    line(e, "goto kl_cdone_%d;", id);
   } else {
     Val k = to_object(e, ev(e, n->a), L);
     if (n->op == KL_COMP_DICT) {
@@ -1965,9 +1978,18 @@ static Val comprehension(E *e, KlNode *n) {
   fail_to(e, outer_fail);
   if (n->consumed) {
     unbind_generator_vars(e, n);
+    if (first && n->c) /* exhausted: the default */
+      line(e, "%s = %s;%s", r.s, rd.dflt.s, is_obj(e, r.t) ? kl_fmt(e->ctx, " Py_INCREF(%s);", r.s) : "");
+    else if (first)
+      line(e, "PyErr_SetNone(PyExc_StopIteration); KL_FAIL(%d);", L);
     line(e, "goto kl_gend_%d;", id);
-    if (decides) {
+    if (decides || first) {
       line(e, "kl_cdone_%d:;", id);
+      if (first && rd.nargs && rd.dflt.owned) { /* 3.10's CALL_FUNCTION drops its last argument first */
+        line(e, "#if PY_VERSION_HEX < 0x030B0000");
+        line(e, "Py_CLEAR(%s);", rd.dflt.s);
+        line(e, "#endif");
+      }
       close_generator(e, n, iters);
       line(e, "goto kl_gend_%d;", id);
     }
@@ -1998,6 +2020,7 @@ static Val comprehension(E *e, KlNode *n) {
   }
   Val out = r;
   if (reduces(n)) return reduce_finish(e, n, &rd, r, L);
+  for (int i = 0; first && i < rd.nargs; i++) release(e, rd.args[i]);
   switch (n->op) {
   case KL_COMP_TUPLE:
     out = temp(e, KL_T_OBJECT);

@@ -286,6 +286,7 @@ typedef enum {
   X(SUM, "sum")             /* sum(x for ...[, start]): start in c */             \
   X(MIN, "min")             /* min(x for ...[, key=][, default=]): those in kw */ \
   X(MAX, "max")             /* max(x for ...[, key=][, default=]) */              \
+  X(NEXT, "next")           /* next(x for ...[, default]): the default in c */     \
   X(GENERATOR, "generator") /* (x for ...) not consumed as above */
 
 typedef enum {

@@ -11,7 +11,7 @@
  * builtin is still found at run time through the globals-then-builtins lookup. */
 static const char *const native_builtins[] = {
     "range", "abs", "int", "float", "bool", "min", "max", "len", "print", "isinstance",
-    "any", "all", "list", "set", "tuple", "sorted", "sum", NULL,
+    "any", "all", "list", "set", "tuple", "sorted", "sum", "next", NULL,
 };
 
 KlGlobal *kl_find_global(KlModule *m, const char *name) {
@@ -841,7 +841,7 @@ static int consumer_kind(const KlNode *call, bool builtin_callee, KlNode **extra
     KlCompKind kind;
   } consumers[] = {{"list", KL_COMP_LIST}, {"set", KL_COMP_SET},   {"tuple", KL_COMP_TUPLE}, {"sorted", KL_COMP_SORTED},
                    {"any", KL_COMP_ANY},   {"all", KL_COMP_ALL},   {"sum", KL_COMP_SUM},     {"min", KL_COMP_MIN},
-                   {"max", KL_COMP_MAX}};
+                   {"max", KL_COMP_MAX},   {"next", KL_COMP_NEXT}};
   *extra = NULL;
   *kw = (KlNodeList){0};
   if (call->list.len < 1 || kl_call_unpacks(call)) return -1;
@@ -858,6 +858,9 @@ static int consumer_kind(const KlNode *call, bool builtin_callee, KlNode **extra
   if (kind == KL_COMP_SUM) { /* sum(gen), sum(gen, start), sum(gen, start=...) */
     if (call->list.len + call->kw.len > 2 || (call->kw.len && strcmp(call->kw.items[0]->name, "start"))) return -1;
     *extra = call->list.len == 2 ? call->list.items[1] : call->kw.len ? call->kw.items[0]->a : NULL;
+  } else if (kind == KL_COMP_NEXT) { /* next(gen), next(gen, default): no keywords */
+    if (call->list.len > 2 || call->kw.len) return -1;
+    *extra = call->list.len == 2 ? call->list.items[1] : NULL;
   } else if (kind == KL_COMP_MIN || kind == KL_COMP_MAX || kind == KL_COMP_SORTED) {
     const char *second = kind == KL_COMP_SORTED ? "reverse" : "default"; /* and key= (repeats: a syntax error) */
     if (call->list.len != 1) return -1;
@@ -944,7 +947,7 @@ static void make_generator_function(KlCtx *ctx, KlFunc *f, KlNode *n) {
     f->unsupported = true;
     f->why_code = KL_KILN010;
     f->why = kl_strdup(ctx, "assignment expression (:=) in a generator expression that is not consumed "
-                            "(by any, all, list, set, tuple, sorted, sum, min, max or a string's join)");
+                            "(by any, all, list, set, tuple, sorted, sum, min, max, next or a string's join)");
     f->why_loc = n->loc;
   }
   KlLambda *l = n->lambda;

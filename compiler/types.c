@@ -128,6 +128,8 @@ static KlType comprehension_type(const KlNode *n) {
       if (!strcmp(k->name, "key") || k->a->type != item) return KL_T_OBJECT;
     }
     return kl_is_scalar(item) ? item : KL_T_OBJECT;
+  case KL_COMP_NEXT: /* the first item, or the default */
+    return kl_is_scalar(item) && (!n->c || n->c->type == item) ? item : KL_T_OBJECT;
   default: return KL_T_OBJECT;
   }
 }

@@ -3230,6 +3230,58 @@ def sorted_key(xs, k) -> list:
     return sorted((x for x in xs), key=k)
 
 
+def next_first(xs):
+    return next(x for x in xs)
+
+
+def next_default(xs, d):
+    return next((x for x in xs if x != 3), d)
+
+
+def next_order(xs):
+    return next((t(("item", x), x) for x in t("iterable", Tracked("s", xs))), t("default", None))
+
+
+def next_ints(n: int, d: int) -> int:
+    return next((i * 3 for i in range(n) if i % 2), d)
+
+
+def next_ints_no_default(n: int, m: int) -> int:
+    return next(i for i in range(n) if i % 5 == m)
+
+
+def next_floats(n: int, x: float) -> float:
+    return next((x * i for i in range(1, n)), 0.5)
+
+
+def next_object_default(n: int):
+    return next((i for i in range(n)), None)
+
+
+def next_nums(xs):
+    return next(Num(i, x) for i, x in enumerate(Tracked("s", xs)))
+
+
+def next_nums_default(xs):
+    return next((Num(i, x) for i, x in enumerate(Tracked("s", xs)) if i), Num("d", 0))
+
+
+def next_fails_inside(xs):
+    return next((1 // x for x in xs), "d")
+
+
+def next_stop_inside(xss):
+    return next(next(iter(xs)) for xs in xss)
+
+
+def next_default_fails(xs):
+    return next((x for x in Tracked("s", xs)), 1 // len(xs))
+
+
+def next_in_sum(xss) -> int:
+    return sum(next((x for x in xs if x > 1), 0) for xs in xss)
+
+
 def sorted_reverse(xs, r) -> list:
     return sorted((x for x in xs if x is not None), reverse=r)
 
@@ -3912,6 +3964,19 @@ REDUCE_CASES = _cases(
                             ([2, ValueError("key failed"), 1],)],
         "sorted_key_fails_inside": [([],), ([1, 2],), ([1, 0, 2],)],
         "rebound_by_later_clause_objects": [([],), ([3],), ([1, 5],), ([0.5, "a"],)],
+        "next_first": [(xs,) for xs in RD_XS[:8]],
+        "next_default": [(xs, d) for xs in ([], [3], [3, 1], ["a", 3]) for d in (None, 0, "d")],
+        "next_order": [([],), ([1, -4, 3],), ([1, ValueError("next failed")],)],
+        "next_ints": [(n, d) for n in (0, 1, 2, 7) for d in (-1, 100)],
+        "next_ints_no_default": [(n, m) for n in (0, 1, 7) for m in (0, 1, 4, 5)],
+        "next_floats": [(n, x) for n in (0, 1, 3) for x in (0.1, -0.0, NAN)],
+        "next_object_default": [(n,) for n in (0, 1, 5)],
+        "next_nums": [([],), ([1, 3, 2],), ([ValueError("first failed"), 1],)],
+        "next_nums_default": [([],), ([1],), ([1, 3, 2],)],
+        "next_fails_inside": [([],), ([2, 0],), ([0, 2],), ([None],)],
+        "next_stop_inside": [([],), ([[1], [2]],), ([[], [2]],), ([5],)],
+        "next_default_fails": [([],), ([1, 2],)],
+        "next_in_sum": [([],), ([[1, 2], [], [3]],), ([[0, 1], [5, 4]],)],
         "rebound_by_later_clause_generator": [([],), ([3],), ([1, 0, 5],), ([0.5],)],
     })
 

@@ -1,5 +1,5 @@
 """Generator expressions that no consumer takes (`g = (x for x in xs)`,
-`next(x for ...)`, `dict((k, v) for ...)`, one returned or passed on) leave
+`dict((k, v) for ...)`, one returned or passed on) leave
 the function native: kiln evaluates the first iterable and takes its
 iterator, then calls the function CPython compiled for the generator
 expression (found at bind, like a lambda's), so the generator is CPython's

@@ -44,7 +44,7 @@ def comprehensions(xs, n: int):
 
 
 def reads_comprehension_variable(rows, xs):
-    return [next((x for x in xs if x > r), None) for r in rows]   # made as CPython makes it: `r` is a cell
+    return [next((x for x in xs if x > r), None) for r in rows]   # compiled: next takes the first item
 
 
 def binds_with_walrus(xs):
