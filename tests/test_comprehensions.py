@@ -3282,6 +3282,15 @@ def next_in_sum(xss) -> int:
     return sum(next((x for x in xs if x > 1), 0) for xs in xss)
 
 
+def next_exhausted_in_generator(xss):
+    # the StopIteration of an exhausted next() inside a generator: RuntimeError (PEP 479)
+    return sum(next(x for x in xs) for xs in xss)
+
+
+def next_exhausted_in_list(xss):
+    return [next(x for x in xs) for xs in xss]
+
+
 def sorted_reverse(xs, r) -> list:
     return sorted((x for x in xs if x is not None), reverse=r)
 
@@ -3977,6 +3986,8 @@ REDUCE_CASES = _cases(
         "next_stop_inside": [([],), ([[1], [2]],), ([[], [2]],), ([5],)],
         "next_default_fails": [([],), ([1, 2],)],
         "next_in_sum": [([],), ([[1, 2], [], [3]],), ([[0, 1], [5, 4]],)],
+        "next_exhausted_in_generator": [([],), ([[1], [2, 3]],), ([[1], []],)],
+        "next_exhausted_in_list": [([],), ([[1], [2, 3]],), ([[1], []],)],
         "rebound_by_later_clause_generator": [([],), ([3],), ([1, 0, 5],), ([0.5],)],
     })
 
