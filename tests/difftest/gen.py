@@ -97,7 +97,9 @@ enumerate/map/filter/a for statement left early, one to four of them in a
 row, so later ones get what is left) after rebinding a local the body reads
 (late binding; a local read only by the first iterable keeps its old value),
 after deleting it or binding it only now (NameError), after mutating or
-rebinding the list it iterates (the body reading the list's len too), made
+rebinding the list it iterates (the body reading the list's len too), after
+changing the dict or set it iterates (RuntimeError), after reading an
+``except`` as-name the handler then deleted, made
 in a loop reading the loop variable late and consumed after it; a first
 iterable that is not iterable (TypeError at creation), ``GxIter`` whose
 ``__iter__`` raises or returns a non-iterator, a later clause's iterable
@@ -109,7 +111,8 @@ exhausted one consumed again, ``__name__``/``__qualname__``/``gi_code``/
 ``gi_frame``/``gi_running``.  Also lambdas and lazy generator expressions
 reading a comprehension's variable (a cell, a new one each time the
 comprehension starts): lists of lambdas or generators built by a
-comprehension and called/consumed after it (each sees the last value),
+comprehension and called/consumed after it (each sees the last value; the
+variable sometimes shadows a local, itself maybe a cell, read after it),
 also extended by a comprehension run in a loop, nested comprehensions of
 lambdas reading both variables, a dict comprehension's, ``sorted`` with a
 ``key=`` lambda reading the variable, ``next((y for y in ys if y > t), d)``
