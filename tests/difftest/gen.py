@@ -46,7 +46,7 @@ branch of an if; reading a local deleted or never bound before the call
 a lambda as a lambda's default, several on one line (conditional
 expressions, two bound at once), in a comprehension's first iterable and its
 element (the comprehension's targets passed as defaults; rarely read by the
-body, which leaves the function as Python, KILN010); ``sorted``/``min``/
+body, a cell of the comprehension, see ``genexpr_weight`` for more); ``sorted``/``min``/
 ``max`` with ``key=``, ``map``/``filter`` consumed by sum/len/any/all.
 
 Scalar code also gets unpacking (``unpack_weight``, ``run --unpack-weight``;
@@ -77,8 +77,47 @@ the targets, an unhashable set item or dict key (followed by an item that
 raises: CPython evaluates a run of items before it builds them), so the
 errors (messages and chains) are compared too, often caught by a try that
 folds ``str(e)`` in.  Everything is folded into ints/floats/bools (floats
-never go where identity counts).  Bare generator expressions are never
-unpacked (they leave a function as Python, KILN010).
+never go where identity counts).  Bare generator expressions are unpacked
+only by the ``genexpr_weight`` forms below.
+
+Scalar code also gets generator expressions no consumer takes
+(``genexpr_weight``, ``run --genexpr-weight``; 0 gives a seed's programs from
+before, and no ``gx_*``/``GxIter`` helpers), which kiln makes as CPython does
+(first iterable and iter() in the function, then the code CPython compiled
+for them; what they read is a cell): ``next(gen, default)``, ``next(gen)``
+with StopIteration caught (its message, args, value), ``dict(...)``,
+``zip`` of two (``strict=True`` too), ``enumerate`` with a start, ``map``/
+``filter`` over them, ``x in gen`` (ints), ``*gen`` in calls with keywords
+(``gx_args``), ``max(*gen, d)``, ``[*gen, *gen]``, a generator expression
+over another, the helpers ``gx_take`` (takes n items: partial
+consumption), ``gx_make`` (returns one after rebinding what it reads) and
+``gx_pass`` (returns it, or one over it); kept in a local and consumed later
+(sum/next/min/max/any/all/list/sorted/``in``/zip(g, g)/gx_take/``*g``/
+enumerate/map/filter/a for statement left early, one to four of them in a
+row, so later ones get what is left) after rebinding a local the body reads
+(late binding; a local read only by the first iterable keeps its old value),
+after deleting it or binding it only now (NameError), after mutating or
+rebinding the list it iterates (the body reading the list's len too), after
+changing the dict or set it iterates (RuntimeError), after reading an
+``except`` as-name the handler then deleted, made
+in a loop reading the loop variable late and consumed after it; a first
+iterable that is not iterable (TypeError at creation), ``GxIter`` whose
+``__iter__`` raises or returns a non-iterator, a later clause's iterable
+that is not (raising only when consumed), a first iterable raising while it
+is evaluated; bodies raising later (``//`` by zero, math domain errors,
+IndexError/KeyError, StopIteration turned into RuntimeError) caught by a
+try, the finished generator read again; ``close``/``send``/``throw``, an
+exhausted one consumed again, ``__name__``/``__qualname__``/``gi_code``/
+``gi_frame``/``gi_running``.  Also lambdas and lazy generator expressions
+reading a comprehension's variable (a cell, a new one each time the
+comprehension starts): lists of lambdas or generators built by a
+comprehension and called/consumed after it (each sees the last value; the
+variable sometimes shadows a local, itself maybe a cell, read after it),
+also extended by a comprehension run in a loop, nested comprehensions of
+lambdas reading both variables, a dict comprehension's, ``sorted`` with a
+``key=`` lambda reading the variable, ``next((y for y in ys if y > t), d)``
+per item.  Results are folded like the others (a handler that may catch
+OverflowError never folds its message in).
 
 Scalar code also gets match statements (``match_weight``, ``run
 --match-weight``; 0 gives a seed's programs from before, and no ``M*``
@@ -208,6 +247,47 @@ UNPACK_HELPERS = [
     "    return io.StringIO()\n",
     "def u_typed(p: int, q: int = 3, *, k: float = 0.5, m: bool = False) -> float:\n"
     "    return p * 0.5 + q + k + (1.0 if m else -1.0)\n",
+]
+GENEXPR_WEIGHT = 1.0      # scales how often unconsumed generator expressions are made (run --genexpr-weight)
+GENEXPR_P = 0.03          # chance (at weight 1) that an expression is such a form
+GENEXPR_STMT = 3          # weight (at weight 1) of such a statement form among statements
+# module-level helpers of the generator expression forms (in a module only
+# when genexpr_weight > 0): gx_args digests its arguments (`*gen` with
+# keywords); gx_take takes up to n items of an iterator (one more when there
+# are more: it stops at the item after); gx_make returns a generator
+# expression reading a parameter it rebinds afterwards (late binding);
+# gx_pass returns its argument or a generator expression over it; GxIter's
+# __iter__ raises (bad=1) or returns a non-iterator (bad=2)
+GENEXPR_HELPERS = [
+    "def gx_args(*a, **k):\n"
+    "    s = repr((a, sorted(k.items())))\n"
+    "    return len(a) * 1009 + len(k) * 101 + sum((i + 1) * ord(c) for i, c in enumerate(s)) % 9973\n",
+    "def gx_take(it, n: int):\n"
+    "    out = []\n"
+    "    for v in it:\n"
+    "        if len(out) >= n:\n"
+    "            break\n"
+    "        out.append(v)\n"
+    "    return out\n",
+    "def gx_make(xs, k):\n"
+    "    g = (x * k for x in xs)\n"
+    "    k = k + 1\n"
+    "    return g\n",
+    "def gx_pass(g, n: int):\n"
+    "    if n % 2:\n"
+    "        return g\n"
+    "    return (v + n % 3 for v in g if v == v)\n",
+    "class GxIter:\n"
+    "    def __init__(self, n, bad=0):\n"
+    "        self.n = n\n"
+    "        self.bad = bad\n"
+    "\n"
+    "    def __iter__(self):\n"
+    "        if self.bad == 1:\n"
+    "            raise ValueError('GxIter ' + str(self.n))\n"
+    "        if self.bad == 2:\n"
+    "            return self.n\n"
+    "        return iter(range(self.n))\n",
 ]
 MATCH_WEIGHT = 1.0        # scales how often match statements are made (run --match-weight)
 MATCH_STMT = 3            # weight (at weight 1) of a match statement among statements
@@ -466,8 +546,11 @@ class ScalarGen:
     def __init__(self, rng: random.Random, name: str, helpers: list[FuncInfo],
                  comp_weight: float = COMP_WEIGHT, try_weight: float = TRY_WEIGHT,
                  lambda_weight: float = LAMBDA_WEIGHT, unpack_weight: float = UNPACK_WEIGHT,
-                 match_weight: float = MATCH_WEIGHT):
+                 match_weight: float = MATCH_WEIGHT, genexpr_weight: float = GENEXPR_WEIGHT):
         self.r = rng
+        self.gx_w = round(GENEXPR_STMT * genexpr_weight)
+        self.gx_p = min(0.1, GENEXPR_P * genexpr_weight)
+        self.gx = 0                           # generator expression forms being generated (nesting)
         self.match_w = round(MATCH_STMT * match_weight)
         self.matches = 0                      # match statements being generated (nesting)
         self.unp_w = round(UNPACK_STMT * unpack_weight)
@@ -557,6 +640,8 @@ class ScalarGen:
             text = self.unp_expr(ty, d - 1)
             self.unp -= 1
             return text
+        if self.gx_p and d >= 1 and self.gx < 2 and self.r.random() < self.gx_p:
+            return self.gx_expr(ty, d - 1)
         return {INT: self.int_expr, FLOAT: self.float_expr, BOOL: self.bool_expr}[ty](d - 1)
 
     def num(self, d: int) -> str:
@@ -1073,15 +1158,17 @@ class ScalarGen:
             a = self.seq(INT, d, self.cap(), as_list=True)[0]
             b = self.seq(INT, d, self.cap(), as_list=True)[0]
             return f"({a} {r.choice(['==', '!=', '<', '>='])} {b})"
-        return f"{r.choice(['bool', 'not '])}({self.any_coll(d)})"
+        f = r.choice(['bool', 'not '])     # `(not (...))`: `a == not (...)` is no expression
+        return f"bool({self.any_coll(d)})" if f == "bool" else f"(not ({self.any_coll(d)}))"
 
     # ---- lambdas ------------------------------------------------------------
     # Lambdas are always called and their results folded in (function objects
     # are not comparable).  A lambda's body runs as CPython's bytecode; the
     # locals it reads live in cells for the whole call (kiln makes them
     # objects).  A lambda made inside a comprehension gets the comprehension's
-    # targets as defaults (`lambda q=x: ...`): reading one in the body leaves
-    # the function as Python (KILN010), which happens only rarely here.
+    # targets as defaults (`lambda q=x: ...`); reading one in the body (a cell
+    # of the comprehension; KILN010 before cb4764a) happens only rarely here
+    # (the genexpr_weight forms do it often).
 
     def lam_body(self, ty: str, d: int, params: list, want: str | None = None,
                  want_ty: str | None = None) -> str:
@@ -1205,7 +1292,7 @@ class ScalarGen:
             self.env[xv] = elem
             self.focus.append(xv)
             self.enter_loop(40)
-            if r.random() < 0.05:          # reads the comprehension's variable: KILN010
+            if r.random() < 0.05:          # reads the comprehension's variable (a cell)
                 q = xv
                 elt = f"(lambda: {self.lam_body(ty, 0, [], want=xv)})()"
             else:
@@ -1428,13 +1515,748 @@ class ScalarGen:
             self.env[out] = ty
 
 
+    # ---- generator expressions no consumer takes ------------------------------
+    # (genexpr_weight) A generator expression that is not the one argument of
+    # a consumer kiln runs itself (any/all/sum/min/max/sorted/list/tuple/set/
+    # join) is CPython's own generator: kiln evaluates its first iterable, calls
+    # iter() on it and calls the code CPython compiled for it; what its body
+    # reads lives in cells (late binding).  Made here: next() (with a default,
+    # or StopIteration caught), dict/zip/enumerate/map/filter/`in`/`*` in a
+    # call over them, the module's gx_* helpers (partial consumption, returned
+    # and passed on), nested ones, kept in a local and consumed later (partly,
+    # after rebinding, deleting or mutating what they read, made in loops,
+    # close/send/throw), bad first iterables (TypeError at creation, iter()
+    # of GxIter failing) and bodies raising later; and lambdas and lazy
+    # generator expressions reading a comprehension's variable (a new cell
+    # each time the comprehension starts), called or consumed in it or after.
+    # Everything is folded into ints/floats/bools (never a generator's repr).
+
+    def gx_names(self, text: str) -> set:
+        return set(re.findall(r"[A-Za-z_]\w*", text))
+
+    def gx_mix(self, t: str, elem: str, want: str) -> str:
+        """t (of type elem) made to read the local want."""
+        r = self.r
+        wt = self.env.get(want)
+        x = r.random()
+        if wt is None or x < 0.35:
+            return f"({t} if {want} else {self.expr(elem, 0)})"
+        if elem == INT and wt in (INT, BOOL):
+            return f"({t} {r.choice(['+', '-', '^', '+'])} {want})"
+        if elem == FLOAT:
+            return f"({t} {r.choice(['+', '-', '*'])} {want})"
+        if elem == BOOL:
+            return f"({t} != {want})" if wt == BOOL else f"({t} and {want} > {self.const(wt)})"
+        return f"({t} if {want} else {self.expr(elem, 0)})"
+
+    def gx_gen(self, elem: str, d: int, cap: int | None = None, want: str | None = None,
+               want_ty: str | None = None) -> tuple[str, int]:
+        """A generator expression of elem items, in parentheses, reading want
+        (a local; of type want_ty when only the body sees it); its most items."""
+        saved = None
+        if want_ty:
+            saved = self.env.get(want)
+            self.env[want] = want_ty
+
+        def elt(dd):
+            t = self.expr(elem, dd)
+            if want and want not in self.gx_names(t):
+                t = self.gx_mix(t, elem, want)
+            return t
+        self.gx += 1
+        body, n = self.comp_body(elt, d, min(40, self.cap()) if cap is None else cap)
+        self.gx -= 1
+        if want_ty:
+            if saved is None:
+                self.env.pop(want, None)
+            else:
+                self.env[want] = saved
+        return f"({body})", n
+
+    def gx_over(self, it: str, targets: list, ty: str, d: int, how: str = "fold") -> str:
+        """`ELT for TARGETS in it [if C]` (a generator over it, targets
+        [(name, type)]) folded to type ty: consumed (sum/any/all/len of a
+        list) or (how "next") the first item, a default when none."""
+        r = self.r
+        saved_env, saved_focus = dict(self.env), list(self.focus)
+        for t, tt in targets:
+            self.env[t] = tt
+            self.focus.append(t)
+        self.enter_loop(40)
+        elem = ty if how == "next" or ty != INT else r.choice([INT, INT, BOOL])
+        elt = self.expr(elem, d)
+        cond = f" if {self.cond(1)}" if r.random() < 0.35 else ""
+        self.leave_loop(40)
+        self.env, self.focus = saved_env, saved_focus
+        tg = ", ".join(t for t, _ in targets)
+        gen = f"{elt} for {tg} in {it}{cond}"
+        if how == "next":
+            return f"next(({gen}), {self.expr(ty, 1)})"
+        if ty == BOOL:
+            return f"{r.choice(['any', 'all'])}({gen})"
+        if ty == FLOAT:
+            return f"sum(({gen}), {r.choice(['0.0', '-0.0', self.expr(FLOAT, 1)])})"
+        return f"sum({gen})" if r.random() < 0.7 else f"len([{gen}])"
+
+    def gx_conv(self, text: str, t0: str, ty: str) -> str:
+        """text (of type t0) as a value of type ty."""
+        if t0 == ty:
+            return text
+        if ty == BOOL:
+            return f"({text} > {self.const(t0) if t0 != BOOL else 'False'})"
+        if ty == FLOAT:
+            return f"float({text})"
+        return f"int({text})" if t0 == BOOL else f"len(str({text}))"
+
+    def gx_expr(self, ty: str, d: int) -> str:
+        """An expression of type ty made with generator expressions no
+        consumer takes (or closures over a comprehension's variable)."""
+        self.gx += 1
+        text, t0 = self.gx_expr1(ty, max(0, d))
+        self.gx -= 1
+        return self.gx_conv(text, t0, ty)
+
+    def gx_expr1(self, ty: str, d: int) -> tuple[str, str]:
+        r = self.r
+        cap = min(30, self.cap())
+        x = r.random()
+        num = ty if ty in NUM else r.choice(NUM)
+        if x < 0.2:          # next with a default
+            gen, _ = self.gx_gen(ty, d, cap)
+            return f"next({gen}, {self.expr(ty, 1)})", ty
+        if x < 0.3:          # nested: a generator expression over one
+            e1 = r.choice([INT, INT, FLOAT, BOOL])
+            inner, _ = self.gx_gen(e1, max(0, d - 1), cap)
+            y = self.fresh("y")
+            return self.gx_over(inner, [(y, e1)], ty, d, r.choice(["next", "fold", "fold"])), ty
+        if x < 0.38:         # dict over one
+            vt = r.choice([INT, FLOAT, BOOL])
+            k, v = self.fresh("k"), self.fresh("x")
+            saved_env, saved_focus = dict(self.env), list(self.focus)
+            it, _ = self.seq(INT, max(0, d - 1), cap) if r.random() < 0.6 else self.small_range(cap)
+            self.env[k] = INT
+            self.focus.append(k)
+            kt, vt_ = self.expr(INT, max(0, d - 1)), self.expr(vt, max(0, d - 1))
+            self.env, self.focus = saved_env, saved_focus
+            gen = f"dict(({kt}, {vt_}) for {k} in {it})"
+            y = r.random()
+            if y < 0.3:
+                return f"len({gen})", INT
+            if y < 0.6:
+                return (f"sum({gen}.values(), 0.0)" if vt == FLOAT else f"sum({gen}.values())",
+                        FLOAT if vt == FLOAT else INT)
+            if y < 0.8:
+                return f"sum({gen})", INT
+            return f"{gen}.get({self.expr(INT, 1)}, {self.expr(vt, 1)})", vt
+        if x < 0.48:         # zip of two (or one and a list)
+            e1, e2 = r.choice([INT, FLOAT, BOOL]), r.choice([INT, FLOAT, BOOL])
+            g1, _ = self.gx_gen(e1, max(0, d - 1), cap)
+            g2, _ = self.gx_gen(e2, max(0, d - 1), cap) if r.random() < 0.8 else \
+                self.seq(e2, max(0, d - 1), cap)
+            strict = ", strict=True" if r.random() < 0.15 else ""
+            a, b = self.fresh("y"), self.fresh("y")
+            if r.random() < 0.25:
+                return f"len(list(zip({g1}, {g2}{strict})))", INT
+            return self.gx_over(f"zip({g1}, {g2}{strict})", [(a, e1), (b, e2)], ty, d,
+                                r.choice(["fold", "fold", "next"])), ty
+        if x < 0.55:         # enumerate over one
+            e1 = r.choice([INT, FLOAT, BOOL])
+            g1, _ = self.gx_gen(e1, max(0, d - 1), cap)
+            start = r.choice(["", "", ", 1", ", -3", f", {self.expr(INT, 1)}"])
+            i, v = self.fresh("j"), self.fresh("y")
+            if r.random() < 0.2:
+                return f"len(dict(enumerate({g1}{start})))", INT
+            return self.gx_over(f"enumerate({g1}{start})", [(i, INT), (v, e1)], ty, d,
+                                r.choice(["fold", "fold", "next"])), ty
+        if x < 0.64:         # map / filter over one
+            g1, _ = self.gx_gen(num, max(0, d - 1), cap)
+            y = r.random()
+            if y < 0.25:
+                return (f"sum(map(abs, {g1}), 0.0)" if num == FLOAT else f"sum(map(abs, {g1}))"), num
+            if y < 0.45:
+                q = self.fresh("q")
+                body = self.lam_body(num, 1, [(q, num)])
+                return (f"sum(map(lambda {q}: {body}, {g1}), 0.0)" if num == FLOAT else
+                        f"sum(map(lambda {q}: {body}, {g1}))"), num
+            if y < 0.65:
+                q = self.fresh("q")
+                body = self.lam_body(BOOL, 1, [(q, num)])
+                return f"len(list(filter(lambda {q}: {body}, {g1})))", INT
+            if y < 0.8:
+                return f"len(list(filter(None, {g1})))", INT
+            return f"{r.choice(['max', 'min'])}(map(abs, {g1}), default={self.expr(num, 1)})", num
+        if x < 0.7:          # unpacked into a call with keywords
+            e1 = r.choice([INT, FLOAT, BOOL])
+            g1, _ = self.gx_gen(e1, max(0, d - 1), cap)
+            kws = [f"{k}={self.expr(r.choice(SCALARS), 1)}" for k in r.sample(KW_NAMES, r.randint(0, 2))]
+            pre = [self.expr(r.choice(SCALARS), 1) for _ in range(r.randint(0, 1))]
+            y = r.random()
+            if y < 0.7:
+                args = ", ".join(pre + [f"*{g1}"] + kws)
+                return f"gx_args({args})", INT
+            if y < 0.85:
+                return (f"max(*{g1}, {self.expr(num, 1)}{', key=abs' if r.random() < 0.4 else ''})",
+                        num) if e1 == num else (f"len([*{g1}, *{g1}])", INT)
+            return f"len((*{g1}, {self.expr(e1, 1)}))", INT
+        if x < 0.76:         # `in` (ints only: floats never go where identity counts)
+            g1, _ = self.gx_gen(INT, max(0, d - 1), cap)
+            return f"({self.expr(INT, 1)} {r.choice(['in', 'not in'])} {g1})", BOOL
+        if x < 0.84:         # the gx_* helpers: passed on, partly consumed, returned
+            e1 = r.choice([INT, FLOAT]) if r.random() < 0.8 else BOOL
+            y = r.random()
+            if y < 0.4:
+                g1, _ = self.gx_gen(e1, max(0, d - 1), cap)
+                n = r.choice(["0", "1", "2", "3", f"{self.expr(INT, 1)} % 4"])
+                return (f"sum(gx_take({g1}, {n}), 0.0)" if e1 == FLOAT else
+                        f"sum(gx_take({g1}, {n}))"), FLOAT if e1 == FLOAT else INT
+            if y < 0.7:
+                seq, _ = self.seq(num, max(0, d - 1), cap) if r.random() < 0.9 else (self.expr(INT, 1), 0)
+                k = self.expr(num, 1)
+                return (f"sum(gx_make({seq}, {k}), 0.0)" if num == FLOAT else
+                        f"sum(gx_make({seq}, {k}))"), num
+            g1, _ = self.gx_gen(num, max(0, d - 1), cap)
+            return (f"sum(gx_pass({g1}, {self.expr(INT, 1)}), 0.0)" if num == FLOAT else
+                    f"sum(gx_pass({g1}, {self.expr(INT, 1)}))"), num
+        if x < 0.9:          # in a comprehension: next over its variable, per item
+            e1 = r.choice([INT, INT, FLOAT])
+            t = self.fresh("t")
+            seq, _ = self.seq(e1, max(0, d - 1), cap)
+            saved_env, saved_focus = dict(self.env), list(self.focus)
+            self.env[t] = e1
+            self.focus.append(t)
+            self.nest += 1
+            self.enter_loop(cap)
+            inner, _ = self.gx_gen(ty, max(0, d - 1), min(8, cap), want=t)
+            dflt = self.expr(ty, 0)
+            self.leave_loop(cap)
+            self.nest -= 1
+            self.env, self.focus = saved_env, saved_focus
+            elt = f"next({inner}, {dflt})"
+            if ty == BOOL:
+                return f"{r.choice(['any', 'all'])}({elt} for {t} in {seq})", BOOL
+            if ty == FLOAT:
+                return f"sum(({elt} for {t} in {seq}), 0.0)", FLOAT
+            return (f"sum([{elt} for {t} in {seq}])" if r.random() < 0.5 else
+                    f"len([{elt} for {t} in {seq}])"), INT
+        # closures over a comprehension's variable escaping it, called after
+        e1 = r.choice([INT, INT, FLOAT, BOOL])
+        xv, f = self.fresh("x"), self.fresh("f")
+        seq, _ = self.seq(e1, max(0, d - 1), cap)
+        saved_env, saved_focus = dict(self.env), list(self.focus)
+        self.env[xv] = e1
+        self.nest += 1
+        if r.random() < 0.6:
+            body = self.lam_body(ty, 1, [], want=xv, want_ty=e1)
+            made = f"lambda: {body}"
+            call = f"{f}()"
+        else:
+            g1, _ = self.gx_gen(ty, 0, 6, want=xv)
+            made = g1
+            call = (f"sum({f}, 0.0)" if ty == FLOAT else f"any({f})" if ty == BOOL else f"sum({f})")
+        self.nest -= 1
+        self.env, self.focus = saved_env, saved_focus
+        lst = f"[{made} for {xv} in {seq}]"
+        if ty == BOOL:
+            return f"{r.choice(['any', 'all'])}({call} for {f} in {lst})", BOOL
+        if ty == FLOAT:
+            return f"sum(({call} for {f} in {lst}), 0.0)", FLOAT
+        return f"sum({call} for {f} in {lst})", INT
+
+    # -- statements
+    def gx_acc_fold(self, ind: int, text: str, ty: str) -> None:
+        """text (of type ty) into a new local or an accumulator."""
+        if self.r.random() < 0.4:
+            v = self.fresh("v")
+            self.emit(ind, f"{v} = {text}")
+            self.env[v] = ty
+        else:
+            self.lam_fold(ind, self.lam_acc(ind), text, ty)
+
+    def gx_consume(self, g: str, elem: str) -> tuple[str, str]:
+        """An expression consuming (some of) the generator in local g: (text, type)."""
+        r = self.r
+        x = r.random()
+        num = elem if elem in NUM else INT
+        if x < 0.2:
+            return (f"sum({g}, 0.0)" if elem == FLOAT else f"sum({g})"), (FLOAT if elem == FLOAT else INT)
+        if x < 0.32:
+            return f"next({g}, {self.expr(elem, 1)})", elem
+        if x < 0.4:
+            return f"len({r.choice(['list', 'tuple', 'sorted'])}({g}))", INT
+        if x < 0.48 and elem in NUM:
+            return (f"{r.choice(['min', 'max'])}({g}{', key=abs' if r.random() < 0.3 else ''}, "
+                    f"default={self.expr(elem, 1)})"), elem
+        if x < 0.56:
+            return f"{r.choice(['any', 'all'])}({g})", BOOL
+        if x < 0.64:
+            n = r.choice(["0", "1", "2", f"{self.expr(INT, 1)} % 3"])
+            return (f"sum(gx_take({g}, {n}), 0.0)" if elem == FLOAT else f"len(gx_take({g}, {n}))"), \
+                (FLOAT if elem == FLOAT else INT)
+        if x < 0.7 and elem != FLOAT:
+            return f"({self.expr(INT, 1)} in {g})", BOOL
+        if x < 0.76:
+            a, b = self.fresh("y"), self.fresh("y")
+            if elem == BOOL:
+                return f"sum({a} != {b} for {a}, {b} in zip({g}, {g}))", INT
+            return (f"sum(({a} - {b} for {a}, {b} in zip({g}, {g})), 0.0)" if elem == FLOAT else
+                    f"sum({a} * 2 - {b} for {a}, {b} in zip({g}, {g}))"), num
+        if x < 0.82:
+            kws = ", ".join(f"{k}={self.expr(INT, 1)}" for k in r.sample(KW_NAMES, r.randint(1, 2)))
+            return f"gx_args(*{g}, {kws})", INT
+        if x < 0.88:
+            return f"len(dict(enumerate({g}, {r.choice(['0', '1', '-1'])})))", INT
+        if x < 0.94:
+            return (f"sum(map(abs, {g}), 0.0)" if elem == FLOAT else f"sum(map(abs, {g}))"), num
+        return f"len(list(filter(None, {g})))", INT
+
+    def gx_consume_stmts(self, ind: int, g: str, elem: str, most: int = 3) -> None:
+        """One to `most` consumptions of g (the later ones get what is left)."""
+        r = self.r
+        for _ in range(r.randint(1, most)):
+            if r.random() < 0.2 and self.mult <= 200:       # a for statement over it, maybe left early
+                h = self.fresh("h")
+                acc = self.lam_acc(ind)
+                self.emit(ind, f"for {h} in {g}:")
+                self.lam_fold(ind + 1, acc, h if elem != BOOL else f"int({h})",
+                              elem if elem != BOOL else INT)
+                if r.random() < 0.5:
+                    self.emit(ind + 1, f"if {self.cond(1)}:")
+                    self.emit(ind + 2, "break")
+                continue
+            text, ty = self.gx_consume(g, elem)
+            self.gx_acc_fold(ind, text, ty)
+
+    def gx_stmt(self, ind: int, depth: int) -> None:
+        r = self.r
+        x = r.random()
+        self.gx += 1
+        try:
+            if x < 0.17:
+                return self.gx_late(ind)
+            if x < 0.27:
+                return self.gx_partial(ind)
+            if x < 0.35:
+                return self.gx_next_stop(ind)
+            if x < 0.4:
+                return self.gx_mutated(ind)
+            if x < 0.43:
+                return self.gx_dict_mutated(ind)
+            if x < 0.5 and self.mult <= 100:
+                return self.gx_in_loop(ind)
+            if x < 0.6:
+                return self.gx_raising(ind)
+            if x < 0.66:
+                return self.gx_unbound(ind)
+            if x < 0.72:
+                return self.gx_methods(ind)
+            if x < 0.92:
+                return self.gx_comp_closures(ind)
+            ty = r.choice([INT, INT, FLOAT, BOOL])
+            self.gx_acc_fold(ind, self.gx_expr(ty, 2), ty)
+        finally:
+            self.gx -= 1
+
+    def gx_late(self, ind: int) -> None:
+        """Made, a local it reads rebound (or the list it iterates), consumed."""
+        r = self.r
+        cand = self.assignable()
+        if not cand:
+            return self.gx_partial(ind)
+        v = r.choice(cand)
+        vt = self.env[v]
+        elem = r.choice([INT, INT, FLOAT, BOOL])
+        g = self.fresh("g")
+        gen, _ = self.gx_gen(elem, 2, want=v)
+        self.emit(ind, f"{g} = {gen}")
+        self.objs.add(v)
+        if r.random() < 0.4:
+            text, ty = self.gx_consume(g, elem)
+            self.gx_acc_fold(ind, text, ty)
+        if r.random() < 0.6 or vt == BOOL:
+            self.emit(ind, f"{v} = {self.expr(vt, 2)}")
+        else:
+            self.emit(ind, f"{v} {r.choice(['+=', '-=', '*='])} {self.expr(vt, 1)}")
+        self.gx_consume_stmts(ind, g, elem)
+
+    def gx_partial(self, ind: int) -> None:
+        elem = self.r.choice([INT, INT, FLOAT, BOOL])
+        g = self.fresh("g")
+        gen, _ = self.gx_gen(elem, 2)
+        self.emit(ind, f"{g} = {gen}")
+        self.gx_consume_stmts(ind, g, elem, 4)
+
+    def gx_next_stop(self, ind: int) -> None:
+        """next() without a default: StopIteration caught."""
+        r = self.r
+        elem = r.choice([INT, INT, FLOAT, BOOL])
+        g = self.fresh("g")
+        gen, n = self.gx_gen(elem, 2, r.choice([1, 2, 3, 8]))
+        acc = self.lam_acc(ind)
+        e = self.fresh("e")
+        inline = r.random() < 0.3
+        if not inline:
+            self.emit(ind, f"{g} = {gen}")
+        self.emit(ind, "try:")
+        for k in range(r.randint(1, 3)):
+            self.lam_fold(ind + 1, acc, f"next({gen if inline else g})", elem)
+        self.emit(ind, f"except StopIteration as {e}:")
+        self.emit(ind + 1, f"{acc} -= {r.choice(['len(str(' + e + '))', 'len(' + e + '.args)', '(' + e + '.value is None)', 'len(type(' + e + ').__name__)'])} + 1")
+        if not inline and r.random() < 0.5:
+            self.lam_fold(ind, acc, f"next({g}, {self.expr(elem, 1)})", elem)
+
+    def gx_mutated(self, ind: int) -> None:
+        """Over a list local changed (or rebound) before it is consumed; the
+        body may read the list too (a cell: the new one after a rebinding)."""
+        r = self.r
+        elem = r.choice([INT, INT, FLOAT])
+        lt = LIST_OF[elem]
+        c = [v for v, t in self.env.items() if t == lt and self.size.get(v, 0) <= 30]
+        if c and r.random() < 0.5:
+            L = r.choice(c)
+        else:
+            L = self.fresh("L")
+            text, n = self.display(elem, 5)
+            if not text.startswith("["):
+                text = "[" + text[1:-1].rstrip(",") + "]"
+            self.emit(ind, f"{L} = {text}")
+            self.env[L] = lt
+            self.size[L] = n
+        xv, g = self.fresh("x"), self.fresh("g")
+        saved_env, saved_focus = dict(self.env), list(self.focus)
+        self.env[xv] = elem
+        self.focus.append(xv)
+        self.enter_loop(40)
+        elt = self.expr(elem, 1)
+        if r.random() < 0.4:
+            elt = f"({elt} + len({L}))" if elem != BOOL else elt
+        cond = f" if {self.cond(1)}" if r.random() < 0.3 else ""
+        self.leave_loop(40)
+        self.env, self.focus = saved_env, saved_focus
+        self.emit(ind, f"{g} = ({elt} for {xv} in {L}{cond})")
+        self.objs.add(L)
+        y = r.random()
+        if y < 0.35:
+            self.emit(ind, f"{L}.append({self.expr(elem, 1)})")
+            self.size[L] = self.size.get(L, 0) + self.mult
+        elif y < 0.5:
+            items = ", ".join(self.expr(elem, 1) for _ in range(r.randint(0, 3)))
+            self.emit(ind, f"{L}.extend([{items}])")
+            self.size[L] = self.size.get(L, 0) + 3 * self.mult
+        elif y < 0.62:
+            self.emit(ind, f"if {L}:")
+            self.emit(ind + 1, f"{L}.{r.choice(['pop()', 'pop(0)', 'clear()', 'reverse()'])}")
+        elif y < 0.72:
+            self.emit(ind, f"if {L}:")
+            self.emit(ind + 1, f"{L}[{r.choice(['0', '-1'])}] = {self.expr(elem, 1)}")
+        else:
+            text, n = self.display(elem, 5)
+            self.emit(ind, f"{L} = [{text[1:-1].rstrip(',')}]")
+            self.size[L] = max(self.size.get(L, 0), n)
+        self.gx_consume_stmts(ind, g, elem)
+
+    def gx_dict_mutated(self, ind: int) -> None:
+        """Over a dict or set local changed before it is consumed
+        (RuntimeError when its size, or a dict's keys, changed)."""
+        r = self.r
+        ty = r.choice([DII, DIF, SI])
+        c = [v for v, t in self.env.items() if t == ty and self.size.get(v, 0) <= 30]
+        if c and r.random() < 0.5:
+            D = r.choice(c)
+        else:
+            D = self.fresh("D" if ty != SI else "S")
+            n = r.randint(0, 3)
+            vt = ty.split(":")[2] if ty != SI else None
+            items = [f"{self.expr(INT, 1)}: {self.expr(vt, 1)}" if vt else self.expr(INT, 1)
+                     for _ in range(n)]
+            self.emit(ind, f"{D} = {{{', '.join(items)}}}" if items or vt else f"{D} = set()")
+            self.env[D] = ty
+            self.size[D] = n
+        g, k, v = self.fresh("g"), self.fresh("k"), self.fresh("x")
+        if ty == SI:
+            self.emit(ind, f"{g} = ({k} * 2 for {k} in {D})")
+            elem = INT
+            mut = r.choice([f"{D}.add({self.expr(INT, 1)})", f"{D}.discard({self.expr(INT, 1)})",
+                            f"{D}.clear()", f"{D} = {{1}}"])
+        else:
+            elem = ty.split(":")[2]
+            y = r.random()
+            if y < 0.4:
+                self.emit(ind, f"{g} = ({k} + {v} for {k}, {v} in {D}.items())")
+            elif y < 0.7:
+                self.emit(ind, f"{g} = ({v} for {v} in {D}.values())")
+            else:
+                self.emit(ind, f"{g} = ({k} for {k} in {D})")
+                elem = INT
+            vt = ty.split(":")[2]
+            mut = r.choice([f"{D}[{self.expr(INT, 1)}] = {self.expr(vt, 1)}",
+                            f"{D}.pop({self.expr(INT, 1)}, None)", f"{D}.clear()",
+                            f"{D}.update({{{self.expr(INT, 1)}: {self.expr(vt, 1)}}})",
+                            f"{D}[{self.expr(INT, 1)}] = {D}.pop({self.expr(INT, 1)}, {self.expr(vt, 1)})"])
+        self.size[D] = self.size.get(D, 0) + self.mult
+        self.emit(ind, mut)
+        acc = self.lam_acc(ind)
+        e = self.fresh("e")
+        self.emit(ind, "try:")
+        text, t2 = self.gx_consume(g, elem)
+        self.lam_fold(ind + 1, acc, text, t2)
+        self.emit(ind, f"except RuntimeError as {e}:")
+        self.emit(ind + 1, f"{acc} -= len(str({e}))")
+        if r.random() < 0.5:
+            self.lam_fold(ind, acc, f"next({g}, {self.expr(elem, 1)})", elem)
+
+    def gx_in_loop(self, ind: int) -> None:
+        """Made in a loop (reading the loop variable late, or in the first
+        iterable at once), consumed after it."""
+        r = self.r
+        G, i = self.fresh("G"), self.fresh("i")
+        n = r.randint(1, 5)
+        elem = r.choice([INT, INT, FLOAT])
+        self.emit(ind, f"{G} = []")
+        self.emit(ind, f"for {i} in range({self.expr(INT, 1)} % {n + 1}):")
+        self.enter_loop(n)
+        saved = dict(self.env)
+        self.env[i] = INT
+        xv = self.fresh("x")
+        first = r.choice([f"range({i})", f"range({i}, {i} + 3)", f"[{i}, {i} * 2]"]) \
+            if r.random() < 0.6 else self.seq(INT, 1, 6)[0]
+        self.env[xv] = INT
+        self.focus.append(xv)
+        self.enter_loop(8)
+        elt = self.expr(elem, 1)
+        self.leave_loop(8)
+        self.focus.remove(xv)
+        if i not in self.gx_names(elt) and r.random() < 0.7:
+            elt = f"({elt} + {i})"
+        self.emit(ind + 1, f"{G}.append(({elt} for {xv} in {first}))")
+        if r.random() < 0.3:
+            self.emit(ind + 1, f"if {self.cond(1)}:")
+            self.emit(ind + 2, "break")
+        self.env = saved
+        self.leave_loop(n)
+        h = self.fresh("h")
+        x = r.random()
+        if x < 0.5:
+            self.gx_acc_fold(ind, (f"sum((sum({h}, 0.0) for {h} in {G}), 0.0)" if elem == FLOAT else
+                                   f"sum(sum({h}) for {h} in {G})"), FLOAT if elem == FLOAT else INT)
+        elif x < 0.75:
+            self.gx_acc_fold(ind, f"sum(len(list({h})) for {h} in reversed({G}))", INT)
+        else:
+            self.gx_acc_fold(ind, f"len(list(zip(*{G})))", INT)
+
+    def gx_raising(self, ind: int) -> None:
+        """A bad first iterable (TypeError at creation, GxIter's iter()
+        failing), or a body raising later (the generator is finished then)."""
+        r = self.r
+        acc = self.lam_acc(ind)
+        e, g, xv = self.fresh("e"), self.fresh("g"), self.fresh("x")
+        x = r.random()
+        self.emit(ind, "try:")
+        if x < 0.35:
+            bad = r.choice([self.expr(r.choice(SCALARS), 1), "None",
+                            f"GxIter({self.expr(INT, 1)} % 4, {r.choice([1, 2])})",
+                            f"[{self.expr(INT, 1)} // {self.zden()}]",
+                            f"GxIter({self.expr(INT, 1)} % 4)"])
+            y = self.fresh("y")
+            if r.random() < 0.7:
+                gen = f"({xv} for {xv} in {bad})"
+            else:   # a later clause: raises only when consumed (and the first has items)
+                seq, _ = self.seq(INT, 1, 4)
+                gen = f"({y} for {xv} in {seq} for {y} in {bad})"
+            self.emit(ind + 1, f"{g} = {gen}")
+            self.lam_fold(ind + 1, acc, f"sum({g})" if r.random() < 0.6 else f"next({g}, 7)", INT)
+            spec = r.choice(["TypeError", "(TypeError, ValueError, ZeroDivisionError)", "Exception"])
+        else:
+            seq, _ = self.seq(INT, 1, 8)
+            body = r.choice([f"{self.expr(INT, 1)} // {xv}", f"math.log({xv})",
+                             f"[1, 2, 3][{xv}]", f"next(iter(range({xv})))",
+                             f"int({xv} / {self.fden()})", f"{{0: 1, 1: 2}}[{xv}]"])
+            self.emit(ind + 1, f"{g} = ({body} for {xv} in {seq})")
+            h = self.fresh("h")
+            self.emit(ind + 1, f"for {h} in {g}:")
+            self.lam_fold(ind + 2, acc, f"{h}", INT)
+            spec = r.choice(["(ZeroDivisionError, ValueError, IndexError, RuntimeError, KeyError, "
+                             "OverflowError)", "Exception", "ArithmeticError"])
+        self.emit(ind, f"except {spec} as {e}:")
+        # kiln's int64 OverflowError (acc += ...) says `integer overflow (FILE:LINE)`
+        msg = f"(str({e}) if not isinstance({e}, OverflowError) else 'ovf')" \
+            if catches_overflow(spec) else f"str({e})"
+        self.emit(ind + 1, f"{acc} -= len({msg}) + 3 * len(type({e}).__name__)"
+                           f" + len(type({e}.__cause__).__name__)")
+        if r.random() < 0.5:      # a generator that raised is finished (g may be unbound)
+            self.emit(ind + 1, "try:")
+            self.lam_fold(ind + 2, acc, f"sum({g})" if r.random() < 0.5 else f"next({g}, -5)", INT)
+            self.emit(ind + 1, "except NameError:")
+            self.emit(ind + 2, f"{acc} += 2")
+        kept = None
+        if r.random() < 0.3:      # a generator reading the as-name, consumed after the handler
+            kept = self.fresh("g")
+            self.emit(ind + 1, f"{kept} = (len({msg}) + {xv} for {xv} in range(2))")
+        if r.random() < 0.3:
+            self.emit(ind, "else:")
+            self.emit(ind + 1, f"{acc} += 1")
+        if kept:                  # NameError: the handler deleted the name (or it never ran)
+            e2 = self.fresh("e")
+            self.emit(ind, "try:")
+            self.lam_fold(ind + 1, acc, f"sum({kept})", INT)
+            self.emit(ind, f"except NameError as {e2}:")
+            self.emit(ind + 1, f"{acc} -= len(str({e2}))")
+
+    def gx_unbound(self, ind: int) -> None:
+        """Reading a local deleted (or never bound) before it is consumed."""
+        r = self.r
+        acc = self.lam_acc(ind)
+        v, g, e = self.fresh("v"), self.fresh("g"), self.fresh("e")
+        vt = r.choice([INT, FLOAT, BOOL])
+        elem = r.choice([INT, FLOAT])
+        never = r.random() < 0.35
+        if not never:
+            self.emit(ind, f"{v} = {self.expr(vt, 2)}")
+        gen, _ = self.gx_gen(elem, 1, 8, want=v, want_ty=vt)
+        self.emit(ind, f"{g} = {gen}")
+        self.emit(ind, f"if {self.cond()}:")
+        self.emit(ind + 1, f"{v} = {self.expr(vt, 1)}" if never else f"del {v}")
+        self.emit(ind, "try:")
+        text, ty = self.gx_consume(g, elem)
+        self.lam_fold(ind + 1, acc, text, ty)
+        self.emit(ind, f"except NameError as {e}:")
+        self.emit(ind + 1, f"{acc} -= len(str({e}))")
+
+    def gx_methods(self, ind: int) -> None:
+        """close/send/throw, an exhausted one consumed again, its name."""
+        r = self.r
+        elem = r.choice([INT, FLOAT])
+        g = self.fresh("g")
+        gen, _ = self.gx_gen(elem, 2)
+        self.emit(ind, f"{g} = {gen}")
+        acc = self.lam_acc(ind)
+        x = r.random()
+        if x < 0.25:
+            self.lam_fold(ind, acc, f"next({g}, {self.expr(elem, 1)})", elem)
+            self.emit(ind, f"{g}.close()")
+            self.lam_fold(ind, acc, f"next({g}, {self.expr(elem, 1)})", elem)
+        elif x < 0.5:
+            e = self.fresh("e")
+            self.emit(ind, "try:")
+            self.lam_fold(ind + 1, acc, f"{g}.send(None)", elem)
+            if r.random() < 0.5:
+                self.lam_fold(ind + 1, acc, f"{g}.send({r.choice(['None', '1'])})", elem)
+            self.emit(ind + 1, f"{g}.throw(ValueError({self.message()}))")
+            self.emit(ind, f"except (StopIteration, ValueError, TypeError) as {e}:")
+            self.emit(ind + 1, f"{acc} += len(str({e})) + len(type({e}).__name__)")
+            self.lam_fold(ind, acc, f"next({g}, {self.expr(elem, 1)})", elem)
+        elif x < 0.75:
+            for _ in range(2):
+                self.lam_fold(ind, acc, f"sum({g}, 0.0)" if elem == FLOAT else f"sum({g})", elem)
+        else:
+            self.lam_fold(ind, acc, r.choice([f"len({g}.__name__)", f"len({g}.__qualname__)",
+                                              f"int({g}.gi_running)", f"len({g}.gi_code.co_name)",
+                                              f"int({g}.gi_frame is None)"]), INT)
+            self.gx_consume_stmts(ind, g, elem, 2)
+            self.lam_fold(ind, acc, f"int({g}.gi_frame is None)", INT)
+
+    def gx_comp_closures(self, ind: int) -> None:
+        """Lambdas and lazy generator expressions reading a comprehension's
+        variable: called in it, or escaping it and called after (they see the
+        variable's last value; a new cell each time the comprehension runs)."""
+        r = self.r
+        x = r.random()
+        ty = r.choice([INT, INT, FLOAT, BOOL])
+        e1 = r.choice([INT, INT, FLOAT, BOOL])
+        xv, F, f = self.fresh("x"), self.fresh("F"), self.fresh("f")
+        seq, _ = self.seq(e1, 1, 8)
+        shadow = None
+        if r.random() < 0.25:  # the variable shadows a local (maybe a cell itself): left as it was
+            c = [v for v in self.assignable() if self.env[v] == e1 and v not in self.focus]
+            if c:
+                shadow = xv = r.choice(c)
+                if r.random() < 0.5:
+                    h = self.fresh("h")
+                    self.emit(ind, f"{h} = lambda: {xv}")
+                    shadow = f"{h}()"
+        saved_env, saved_focus = dict(self.env), list(self.focus)
+        self.nest += 1
+        self.env[xv] = e1      # lam_body reads it (want), gx_gen mixes it in
+        self.enter_loop(8)
+        if x < 0.3:            # [lambda: ...x... for x in seq], called after
+            if r.random() < 0.3:
+                q = self.fresh("q")
+                body = self.lam_body(ty, 1, [(q, e1)], want=xv, want_ty=e1)
+                made, call = f"lambda {q}={xv}: {body}", f"{f}()"
+            else:
+                made, call = f"lambda: {self.lam_body(ty, 1, [], want=xv, want_ty=e1)}", f"{f}()"
+            tail = ""
+        elif x < 0.5:          # lazy generators over their own items, consumed after
+            g1, _ = self.gx_gen(ty, 0, 6, want=xv)
+            made = g1
+            call = f"sum({f}, 0.0)" if ty == FLOAT else f"any({f})" if ty == BOOL else f"sum({f})"
+            tail = ""
+        elif x < 0.65:         # nested: the inner comprehension runs anew for each outer item
+            yv = self.fresh("y")
+            seq2, _ = self.seq(r.choice([INT, FLOAT]), 0, 4)
+            body = self.lam_body(ty, 1, [], want=xv, want_ty=e1)
+            if r.random() < 0.7:
+                body = f"({body} if {yv} else {self.lam_body(ty, 0, [], want=xv, want_ty=e1)})"
+            made, call = f"[lambda: {body} for {yv} in {seq2}]", None
+            tail = ""
+        elif x < 0.8:          # sorted with a key reading it, per item
+            m = self.fresh("q")
+            src, _ = self.seq(INT, 0, 6)
+            key = r.choice([f"abs({m} - {xv})", f"({m} * {xv}) % 7" if e1 != FLOAT else f"{m} * {xv}",
+                            f"({m} > {xv})", f"-{m} if {xv} else {m}"])
+            made = f"sorted({src}, key=lambda {m}: {key})"
+            call = "sum" if ty == INT else None
+            tail = ""
+        else:                  # in a dict comprehension, called through its values
+            made = f"(lambda: {self.lam_body(ty, 1, [], want=xv, want_ty=e1)})"
+            call = f"{f}()"
+            tail = "dict"
+        self.leave_loop(8)
+        self.env, self.focus = saved_env, saved_focus
+        self.nest -= 1
+        if tail == "dict":
+            k = self.fresh("k")
+            self.emit(ind, f"{F} = {{{k}: {made} for {k}, {xv} in enumerate({seq})}}")
+            src = f"{F}.values()"
+        elif call is None and made.startswith("["):      # nested lists of lambdas
+            self.emit(ind, f"{F} = [{made} for {xv} in {seq}]")
+            row = self.fresh("w")
+            fold = {INT: f"sum({f}() for {row} in {F} for {f} in {row})",
+                    FLOAT: f"sum(({f}() for {row} in {F} for {f} in {row}), 0.0)",
+                    BOOL: f"any({f}() for {row} in {F} for {f} in {row})"}[ty]
+            self.gx_acc_fold(ind, fold, ty)
+            if shadow:
+                self.lam_fold(ind, self.lam_acc(ind), shadow, e1)
+            return
+        elif made.startswith("sorted"):
+            self.emit(ind, f"{F} = [{made} for {xv} in {seq}]")
+            row = self.fresh("w")
+            self.gx_acc_fold(ind, f"sum({row}[0] * 3 + {row}[-1] for {row} in {F} if {row})", INT)
+            if shadow:
+                self.lam_fold(ind, self.lam_acc(ind), shadow, e1)
+            return
+        else:
+            if r.random() < 0.3 and self.mult <= 100:        # made by a comprehension in a loop
+                i = self.fresh("i")
+                self.emit(ind, f"{F} = []")
+                self.emit(ind, f"for {i} in range({r.randint(1, 3)}):")
+                self.emit(ind + 1, f"{F} += [{made} for {xv} in {seq}]")
+            else:
+                self.emit(ind, f"{F} = [{made} for {xv} in {seq}]")
+            src = F
+        fold = {INT: f"sum({call} for {f} in {src})",
+                FLOAT: f"sum(({call} for {f} in {src}), 0.0)",
+                BOOL: f"{r.choice(['any', 'all'])}({call} for {f} in {src})"}[ty]
+        self.gx_acc_fold(ind, fold, ty)
+        if shadow:
+            self.lam_fold(ind, self.lam_acc(ind), shadow, e1)
+
     # ---- unpacking ----------------------------------------------------------
     # `*`/`**` in calls (builtins, the module's u_* helpers, earlier typed
     # functions, methods), in displays, and starred (and nested) targets of
     # assignments and for statements.  What is unpacked: displays, list/set/
     # dict locals, ranges, strings, dicts (their keys), map/filter/reversed/
-    # zip/enumerate iterators and u_gen's generators (a bare generator
-    # expression leaves a function as Python, KILN010).  Everything is folded
+    # zip/enumerate iterators and u_gen's generators (bare generator
+    # expressions: the genexpr_weight forms).  Everything is folded
     # into ints/floats/bools (u_args digests its arguments' repr); floats are
     # never compared by identity (sets, `in`, ==).  Bad operands (not
     # iterable, not a mapping, keys that are not strings, repeated keywords,
@@ -3118,7 +3940,11 @@ class ScalarGen:
                 choices += ["acc"] * 8 + ["reraise"]
         if self.match_w and depth > 0 and self.matches < MATCH_NEST:
             choices += ["match"] * self.match_w
+        if self.gx_w and self.gx < 2:
+            choices += ["gx"] * self.gx_w
         kind = r.choice(choices)
+        if kind == "gx":
+            return self.gx_stmt(ind, depth)
         if kind == "match":
             return self.match_stmt(ind, depth)
         if kind in ("try", "risky", "raise", "exit", "use_e", "reraise", "acc"):
@@ -3826,9 +4652,10 @@ class TensorGen:
 def gen_module(rng: random.Random, n_funcs: int = 50, tensor_frac: float = 0.3,
                prefix: str = "f", comp_weight: float = COMP_WEIGHT,
                try_weight: float = TRY_WEIGHT, lambda_weight: float = LAMBDA_WEIGHT,
-               unpack_weight: float = UNPACK_WEIGHT, match_weight: float = MATCH_WEIGHT) -> Module:
+               unpack_weight: float = UNPACK_WEIGHT, match_weight: float = MATCH_WEIGHT,
+               genexpr_weight: float = GENEXPR_WEIGHT) -> Module:
     parts = [HEADER] + (UNPACK_HELPERS if unpack_weight > 0 else []) + \
-        (MATCH_HELPERS if match_weight > 0 else [])
+        (MATCH_HELPERS if match_weight > 0 else []) + (GENEXPR_HELPERS if genexpr_weight > 0 else [])
     infos: list[FuncInfo] = []
     for k in range(n_funcs):
         name = f"{prefix}{k}"
@@ -3836,7 +4663,8 @@ def gen_module(rng: random.Random, n_funcs: int = 50, tensor_frac: float = 0.3,
             src, info = TensorGen(rng, name).generate()
         else:
             src, info = ScalarGen(rng, name, infos, comp_weight, try_weight,
-                                  lambda_weight, unpack_weight, match_weight).generate()
+                                  lambda_weight, unpack_weight, match_weight,
+                                  genexpr_weight).generate()
         parts.append(src)
         infos.append(info)
     return Module("\n\n".join(parts), infos)

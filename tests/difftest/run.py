@@ -5,7 +5,7 @@ Usage::
     python -m tests.difftest.run --seed S --programs N [--per-module 50]
         [--cases 8] [--shrink K] [--write-regressions] [--tensor-frac 0.3]
         [--comp-weight 1.0] [--try-weight 1.0] [--lambda-weight 1.0]
-        [--unpack-weight 1.0] [--match-weight 1.0]
+        [--unpack-weight 1.0] [--match-weight 1.0] [--genexpr-weight 1.0]
 
 Generates N random functions (each one a *program*: the function plus the
 earlier functions of its module it calls), about 50 per module, builds each
@@ -32,8 +32,8 @@ import sys
 import time
 
 from tests.difftest import harness
-from tests.difftest.gen import (COMP_WEIGHT, LAMBDA_WEIGHT, MATCH_WEIGHT, TRY_WEIGHT, UNPACK_WEIGHT,
-                                gen_module)
+from tests.difftest.gen import (COMP_WEIGHT, GENEXPR_WEIGHT, LAMBDA_WEIGHT, MATCH_WEIGHT, TRY_WEIGHT,
+                                UNPACK_WEIGHT, gen_module)
 
 
 class Mismatch:
@@ -49,10 +49,11 @@ class Mismatch:
 
 def run_batch(worker, seed, b, per_module, n_cases, tensor_frac, log=print,
               comp_weight=COMP_WEIGHT, try_weight=TRY_WEIGHT, lambda_weight=LAMBDA_WEIGHT,
-              unpack_weight=UNPACK_WEIGHT, match_weight=MATCH_WEIGHT):
+              unpack_weight=UNPACK_WEIGHT, match_weight=MATCH_WEIGHT, genexpr_weight=GENEXPR_WEIGHT):
     rng = random.Random(f"{seed}:{b}")
     mod = gen_module(rng, per_module, tensor_frac, comp_weight=comp_weight, try_weight=try_weight,
-                     lambda_weight=lambda_weight, unpack_weight=unpack_weight, match_weight=match_weight)
+                     lambda_weight=lambda_weight, unpack_weight=unpack_weight, match_weight=match_weight,
+                     genexpr_weight=genexpr_weight)
     calls, tols = {}, {}
     for info in mod.funcs:
         cases, tl = harness.make_cases(rng, info, n_cases)
@@ -109,6 +110,13 @@ def main(argv=None) -> int:
                          "strs, tuples of locals, lists, dicts, ranges, the module's M* helper classes; "
                          "every pattern form, guards, nested matches; 0: none, and the programs of a "
                          "seed are those from before match statements)")
+    ap.add_argument("--genexpr-weight", type=float, default=GENEXPR_WEIGHT,
+                    help="scale how often scalar code gets generator expressions no consumer takes "
+                         "(next(), dict/zip/enumerate/map/filter/`in`/`*` over them, kept and consumed "
+                         "later after rebinding what they read, partly consumed, helpers, bad first "
+                         "iterables, raising bodies, close/send/throw) and lambdas and lazy generator "
+                         "expressions reading a comprehension's variable; 0: none, and the programs of a "
+                         "seed are those from before them)")
     ap.add_argument("--shrink", type=int, default=10)
     ap.add_argument("--shrink-time", type=float, default=180.0)
     ap.add_argument("--shrink-per-observed", type=int, default=2,
@@ -139,7 +147,7 @@ def main(argv=None) -> int:
                 return run_batch(w, a.seed, b, n, a.cases, a.tensor_frac,
                                  comp_weight=a.comp_weight, try_weight=a.try_weight,
                                  lambda_weight=a.lambda_weight, unpack_weight=a.unpack_weight,
-                                 match_weight=a.match_weight)
+                                 match_weight=a.match_weight, genexpr_weight=a.genexpr_weight)
             finally:
                 with lock:
                     free.append(w)
