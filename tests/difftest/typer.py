@@ -388,6 +388,13 @@ class Typer:
             if name in _REDUCERS and args and args[0][:2] in ("L:", "S:", "G:") \
                     and (name == "sum" or len(args) == 1):
                 return self.reduce(name, e, args)
+            if name == "next" and e.args and isinstance(e.args[0], ast.GeneratorExp) \
+                    and len(args) <= 2 and not e.keywords:
+                # kiln consumes it: the first item, or the default (as min/max)
+                item = args[0][2:]
+                if len(args) == 2 and args[1] != item:
+                    return OBJ
+                return item if item in (INT, FLOAT, BOOL) else OBJ
             if isinstance(e.func, ast.Attribute):
                 base = self.types.get(id(e.func.value), OBJ)
                 if base.startswith("D:") and e.func.attr == "get":
