@@ -846,8 +846,19 @@ static Val call(E *e, KlNode *n) {
     line(e, "  %s = kr->call_noargs(%s, kg_globals); (void)kl_av; }", r.s, callee.s);
   else
     line(e, "  %s = PyObject_Vectorcall(%s, kl_av, %d, %s); }", r.s, callee.s, npos, kwnames);
+  /* what the call held, in CPython's order: 3.11's CALL drops the callee,
+   * then the arguments in order; 3.10's pops them, last first */
+  int owned = !method && callee.owned;
+  for (int i = 0; i < total; i++) owned += argv[i].owned;
+  if (owned > 1) line(e, "#if PY_VERSION_HEX >= 0x030B0000");
   if (!method) release(e, callee);
   for (int i = 0; i < total; i++) release(e, argv[i]);
+  if (owned > 1) {
+    line(e, "#else");
+    for (int i = total - 1; i >= 0; i--) release(e, argv[i]);
+    if (!method) release(e, callee);
+    line(e, "#endif");
+  }
   fail_if(e, L, "!%s", r.s);
   after_python(e, L);
   return r;
