@@ -2499,9 +2499,13 @@ static void note_names(Parser *p, int from, int to) {
 static void params(Parser *p, KlFunc *f) {
   KlParam tmp[256], star[2];
   int n = 0, nstar = 0;
-  bool kwonly = false;
+  bool kwonly = false, seen_star = false, seen_dstar = false;
   while (!at(p, KL_TOK_RPAREN)) {
     KlToken *t = peek(p);
+    /* one `*`, one `**`, nothing after `**`: CPython's SyntaxErrors (kilnc has no CPython to check) */
+    if (seen_dstar || (t->kind == KL_TOK_STAR && seen_star)) unexpected(p);
+    seen_star |= t->kind == KL_TOK_STAR;
+    seen_dstar |= t->kind == KL_TOK_DSTAR;
     if (t->kind == KL_TOK_SLASH) {
       next(p);
       f->nposonly = n;
