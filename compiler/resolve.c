@@ -830,9 +830,9 @@ static void resolve_expr(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
  * runs itself. Each of these consumers takes the items in order with no
  * other code between them (join and sorted make a list first) or stops at
  * the first deciding one, so no one can see that there was no generator.
- * sum, min, max and sorted also take their other arguments (sum's start,
- * min and max's key and default, sorted's key and reverse), which are
- * evaluated before the first item. consumer_kind says which consumer a
+ * sum, min, max, sorted and next also take their other arguments (sum's
+ * start, min and max's key and default, sorted's key and reverse, next's
+ * default), which are evaluated before the first item. consumer_kind says which consumer a
  * call is (a KlCompKind) and what else it takes, or -1; builtin_callee:
  * is its callee, a name, the builtin? */
 static int consumer_kind(const KlNode *call, bool builtin_callee, KlNode **extra, KlNodeList *kw) {
@@ -908,7 +908,7 @@ static void consume_starred_generators(KlNode *n) {
 
 /* ---- generator expressions kiln does not consume ----
  * One that is not the argument of a consumer above (`g = (x for x in xs)`,
- * `next(x for ...)`, `dict((k, v) for ...)`) is made as CPython makes it:
+ * `dict((k, v) for ...)`, `f(*gen, k=v)`) is made as CPython makes it:
  * its first iterable evaluated and iter() taken here, then the function
  * CPython compiled for it (found at bind, like a lambda's) called with that
  * iterator: a real generator, whose body is CPython's. Which generators
