@@ -1094,8 +1094,8 @@ void kl_resolve(KlCtx *ctx, KlModule *m) {
     if (gen) {
       f->unsupported = true;
       f->why_code = KL_KILN010;
-      f->why = kl_strdup(ctx, "generator expression (not the one argument of any, all, list, set, tuple or a "
-                              "string's join, nor the iterable of sorted, sum, min or max, nor unpacked by *)");
+      /* plan_generators left it to a consumer (any, sum, next, ...) whose name resolved to something else */
+      f->why = kl_strdup(ctx, "generator expression whose consumer's name is not the builtin it looked like");
       f->why_loc = gen->loc;
       continue;
     }
