@@ -405,10 +405,20 @@ static KlNode *closed_comprehension(Parser *p, KlCompKind kind, KlNode *elt, KlN
   return n;
 }
 
+/* The function CPython compiles for the token t: its line and column
+ * (bytes from the line's start, CPython's col_offset). */
+static KlLambda *function_at(Parser *p, const KlToken *t) {
+  KlLambda *l = kl_alloc(p->ctx, sizeof *l);
+  l->line = t->loc.line;
+  const char *ls = t->start;
+  while (ls > p->ctx->src && ls[-1] != '\n' && ls[-1] != '\r') ls--;
+  l->col = (int)(t->start - ls);
+  return l;
+}
+
 /* A generator expression is a function of CPython's, made where its `(`
  * is (a call's, when it is the call's one argument): resolve.c makes one
  * that is not consumed from that code object (n->lambda; see KlLambda). */
-static KlLambda *function_at(Parser *p, const KlToken *t);
 static KlNode *generator_at(Parser *p, KlNode *n, const KlToken *paren) {
   n->lambda = function_at(p, paren);
   return n;
@@ -883,17 +893,6 @@ static void function_params(Parser *p, KlNode *n, KlTokKind end, Vec *ann) {
   if (star && *star) ann_push(p, ann, star, star_ann);
   for (int i = 0; i < nkw; i++) ann_push(p, ann, kwonly[i], kw_ann[i]);
   if (dstar) ann_push(p, ann, dstar, dstar_ann);
-}
-
-/* The function CPython compiles for the token t: its line and column
- * (bytes from the line's start, CPython's col_offset). */
-static KlLambda *function_at(Parser *p, const KlToken *t) {
-  KlLambda *l = kl_alloc(p->ctx, sizeof *l);
-  l->line = t->loc.line;
-  const char *ls = t->start;
-  while (ls > p->ctx->src && ls[-1] != '\n' && ls[-1] != '\r') ls--;
-  l->col = (int)(t->start - ls);
-  return l;
 }
 
 /* A LAMBDA node for the `lambda` or `def` token t. */
