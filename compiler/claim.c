@@ -224,6 +224,8 @@ KlSiteInfo *kl_decide_site(KlCtx *ctx, KlFunc *f, KlNode *n) {
   si->outcome = KL_SITE_NOT_COVERED;
   si->claim.result = fallback_type(n);
   if (si->meta.has_star_args) return si;
+  /* x op= y on a tensor is Python's in-place operator (types.c): no plugin lowers it */
+  if (n->kind == KL_N_AUGASSIGN && (kl_is_tensor(ctx, n->a->type) || kl_is_tensor(ctx, n->b->type))) return si;
   for (int p = 0; p < ctx->nplugins; p++) {
     KlClaim c = ctx->plugins[p]->claim(&si->meta, ctx->plugin_tids[p]);
     if (c.kind == KL_CLAIM_NOT_COVERED) continue;

@@ -479,9 +479,25 @@ static const char *const tensor_op_enum[] = {
 #undef X
 };
 
-/* A claimed site: operands (receiver first) are native tensors. */
+/* A claimed site: operands (receiver first) are native tensors, but for one
+ * native scalar meeting a tensor in + - * /. */
 static Val tensor_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
   Val r = temp(e, s->lowered.result);
+  if (s->lowered.noperands == 2 && nops == 2 && kl_is_scalar(ops[0].t) != kl_is_scalar(ops[1].t)) {
+    bool left = kl_is_scalar(ops[0].t);
+    Val sc = ops[left ? 0 : 1], t = ops[left ? 1 : 0];
+    if (!kl_is_tensor(e->ctx, t.t) ||
+        (s->lowered.op != KL_TOP_ADD && s->lowered.op != KL_TOP_SUB && s->lowered.op != KL_TOP_MUL &&
+         s->lowered.op != KL_TOP_DIV))
+      kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "a scalar operand lowered to %s", kl_tensor_op_text[s->lowered.op]);
+    bool is_float = sc.t == KL_T_FLOAT;
+    line(e, "%s = (PyObject *)kr->tensor_scalar_op(%s, (KrTensor *)%s, %s, %s, %d, %d, kl_file, %d);", r.s,
+         tensor_op_enum[s->lowered.op], t.s, is_float ? sc.s : "0.0", is_float ? "0" : kl_fmt(e->ctx, "(int64_t)(%s)", sc.s),
+         !is_float, left, L);
+    for (int i = 0; i < nops; i++) release(e, ops[i]);
+    fail_if(e, L, "!%s", r.s);
+    return r;
+  }
   const char *args[3] = {"NULL", "NULL", "NULL"};
   for (int i = 0; i < s->lowered.noperands && i < 3; i++) {
     int k = s->lowered.operands[i];

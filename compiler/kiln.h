@@ -597,9 +597,10 @@ typedef struct KlSite {
 #define KL_TENSOR_OPS(X)                                                   \
   X(MATMUL, "matmul")       /* r = a @ b (2-D) */                            \
   X(LINEAR, "linear")       /* r = a @ b.T + c */                           \
-  X(ADD, "add")             /* r = a + b with 1-D row broadcast */          \
+  X(ADD, "add")             /* r = a + b broadcast, or one an int/float/bool */ \
   X(RELU, "relu") X(SIGMOID, "sigmoid") X(TANH, "tanh")                     \
-  X(ROWSUM, "rowsum") X(ROWMEAN, "rowmean")
+  X(ROWSUM, "rowsum") X(ROWMEAN, "rowmean")                                \
+  X(SUB, "sub") X(MUL, "mul") X(DIV, "div") /* as ADD */
 
 typedef enum {
 #define X(name, text) KL_TOP_##name,

@@ -16,6 +16,7 @@
 
 #include <float.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <unistd.h>
 #include <stdatomic.h>
@@ -223,6 +224,31 @@ static void act_row__ref(int act, int64_t n, const float *x, float *y)
 static void add_row__ref(int act, int64_t n, const float *a, const float *b, float *y)
 {
   for (int64_t j = 0; j < n; j++) y[j] = ref_act(act, ref_add(a[j], b[j]));
+}
+
+/* a op b for kk_binary, one element. When both are NaN the result is the
+ * quieted NaN of A, or of B with nan_b (x86 returns its first source, and a
+ * compiler may swap a commutative op's sources: so it is chosen explicitly). */
+static inline float ref_bin(int op, int nan_b, float a, float b)
+{
+  float r;
+  switch (op) {
+  case KK_BIN_ADD: r = a + b; break;
+  case KK_BIN_SUB: r = a - b; break;
+  case KK_BIN_MUL: r = a * b; break;
+  case KK_BIN_DIV: r = a / b; break;
+  default: r = (1.0f / a) * b; break; /* KK_BIN_RECIP_MUL */
+  }
+  uint32_t ua = f2u(a), ub = f2u(b);
+  bool na = isnan_bits(ua), nb = isnan_bits(ub);
+  if (na && nb) return u2f((nan_b ? ub : ua) | 0x00400000u);
+  return r;
+}
+
+static void bin_row__ref(int op, int nan_b, int64_t n, const float *a, int64_t as, const float *b, int64_t bs,
+                         float *y)
+{
+  for (int64_t j = 0; j < n; j++) y[j] = ref_bin(op, nan_b, a[j * as], b[j * bs]);
 }
 
 /* Pairwise over blocks of 128 with 8 interleaved partial sums, so error grows
@@ -521,6 +547,41 @@ KK_AVX2 static void add_row__avx2(int act, int64_t n, const float *a, const floa
     __m256i m = mask8(n - j);
     __m256 s = add_avx2(_mm256_maskload_ps(a + j, m), _mm256_maskload_ps(b + j, m));
     _mm256_maskstore_ps(y + j, m, act_avx2(act, s));
+  }
+}
+
+/* Both NaN: A's or (nan_b) B's NaN, quieted; see ref_bin. */
+KK_AVX2 KK_INLINE __m256 bin_avx2(int op, int nan_b, __m256 a, __m256 b)
+{
+  __m256 r;
+  switch (op) {
+  case KK_BIN_ADD: r = _mm256_add_ps(a, b); break;
+  case KK_BIN_SUB: r = _mm256_sub_ps(a, b); break;
+  case KK_BIN_MUL: r = _mm256_mul_ps(a, b); break;
+  case KK_BIN_DIV: r = _mm256_div_ps(a, b); break;
+  default: r = _mm256_mul_ps(_mm256_div_ps(_mm256_set1_ps(1.0f), a), b); break;
+  }
+  const __m256 q = _mm256_castsi256_ps(_mm256_set1_epi32(0x00400000));
+  __m256 both = _mm256_and_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q), _mm256_cmp_ps(b, b, _CMP_UNORD_Q));
+  return _mm256_blendv_ps(r, _mm256_or_ps(nan_b ? b : a, q), both);
+}
+
+KK_AVX2 static void bin_row__avx2(int op, int nan_b, int64_t n, const float *a, int64_t as, const float *b,
+                                  int64_t bs, float *y)
+{
+  int64_t j = 0;
+  const __m256 a0 = _mm256_set1_ps(a[0]), b0 = _mm256_set1_ps(b[0]);
+  for (; j + 8 <= n; j += 8) {
+    __m256 va = as ? _mm256_loadu_ps(a + j) : a0, vb = bs ? _mm256_loadu_ps(b + j) : b0;
+    _mm256_storeu_ps(y + j, bin_avx2(op, nan_b, va, vb));
+  }
+  if (j < n) {
+    __m256i m = mask8(n - j);
+    /* masked-off lanes hold 1.0, so no lane divides by zero or raises a flag of its own */
+    const __m256 one = _mm256_set1_ps(1.0f);
+    __m256 va = as ? _mm256_blendv_ps(one, _mm256_maskload_ps(a + j, m), _mm256_castsi256_ps(m)) : a0;
+    __m256 vb = bs ? _mm256_blendv_ps(one, _mm256_maskload_ps(b + j, m), _mm256_castsi256_ps(m)) : b0;
+    _mm256_maskstore_ps(y + j, m, bin_avx2(op, nan_b, va, vb));
   }
 }
 
@@ -1627,6 +1688,38 @@ KK_AVX512 static void add_row__avx512(int act, int64_t n, const float *a, const 
   }
 }
 
+/* Both NaN: A's or (nan_b) B's NaN, quieted; see ref_bin. */
+KK_AVX512 KK_INLINE __m512 bin_avx512(int op, int nan_b, __m512 a, __m512 b)
+{
+  __m512 r;
+  switch (op) {
+  case KK_BIN_ADD: r = _mm512_add_ps(a, b); break;
+  case KK_BIN_SUB: r = _mm512_sub_ps(a, b); break;
+  case KK_BIN_MUL: r = _mm512_mul_ps(a, b); break;
+  case KK_BIN_DIV: r = _mm512_div_ps(a, b); break;
+  default: r = _mm512_mul_ps(_mm512_div_ps(_mm512_set1_ps(1.0f), a), b); break;
+  }
+  __mmask16 both = _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q) & _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q);
+  return _mm512_castsi512_ps(_mm512_mask_or_epi32(_mm512_castps_si512(r), both,
+                                                  _mm512_castps_si512(nan_b ? b : a), _mm512_set1_epi32(0x00400000)));
+}
+
+KK_AVX512 static void bin_row__avx512(int op, int nan_b, int64_t n, const float *a, int64_t as, const float *b,
+                                      int64_t bs, float *y)
+{
+  int64_t j = 0;
+  const __m512 a0 = _mm512_set1_ps(a[0]), b0 = _mm512_set1_ps(b[0]), one = _mm512_set1_ps(1.0f);
+  for (; j + 16 <= n; j += 16) {
+    __m512 va = as ? _mm512_loadu_ps(a + j) : a0, vb = bs ? _mm512_loadu_ps(b + j) : b0;
+    _mm512_storeu_ps(y + j, bin_avx512(op, nan_b, va, vb));
+  }
+  if (j < n) { /* masked-off lanes hold 1.0, so no lane divides by zero or raises a flag of its own */
+    __mmask16 m = mask16(n - j);
+    __m512 va = as ? _mm512_mask_loadu_ps(one, m, a + j) : a0, vb = bs ? _mm512_mask_loadu_ps(one, m, b + j) : b0;
+    _mm512_mask_storeu_ps(y + j, m, bin_avx512(op, nan_b, va, vb));
+  }
+}
+
 /* add_row over M rows in one call, the activation fixed per instantiation:
  * a call and an activation switch per row cost ~7 cycles a vector at N = 64. */
 KK_AVX512 KK_INLINE void add_rows_avx512(const int act, int64_t M, int64_t N, const float *a, int64_t as0,
@@ -1755,20 +1848,24 @@ typedef struct {
   /* optional add_row over M rows of N (row strides as0, bs0; 0 broadcasts), C contiguous */
   void (*add_rows)(int act, int64_t M, int64_t N, const float *a, int64_t as0, const float *b, int64_t bs0,
                    float *c);
+  /* y[j] = a[j*as] op b[j*bs], as and bs 0 (one value) or 1 (kk_binary) */
+  void (*bin_row)(int op, int nan_b, int64_t n, const float *a, int64_t as, const float *b, int64_t bs, float *y);
 } kk_isa_table;
 
 static const kk_isa_table kk_table_ref = {
     "reference", kk_sgemm_ukernel_4x16__ref, 4, 16, 64, 256, 1024,
-    act_row__ref, add_row__ref, sum_row__ref, sum_cols__ref, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    act_row__ref, add_row__ref, sum_row__ref, sum_cols__ref, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+    bin_row__ref};
 #if KK_X86
 static const kk_isa_table kk_table_avx2 = {
     "avx2", kk_sgemm_ukernel_6x16__avx2, 6, 16, 120, 256, 1024,
-    act_row__avx2, add_row__avx2, sum_row__avx2, sum_cols__avx2, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    act_row__avx2, add_row__avx2, sum_row__avx2, sum_cols__avx2, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+    bin_row__avx2};
 static const kk_isa_table kk_table_avx512 = {
     "avx512", kk_sgemm_ukernel_12x32__avx512, 12, 32, KK_AVX512_MC, KK_AVX512_KC, KK_AVX512_NC,
     act_row__avx512, add_row__avx512, sum_row__avx512, sum_cols__avx512,
     gemm_dot__avx512, pack_bt__avx512, pack_a__avx512, gemm_lt__avx512, gemm_xw__avx512, pack_bt64__avx512,
-    add_rows__avx512};
+    add_rows__avx512, bin_row__avx512};
 #endif
 
 static _Atomic(const kk_isa_table *) kk_table;
@@ -2803,6 +2900,51 @@ void kk_add(int64_t M, int64_t N, const float *A, int64_t as0, int64_t as1, cons
         pb = tb;
       }
       t->add_row((int)act, nb, pa, pb, c + j0);
+    }
+  }
+}
+
+/* One operand's inner stride as bin_row takes it: 1 (contiguous), 0 (one
+ * value), or -1 (anything else: gathered through a buffer). */
+static int64_t bin_inner(int64_t N, int64_t s0, int64_t s1)
+{
+  if (N == 1) return s0 == 0 ? 0 : 1; /* one column: only the row stride matters */
+  return s1 == 0 || s1 == 1 ? s1 : -1;
+}
+
+void kk_binary(kk_binop op, int nan_b, int64_t M, int64_t N, const float *A, int64_t as0, int64_t as1,
+               const float *B, int64_t bs0, int64_t bs1, float *C)
+{
+  const kk_isa_table *t = isa();
+  if (M <= 0 || N <= 0) return;
+  int64_t ai = bin_inner(N, as0, as1), bi = bin_inner(N, bs0, bs1);
+  /* the whole block as one row: each operand is one value, or dense */
+  bool a_flat = M == 1 || (ai == 0 && as0 == 0) || (ai == 1 && as0 == N);
+  bool b_flat = M == 1 || (bi == 0 && bs0 == 0) || (bi == 1 && bs0 == N);
+  if (ai >= 0 && bi >= 0 && a_flat && b_flat) {
+    t->bin_row((int)op, nan_b, M * N, A, ai, B, bi, C);
+    return;
+  }
+  for (int64_t i = 0; i < M; i++) {
+    const float *a = A + i * as0, *b = B + i * bs0;
+    float *c = C + i * N;
+    if (ai >= 0 && bi >= 0) {
+      t->bin_row((int)op, nan_b, N, a, ai, b, bi, c);
+      continue;
+    }
+    for (int64_t j0 = 0; j0 < N; j0 += KK_CHUNK) {
+      float ta[KK_CHUNK], tb[KK_CHUNK];
+      int64_t nb = min64(KK_CHUNK, N - j0);
+      const float *pa = a + j0 * (ai >= 0 ? ai : as1), *pb = b + j0 * (bi >= 0 ? bi : bs1);
+      if (ai < 0) {
+        for (int64_t j = 0; j < nb; j++) ta[j] = a[(j0 + j) * as1];
+        pa = ta;
+      }
+      if (bi < 0) {
+        for (int64_t j = 0; j < nb; j++) tb[j] = b[(j0 + j) * bs1];
+        pb = tb;
+      }
+      t->bin_row((int)op, nan_b, nb, pa, ai < 0 ? 1 : ai, pb, bi < 0 ? 1 : bi, c + j0);
     }
   }
 }

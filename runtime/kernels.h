@@ -71,6 +71,15 @@ void kk_unary(kk_act act, int64_t M, int64_t N, const float *X, int64_t xs0, int
    Bit-identical to eager torch.add on x86-64, including which NaN payload wins (B's). */
 void kk_add(int64_t M, int64_t N, const float *A, int64_t as0, int64_t as1,
             const float *B, int64_t bs0, int64_t bs1, kk_act act, float *C);
+/* Elementwise binary ops of kk_binary. KK_BIN_RECIP_MUL is (1 / A) * B: eager torch's
+   `s / x` (Tensor.__rtruediv__ is x.reciprocal() * s). */
+typedef enum { KK_BIN_ADD, KK_BIN_SUB, KK_BIN_MUL, KK_BIN_DIV, KK_BIN_RECIP_MUL } kk_binop;
+/* C[M×N] dense = A op B, A and B strided; stride 0 broadcasts (as0 = as1 = 0: A is one
+   value). Each element is the IEEE operation's result (two for RECIP_MUL) in the caller's
+   rounding and subnormal mode. Where both operands are NaN the result is A's NaN quieted,
+   or B's with nan_b: which one the frameworks give depends on the op (tensor_ops.c). */
+void kk_binary(kk_binop op, int nan_b, int64_t M, int64_t N, const float *A, int64_t as0, int64_t as1,
+               const float *B, int64_t bs0, int64_t bs1, float *C);
 /* out[i] = sum_j X[i,j]  (mean: / N) for a strided X[M×N]. */
 void kk_rowsum(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, int mean, float *out);
 

@@ -36,6 +36,8 @@ void kr_kernel_leave(KrKernelScope s);
 
 /* tensor_ops.c, fused_ops.c: KrApi.tensor_op and KrApi.tensor_fused */
 KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char *file, int line);
+KrTensor *kr_tensor_scalar_op(int op, KrTensor *t, double f, int64_t i, int is_int, int scalar_left, const char *file,
+                              int line);
 KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *c, KrTensor *d, KrTensor *e,
                           const char *file);
 

@@ -11,7 +11,19 @@
 
 #include <stdio.h>
 
-static const char *const op_names[KR_NUM_OPS] = {"matmul", "linear", "add", "relu", "sigmoid", "tanh", "sum", "mean"};
+static const char *const op_names[KR_NUM_OPS] = {"matmul", "linear", "add", "relu", "sigmoid", "tanh", "sum", "mean",
+                                                 "sub", "mul", "div"};
+
+static bool is_arith(int op) { return op == KR_OP_ADD || op == KR_OP_SUB || op == KR_OP_MUL || op == KR_OP_DIV; }
+
+static kk_binop binop_of(int op) {
+  return op == KR_OP_SUB ? KK_BIN_SUB : op == KR_OP_MUL ? KK_BIN_MUL : op == KR_OP_DIV ? KK_BIN_DIV : KK_BIN_ADD;
+}
+
+/* Where both operands of a - b, a * b or a / b are NaN, the NaN eager gives:
+ * b's for torch's - and * (its vectorised loops; the scalar tail of a row
+ * may differ), a's for / and for every TensorFlow op (+ included). */
+static int nan_b_of(int op, int fw) { return fw != KR_FW_TF && (op == KR_OP_SUB || op == KR_OP_MUL); }
 
 
 static void fmt_shape(char *buf, size_t n, const KrTensor *t) {
@@ -115,7 +127,7 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     PyErr_Format(PyExc_SystemError, "kiln: bad tensor op %d (%s:%d)", op, file, line);
     return NULL;
   }
-  int binary = op == KR_OP_MATMUL || op == KR_OP_LINEAR || op == KR_OP_ADD;
+  int binary = op == KR_OP_MATMUL || op == KR_OP_LINEAR || is_arith(op);
   if (binary && !b) {
     PyErr_Format(PyExc_SystemError, "kiln: %s: missing operand (%s:%d)", op_names[op], file, line);
     return NULL;
@@ -187,7 +199,10 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     kr_kernel_leave(ks);
     return r;
   }
-  case KR_OP_ADD: {
+  case KR_OP_ADD:
+  case KR_OP_SUB:
+  case KR_OP_MUL:
+  case KR_OP_DIV: {
     /* Broadcasting for ranks <= 2, aligned from the right like torch. */
     int rank = a->rank > b->rank ? a->rank : b->rank;
     int64_t ash[2], bsh[2], ast[2], bst[2];
@@ -215,7 +230,9 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     if (!r) return NULL;
     work = (double)M * (double)N;
     KrKernelScope ks = kr_kernel_enter(fw, work);
-    kk_add(M, N, a->data, as0, as1, b->data, bs0, bs1, KK_ACT_NONE, r->data);
+    if (op == KR_OP_ADD && fw != KR_FW_TF) /* torch's add: b's NaN wins */
+      kk_add(M, N, a->data, as0, as1, b->data, bs0, bs1, KK_ACT_NONE, r->data);
+    else kk_binary(binop_of(op), nan_b_of(op, fw), M, N, a->data, as0, as1, b->data, bs0, bs1, r->data);
     kr_kernel_leave(ks);
     return r;
   }
@@ -250,4 +267,49 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
   }
   PyErr_Format(PyExc_SystemError, "kiln: bad tensor op %d (%s:%d)", op, file, line);
   return NULL;
+}
+
+/* Python scalars meet tensors as each framework converts them: torch casts
+ * an int straight to float32, TensorFlow through a double (they differ past
+ * 2**24 where the double rounds first); a float is rounded to float32 by
+ * both, so 1e40 is inf. Which NaN wins where both are NaN (x86 gives an
+ * instruction's first source): with a scalar, eager torch computes t + s,
+ * s + t, t * s and s * t as t op s and s / t as t.reciprocal() * s with
+ * the scalar's NaN winning, t - s / s - t with the right one's and t / s
+ * with t's; TensorFlow computes s op t with s's and t op s with s's for +
+ * and *, t's for - and /. */
+KrTensor *kr_tensor_scalar_op(int op, KrTensor *t, double f, int64_t i, int is_int, int scalar_left, const char *file,
+                              int line) {
+  if (!t || !is_arith(op)) {
+    PyErr_Format(PyExc_SystemError, "kiln: bad tensor scalar op %d (%s:%d)", op, file, line);
+    return NULL;
+  }
+  const int fw = t->framework;
+  const bool tf = fw == KR_FW_TF;
+  const float s = !is_int ? (float)f : tf ? (float)(double)i : (float)i;
+  Mat x = as_mat(t);
+  const float *A = t->data, *B = &s;
+  int64_t as0 = x.s0, as1 = x.s1, bs0 = 0, bs1 = 0;
+  kk_binop kop = binop_of(op);
+  int nan_b;
+  if (tf) {
+    nan_b = !scalar_left && (op == KR_OP_ADD || op == KR_OP_MUL);
+  } else {
+    nan_b = op != KR_OP_DIV || scalar_left;
+    if (op == KR_OP_DIV && scalar_left) kop = KK_BIN_RECIP_MUL; /* (1 / t) * s */
+  }
+  /* s op t, computed in that order (torch's + and * are commutative) */
+  if (scalar_left && (tf || op == KR_OP_SUB)) {
+    A = &s;
+    B = t->data;
+    as0 = as1 = 0;
+    bs0 = x.s0;
+    bs1 = x.s1;
+  }
+  KrTensor *r = kr_tensor_new(fw, t->rank, t->shape);
+  if (!r) return NULL;
+  KrKernelScope ks = kr_kernel_enter(fw, (double)x.m * (double)x.n);
+  kk_binary(kop, nan_b, x.m, x.n, A, as0, as1, B, bs0, bs1, r->data);
+  kr_kernel_leave(ks);
+  return r;
 }

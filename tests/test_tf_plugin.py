@@ -166,6 +166,12 @@ def rej(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def arith(tmp_path_factory):
+    """+ - * / forms (compared with eager in test_elementwise.py)."""
+    return build("tf_arith", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
 def mixed(tmp_path_factory):
     return build("tf_mixed", tmp_path_factory)
 
@@ -776,9 +782,9 @@ def test_boundary_on_public_path_in_subprocess():
 # every verified tensorflow rule is exercised here
 
 
-def test_verified_rules_exercised(acc, acc_full, rej, mixed, errs):
+def test_verified_rules_exercised(acc, acc_full, rej, mixed, errs, arith):
     from kiln import _compiler
-    reports = [m[1] for m in (acc, acc_full, rej, mixed, errs)]
+    reports = [m[1] for m in (acc, acc_full, rej, mixed, errs, arith)]
     all_sites = [s for r in reports for f in r["functions"] for s in f["sites"]]
     missing = []
     for rule in _compiler.rules():

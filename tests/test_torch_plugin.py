@@ -52,7 +52,7 @@ ROOT = PROGRAMS.parent.parent
 # First on a subprocess's PYTHONPATH: it imports this checkout's kiln, not an installed one.
 ROOT_PYTHONPATH = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 STEMS = ["tp_phase_a", "tp_expanded", "tp_forms", "tp_linear_from_import",
-         "tp_linear_import_torch", "tp_rejected", "tp_fallback_mutation", "tp_modes"]
+         "tp_linear_import_torch", "tp_rejected", "tp_fallback_mutation", "tp_modes", "tp_arith"]
 RTOL, ATOL = 1e-5, 1e-6
 
 # (M, K, N): batch, inner, output width — square, non-square, 1-wide, batch 0, K 0, wide.
@@ -311,15 +311,16 @@ def rejected_args(name):
         "matmul_method_2d_1d": (x2, gen(5, 5)),
         "relu_with_arg": (x2, False),
         "softmax": (x2,), "module_relu": (x2,), "inplace_relu": (x2,),
-        "mul": (x2, gen(6, 4, 5)), "sub": (x2, gen(6, 4, 5)), "transpose": (x2,),
-        "add_scalar": (x2,), "unannotated_add": (x2, b1[:1]),
+        "power": (x2, gen(6, 4, 5)), "floor_div": (x2, gen(6, 4, 5)), "transpose": (x2,),
+        "add_bool_sub": (x2, True), "unannotated_add": (x2, b1[:1]),
     }[name]
 
 
 REJECTED_NAMES = ["linear_1d_input", "linear_keyword_bias", "linear_no_bias", "mean_dim0",
                   "mean_keepdim_true", "mean_dynamic_dim", "sum_positional", "sum_whole", "mean_rank1",
                   "matmul_1d_2d", "matmul_call_2d_1d", "matmul_method_2d_1d", "relu_with_arg", "softmax",
-                  "module_relu", "inplace_relu", "mul", "sub", "transpose", "add_scalar", "unannotated_add"]
+                  "module_relu", "inplace_relu", "power", "floor_div", "transpose", "add_bool_sub",
+                  "unannotated_add"]
 
 
 @pytest.mark.parametrize("name", REJECTED_NAMES)
@@ -1002,7 +1003,7 @@ def fails(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 
 def plain(w: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    return w * 2.0
+    return w.exp()                      # eager torch on the fallback
 
 
 @torch.no_grad()

@@ -14,6 +14,21 @@ static inline int pu_rank(KlType t, const KlType *tids) {
 
 static inline bool pu_eq(const char *a, const char *b) { return a && b && !strcmp(a, b); }
 
+/* A native Python scalar (int, float or bool) meeting a tensor in + - * /. */
+static inline bool pu_scalar(KlType t) { return t == KL_T_INT || t == KL_T_FLOAT || t == KL_T_BOOL; }
+
+/* The arithmetic operator's name in rule ids ("add", "sub", "mul", "div"), or NULL. */
+static inline const char *pu_arith_name(const char *op) {
+  if (!op || !op[0] || op[1]) return NULL;
+  switch (op[0]) {
+  case '+': return "add";
+  case '-': return "sub";
+  case '*': return "mul";
+  case '/': return "div";
+  default: return NULL;
+  }
+}
+
 static inline KlClaim pu_claimed(const char *rule, KlType result) {
   return (KlClaim){.kind = KL_CLAIM_CLAIMED, .rule = rule, .result = result};
 }

@@ -1,5 +1,6 @@
 /* plugins/tensorflow.c — the TensorFlow surface: tf.matmul / tf.linalg.matmul
- * (and @), tf.nn.relu, tf.nn.sigmoid, tf.add / tf.math.add / +, and
+ * (and @), tf.nn.relu, tf.nn.sigmoid, tf.add / tf.math.add / +, the
+ * operators - * / (+ too) between tensors or a tensor and an int/float/bool, and
  * tf.reduce_mean(x, axis=1) on float32 CPU:0 EagerTensors of rank 1 and 2.
  * Covered symbols with other shapes or keywords are rejected; other
  * TensorFlow calls are not covered. Both run on eager TensorFlow. */
@@ -43,8 +44,20 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
   if (s->has_star_args) return pu_not_covered();
   if (s->kind == KL_SK_BINOP) {
     int ra = pu_rank(s->args[0], tids), rb = pu_rank(s->args[1], tids);
+    const char *arith = pu_arith_name(s->target);
+    if (arith && ((ra && !rb && pu_scalar(s->args[1])) || (rb && !ra && pu_scalar(s->args[0])))) {
+      static const char *const rules[] = {"kiln-tensorflow/add-scalar-binop-f32-cpu", "kiln-tensorflow/sub-scalar-binop-f32-cpu",
+                                          "kiln-tensorflow/mul-scalar-binop-f32-cpu", "kiln-tensorflow/div-scalar-binop-f32-cpu"};
+      int k = arith[0] == 'a' ? 0 : arith[0] == 's' ? 1 : arith[0] == 'm' ? 2 : 3;
+      return pu_claimed(rules[k], ra ? s->args[0] : s->args[1]);
+    }
     if (!ra || !rb) return pu_not_covered();
     if (pu_eq(s->target, "+")) return pu_claimed("kiln-tensorflow/add-binop-f32-cpu", ra >= rb ? s->args[0] : s->args[1]);
+    if (arith) { /* - * / */
+      static const char *const rules[] = {"kiln-tensorflow/sub-binop-f32-cpu", "kiln-tensorflow/mul-binop-f32-cpu",
+                                          "kiln-tensorflow/div-binop-f32-cpu"};
+      return pu_claimed(rules[arith[0] == 's' ? 0 : arith[0] == 'm' ? 1 : 2], ra >= rb ? s->args[0] : s->args[1]);
+    }
     if (pu_eq(s->target, "@")) {
       if (ra == 2 && rb == 2) return pu_claimed("kiln-tensorflow/matmul-binop-f32-cpu-2d", tids[T2]);
       return pu_rejected(KL_KILN_TF_001, "@ is native only for two rank-2 tensors; write `a @ b` with a and b both TensorF32Cpu2D");
@@ -111,6 +124,9 @@ static bool tf_lower(const KlSite *s, const KlClaim *c, const KlType *tids, KlLo
   const char *r = c->rule;
   if (strstr(r, "/matmul-")) *out = pu_op(KL_TOP_MATMUL, 2, c->result);
   else if (strstr(r, "/add-")) *out = pu_op(KL_TOP_ADD, 2, c->result);
+  else if (strstr(r, "/sub-")) *out = pu_op(KL_TOP_SUB, 2, c->result);
+  else if (strstr(r, "/mul-")) *out = pu_op(KL_TOP_MUL, 2, c->result);
+  else if (strstr(r, "/div-")) *out = pu_op(KL_TOP_DIV, 2, c->result);
   else if (strstr(r, "/relu-")) *out = pu_op(KL_TOP_RELU, 1, c->result);
   else if (strstr(r, "/sigmoid-")) *out = pu_op(KL_TOP_SIGMOID, 1, c->result);
   else if (strstr(r, "/reduce-mean-")) *out = pu_op(KL_TOP_ROWMEAN, 1, c->result);
@@ -127,6 +143,13 @@ static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/sigmoid-f32-cpu-2d", "tf.nn.sigmoid(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/add-call-f32-cpu", "tf.add / tf.math.add(a, b) ranks 1+1, 2+2, 2+1, 1+2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/add-binop-f32-cpu", "a + b ranks 1+1, 2+2, 2+1, 1+2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/sub-binop-f32-cpu", "a - b ranks 1-1, 2-2, 2-1, 1-2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/mul-binop-f32-cpu", "a * b ranks 1*1, 2*2, 2*1, 1*2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/div-binop-f32-cpu", "a / b ranks 1/1, 2/2, 2/1, 1/2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/add-scalar-binop-f32-cpu", "a + s, s + a; s an int, float or bool", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/sub-scalar-binop-f32-cpu", "a - s, s - a; s an int, float or bool", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/mul-scalar-binop-f32-cpu", "a * s, s * a; s an int, float or bool", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/div-scalar-binop-f32-cpu", "a / s, s / a; s an int, float or bool", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/reduce-mean-axis1-f32-cpu-2d", "tf.reduce_mean(x, axis=1[, keepdims=False]) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/matmul-other-forms", "matmul with other ranks or keywords", "rejected", KL_KILN_TF_001, true},
     {"kiln-tensorflow/relu-other-forms", "tf.nn.relu with keywords or extra arguments", "rejected", KL_KILN_TF_002, true},

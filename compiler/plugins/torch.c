@@ -1,6 +1,7 @@
 /* plugins/torch.c — the PyTorch surface: linear, relu/sigmoid/tanh, matmul
- * (@, torch.matmul, .matmul), +, and .mean/.sum(dim=1, keepdim=False), on
- * float32 CPU tensors of rank 1 and 2. Everything else with torch operands
+ * (@, torch.matmul, .matmul), + - * / (between tensors, or a tensor and an
+ * int/float/bool), and .mean/.sum(dim=1, keepdim=False), on float32 CPU
+ * tensors of rank 1 and 2. Everything else with torch operands
  * is rejected (recognised, wrong shape) or not covered, and runs on eager
  * PyTorch through the Python fallback. */
 #include "plugin_util.h"
@@ -73,6 +74,15 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
   }
   case KL_SK_BINOP: {
     int ra = pu_rank(s->args[0], tids), rb = pu_rank(s->args[1], tids);
+    const char *arith = pu_arith_name(s->target);
+    /* torch refuses `-` with a bool (eager raises RuntimeError): left to eager */
+    bool bool_sub = pu_eq(s->target, "-") && (s->args[0] == KL_T_BOOL || s->args[1] == KL_T_BOOL);
+    if (arith && !bool_sub && ((ra && !rb && pu_scalar(s->args[1])) || (rb && !ra && pu_scalar(s->args[0])))) {
+      static const char *const rules[] = {"kiln-torch/tensor-add-scalar-f32-cpu", "kiln-torch/tensor-sub-scalar-f32-cpu",
+                                          "kiln-torch/tensor-mul-scalar-f32-cpu", "kiln-torch/tensor-div-scalar-f32-cpu"};
+      int k = arith[0] == 'a' ? 0 : arith[0] == 's' ? 1 : arith[0] == 'm' ? 2 : 3;
+      return pu_claimed(rules[k], ra ? s->args[0] : s->args[1]);
+    }
     if (!ra || !rb) return pu_not_covered();
     if (pu_eq(s->target, "@")) {
       if (ra == 2 && rb == 2) return pu_claimed("kiln-torch/tensor-matmul-f32-cpu-2d", tids[T2]);
@@ -81,6 +91,11 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
     if (pu_eq(s->target, "+")) {
       if (ra == rb) return pu_claimed("kiln-torch/tensor-add-f32-cpu-same-rank", s->args[0]);
       return pu_claimed("kiln-torch/tensor-add-f32-cpu-2d-1d-broadcast", tids[T2]);
+    }
+    if (arith) { /* - * / */
+      static const char *const rules[] = {"kiln-torch/tensor-sub-f32-cpu", "kiln-torch/tensor-mul-f32-cpu",
+                                          "kiln-torch/tensor-div-f32-cpu"};
+      return pu_claimed(rules[arith[0] == 's' ? 0 : arith[0] == 'm' ? 1 : 2], ra >= rb ? s->args[0] : s->args[1]);
     }
     return pu_not_covered();
   }
@@ -96,6 +111,9 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
   if (pu_eq(r, "kiln-torch/functional-linear-f32-cpu-2d")) *out = pu_op(KL_TOP_LINEAR, 3, c->result);
   else if (strstr(r, "-matmul-")) *out = pu_op(KL_TOP_MATMUL, 2, c->result);
   else if (strstr(r, "-add-")) *out = pu_op(KL_TOP_ADD, 2, c->result);
+  else if (strstr(r, "-sub-")) *out = pu_op(KL_TOP_SUB, 2, c->result);
+  else if (strstr(r, "-mul-")) *out = pu_op(KL_TOP_MUL, 2, c->result);
+  else if (strstr(r, "-div-")) *out = pu_op(KL_TOP_DIV, 2, c->result);
   else if (strstr(r, "-relu-")) *out = pu_op(KL_TOP_RELU, 1, c->result);
   else if (strstr(r, "-sigmoid-")) *out = pu_op(KL_TOP_SIGMOID, 1, c->result);
   else if (strstr(r, "-tanh-")) *out = pu_op(KL_TOP_TANH, 1, c->result);
@@ -117,6 +135,13 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/tensor-matmul-call-f32-cpu-2d", "torch.matmul(a, b) / a.matmul(b) ranks 2,2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-add-f32-cpu-same-rank", "a + b ranks 1+1, 2+2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-add-f32-cpu-2d-1d-broadcast", "a + b ranks 2+1, 1+2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-sub-f32-cpu", "a - b ranks 1-1, 2-2, 2-1, 1-2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-mul-f32-cpu", "a * b ranks 1*1, 2*2, 2*1, 1*2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-div-f32-cpu", "a / b ranks 1/1, 2/2, 2/1, 1/2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-add-scalar-f32-cpu", "a + s, s + a; s an int, float or bool", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-sub-scalar-f32-cpu", "a - s, s - a; s an int or float (eager refuses a bool)", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-mul-scalar-f32-cpu", "a * s, s * a; s an int, float or bool", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-div-scalar-f32-cpu", "a / s, s / a (as a.reciprocal() * s); s an int, float or bool", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-mean-dim1-f32-cpu-2d", "x.mean(dim=1, keepdim=False) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-sum-dim1-f32-cpu-2d", "x.sum(dim=1, keepdim=False) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/linear-other-forms", "linear with other ranks, keywords or no bias", "rejected", KL_KILN_TORCH_001, true},

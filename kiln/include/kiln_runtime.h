@@ -15,9 +15,8 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-/* 13: modules rely on the runtime finding <genexpr> code objects at bind
- * and decoding their strings with surrogatepass */
-#define KR_ABI_VERSION 13
+/* 14: tensor ops sub/mul/div and tensor_scalar_op */
+#define KR_ABI_VERSION 14
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
 enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
@@ -29,6 +28,7 @@ enum {
   KR_OP_ADD,        /* a + b; ranks 1+1, 2+2, 2+1, 1+2 (row broadcast) */
   KR_OP_RELU, KR_OP_SIGMOID, KR_OP_TANH,
   KR_OP_ROWSUM, KR_OP_ROWMEAN,
+  KR_OP_SUB, KR_OP_MUL, KR_OP_DIV, /* a - b, a * b, a / b; broadcast as KR_OP_ADD */
   KR_NUM_OPS
 };
 
@@ -288,6 +288,11 @@ typedef struct KrApi {
    * Checks concrete shapes first: a mismatch raises RuntimeError naming both
    * shapes and FILE:LINE before any memory is touched. New ref. */
   KrTensor *(*tensor_op)(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char *file, int line);
+  /* t op s (scalar_left: s op t) for op ADD/SUB/MUL/DIV and a Python scalar
+   * s: the float f, or (is_int) the int or bool i, converted to float32 as
+   * the tensor's framework converts it. New ref. */
+  KrTensor *(*tensor_scalar_op)(int op, KrTensor *t, double f, int64_t i, int is_int, int scalar_left,
+                                const char *file, int line);
   /* A fused chain (see KrFused): same checks and errors as the ops one by
    * one, one pass over the output, no intermediate tensors. New ref. */
   KrTensor *(*tensor_fused)(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *c, KrTensor *d, KrTensor *e,

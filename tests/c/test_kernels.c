@@ -700,6 +700,56 @@ static void test_elementwise(void)
                    (long long)M, (long long)N, (long long)s0, (long long)s1, (long long)b0, (long long)b1);
           report(ok, what);
         }
+  /* kk_binary: every op and NaN rule, A and B in every layout above, and
+     each as one value (both strides 0, a tensor-scalar op): bit for bit */
+  for (size_t mi = 0; mi < 4; mi++)
+    for (size_t ni = 0; ni < 9; ni++)
+      for (size_t si = 0; si < 8; si++)
+        for (int op = KK_BIN_ADD; op <= KK_BIN_RECIP_MUL; op++)
+          for (int nan_b = 0; nan_b < 2; nan_b++) {
+            int64_t M = Ms[mi], N = Ns[ni];
+            const int64_t S[8][2] = {{N, 1}, {2 * N, 2}, {1, M}, {0, 1}, {1, 0}, {N, 1}, {N + 3, 1}, {0, 0}};
+            int64_t s0 = S[si][0], s1 = S[si][1];
+            int64_t b0 = (si % 2) ? 0 : s0, b1 = si == 7 ? 1 : s1, c0 = si == 7 ? N : b0; /* B as scalar: A's turn */
+            kk_force_isa("reference");
+            kk_binary((kk_binop)op, nan_b, M, N, X, s0, s1, Y, b0, b1, Zr);
+            kk_force_isa(cur);
+            kk_binary((kk_binop)op, nan_b, M, N, X, s0, s1, Y, b0, b1, Z);
+            int ok = 1;
+            for (int64_t i = 0; i < M * N; i++) ok &= bits(Z[i]) == bits(Zr[i]);
+            kk_force_isa("reference");
+            kk_binary((kk_binop)op, nan_b, M, N, Y, c0, b1, X + 5, 0, 0, Zr);
+            kk_force_isa(cur);
+            kk_binary((kk_binop)op, nan_b, M, N, Y, c0, b1, X + 5, 0, 0, Z);
+            for (int64_t i = 0; i < M * N; i++) ok &= bits(Z[i]) == bits(Zr[i]);
+            snprintf(what, sizeof what, "binary op=%d nan_b=%d M=%lld N=%lld as=(%lld,%lld) bs=(%lld,%lld)", op,
+                     nan_b, (long long)M, (long long)N, (long long)s0, (long long)s1, (long long)b0, (long long)b1);
+            report(ok, what);
+          }
+  /* the reference's binary ops against plain C, and its NaN rule */
+  {
+    float a[NSPEC * NSPEC], b[NSPEC * NSPEC], out[NSPEC * NSPEC];
+    for (size_t i = 0; i < NSPEC; i++)
+      for (size_t j = 0; j < NSPEC; j++) {
+        a[i * NSPEC + j] = fbits(specials[i]);
+        b[i * NSPEC + j] = fbits(specials[j]);
+      }
+    for (int op = KK_BIN_ADD; op <= KK_BIN_RECIP_MUL; op++)
+      for (int nan_b = 0; nan_b < 2; nan_b++) {
+        kk_binary((kk_binop)op, nan_b, 1, NSPEC * NSPEC, a, 0, 1, b, 0, 1, out);
+        int ok = 1;
+        for (size_t k = 0; k < NSPEC * NSPEC; k++) {
+          volatile float x = a[k], y = b[k];
+          float want = op == KK_BIN_ADD ? x + y : op == KK_BIN_SUB ? x - y : op == KK_BIN_MUL ? x * y
+                     : op == KK_BIN_DIV ? x / y : (1.0f / x) * y;
+          if (isnan(x) && isnan(y)) ok &= bits(out[k]) == ((nan_b ? bits(y) : bits(x)) | 0x00400000u);
+          else if (isnan(want)) ok &= isnan(out[k]) != 0;
+          else ok &= bits(out[k]) == bits(want);
+        }
+        snprintf(what, sizeof what, "binary specials op=%d nan_b=%d", op, nan_b);
+        report(ok, what);
+      }
+  }
   /* exact special-value expectations, independent of the reference */
   {
     float in[NSPEC], out[NSPEC];

@@ -1,0 +1,387 @@
+"""The arithmetic operators + - * / that kiln runs in its own kernels:
+between two tensors (ranks 2/2, 2/1, 1/2, 1/1, size-1 dimensions stretched)
+and between a tensor and an int, float or bool on either side, for torch
+(tests/torch_programs/tp_arith.py) and TensorFlow (tests/tf_programs/
+tf_arith.py), against each framework's eager result bit for bit.
+
+The one freedom: where both operands of an element are NaN, which NaN's
+payload survives. Eager torch's answer depends on the element's position
+(its vectorised loop gives one operand's, the scalar tail of a row the
+other's), so those elements only have to be NaN; test_nan_payloads pins
+kiln's choice where eager's is consistent (whole vectors).
+"""
+import json
+import math
+import pathlib
+import struct
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+import kiln  # noqa: E402
+
+HERE = pathlib.Path(__file__).resolve().parent
+OPS = ("add", "sub", "mul", "div")
+TENSOR_FORMS = ("22", "21", "12", "11")
+SCALAR_FORMS = ("tf", "ft", "ti", "it", "tb", "bt", "1f", "f1")
+SHAPES = [(1, 1), (3, 5), (4, 16), (2, 17), (5, 33), (16, 64), (7, 129), (0, 4), (4, 0)]
+
+
+def nan_with(payload: int) -> float:
+    """A Python float whose float32 rounding is the NaN 0x7fc00000 | payload."""
+    return struct.unpack("<d", struct.pack("<Q", 0x7FF8000000000000 | (payload << 29)))[0]
+
+
+FLOATS = [0.0, -0.0, 1.5, -3.25, 0.1, 1e-40, -1e-42, 1e-310, 3.4028235e38, 1e40, -1e40,
+          math.inf, -math.inf, math.nan, nan_with(5), 2.0 ** -149, 16777217.0]
+INTS = [0, 1, -7, 3, 2 ** 24 + 1, 2 ** 60 + 2 ** 36 + 1, -(2 ** 63), 2 ** 63 - 1]
+BOOLS = [True, False]
+SCALARS = {"f": FLOATS, "i": INTS, "b": BOOLS}
+
+
+def salted(shape, seed):
+    """float32 normal values salted with every special value: NaNs with two
+    payloads, +-inf, +-0, huge, subnormal, values whose quotients overflow."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(shape).astype(np.float32)
+    flat = a.reshape(-1)
+    specials = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 3e38, -3e38, 1e-40, -1e-40, 1e-30,
+                         1e30, 7.0], dtype=np.float32)
+    specials_bits = specials.view(np.uint32).copy()
+    specials_bits[0] = 0x7FC00000 | (seed + 1)
+    specials = specials_bits.view(np.float32)
+    for i in range(min(flat.size, 3 * len(specials))):
+        flat[(i * 7919 + seed) % flat.size] = specials[(i + seed) % len(specials)]
+    return a
+
+
+def layouts(arr):
+    """The same values contiguous, through a transposed copy, and as every
+    other column of a wider array (strided)."""
+    base = torch.from_numpy(arr.copy())
+    yield "contiguous", base
+    if arr.ndim == 2:
+        yield "transposed", torch.from_numpy(arr.T.copy()).t()
+        wide = torch.zeros(arr.shape[0], 2 * arr.shape[1] + 1)
+        wide[:, 1::2] = base
+        yield "strided", wide[:, 1::2]
+    else:
+        wide = torch.zeros(2 * arr.shape[0] + 1)
+        wide[1::2] = base
+        yield "strided", wide[1::2]
+
+
+def bits(x):
+    return np.ascontiguousarray(np.asarray(x, dtype=np.float32)).view(np.uint32)
+
+
+def assert_bits(got, exp, both_nan, where):
+    """got and exp bit for bit, except that where both_nan (both operands NaN)
+    each only has to be a NaN."""
+    g, e = np.asarray(got, dtype=np.float32), np.asarray(exp, dtype=np.float32)
+    assert g.shape == e.shape, (where, g.shape, e.shape)
+    differ = bits(g) != bits(e)
+    excused = np.broadcast_to(both_nan, g.shape) & np.isnan(g) & np.isnan(e)
+    bad = differ & ~excused
+    assert not bad.any(), (f"{where}: {int(bad.sum())} of {g.size} differ; first at "
+                           f"{np.argwhere(bad)[0].tolist()}: {g[bad][:4]} vs {e[bad][:4]}")
+
+
+def build(stem, folder, tmp_path_factory):
+    out = tmp_path_factory.mktemp(stem)
+    mod = kiln.build(str(HERE / folder / f"{stem}.py"), out_dir=str(out))
+    report = json.loads((out / f"{stem}.kiln.json").read_text())
+    return mod, report
+
+
+@pytest.fixture(scope="module")
+def tmod(tmp_path_factory):
+    return build("tp_arith", "torch_programs", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def tfmod(tmp_path_factory):
+    pytest.importorskip("tensorflow")
+    return build("tf_arith", "tf_programs", tmp_path_factory)
+
+
+def operands_for(form, shape, seed):
+    """numpy operands of NAME_<form>: tensors as arrays, the scalar slot None."""
+    rank = {"2": 2, "1": 1, "t": 2}
+    out = []
+    for k, ch in enumerate(form):
+        if ch in "21t":
+            sh = shape if rank[ch] == 2 else (shape[1],)
+            if form == "12" and ch == "1" or form == "21" and ch == "1":
+                sh = (shape[1],)
+            out.append(salted(sh, seed + k))
+        else:
+            out.append(None)
+    return out
+
+
+# ==========================================================================
+# the report: every site claimed, by the rule of its form
+
+
+def test_every_site_claimed(tmod):
+    _, report = tmod
+    seen = set()
+    for f in report["functions"]:
+        assert f["status"] == "native", (f["name"], f["reason"])
+        for s in f["sites"]:
+            if f["name"] == "augmented" and s["line"] != min(x["line"] for x in f["sites"]):
+                # x op= y on a tensor is Python's in-place operator, and says so
+                assert s["outcome"] == "not-covered" and s["rule"] is None, s
+                continue
+            if f["name"] in ("sub_tb", "sub_bt"):
+                # eager torch refuses `-` with a bool: its error is eager's own
+                assert s["outcome"] == "not-covered", s
+                continue
+            assert s["outcome"] in ("claimed", "scalar"), (f["name"], s)
+            if s["outcome"] == "claimed":
+                seen.add(s["rule"])
+    for op in OPS:
+        assert f"kiln-torch/tensor-{op}-scalar-f32-cpu" in seen
+        if op != "add":
+            assert f"kiln-torch/tensor-{op}-f32-cpu" in seen
+
+
+def test_every_site_claimed_tf(tfmod):
+    _, report = tfmod
+    seen = set()
+    for f in report["functions"]:
+        assert f["status"] == "native", (f["name"], f["reason"])
+        for s in f["sites"]:
+            if s["outcome"] == "claimed":
+                seen.add(s["rule"])
+            elif f["name"] != "augmented":
+                assert s["outcome"] == "scalar", (f["name"], s)
+    for op in OPS:
+        assert f"kiln-tensorflow/{op}-scalar-binop-f32-cpu" in seen
+        assert f"kiln-tensorflow/{op}-binop-f32-cpu" in seen
+
+
+# ==========================================================================
+# torch
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("op", OPS)
+def test_torch_tensor_tensor(tmod, op, shape):
+    mod, _ = tmod
+    py = mod.__kiln_python__
+    for form in TENSOR_FORMS:
+        name = f"{op}_{form}"
+        a, b = operands_for(form, shape, seed=len(form) + shape[0])
+        if form == "11":
+            a, b = a[0] if a.ndim == 2 else a, b
+            a, b = salted((shape[1],), 3), salted((shape[1],), 4)
+        both = np.isnan(a) & np.isnan(b) if a.ndim == b.ndim else (
+            np.isnan(a) & np.isnan(b)[None, :] if a.ndim == 2 else np.isnan(a)[None, :] & np.isnan(b))
+        for la, ta in layouts(a):
+            for lb, tb in layouts(b):
+                got, exp = getattr(mod, name)(ta, tb), py[name](ta, tb)
+                assert got.requires_grad is False and got.dtype == torch.float32
+                assert_bits(got, exp, both, f"{name} {shape} {la}/{lb}")
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 5), (2, 17), (16, 64), (0, 3)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("op", OPS)
+def test_torch_tensor_scalar(tmod, op, shape):
+    mod, _ = tmod
+    py = mod.__kiln_python__
+    for form in SCALAR_FORMS:
+        name = f"{op}_{form}"
+        kind = form.replace("t", "").replace("1", "")
+        arr = salted((shape[1],) if "1" in form else shape, seed=shape[1])
+        for s in SCALARS[kind]:
+            s_nan = isinstance(s, float) and math.isnan(s)
+            for layout, t in layouts(arr):
+                args = (t, s) if form[0] in "t1" else (s, t)
+                if op == "sub" and kind == "b":
+                    with pytest.raises(RuntimeError, match="with a bool tensor is not supported"):
+                        getattr(mod, name)(*args)
+                    continue
+                got, exp = getattr(mod, name)(*args), py[name](*args)
+                assert_bits(got, exp, np.isnan(arr) & s_nan, f"{name}({s!r}) {shape} {layout}")
+
+
+def test_torch_literals_and_chains(tmod):
+    mod, _ = tmod
+    py = mod.__kiln_python__
+    for op in OPS:
+        for shape in [(1, 1), (4, 16), (3, 33)]:
+            a = torch.from_numpy(salted(shape, 11))
+            assert_bits(getattr(mod, f"{op}_lit")(a), py[f"{op}_lit"](a), False, f"{op}_lit {shape}")
+    for m, n in [(1, 8), (4, 16), (16, 64), (3, 33)]:
+        x = torch.randn(m, n)
+        mu, sd, g, b = torch.randn(n), torch.rand(n) + 0.5, torch.randn(n), torch.randn(n)
+        assert_bits(mod.standardize(x, mu, sd, g, b), py["standardize"](x, mu, sd, g, b), False, "standardize")
+        w = torch.randn(n, n) / n ** 0.5
+        torch.testing.assert_close(mod.gated(x, w, b, 0.7), py["gated"](x, w, b, 0.7), rtol=1e-5, atol=1e-6)
+        torch.testing.assert_close(mod.scaled_loop(x, w, 5, 0.9), py["scaled_loop"](x, w, 5, 0.9),
+                                   rtol=1e-5, atol=1e-6)
+        for s, k in [(0.5, 3), (-0.0, 0), (math.inf, -2)]:
+            assert_bits(mod.augmented(x, s, k), py["augmented"](x, s, k), False, "augmented")
+
+
+def test_torch_nan_payloads(tmod):
+    """Both operands NaN, whole vectors (64 contiguous floats, where eager's
+    choice does not depend on the position): the payload eager keeps."""
+    mod, _ = tmod
+    py = mod.__kiln_python__
+    a = torch.from_numpy(np.full((2, 64), 0x7FC00001, dtype=np.uint32).view(np.float32))
+    b = torch.from_numpy(np.full((2, 64), 0x7FC00002, dtype=np.uint32).view(np.float32))
+    for op in OPS:
+        name = f"{op}_22"
+        np.testing.assert_array_equal(bits(getattr(mod, name)(a, b)), bits(py[name](a, b)), err_msg=name)
+        for form in ("tf", "ft"):
+            name = f"{op}_{form}"
+            args = (a, nan_with(3)) if form == "tf" else (nan_with(3), a)
+            np.testing.assert_array_equal(bits(getattr(mod, name)(*args)), bits(py[name](*args)), err_msg=name)
+
+
+@pytest.mark.parametrize("op,form,sa,sb", [
+    ("sub", "22", (3, 4), (4, 3)), ("mul", "21", (3, 4), (5,)), ("div", "12", (5,), (3, 4)),
+    ("add", "11", (3,), (4,)), ("div", "22", (2, 3), (3, 3))])
+def test_torch_incompatible_shapes(tmod, op, form, sa, sb):
+    mod, _ = tmod
+    name = f"{op}_{form}"
+    a, b = torch.ones(*sa), torch.ones(*sb)
+    with pytest.raises(RuntimeError):
+        mod.__kiln_python__[name](a, b)
+    with pytest.raises(RuntimeError) as e:
+        getattr(mod, name)(a, b)
+    msg = str(e.value)
+    assert f"kiln: {op}: incompatible shapes {list(sa)} and {list(sb)}" in msg, msg
+    line = next(i for i, t in enumerate((HERE / "torch_programs" / "tp_arith.py").read_text().splitlines(), 1)
+                if t.startswith(f"def {name}(")) + 1
+    assert f"tp_arith.py:{line})" in msg, msg
+
+
+def test_torch_size_one_dimensions_stretch(tmod):
+    mod, _ = tmod
+    py = mod.__kiln_python__
+    cases = [((3, 1), (3, 5)), ((1, 5), (3, 5)), ((3, 5), (1, 1)), ((1,), (3, 5)), ((3, 5), (1,)),
+             ((1, 4), (4,)), ((1,), (6,))]
+    for sa, sb in cases:
+        a, b = torch.from_numpy(salted(sa, 1)), torch.from_numpy(salted(sb, 2))
+        form = f"{len(sa)}{len(sb)}"
+        both = np.isnan(a.numpy()) & np.isnan(b.numpy())
+        for op in OPS:
+            name = f"{op}_{form}"
+            got, exp = getattr(mod, name)(a, b), py[name](a, b)
+            assert_bits(got, exp, both, f"{name} {sa} {sb}")
+
+
+def test_torch_inputs_untouched_and_grad_free(tmod):
+    mod, _ = tmod
+    a = torch.randn(4, 8, requires_grad=True)
+    b = torch.nn.Parameter(torch.randn(8))
+    before = (a.detach().clone(), b.detach().clone())
+    for op in OPS:
+        r = getattr(mod, f"{op}_21")(a, b)
+        assert r.requires_grad is False
+        r2 = getattr(mod, f"{op}_ft")(2.0, a)
+        assert r2.requires_grad is False
+    assert torch.equal(a.detach(), before[0]) and torch.equal(b.detach(), before[1])
+
+
+# ==========================================================================
+# TensorFlow: subnormals flushed (FTZ + DAZ) on both sides
+
+
+def tf_tensor(arr):
+    import tensorflow as tf
+    return tf.constant(arr)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 5), (2, 17), (16, 64), (7, 129), (0, 3)],
+                         ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("op", OPS)
+def test_tf_tensor_tensor(tfmod, op, shape):
+    mod, _ = tfmod
+    py = mod.__kiln_python__
+    for form in TENSOR_FORMS:
+        name = f"{op}_{form}"
+        sa = shape if form[0] == "2" else (shape[1],)
+        sb = shape if form[1] == "2" else (shape[1],)
+        a, b = salted(sa, 5), salted(sb, 6)
+        both = (np.isnan(a) if a.ndim == 2 or b.ndim == 1 else np.isnan(a)[None, :]) & np.isnan(b)
+        got, exp = getattr(mod, name)(tf_tensor(a), tf_tensor(b)), py[name](tf_tensor(a), tf_tensor(b))
+        assert_bits(got.numpy(), exp.numpy(), both, f"{name} {shape}")
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 5), (2, 17), (16, 64)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("op", OPS)
+def test_tf_tensor_scalar(tfmod, op, shape):
+    mod, _ = tfmod
+    py = mod.__kiln_python__
+    for form in SCALAR_FORMS:
+        name = f"{op}_{form}"
+        kind = form.replace("t", "").replace("1", "")
+        arr = salted((shape[1],) if "1" in form else shape, seed=shape[0])
+        t = tf_tensor(arr)
+        for s in SCALARS[kind]:
+            s_nan = isinstance(s, float) and math.isnan(s)
+            args = (t, s) if form[0] in "t1" else (s, t)
+            # eager TF keeps the tensors it makes of Python scalars in a cache
+            # keyed by value, where 0.0 == -0.0: after `x * 0.0`, `x * -0.0`
+            # multiplies by +0.0 (test_tf_signed_zero_scalar). kiln uses the
+            # zero it is given: eager gets that zero as a tensor
+            z = tf_tensor(np.float32(s)) if isinstance(s, float) and s == 0 else s
+            eager_args = (t, z) if form[0] in "t1" else (z, t)
+            got, exp = getattr(mod, name)(*args), py[name](*eager_args)
+            assert_bits(got.numpy(), exp.numpy(), np.isnan(arr) & s_nan, f"{name}({s!r}) {shape}")
+
+
+def test_tf_nan_payloads_and_chains(tfmod):
+    mod, _ = tfmod
+    py = mod.__kiln_python__
+    a = tf_tensor(np.full((2, 64), 0x7FC00001, dtype=np.uint32).view(np.float32))
+    b = tf_tensor(np.full((2, 64), 0x7FC00002, dtype=np.uint32).view(np.float32))
+    for op in OPS:
+        name = f"{op}_22"
+        np.testing.assert_array_equal(bits(getattr(mod, name)(a, b)), bits(py[name](a, b)), err_msg=name)
+        for form in ("tf", "ft"):
+            name = f"{op}_{form}"
+            args = (a, nan_with(3)) if form == "tf" else (nan_with(3), a)
+            np.testing.assert_array_equal(bits(getattr(mod, name)(*args)), bits(py[name](*args)), err_msg=name)
+    rng = np.random.default_rng(3)
+    for m, n in [(1, 8), (4, 16), (3, 33)]:
+        x = tf_tensor(rng.standard_normal((m, n)).astype(np.float32))
+        mu, g, b = (tf_tensor(rng.standard_normal(n).astype(np.float32)) for _ in range(3))
+        sd = tf_tensor((rng.random(n) + 0.5).astype(np.float32))
+        assert_bits(mod.standardize(x, mu, sd, g, b).numpy(), py["standardize"](x, mu, sd, g, b).numpy(),
+                    False, "standardize")
+        w = tf_tensor((rng.standard_normal((n, n)) / n ** 0.5).astype(np.float32))
+        np.testing.assert_allclose(mod.gated(x, w, b, 0.7).numpy(), py["gated"](x, w, b, 0.7).numpy(),
+                                   rtol=1e-5, atol=1e-6)
+        for s, k in [(0.5, 3), (-0.0, 0), (math.inf, -2)]:
+            assert_bits(mod.augmented(x, s, k).numpy(), py["augmented"](x, s, k).numpy(), False, "augmented")
+
+
+def test_tf_incompatible_shapes(tfmod):
+    mod, _ = tfmod
+    a, b = tf_tensor(np.ones((3, 4), np.float32)), tf_tensor(np.ones((4, 3), np.float32))
+    for op in OPS:
+        with pytest.raises(RuntimeError, match=rf"kiln: {op}: incompatible shapes \[3, 4\] and \[4, 3\]"):
+            getattr(mod, f"{op}_22")(a, b)
+
+
+def test_tf_signed_zero_scalar(tfmod):
+    """kiln computes with the zero it is given, as IEEE (NumPy here) does;
+    eager TF with whichever of 0.0 and -0.0 its scalar cache met first
+    (documented in the README)."""
+    mod, _ = tfmod
+    xs = np.array([[-0.0, 0.0, 2.0, -3.0]], dtype=np.float32)
+    x = tf_tensor(xs)
+    for s in (0.0, -0.0, 0.0, -0.0):
+        z = np.float32(s)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cases = (("mul_tf", xs * z), ("add_ft", z + xs), ("sub_tf", xs - z), ("div_ft", z / xs))
+        for name, exp in cases:
+            args = (x, s) if name.endswith("tf") else (s, x)
+            np.testing.assert_array_equal(bits(getattr(mod, name)(*args)), bits(exp), err_msg=f"{name}({s!r})")

@@ -1,0 +1,245 @@
+"""The arithmetic operators kiln-torch claims: + - * / between tensors
+(ranks 2/2, 2/1, 1/2, 1/1) and between a tensor and an int, float or bool
+(either side), compared with eager torch by tests/test_elementwise.py.
+NAME_XY: X and Y are the operands (2, 1: tensor ranks; f, i, b: a float,
+int or bool scalar; t: a rank-2 tensor)."""
+import torch
+import torch.nn.functional as F
+
+from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D
+
+
+def add_22(a: TensorF32Cpu2D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return a + b
+
+
+def add_21(a: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return a + b
+
+
+def add_12(a: TensorF32Cpu1D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return a + b
+
+
+def add_11(a: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return a + b
+
+
+def add_tf(a: TensorF32Cpu2D, s: float) -> TensorF32Cpu2D:
+    return a + s
+
+
+def add_ft(s: float, a: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return s + a
+
+
+def add_ti(a: TensorF32Cpu2D, s: int) -> TensorF32Cpu2D:
+    return a + s
+
+
+def add_it(s: int, a: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return s + a
+
+
+def add_tb(a: TensorF32Cpu2D, s: bool) -> TensorF32Cpu2D:
+    return a + s
+
+
+def add_bt(s: bool, a: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return s + a
+
+
+def add_1f(a: TensorF32Cpu1D, s: float) -> TensorF32Cpu1D:
+    return a + s
+
+
+def add_f1(s: float, a: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return s + a
+
+
+def add_lit(a: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return 2 + (a + 0.75)
+
+
+def sub_22(a: TensorF32Cpu2D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return a - b
+
+
+def sub_21(a: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return a - b
+
+
+def sub_12(a: TensorF32Cpu1D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return a - b
+
+
+def sub_11(a: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return a - b
+
+
+def sub_tf(a: TensorF32Cpu2D, s: float) -> TensorF32Cpu2D:
+    return a - s
+
+
+def sub_ft(s: float, a: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return s - a
+
+
+def sub_ti(a: TensorF32Cpu2D, s: int) -> TensorF32Cpu2D:
+    return a - s
+
+
+def sub_it(s: int, a: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return s - a
+
+
+def sub_tb(a: TensorF32Cpu2D, s: bool) -> TensorF32Cpu2D:
+    return a - s
+
+
+def sub_bt(s: bool, a: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return s - a
+
+
+def sub_1f(a: TensorF32Cpu1D, s: float) -> TensorF32Cpu1D:
+    return a - s
+
+
+def sub_f1(s: float, a: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return s - a
+
+
+def sub_lit(a: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return 2 - (a - 0.75)
+
+
+def mul_22(a: TensorF32Cpu2D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return a * b
+
+
+def mul_21(a: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return a * b
+
+
+def mul_12(a: TensorF32Cpu1D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return a * b
+
+
+def mul_11(a: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return a * b
+
+
+def mul_tf(a: TensorF32Cpu2D, s: float) -> TensorF32Cpu2D:
+    return a * s
+
+
+def mul_ft(s: float, a: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return s * a
+
+
+def mul_ti(a: TensorF32Cpu2D, s: int) -> TensorF32Cpu2D:
+    return a * s
+
+
+def mul_it(s: int, a: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return s * a
+
+
+def mul_tb(a: TensorF32Cpu2D, s: bool) -> TensorF32Cpu2D:
+    return a * s
+
+
+def mul_bt(s: bool, a: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return s * a
+
+
+def mul_1f(a: TensorF32Cpu1D, s: float) -> TensorF32Cpu1D:
+    return a * s
+
+
+def mul_f1(s: float, a: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return s * a
+
+
+def mul_lit(a: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return 2 * (a * 0.75)
+
+
+def div_22(a: TensorF32Cpu2D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return a / b
+
+
+def div_21(a: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return a / b
+
+
+def div_12(a: TensorF32Cpu1D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return a / b
+
+
+def div_11(a: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return a / b
+
+
+def div_tf(a: TensorF32Cpu2D, s: float) -> TensorF32Cpu2D:
+    return a / s
+
+
+def div_ft(s: float, a: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return s / a
+
+
+def div_ti(a: TensorF32Cpu2D, s: int) -> TensorF32Cpu2D:
+    return a / s
+
+
+def div_it(s: int, a: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return s / a
+
+
+def div_tb(a: TensorF32Cpu2D, s: bool) -> TensorF32Cpu2D:
+    return a / s
+
+
+def div_bt(s: bool, a: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return s / a
+
+
+def div_1f(a: TensorF32Cpu1D, s: float) -> TensorF32Cpu1D:
+    return a / s
+
+
+def div_f1(s: float, a: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return s / a
+
+
+def div_lit(a: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return 2 / (a / 0.75)
+
+
+def standardize(x: TensorF32Cpu2D, mu: TensorF32Cpu1D, sd: TensorF32Cpu1D, g: TensorF32Cpu1D,
+                b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return (x - mu) / sd * g + b
+
+
+def gated(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, temp: float) -> TensorF32Cpu1D:
+    h = F.linear(x, w, b)
+    gate = (h / temp).sigmoid()
+    return (h * gate).mean(dim=1, keepdim=False)
+
+
+def scaled_loop(x: TensorF32Cpu2D, w: TensorF32Cpu2D, depth: int, decay: float) -> TensorF32Cpu2D:
+    h = x
+    for i in range(depth):
+        h = (h @ w).tanh() * decay + h * (1 - decay)
+        decay = decay / 2
+    return h
+
+
+def augmented(x: TensorF32Cpu2D, s: float, n: int) -> TensorF32Cpu2D:
+    y = x * 1.0
+    y -= s
+    y *= n
+    y /= 3
+    y += x
+    return y
