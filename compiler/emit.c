@@ -1153,6 +1153,42 @@ static Val fused(E *e, KlFusion *fu) {
   return r;
 }
 
+/* An elementwise chain (fuse.c): the value it starts from first, then the
+ * other operands (bound locals and literals: when they are read cannot be
+ * seen, and after the first value they are current), then one pass. */
+static Val ewise(E *e, KlEwise *w) {
+  Val first = ev(e, w->first), v[KL_EW_MAX];
+  if (!kl_is_tensor(e->ctx, first.t)) kl_fatal(e->ctx, KL_KILN041, w->first->loc, "elementwise chain of a non-tensor");
+  for (int k = 0; k < w->nsteps; k++)
+    if (w->operand[k]) v[k] = ev(e, w->operand[k]);
+  KlNode *last = w->op[w->nsteps - 1];
+  Val r = temp(e, last->type);
+  line(e, "{ static const KrEwise kl_ew = {%d, {", w->nsteps);
+  for (int k = 0; k < w->nsteps; k++) {
+    KlNode *o = w->op[k];
+    const char *kind = !w->operand[k] ? "KR_EW_ACT" : kl_is_tensor(e->ctx, v[k].t) ? "KR_EW_TENSOR"
+                       : v[k].t == KL_T_FLOAT ? "KR_EW_FLOAT" : "KR_EW_INT";
+    line(e, "    {%s, %d, %d, %s},", tensor_op_enum[o->site->lowered.op], o->kind == KL_N_CALL ? call_line(o) : o->loc.line,
+         w->swap[k], kind);
+  }
+  line(e, "  }};");
+  line(e, "  const KrEwArg kl_ea[%d] = {", w->nsteps);
+  for (int k = 0; k < w->nsteps; k++) {
+    if (!w->operand[k]) line(e, "    {NULL, 0.0, 0},");
+    else if (kl_is_tensor(e->ctx, v[k].t)) line(e, "    {(KrTensor *)%s, 0.0, 0},", v[k].s);
+    else if (v[k].t == KL_T_FLOAT) line(e, "    {NULL, %s, 0},", v[k].s);
+    else if (kl_is_scalar(v[k].t)) line(e, "    {NULL, 0.0, (int64_t)(%s)},", v[k].s);
+    else kl_fatal(e->ctx, KL_KILN041, w->operand[k]->loc, "elementwise operand is neither a tensor nor a scalar");
+  }
+  line(e, "  };");
+  line(e, "  %s = (PyObject *)kr->tensor_ewise(&kl_ew, (KrTensor *)%s, kl_ea, kl_file); }", r.s, first.s);
+  release(e, first);
+  for (int k = 0; k < w->nsteps; k++)
+    if (w->operand[k]) release(e, v[k]);
+  fail_if(e, last->kind == KL_N_CALL ? call_line(last) : last->loc.line, "!%s", r.s);
+  return r;
+}
+
 static Val comprehension(E *e, KlNode *n);
 static Val get_iter(E *e, KlNode *iterable, int L);
 
@@ -1304,6 +1340,8 @@ static Val ev(E *e, KlNode *n) {
   if ((n->kind == KL_N_CALL || n->kind == KL_N_BINOP) && n->site && n->site->outcome == KL_SITE_CLAIMED) {
     KlFusion fu;
     if (kl_plan_fusion(e->ctx, e->f, n, &fu)) return fused(e, &fu);
+    KlEwise ew;
+    if (kl_plan_ewise(e->ctx, e->f, n, &ew)) return ewise(e, &ew);
   }
   switch (n->kind) {
   case KL_N_INT:

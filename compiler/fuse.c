@@ -1,12 +1,14 @@
 /* fuse.c — finds chains of claimed tensor ops that run as one kernel call.
  *
- * Two steps, both decided on the typed AST:
+ * Three steps, all decided on the typed AST:
  *  - forwarding: a tensor local assigned once from a claimed op and read
  *    once, in the next statement of the same block, stands for its value
  *    there (`even = h @ w + b` / `h = even.relu()` is one expression);
  *  - fusion: matmul/linear, then optionally a bias row (+), an activation,
  *    a row added to the activation's result (+) and a row reduction, become
- *    one GEMM with a fused epilogue.
+ *    one GEMM with a fused epilogue;
+ *  - elementwise chains: + - * / with a local or literal, and activations,
+ *    applied one after another to one value, run as one pass (kl_plan_ewise).
  * Only chains whose extra operands are plain locals or literals are fused,
  * so evaluation order and exceptions are exactly those of the op-by-op code. */
 #include "kiln.h"
@@ -167,8 +169,9 @@ void kl_plan_forwarding(KlCtx *ctx, KlFunc *f) {
 
 static bool is_act(int op) { return op == KL_TOP_RELU || op == KL_TOP_SIGMOID || op == KL_TOP_TANH; }
 
+/* A name that may be unbound raises when read: only where Python reads it. */
 static bool leaf_ok(KlNode *n) {
-  return n->kind == KL_N_NAME ? n->binding == KL_B_LOCAL : is_literal(n);
+  return n->kind == KL_N_NAME ? n->binding == KL_B_LOCAL && !n->maybe_unbound : is_literal(n);
 }
 
 bool kl_plan_fusion(KlCtx *ctx, KlFunc *f, KlNode *root, KlFusion *out) {
@@ -230,4 +233,63 @@ bool kl_plan_fusion(KlCtx *ctx, KlFunc *f, KlNode *root, KlFusion *out) {
   for (int i = 0; i < 5; i++)
     if (out->leaf[i] && out->leaf[i] != first && !leaf_ok(out->leaf[i])) return false;
   return true;
+}
+
+/* ---- elementwise chains ---- */
+
+static bool is_arith(int op) { return op == KL_TOP_ADD || op == KL_TOP_SUB || op == KL_TOP_MUL || op == KL_TOP_DIV; }
+
+/* An operand the chain may evaluate out of Python's order, because doing so
+ * is unobservable: a literal number, or a local that is surely bound and is
+ * not standing for a forwarded expression. */
+static bool ew_leaf(KlCtx *ctx, KlFunc *f, KlNode *n) {
+  if (!kl_is_tensor(ctx, n->type) && !kl_is_scalar(n->type)) return false;
+  if (is_literal(n)) return true;
+  return n->kind == KL_N_NAME && n->binding == KL_B_LOCAL && !n->maybe_unbound && kl_forwarded(f, n) == n;
+}
+
+bool kl_plan_ewise(KlCtx *ctx, KlFunc *f, KlNode *root, KlEwise *out) {
+  memset(out, 0, sizeof *out);
+  KlNode *op[KL_EW_MAX], *operand[KL_EW_MAX];
+  bool swap[KL_EW_MAX];
+  int n = 0;
+  KlNode *src = root, *cur = root; /* the node as written, and what it stands for */
+  for (;;) {
+    int o = op_of(cur);
+    KlFusion fu;
+    bool ew = (is_act(o) || is_arith(o)) && kl_is_tensor(ctx, cur->type);
+    if (!ew || n == KL_EW_MAX || (cur != root && kl_plan_fusion(ctx, f, cur, &fu))) {
+      out->first = src; /* a GEMM chain, another op or any expression: evaluated on its own */
+      break;
+    }
+    if (is_act(o)) {
+      op[n] = cur, operand[n] = NULL, swap[n++] = false;
+      src = kl_site_operand(cur, cur->site->lowered.operands[0]);
+      cur = kl_forwarded(f, src);
+      continue;
+    }
+    KlNode *x = kl_site_operand(cur, 0), *y = kl_site_operand(cur, 1);
+    bool lx = ew_leaf(ctx, f, x), ly = ew_leaf(ctx, f, y);
+    if (lx && ly) { /* the innermost op: the chain starts from its tensor operand */
+      bool tx = kl_is_tensor(ctx, x->type);
+      op[n] = cur, operand[n] = tx ? y : x, swap[n++] = !tx;
+      out->first = tx ? x : y;
+      break;
+    }
+    if (!lx && !ly) {
+      out->first = src;
+      break;
+    }
+    op[n] = cur, operand[n] = lx ? x : y, swap[n++] = lx;
+    src = lx ? y : x;
+    cur = kl_forwarded(f, src);
+  }
+  if (n < 2) return false; /* one op runs as itself */
+  out->nsteps = n;
+  for (int k = 0; k < n; k++) { /* innermost first */
+    out->op[k] = op[n - 1 - k];
+    out->operand[k] = operand[n - 1 - k];
+    out->swap[k] = swap[n - 1 - k];
+  }
+  return kl_is_tensor(ctx, out->first->type);
 }

@@ -684,6 +684,19 @@ typedef struct KlFusion {
   KlNode *leaf[5];          /* base operands, the bias row, the post row; NULL when absent */
 } KlFusion;
 
+/* An elementwise chain (fuse.c kl_plan_ewise), run as one pass by
+ * KrApi.tensor_ewise: v = first, then each step in order applies its op
+ * (+ - * / with the other operand, or an activation) to v. */
+#define KL_EW_MAX 16 /* KR_EW_MAX */
+typedef struct KlEwise {
+  KlNode *first;              /* the value the chain starts from (any tensor expression) */
+  int nsteps;
+  KlNode *op[KL_EW_MAX];      /* each step's claimed site, innermost first */
+  KlNode *operand[KL_EW_MAX]; /* its other operand (a bound local or a literal); NULL: an activation */
+  bool swap[KL_EW_MAX];       /* the operand is written on the left */
+} KlEwise;
+bool kl_plan_ewise(KlCtx *ctx, KlFunc *f, KlNode *root, KlEwise *out);
+
 /* Marks single-use tensor temporaries whose value can be inlined into the
  * next statement, so chains written across statements fuse too. */
 void kl_plan_forwarding(KlCtx *ctx, KlFunc *f);

@@ -245,10 +245,11 @@ static inline float ref_bin(int op, int nan_b, float a, float b)
   return r;
 }
 
-static void bin_row__ref(int op, int nan_b, int64_t n, const float *a, int64_t as, const float *b, int64_t bs,
-                         float *y)
+static void bin_rows__ref(int op, int nan_b, int64_t m, int64_t n, const float *a, int64_t as0, int64_t as,
+                          const float *b, int64_t bs0, int64_t bs, float *y)
 {
-  for (int64_t j = 0; j < n; j++) y[j] = ref_bin(op, nan_b, a[j * as], b[j * bs]);
+  for (int64_t i = 0; i < m; i++, a += as0, b += bs0, y += n)
+    for (int64_t j = 0; j < n; j++) y[j] = ref_bin(op, nan_b, a[j * as], b[j * bs]);
 }
 
 /* Pairwise over blocks of 128 with 8 interleaved partial sums, so error grows
@@ -566,22 +567,24 @@ KK_AVX2 KK_INLINE __m256 bin_avx2(int op, int nan_b, __m256 a, __m256 b)
   return _mm256_blendv_ps(r, _mm256_or_ps(nan_b ? b : a, q), both);
 }
 
-KK_AVX2 static void bin_row__avx2(int op, int nan_b, int64_t n, const float *a, int64_t as, const float *b,
-                                  int64_t bs, float *y)
+KK_AVX2 KK_INLINE void bin_rows_avx2(const int op, const int nan_b, const int as, const int bs, int64_t rows,
+                                     int64_t n, const float *a, int64_t as0, const float *b, int64_t bs0, float *y)
 {
-  int64_t j = 0;
-  const __m256 a0 = _mm256_set1_ps(a[0]), b0 = _mm256_set1_ps(b[0]);
-  for (; j + 8 <= n; j += 8) {
-    __m256 va = as ? _mm256_loadu_ps(a + j) : a0, vb = bs ? _mm256_loadu_ps(b + j) : b0;
-    _mm256_storeu_ps(y + j, bin_avx2(op, nan_b, va, vb));
-  }
-  if (j < n) {
-    __m256i m = mask8(n - j);
-    /* masked-off lanes hold 1.0, so no lane divides by zero or raises a flag of its own */
-    const __m256 one = _mm256_set1_ps(1.0f);
-    __m256 va = as ? _mm256_blendv_ps(one, _mm256_maskload_ps(a + j, m), _mm256_castsi256_ps(m)) : a0;
-    __m256 vb = bs ? _mm256_blendv_ps(one, _mm256_maskload_ps(b + j, m), _mm256_castsi256_ps(m)) : b0;
-    _mm256_maskstore_ps(y + j, m, bin_avx2(op, nan_b, va, vb));
+  /* masked-off lanes hold 1.0, so no lane divides by zero or raises a flag of its own */
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256i m = mask8(n % 8);
+  for (int64_t i = 0; i < rows; i++, a += as0, b += bs0, y += n) {
+    int64_t j = 0;
+    const __m256 a0 = _mm256_set1_ps(a[0]), b0 = _mm256_set1_ps(b[0]);
+    for (; j + 8 <= n; j += 8) {
+      __m256 va = as ? _mm256_loadu_ps(a + j) : a0, vb = bs ? _mm256_loadu_ps(b + j) : b0;
+      _mm256_storeu_ps(y + j, bin_avx2(op, nan_b, va, vb));
+    }
+    if (j < n) {
+      __m256 va = as ? _mm256_blendv_ps(one, _mm256_maskload_ps(a + j, m), _mm256_castsi256_ps(m)) : a0;
+      __m256 vb = bs ? _mm256_blendv_ps(one, _mm256_maskload_ps(b + j, m), _mm256_castsi256_ps(m)) : b0;
+      _mm256_maskstore_ps(y + j, m, bin_avx2(op, nan_b, va, vb));
+    }
   }
 }
 
@@ -1704,20 +1707,57 @@ KK_AVX512 KK_INLINE __m512 bin_avx512(int op, int nan_b, __m512 a, __m512 b)
                                                   _mm512_castps_si512(nan_b ? b : a), _mm512_set1_epi32(0x00400000)));
 }
 
-KK_AVX512 static void bin_row__avx512(int op, int nan_b, int64_t n, const float *a, int64_t as, const float *b,
-                                      int64_t bs, float *y)
+/* One row of kk_binary with the op, NaN rule and operand strides fixed per
+ * instantiation (a switch per vector cost ~3x the arithmetic). */
+KK_AVX512 KK_INLINE void bin_rows_avx512(const int op, const int nan_b, const int as, const int bs, int64_t rows,
+                                         int64_t n, const float *a, int64_t as0, const float *b, int64_t bs0, float *y)
 {
-  int64_t j = 0;
-  const __m512 a0 = _mm512_set1_ps(a[0]), b0 = _mm512_set1_ps(b[0]), one = _mm512_set1_ps(1.0f);
-  for (; j + 16 <= n; j += 16) {
-    __m512 va = as ? _mm512_loadu_ps(a + j) : a0, vb = bs ? _mm512_loadu_ps(b + j) : b0;
-    _mm512_storeu_ps(y + j, bin_avx512(op, nan_b, va, vb));
+  const __m512 one = _mm512_set1_ps(1.0f);
+  const __mmask16 mt = mask16(n % 16);
+  for (int64_t i = 0; i < rows; i++, a += as0, b += bs0, y += n) {
+    int64_t j = 0;
+    const __m512 a0 = _mm512_set1_ps(a[0]), b0 = _mm512_set1_ps(b[0]);
+    for (; j + 16 <= n; j += 16) {
+      __m512 va = as ? _mm512_loadu_ps(a + j) : a0, vb = bs ? _mm512_loadu_ps(b + j) : b0;
+      _mm512_storeu_ps(y + j, bin_avx512(op, nan_b, va, vb));
+    }
+    if (j < n) { /* masked-off lanes hold 1.0, so no lane divides by zero or raises a flag of its own */
+      __m512 va = as ? _mm512_mask_loadu_ps(one, mt, a + j) : a0, vb = bs ? _mm512_mask_loadu_ps(one, mt, b + j) : b0;
+      _mm512_mask_storeu_ps(y + j, mt, bin_avx512(op, nan_b, va, vb));
+    }
   }
-  if (j < n) { /* masked-off lanes hold 1.0, so no lane divides by zero or raises a flag of its own */
-    __mmask16 m = mask16(n - j);
-    __m512 va = as ? _mm512_mask_loadu_ps(one, m, a + j) : a0, vb = bs ? _mm512_mask_loadu_ps(one, m, b + j) : b0;
-    _mm512_mask_storeu_ps(y + j, m, bin_avx512(op, nan_b, va, vb));
+}
+
+#define KK_BIN_STRIDES(ISA, OP, NB)                                          \
+  (as && bs   ? bin_rows_##ISA(OP, NB, 1, 1, m, n, a, as0, b, bs0, y)        \
+   : as       ? bin_rows_##ISA(OP, NB, 1, 0, m, n, a, as0, b, bs0, y)        \
+   : bs       ? bin_rows_##ISA(OP, NB, 0, 1, m, n, a, as0, b, bs0, y)        \
+              : bin_rows_##ISA(OP, NB, 0, 0, m, n, a, as0, b, bs0, y))
+#define KK_BIN_CASE(ISA, OP)                                                 \
+  case OP:                                                                   \
+    if (nan_b) KK_BIN_STRIDES(ISA, OP, 1);                                   \
+    else KK_BIN_STRIDES(ISA, OP, 0);                                         \
+    break;
+#define KK_BIN_DISPATCH(ISA)                                                 \
+  switch (op) {                                                              \
+    KK_BIN_CASE(ISA, KK_BIN_ADD)                                             \
+    KK_BIN_CASE(ISA, KK_BIN_SUB)                                             \
+    KK_BIN_CASE(ISA, KK_BIN_MUL)                                             \
+    KK_BIN_CASE(ISA, KK_BIN_DIV)                                             \
+    KK_BIN_CASE(ISA, KK_BIN_RECIP_MUL)                                       \
+  default: break;                                                            \
   }
+
+KK_AVX512 static void bin_rows__avx512(int op, int nan_b, int64_t m, int64_t n, const float *a, int64_t as0,
+                                       int64_t as, const float *b, int64_t bs0, int64_t bs, float *y)
+{
+  KK_BIN_DISPATCH(avx512)
+}
+
+KK_AVX2 static void bin_rows__avx2(int op, int nan_b, int64_t m, int64_t n, const float *a, int64_t as0, int64_t as,
+                                   const float *b, int64_t bs0, int64_t bs, float *y)
+{
+  KK_BIN_DISPATCH(avx2)
 }
 
 /* add_row over M rows in one call, the activation fixed per instantiation:
@@ -1848,24 +1888,25 @@ typedef struct {
   /* optional add_row over M rows of N (row strides as0, bs0; 0 broadcasts), C contiguous */
   void (*add_rows)(int act, int64_t M, int64_t N, const float *a, int64_t as0, const float *b, int64_t bs0,
                    float *c);
-  /* y[j] = a[j*as] op b[j*bs], as and bs 0 (one value) or 1 (kk_binary) */
-  void (*bin_row)(int op, int nan_b, int64_t n, const float *a, int64_t as, const float *b, int64_t bs, float *y);
+  /* m rows of n (kk_binary): y[i*n + j] = a[i*as0 + j*as] op b[i*bs0 + j*bs], as and bs 0 (one value) or 1 */
+  void (*bin_rows)(int op, int nan_b, int64_t m, int64_t n, const float *a, int64_t as0, int64_t as, const float *b,
+                   int64_t bs0, int64_t bs, float *y);
 } kk_isa_table;
 
 static const kk_isa_table kk_table_ref = {
     "reference", kk_sgemm_ukernel_4x16__ref, 4, 16, 64, 256, 1024,
     act_row__ref, add_row__ref, sum_row__ref, sum_cols__ref, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-    bin_row__ref};
+    bin_rows__ref};
 #if KK_X86
 static const kk_isa_table kk_table_avx2 = {
     "avx2", kk_sgemm_ukernel_6x16__avx2, 6, 16, 120, 256, 1024,
     act_row__avx2, add_row__avx2, sum_row__avx2, sum_cols__avx2, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-    bin_row__avx2};
+    bin_rows__avx2};
 static const kk_isa_table kk_table_avx512 = {
     "avx512", kk_sgemm_ukernel_12x32__avx512, 12, 32, KK_AVX512_MC, KK_AVX512_KC, KK_AVX512_NC,
     act_row__avx512, add_row__avx512, sum_row__avx512, sum_cols__avx512,
     gemm_dot__avx512, pack_bt__avx512, pack_a__avx512, gemm_lt__avx512, gemm_xw__avx512, pack_bt64__avx512,
-    add_rows__avx512, bin_row__avx512};
+    add_rows__avx512, bin_rows__avx512};
 #endif
 
 static _Atomic(const kk_isa_table *) kk_table;
@@ -2904,7 +2945,7 @@ void kk_add(int64_t M, int64_t N, const float *A, int64_t as0, int64_t as1, cons
   }
 }
 
-/* One operand's inner stride as bin_row takes it: 1 (contiguous), 0 (one
+/* One operand's inner stride as bin_rows takes it: 1 (contiguous), 0 (one
  * value), or -1 (anything else: gathered through a buffer). */
 static int64_t bin_inner(int64_t N, int64_t s0, int64_t s1)
 {
@@ -2921,17 +2962,14 @@ void kk_binary(kk_binop op, int nan_b, int64_t M, int64_t N, const float *A, int
   /* the whole block as one row: each operand is one value, or dense */
   bool a_flat = M == 1 || (ai == 0 && as0 == 0) || (ai == 1 && as0 == N);
   bool b_flat = M == 1 || (bi == 0 && bs0 == 0) || (bi == 1 && bs0 == N);
-  if (ai >= 0 && bi >= 0 && a_flat && b_flat) {
-    t->bin_row((int)op, nan_b, M * N, A, ai, B, bi, C);
+  if (ai >= 0 && bi >= 0) {
+    if (a_flat && b_flat) t->bin_rows((int)op, nan_b, 1, M * N, A, 0, ai, B, 0, bi, C);
+    else t->bin_rows((int)op, nan_b, M, N, A, as0, ai, B, bs0, bi, C);
     return;
   }
-  for (int64_t i = 0; i < M; i++) {
+  for (int64_t i = 0; i < M; i++) { /* an operand with another inner stride: through a buffer */
     const float *a = A + i * as0, *b = B + i * bs0;
     float *c = C + i * N;
-    if (ai >= 0 && bi >= 0) {
-      t->bin_row((int)op, nan_b, N, a, ai, b, bi, c);
-      continue;
-    }
     for (int64_t j0 = 0; j0 < N; j0 += KK_CHUNK) {
       float ta[KK_CHUNK], tb[KK_CHUNK];
       int64_t nb = min64(KK_CHUNK, N - j0);
@@ -2944,7 +2982,7 @@ void kk_binary(kk_binop op, int nan_b, int64_t M, int64_t N, const float *A, int
         for (int64_t j = 0; j < nb; j++) tb[j] = b[(j0 + j) * bs1];
         pb = tb;
       }
-      t->bin_row((int)op, nan_b, nb, pa, ai < 0 ? 1 : ai, pb, bi < 0 ? 1 : bi, c + j0);
+      t->bin_rows((int)op, nan_b, 1, nb, pa, 0, ai < 0 ? 1 : ai, pb, 0, bi < 0 ? 1 : bi, c + j0);
     }
   }
 }

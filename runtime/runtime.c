@@ -2886,6 +2886,7 @@ static const KrApi kr_api = {
     .unpack = kr_unpack,
     .tensor_op = kr_tensor_op,
     .tensor_scalar_op = kr_tensor_scalar_op,
+    .tensor_ewise = kr_tensor_ewise,
     .tensor_fused = kr_tensor_fused,
     .tensor_refresh = kr_tensor_refresh,
     .tensor_pin = kr_tensor_pin,

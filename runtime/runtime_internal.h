@@ -38,6 +38,7 @@ void kr_kernel_leave(KrKernelScope s);
 KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char *file, int line);
 KrTensor *kr_tensor_scalar_op(int op, KrTensor *t, double f, int64_t i, int is_int, int scalar_left, const char *file,
                               int line);
+KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args, const char *file);
 KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *c, KrTensor *d, KrTensor *e,
                           const char *file);
 

@@ -20,10 +20,8 @@ static kk_binop binop_of(int op) {
   return op == KR_OP_SUB ? KK_BIN_SUB : op == KR_OP_MUL ? KK_BIN_MUL : op == KR_OP_DIV ? KK_BIN_DIV : KK_BIN_ADD;
 }
 
-/* Where both operands of a - b, a * b or a / b are NaN, the NaN eager gives:
- * b's for torch's - and * (its vectorised loops; the scalar tail of a row
- * may differ), a's for / and for every TensorFlow op (+ included). */
-static int nan_b_of(int op, int fw) { return fw != KR_FW_TF && (op == KR_OP_SUB || op == KR_OP_MUL); }
+static int tensor_nan_b(int op, int fw);
+
 
 
 static void fmt_shape(char *buf, size_t n, const KrTensor *t) {
@@ -232,7 +230,7 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     KrKernelScope ks = kr_kernel_enter(fw, work);
     if (op == KR_OP_ADD && fw != KR_FW_TF) /* torch's add: b's NaN wins */
       kk_add(M, N, a->data, as0, as1, b->data, bs0, bs1, KK_ACT_NONE, r->data);
-    else kk_binary(binop_of(op), nan_b_of(op, fw), M, N, a->data, as0, as1, b->data, bs0, bs1, r->data);
+    else kk_binary(binop_of(op), tensor_nan_b(op, fw), M, N, a->data, as0, as1, b->data, bs0, bs1, r->data);
     kr_kernel_leave(ks);
     return r;
   }
@@ -272,12 +270,34 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
 /* Python scalars meet tensors as each framework converts them: torch casts
  * an int straight to float32, TensorFlow through a double (they differ past
  * 2**24 where the double rounds first); a float is rounded to float32 by
- * both, so 1e40 is inf. Which NaN wins where both are NaN (x86 gives an
- * instruction's first source): with a scalar, eager torch computes t + s,
- * s + t, t * s and s * t as t op s and s / t as t.reciprocal() * s with
- * the scalar's NaN winning, t - s / s - t with the right one's and t / s
- * with t's; TensorFlow computes s op t with s's and t op s with s's for +
- * and *, t's for - and /. */
+ * both, so 1e40 is inf. */
+static float scalar_f32(int fw, double f, int64_t i, int is_int) {
+  return !is_int ? (float)f : fw == KR_FW_TF ? (float)(double)i : (float)i;
+}
+
+/* How v op s (scalar_left: s op v) runs as kk_binary: which operand is A
+ * (*scalar_a) and whose NaN wins where both are NaN (x86 gives an
+ * instruction's first source). Eager torch computes v + s, s + v, v * s and
+ * s * v as v op s and s / v as v.reciprocal() * s, with the scalar's NaN
+ * winning, v - s and s - v with the right one's and v / s with v's;
+ * TensorFlow computes s op v with s's NaN and v op s with s's for + and *,
+ * v's for - and /. */
+static kk_binop scalar_plan(int op, int fw, int scalar_left, int *scalar_a, int *nan_b) {
+  kk_binop kop = binop_of(op);
+  if (fw == KR_FW_TF) {
+    *scalar_a = scalar_left;
+    *nan_b = !scalar_left && (op == KR_OP_ADD || op == KR_OP_MUL);
+    return kop;
+  }
+  *scalar_a = scalar_left && op == KR_OP_SUB; /* torch's + and * are commutative */
+  *nan_b = op != KR_OP_DIV || scalar_left;
+  return op == KR_OP_DIV && scalar_left ? KK_BIN_RECIP_MUL : kop; /* (1 / v) * s */
+}
+
+/* Where both operands of tensor + - * / tensor are NaN: b's NaN for torch's
+ * + (kk_add), - and *, a's for / and every TensorFlow op. */
+static int tensor_nan_b(int op, int fw) { return fw != KR_FW_TF && op != KR_OP_DIV; }
+
 KrTensor *kr_tensor_scalar_op(int op, KrTensor *t, double f, int64_t i, int is_int, int scalar_left, const char *file,
                               int line) {
   if (!t || !is_arith(op)) {
@@ -285,31 +305,119 @@ KrTensor *kr_tensor_scalar_op(int op, KrTensor *t, double f, int64_t i, int is_i
     return NULL;
   }
   const int fw = t->framework;
-  const bool tf = fw == KR_FW_TF;
-  const float s = !is_int ? (float)f : tf ? (float)(double)i : (float)i;
+  const float s = scalar_f32(fw, f, i, is_int);
   Mat x = as_mat(t);
-  const float *A = t->data, *B = &s;
-  int64_t as0 = x.s0, as1 = x.s1, bs0 = 0, bs1 = 0;
-  kk_binop kop = binop_of(op);
-  int nan_b;
-  if (tf) {
-    nan_b = !scalar_left && (op == KR_OP_ADD || op == KR_OP_MUL);
-  } else {
-    nan_b = op != KR_OP_DIV || scalar_left;
-    if (op == KR_OP_DIV && scalar_left) kop = KK_BIN_RECIP_MUL; /* (1 / t) * s */
-  }
-  /* s op t, computed in that order (torch's + and * are commutative) */
-  if (scalar_left && (tf || op == KR_OP_SUB)) {
-    A = &s;
-    B = t->data;
-    as0 = as1 = 0;
-    bs0 = x.s0;
-    bs1 = x.s1;
-  }
+  int scalar_a, nan_b;
+  kk_binop kop = scalar_plan(op, fw, scalar_left, &scalar_a, &nan_b);
   KrTensor *r = kr_tensor_new(fw, t->rank, t->shape);
   if (!r) return NULL;
   KrKernelScope ks = kr_kernel_enter(fw, (double)x.m * (double)x.n);
-  kk_binary(kop, nan_b, x.m, x.n, A, as0, as1, B, bs0, bs1, r->data);
+  if (scalar_a) kk_binary(kop, nan_b, x.m, x.n, &s, 0, 0, t->data, x.s0, x.s1, r->data);
+  else kk_binary(kop, nan_b, x.m, x.n, t->data, x.s0, x.s1, &s, 0, 0, r->data);
+  kr_kernel_leave(ks);
+  return r;
+}
+
+/* ---- fused elementwise chains ------------------------------------------- */
+
+/* The chain op by op, as the unfused code runs it: every error, in order. */
+static KrTensor *ewise_one_by_one(const KrEwise *p, KrTensor *first, const KrEwArg *args, const char *file) {
+  Py_INCREF(first);
+  KrTensor *v = first;
+  for (int k = 0; k < p->nsteps && v; k++) {
+    const KrEwStep *st = &p->step[k];
+    KrTensor *next;
+    if (st->kind == KR_EW_ACT) next = kr_tensor_op(st->op, v, NULL, NULL, file, st->line);
+    else if (st->kind == KR_EW_TENSOR)
+      next = st->swap ? kr_tensor_op(st->op, args[k].t, v, NULL, file, st->line)
+                      : kr_tensor_op(st->op, v, args[k].t, NULL, file, st->line);
+    else
+      next = kr_tensor_scalar_op(st->op, v, args[k].f, args[k].i, st->kind == KR_EW_INT, st->swap, file, st->line);
+    Py_DECREF(v);
+    v = next;
+  }
+  return v;
+}
+
+/* t's strides in the [M, N] frame of the result (0 where it is stretched). */
+static bool frame_strides(const KrTensor *t, int64_t M, int64_t N, int64_t *s0, int64_t *s1) {
+  Mat x = as_mat(t);
+  return bdim(x.m, x.s0, M, s0) && bdim(x.n, x.s1, N, s1);
+}
+
+/* Rows of the result computed per block: ~8 KiB of it, so each step's pass
+ * over the block finds it in L1. */
+#define KR_EW_BLOCK_FLOATS 2048
+
+KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args, const char *file) {
+  if (!p || !first || p->nsteps < 1 || p->nsteps > KR_EW_MAX) {
+    PyErr_Format(PyExc_SystemError, "kiln: bad elementwise chain (%s)", file);
+    return NULL;
+  }
+  const int fw = first->framework;
+  /* the result's shape, folded step by step as the ops would broadcast it;
+   * anything the ops would refuse goes op by op, for their errors */
+  int rank = first->rank;
+  Mat f = as_mat(first);
+  int64_t M = f.m, N = f.n;
+  for (int k = 0; k < p->nsteps; k++) {
+    const KrEwStep *st = &p->step[k];
+    bool act = st->op == KR_OP_RELU || st->op == KR_OP_SIGMOID || st->op == KR_OP_TANH;
+    if (st->kind == KR_EW_ACT ? !act : !is_arith(st->op)) {
+      PyErr_Format(PyExc_SystemError, "kiln: bad elementwise step %d (%s:%d)", st->op, file, st->line);
+      return NULL;
+    }
+    if (st->kind != KR_EW_TENSOR) continue;
+    const KrTensor *t = args[k].t;
+    Mat x = as_mat(t);
+    if (t->framework != fw || !bsize(M, x.m, &M) || !bsize(N, x.n, &N)) return ewise_one_by_one(p, first, args, file);
+    if (t->rank > rank) rank = t->rank;
+  }
+  int64_t shape[2] = {M, N}, fs0 = 0, fs1 = 0;
+  if (rank == 1) shape[0] = N;
+  KrTensor *r = kr_tensor_new(fw, rank, shape);
+  if (!r) return NULL;
+  frame_strides(first, M, N, &fs0, &fs1);
+  int64_t os0[KR_EW_MAX] = {0}, os1[KR_EW_MAX] = {0};
+  float sc[KR_EW_MAX] = {0};
+  int nan_b[KR_EW_MAX] = {0}, scalar_a[KR_EW_MAX] = {0};
+  kk_binop kop[KR_EW_MAX];
+  kk_act act[KR_EW_MAX];
+  for (int k = 0; k < p->nsteps; k++) {
+    const KrEwStep *st = &p->step[k];
+    kop[k] = binop_of(st->op);
+    act[k] = st->op == KR_OP_RELU ? (fw == KR_FW_TF ? KK_ACT_RELU_TF : KK_ACT_RELU)
+             : st->op == KR_OP_SIGMOID ? KK_ACT_SIGMOID : KK_ACT_TANH;
+    if (st->kind == KR_EW_TENSOR) {
+      frame_strides(args[k].t, M, N, &os0[k], &os1[k]);
+      nan_b[k] = tensor_nan_b(st->op, fw);
+    } else if (st->kind != KR_EW_ACT) {
+      sc[k] = scalar_f32(fw, args[k].f, args[k].i, st->kind == KR_EW_INT);
+      kop[k] = scalar_plan(st->op, fw, st->swap, &scalar_a[k], &nan_b[k]);
+    }
+  }
+  int64_t rb = N > 0 ? KR_EW_BLOCK_FLOATS / N : M;
+  rb = rb < 1 ? 1 : rb;
+  KrKernelScope ks = kr_kernel_enter(fw, (double)M * (double)N * (double)p->nsteps);
+  for (int64_t i0 = 0; i0 < M && N > 0; i0 += rb) {
+    int64_t m = M - i0 < rb ? M - i0 : rb;
+    float *v = r->data + i0 * N;
+    kk_unary(KK_ACT_NONE, m, N, first->data + i0 * fs0, fs0, fs1, v); /* a copy, bit for bit */
+    for (int k = 0; k < p->nsteps; k++) {
+      const KrEwStep *st = &p->step[k];
+      if (st->kind == KR_EW_ACT) {
+        kk_unary(act[k], m, N, v, N, 1, v);
+      } else if (st->kind == KR_EW_TENSOR) {
+        const float *x = args[k].t->data + i0 * os0[k];
+        if (st->swap) kk_binary(kop[k], nan_b[k], m, N, x, os0[k], os1[k], v, N, 1, v);
+        else kk_binary(kop[k], nan_b[k], m, N, v, N, 1, x, os0[k], os1[k], v);
+      } else if (scalar_a[k]) {
+        kk_binary(kop[k], nan_b[k], m, N, &sc[k], 0, 0, v, N, 1, v);
+      } else {
+        kk_binary(kop[k], nan_b[k], m, N, v, N, 1, &sc[k], 0, 0, v);
+      }
+    }
+  }
   kr_kernel_leave(ks);
   return r;
 }

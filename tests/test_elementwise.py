@@ -14,6 +14,8 @@ import json
 import math
 import pathlib
 import struct
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -123,6 +125,24 @@ def operands_for(form, shape, seed):
 
 # ==========================================================================
 # the report: every site claimed, by the rule of its form
+
+
+def test_chains_fuse(tmod, tmp_path):
+    """The chains run as one pass (kr->tensor_ewise; a 22-op chain as two),
+    but not one reading a variable that may be unbound (the ops before it
+    must raise first) or a single op."""
+    src = HERE / "torch_programs" / "tp_arith.py"
+    c = subprocess.run([sys.executable, "-m", "kiln", "emit", str(src)], capture_output=True, text=True,
+                       check=True, timeout=120).stdout
+
+    def body(name):
+        i = c.index(f"/* def {name} ")
+        return c[i:c.find("/* def ", i + 10)]
+    for name, calls in [("chain_lines", 1), ("chain_stretched", 1), ("chain_scalar_left", 1), ("chain_acts", 1),
+                        ("chain_long", 2), ("chain_after_gemm", 1), ("standardize", 1), ("gated", 1),
+                        ("chain_maybe_unbound", 0), ("mul_tf", 0), ("add_22", 0)]:
+        assert body(name).count("kr->tensor_ewise(") == calls, name
+    assert "kr->tensor_fused(" in body("chain_after_gemm")  # linear + relu stay one GEMM
 
 
 def test_every_site_claimed(tmod):
@@ -385,3 +405,108 @@ def test_tf_signed_zero_scalar(tfmod):
         for name, exp in cases:
             args = (x, s) if name.endswith("tf") else (s, x)
             np.testing.assert_array_equal(bits(getattr(mod, name)(*args)), bits(exp), err_msg=f"{name}({s!r})")
+
+
+# ==========================================================================
+# fused chains: the ops one by one, bit for bit
+
+
+def test_torch_chains(tmod):
+    mod, _ = tmod
+    py = mod.__kiln_python__
+    for m, n in [(1, 1), (1, 7), (3, 16), (5, 33), (16, 64), (9, 300), (0, 5), (3, 0)]:
+        x = torch.from_numpy(salted((m, n), 1))
+        mu, sd, r = (torch.from_numpy(salted((n,), k)) for k in (2, 3, 4))
+        col = torch.from_numpy(salted((m, 1), 5))
+        for k in (0.5, -0.0, math.inf):
+            assert_bits(mod.chain_lines(x, mu, sd, k), py["chain_lines"](x, mu, sd, k), False, "chain_lines")
+        # the first operand (a row) stretched over x's rows, a column over its columns
+        assert_bits(mod.chain_stretched(mu, x, col), py["chain_stretched"](mu, x, col), False, "stretched")
+        for nn, s in [(3, 0.5), (0, -2.0), (2 ** 40 + 1, 1e-3)]:
+            assert_bits(mod.chain_scalar_left(x, nn, s), py["chain_scalar_left"](x, nn, s), False, "scalar_left")
+        assert_bits(mod.chain_long(x, r), py["chain_long"](x, r), False, "chain_long")
+        torch.testing.assert_close(mod.chain_acts(x, r), py["chain_acts"](x, r), rtol=1e-5, atol=1e-6,
+                                   equal_nan=True)
+        for layout, xt in layouts(salted((m, n), 6)):
+            assert_bits(mod.chain_lines(xt, mu, sd, 2.0), py["chain_lines"](xt, mu, sd, 2.0), False, layout)
+        w = torch.randn(n, n) / max(n, 1) ** 0.5
+        b = torch.randn(n)
+        xr = torch.randn(m, n)
+        torch.testing.assert_close(mod.chain_after_gemm(xr, w, b, 0.3), py["chain_after_gemm"](xr, w, b, 0.3),
+                                   rtol=1e-5, atol=1e-5)
+
+
+def test_torch_chain_errors_name_the_failing_op(tmod):
+    """A shape error in the middle of a chain is the unfused op's error: its
+    op, both shapes and its own line; the ops before it ran, those after did
+    not."""
+    mod, _ = tmod
+    path = HERE / "torch_programs" / "tp_arith.py"
+    lines = path.read_text().splitlines()
+
+    def at(text):
+        return f"({path}:{next(i for i, t in enumerate(lines, 1) if t.strip() == text)})"
+    x, mu, sd = torch.ones(3, 4), torch.ones(4), torch.ones(5)
+    with pytest.raises(RuntimeError) as e:
+        mod.chain_lines(x, mu, sd, 1.0)
+    assert f"kiln: div: incompatible shapes [3, 4] and [5] {at('scaled = centred / sd')}" in str(e.value)
+    with pytest.raises(RuntimeError):
+        mod.__kiln_python__["chain_lines"](x, mu, sd, 1.0)
+    with pytest.raises(RuntimeError) as e:
+        mod.chain_lines(x, torch.ones(2), mu, 1.0)
+    assert f"kiln: sub: incompatible shapes [3, 4] and [2] {at('centred = x - mu')}" in str(e.value)
+    # a row of 4 against x's 3 x 5: the first op of chain_stretched fails
+    with pytest.raises(RuntimeError, match=r"kiln: sub: incompatible shapes \[4\] and \[3, 5\]"):
+        mod.chain_stretched(torch.ones(4), torch.ones(3, 5), torch.ones(3, 1))
+    with pytest.raises(RuntimeError, match=r"kiln: div: incompatible shapes \[3, 5\] and \[2, 1\]"):
+        mod.chain_stretched(torch.ones(5), torch.ones(3, 5), torch.ones(2, 1))
+
+
+def test_torch_chain_unbound_operand_after_shape_error(tmod):
+    """`(x - mu) * k + mu` with k unbound: Python's x - mu runs first, so a
+    shape error there wins over the UnboundLocalError; with good shapes the
+    UnboundLocalError. (kiln does not fuse a chain over a maybe-unbound name.)"""
+    mod, _ = tmod
+    py = mod.__kiln_python__
+    with pytest.raises(RuntimeError):
+        py["chain_maybe_unbound"](torch.ones(2, 3), torch.ones(4), False)
+    with pytest.raises(RuntimeError, match="incompatible shapes"):
+        mod.chain_maybe_unbound(torch.ones(2, 3), torch.ones(4), False)
+    with pytest.raises(UnboundLocalError):
+        mod.chain_maybe_unbound(torch.ones(2, 3), torch.ones(3), False)
+    x, mu = torch.from_numpy(salted((4, 9), 1)), torch.from_numpy(salted((9,), 2))
+    assert_bits(mod.chain_maybe_unbound(x, mu, True), py["chain_maybe_unbound"](x, mu, True), False, "bound")
+
+
+def test_gemm_chain_unbound_bias_after_shape_error(tmod):
+    """Regression: `(x @ w + b).relu()` with b unbound raised UnboundLocalError
+    where Python's x @ w raises its shape error first (the fused GEMM read
+    every operand before any op ran)."""
+    mod, _ = tmod
+    py = mod.__kiln_python__
+    args = (torch.ones(2, 3), torch.ones(4, 5), torch.ones(5), False)
+    with pytest.raises(RuntimeError):
+        py["gemm_maybe_unbound"](*args)
+    with pytest.raises(RuntimeError, match=r"kiln: matmul: incompatible shapes \[2, 3\] and \[4, 5\]"):
+        mod.gemm_maybe_unbound(*args)
+    with pytest.raises(UnboundLocalError):
+        mod.gemm_maybe_unbound(torch.ones(2, 4), torch.ones(4, 5), torch.ones(5), False)
+    x, w, r = torch.randn(3, 4), torch.randn(4, 5), torch.randn(5)
+    torch.testing.assert_close(mod.gemm_maybe_unbound(x, w, r, True), py["gemm_maybe_unbound"](x, w, r, True))
+
+
+def test_tf_chains(tfmod):
+    mod, _ = tfmod
+    py = mod.__kiln_python__
+    for m, n in [(1, 1), (3, 16), (5, 33), (16, 64), (0, 5)]:
+        x = tf_tensor(salted((m, n), 1))
+        mu, sd = tf_tensor(salted((n,), 2)), tf_tensor(salted((n,), 3))
+        col = tf_tensor(salted((m, 1), 5))
+        for k in (0.5, math.inf):
+            assert_bits(mod.chain_lines(x, mu, sd, k).numpy(), py["chain_lines"](x, mu, sd, k).numpy(), False,
+                        "chain_lines")
+        assert_bits(mod.chain_stretched(mu, x, col).numpy(), py["chain_stretched"](mu, x, col).numpy(), False,
+                    "stretched")
+        for nn, s in [(3, 0.5), (2 ** 40 + 1, 1e-3)]:
+            assert_bits(mod.chain_scalar_left(x, nn, s).numpy(), py["chain_scalar_left"](x, nn, s).numpy(), False,
+                        "scalar_left")

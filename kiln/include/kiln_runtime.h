@@ -155,6 +155,29 @@ typedef struct KrTensor {
   KrBuffer *buf;    /* strong ref to kiln storage, or NULL */
 } KrTensor;
 
+/* An elementwise chain the compiler fused (fuse.c kl_plan_ewise):
+ *   v = first; then for each step: v = act(v), v = v op x or (swap) x op v,
+ * x a tensor or a Python scalar (KrEwArg); op KR_OP_ADD/SUB/MUL/DIV or
+ * KR_OP_RELU/SIGMOID/TANH. One pass over the result, computed as the ops
+ * one by one compute it (same roundings, NaNs and errors, each error naming
+ * its op's line); no intermediate tensor. */
+#define KR_EW_MAX 16
+enum { KR_EW_ACT = 0, KR_EW_TENSOR, KR_EW_FLOAT, KR_EW_INT };
+typedef struct KrEwStep {
+  int op, line;
+  int swap; /* the operand is the left one: x op v */
+  int kind; /* KR_EW_ACT, or what the operand is */
+} KrEwStep;
+typedef struct KrEwise {
+  int nsteps;
+  KrEwStep step[KR_EW_MAX];
+} KrEwise;
+typedef struct KrEwArg { /* step k's operand: t (KR_EW_TENSOR), f (FLOAT) or i (INT, bools too) */
+  KrTensor *t;
+  double f;
+  int64_t i;
+} KrEwArg;
+
 /* A compiled function's signature, for argument binding. */
 typedef struct KrSig {
   const char *name;        /* function name, for messages */
@@ -293,6 +316,8 @@ typedef struct KrApi {
    * the tensor's framework converts it. New ref. */
   KrTensor *(*tensor_scalar_op)(int op, KrTensor *t, double f, int64_t i, int is_int, int scalar_left,
                                 const char *file, int line);
+  /* A fused elementwise chain (see KrEwise). New ref. */
+  KrTensor *(*tensor_ewise)(const KrEwise *p, KrTensor *first, const KrEwArg *args, const char *file);
   /* A fused chain (see KrFused): same checks and errors as the ops one by
    * one, one pass over the output, no intermediate tensors. New ref. */
   KrTensor *(*tensor_fused)(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *c, KrTensor *d, KrTensor *e,

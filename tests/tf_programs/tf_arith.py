@@ -234,3 +234,17 @@ def augmented(x: TensorF32Cpu2D, s: float, n: int) -> TensorF32Cpu2D:
     y /= 3
     y += x
     return y
+
+
+def chain_lines(x: TensorF32Cpu2D, mu: TensorF32Cpu1D, sd: TensorF32Cpu1D, k: float) -> TensorF32Cpu2D:
+    centred = x - mu
+    scaled = centred / sd
+    return tf.nn.relu(scaled * k) + 0.5
+
+
+def chain_stretched(row: TensorF32Cpu1D, x: TensorF32Cpu2D, col: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return (row * 2.0 - x) / col + row
+
+
+def chain_scalar_left(x: TensorF32Cpu2D, n: int, s: float) -> TensorF32Cpu2D:
+    return s / (n - (1.5 * x + n) * s)

@@ -243,3 +243,45 @@ def augmented(x: TensorF32Cpu2D, s: float, n: int) -> TensorF32Cpu2D:
     y /= 3
     y += x
     return y
+
+
+# ---- chains fused into one pass (kr_tensor_ewise) --------------------------
+
+def chain_lines(x: TensorF32Cpu2D, mu: TensorF32Cpu1D, sd: TensorF32Cpu1D, k: float) -> TensorF32Cpu2D:
+    centred = x - mu
+    scaled = centred / sd
+    return (scaled * k).relu() + 0.5
+
+
+def chain_stretched(row: TensorF32Cpu1D, x: TensorF32Cpu2D, col: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return (row * 2.0 - x) / col + row
+
+
+def chain_scalar_left(x: TensorF32Cpu2D, n: int, s: float) -> TensorF32Cpu2D:
+    return s / (n - (1.5 * x + n) * s)
+
+
+def chain_acts(x: TensorF32Cpu2D, g: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return ((x * 2.0 - 1.0).sigmoid() * g).tanh() - 0.25
+
+
+def chain_long(x: TensorF32Cpu2D, r: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return ((((((((((x + r) * 1.5 - r) / 2.0 + r) * r - 0.5) / r + 1.0) * 0.5 - r) + r) * 2.0
+              - x) / 3.0 + r) * r - 1.0) / 2.0 + x
+
+
+def chain_after_gemm(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, s: float) -> TensorF32Cpu2D:
+    return (F.linear(x, w, b).relu() * s - b) / 2.0
+
+
+def chain_maybe_unbound(x: TensorF32Cpu2D, mu: TensorF32Cpu1D, flag: bool) -> TensorF32Cpu2D:
+    if flag:
+        k = 2.0
+    return (x - mu) * k + mu
+
+
+
+def gemm_maybe_unbound(x: TensorF32Cpu2D, w: TensorF32Cpu2D, r: TensorF32Cpu1D, flag: bool) -> TensorF32Cpu2D:
+    if flag:
+        b = r + r
+    return (x @ w + b).relu()
