@@ -11,6 +11,7 @@ TITLES = {
     "phase_a": "Phase A: linear -> relu -> mean (cell = batch/in->out)",
     "phase_b": "Phase B: alternating relu/sigmoid layer loop (cell = batch/width/depth/phase)",
     "lennard_jones": "TorchBench lennard_jones MLP (5 x Linear width 16, tanh; batch 1)",
+    "elementwise": "Elementwise chain: ((x - mu) / sd * gain + bias).relu() * scale (cell = batch x width)",
     "tf_chain": "TensorFlow chain: matmul -> relu -> + bias -> reduce_mean(axis=1) (in 128, out 64)",
     "gemm": "GEMM sweep (C = A @ B, float32)",
     "scalar": "Scalar loops: compiled pure-int function vs CPython",

@@ -43,7 +43,7 @@ ROOT = BENCH.parent
 
 # child name -> (workload module, its groups)
 CHILDREN = {
-    "torch": ("wl_torch", ["phase_a", "phase_b", "lennard_jones"]),
+    "torch": ("wl_torch", ["phase_a", "phase_b", "lennard_jones", "elementwise"]),
     "micro": ("wl_micro", ["scalar", "fixed_cost"]),
     "tf": ("wl_tf", ["tf_chain"]),
     "gemm": ("wl_gemm", ["gemm"]),

@@ -1,5 +1,6 @@
-"""Torch model workloads: reference Phase A and Phase B cells and TorchBench's
-lennard_jones MLP, kiln vs eager vs torch.jit.script vs torch.compile."""
+"""Torch model workloads: reference Phase A and Phase B cells, TorchBench's
+lennard_jones MLP and an elementwise chain, kiln vs eager vs torch.jit.script
+vs torch.compile."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from harness import Budget, Cell
 PHASE_A_CELLS = [(1, 32, 32), (1, 128, 64), (8, 64, 64), (16, 128, 64), (64, 128, 64), (256, 256, 128)]
 PHASE_B_CELLS = [(1, 16, 4, 0), (1, 32, 8, 1), (4, 32, 16, 0), (8, 64, 16, 1), (32, 128, 8, 0),
                  (64, 128, 16, 1)]
+ELEMENTWISE_CELLS = [(1, 64), (16, 64), (64, 256), (256, 1024)]
 QUICK_A = [(1, 32, 32)]
 QUICK_B = [(1, 16, 4, 0)]
 
@@ -113,12 +115,29 @@ def lennard_jones(mod: Any, budget: Budget, quick: bool) -> list[Cell]:
     return [cell]
 
 
+def elementwise(mod: Any, budget: Budget, quick: bool) -> list[Cell]:
+    """`((x - mu) / sd * gain + bias).relu() * scale` on batch x width."""
+    cells = []
+    for batch, width in (ELEMENTWISE_CELLS[:1] if quick else ELEMENTWISE_CELLS):
+        label = f"{batch}x{width}"
+        x = torch.randn(batch, width)
+        mu, sd = torch.randn(width), torch.rand(width) + 0.5
+        gain, bias = torch.randn(width), torch.randn(width)
+        extra: dict[str, Any] = {"cell": label}
+        contenders = _peers("elementwise", mod, (x, mu, sd, gain, bias, 0.5), not quick, extra)
+        cell = harness.measure("elementwise", label, {"batch": batch, "width": width}, contenders, budget)
+        cell.extra.update(extra)
+        harness.log(cell)
+        cells.append(cell)
+    return cells
+
+
 def run(out_dir: str, budget: Budget, quick: bool, groups: list[str]) -> dict[str, list[Cell]]:
     warnings.filterwarnings("ignore")
     mod = build_model("torch_models", out_dir)
     results = {}
     for group, fn in (("phase_a", phase_a), ("phase_b", phase_b),
-                      ("lennard_jones", lennard_jones)):
+                      ("lennard_jones", lennard_jones), ("elementwise", elementwise)):
         if group in groups:
             print(f"== {group}", flush=True)
             results[group] = fn(mod, budget, quick)

@@ -27,7 +27,7 @@ def test_bench_quick(tmp_path: Path) -> None:
 
     md = (out / "results.md").read_text()
     for heading in ("# kiln benchmark results", "## Machine", "## Summary",
-                    "### Phase A", "### Phase B", "### TorchBench lennard_jones",
+                    "### Phase A", "### Phase B", "### TorchBench lennard_jones", "### Elementwise chain",
                     "### TensorFlow chain", "### GEMM sweep", "### Scalar loops",
                     "### Fixed cost"):
         assert heading in md, heading
@@ -51,7 +51,7 @@ def test_bench_quick(tmp_path: Path) -> None:
     assert results["quick"] is True
     assert results["machine"]["kiln_isa"] in ("avx512", "avx2", "reference")
     groups = results["passes"]["single"]
-    for group in ("phase_a", "phase_b", "lennard_jones", "tf_chain", "gemm", "scalar",
+    for group in ("phase_a", "phase_b", "lennard_jones", "elementwise", "tf_chain", "gemm", "scalar",
                   "fixed_cost"):
         assert groups[group], group
         for cell in groups[group]:

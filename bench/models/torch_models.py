@@ -51,6 +51,13 @@ def lennard_jones(
     return F.linear(h, w5, b5)
 
 
+def elementwise(x: TensorF32Cpu2D, mu: TensorF32Cpu1D, sd: TensorF32Cpu1D, gain: TensorF32Cpu1D,
+                bias: TensorF32Cpu1D, scale: float) -> TensorF32Cpu2D:
+    """Standardise with given statistics, then an affine map, clipped and scaled:
+    six elementwise ops on one value (one pass in kiln)."""
+    return ((x - mu) / sd * gain + bias).relu() * scale
+
+
 def matmul(a: TensorF32Cpu2D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
     """kiln's GEMM through a compiled function."""
     return a @ b

@@ -4556,7 +4556,9 @@ class TensorGen:
             dim = r.choice(["1", "1", "-1"])
             kw = (f"dim={dim}, keepdim=False" if r.random() < 0.7 else f"keepdim=False, dim={dim}")
             return f"{self.paren(v)}.{red}({kw})", (s[0],)
-        # forms that run on the Python fallback
+        # forms that run on the Python fallback (0, 1, 2, 4), and tensor
+        # arithmetic with another tensor or a scalar (3, 5, 6), which kiln
+        # claims since 2026-12-02 (chains of them run as one pass)
         x = r.randint(0, 7)
         if x == 0 and len(s) == 2:
             return f"{self.paren(v)}.{r.choice(['mean', 'sum'])}(dim=0)", (s[1],)
@@ -4567,16 +4569,19 @@ class TensorGen:
         if x == 3:
             other = self.pick(len(s))
             if other and self.vars[other] == s:
-                return f"{self.paren(v)} {r.choice(['*', '-'])} {other}", s
+                return f"{self.paren(v)} {r.choice(['*', '-', '/'])} {other}", s
             p = self.param("y", s)
-            return f"{self.paren(v)} {r.choice(['*', '-'])} {p}", s
+            return f"{self.paren(v)} {r.choice(['*', '-', '/'])} {p}", s
         if x == 4 and len(s) == 2:
             return f"{self.paren(v)}.transpose(0, 1)", (s[1], s[0])
         if x == 5:
             sp = self.scalar_param("s", FLOAT)
-            return f"{self.paren(v)} + {sp}", s
+            o = r.choice(['+', '+', '-', '*', '/'])
+            return (f"{self.paren(v)} {o} {sp}" if r.random() < 0.6 else f"{sp} {o} {self.paren(v)}"), s
         if x == 6:
-            return f"{self.paren(v)} {r.choice(['+', '*'])} {r.choice(['0.5', '2.0', '-1.0'])}", s
+            lit = r.choice(['0.5', '2.0', '-1.0', '3'])
+            o = r.choice(['+', '*', '-', '/'])
+            return (f"{self.paren(v)} {o} {lit}" if r.random() < 0.6 else f"{lit} {o} {self.paren(v)}"), s
         return f"{self.paren(v)}.relu()", s
 
     @staticmethod
