@@ -147,9 +147,10 @@ static const char *const code_explains[] = {
         "b: TensorF32Cpu1D, all positional. Without a bias, multiply by a\n"
         "pre-transposed rank-2 weight instead: `x @ wt` is a native matmul."),
     [KL_KILN_TORCH_002] = EXPLAIN(
-        ".relu(), .sigmoid() and .tanh() are native with no arguments on rank-1 or\n"
-        "rank-2 float32 CPU tensors. With arguments (inplace=..., out=...) they run\n"
-        "on the Python fallback.",
+        ".relu(), .sigmoid() and .tanh(), and torch.relu / F.relu, torch.sigmoid /\n"
+        "F.sigmoid, torch.tanh / F.tanh of one tensor, are native with no other\n"
+        "arguments on rank-1 or rank-2 float32 CPU tensors. With arguments\n"
+        "(inplace=..., out=...) they run on the Python fallback.",
         "    def f(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
         "        return x.relu(inplace=True)    # KILN-TORCH-002",
         "Write `x.relu()`, `x.sigmoid()` or `x.tanh()` with no arguments; kiln\n"
@@ -163,14 +164,14 @@ static const char *const code_explains[] = {
         "Make both operands rank 2 (TensorF32Cpu2D), e.g. pass v as a (n, 1)\n"
         "matrix, and write `a @ b` or `torch.matmul(a, b)` without keywords."),
     [KL_KILN_TORCH_004] = EXPLAIN(
-        "Tensor + is native for ranks 1+1, 2+2 and 2+1/1+2 (row broadcast). Other\n"
-        "operands (Python scalars, other ranks) run on the Python fallback. The\n"
-        "current torch plugin claims every tensor+tensor form it sees, so this code\n"
-        "is reserved.",
-        "    def f(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
-        "        return x + 1.0                 # tensor + scalar: not native",
-        "Add a tensor of rank 1 or 2 (`x + b` with b: TensorF32Cpu1D broadcasts\n"
-        "over rows)."),
+        "Tensor + - * / are native for ranks 1+1, 2+2 and 2+1/1+2 (broadcast) and\n"
+        "between a tensor and an int, float or bool. The current torch plugin\n"
+        "claims every such form it sees (`x - True` it leaves to eager, which\n"
+        "raises), so this code is reserved.",
+        "    def f(x: TensorF32Cpu2D, flag: bool) -> TensorF32Cpu2D:\n"
+        "        return x - flag                # eager torch refuses - with a bool",
+        "Nothing to fix: the site runs on eager PyTorch, which raises for a bool;\n"
+        "write `x - int(flag)` to subtract 0 or 1."),
     [KL_KILN_TORCH_005] = EXPLAIN(
         ".mean and .sum are native only as .mean(dim=1, keepdim=False) /\n"
         ".sum(dim=1, keepdim=False) on rank 2: both keywords, literal values (dim\n"
@@ -202,8 +203,9 @@ static const char *const code_explains[] = {
         "        return tf.nn.relu(x, name=\"act\")   # KILN-TF-002",
         "Write `tf.nn.relu(x)`: one positional tensor, no name= or other keywords."),
     [KL_KILN_TF_003] = EXPLAIN(
-        "tf.add / tf.math.add are native for two tensors of ranks 1+1, 2+2, 2+1 or\n"
-        "1+2 with no keywords.",
+        "tf.add, tf.subtract, tf.multiply and tf.divide (and their tf.math names,\n"
+        "tf.truediv) are native for two tensors of ranks 1+1, 2+2, 2+1 or 1+2 with\n"
+        "no keywords.",
         "    def f(a: TensorF32Cpu2D, b: TensorF32Cpu1D):\n"
         "        return tf.add(a, b, name=\"sum\")   # KILN-TF-003",
         "Write `tf.add(a, b)` (or `a + b`) with two kiln tensors and no keywords."),
@@ -216,17 +218,18 @@ static const char *const code_explains[] = {
         "Write `tf.reduce_mean(x, axis=1)` on a TensorF32Cpu2D; `axis` must be the\n"
         "literal 1 and keepdims, if given, the literal False."),
     [KL_KILN_TF_005] = EXPLAIN(
-        "tf.nn.sigmoid (also tf.sigmoid, tf.math.sigmoid) is native for one rank-1\n"
-        "or rank-2 tensor and no keywords.",
+        "tf.nn.sigmoid and tf.nn.tanh (also tf.sigmoid, tf.math.sigmoid, tf.tanh,\n"
+        "tf.math.tanh) are native for one rank-1 or rank-2 tensor and no keywords.",
         "    def f(x: TensorF32Cpu1D):\n"
         "        return tf.nn.sigmoid(x, name=\"p\")   # KILN-TF-005",
         "Write `tf.nn.sigmoid(x)`: one positional tensor, no keywords."),
     [KL_KILN_TF_006] = EXPLAIN(
-        "Binary + on TensorFlow tensors is native for ranks 1+1, 2+2, 2+1 and 1+2.\n"
-        "Reserved: the current plugin claims every tensor+tensor form it sees.",
-        "    def f(x: TensorF32Cpu2D):\n"
-        "        return x + 1.0                 # tensor + scalar: not native",
-        "Add a kiln tensor of rank 1 or 2 (`x + b` with b: TensorF32Cpu1D)."),
+        "Binary + - * / on TensorFlow tensors are native for ranks 1+1, 2+2, 2+1\n"
+        "and 1+2, and between a tensor and an int, float or bool. Reserved: the\n"
+        "current plugin claims every such form it sees.",
+        "    def f(x: TensorF32Cpu2D, y):\n"
+        "        return x * y                   # y untyped: eager TensorFlow",
+        "Annotate the other operand (a kiln tensor type, int, float or bool)."),
     [KL_KILN_TF_010] = EXPLAIN(
         "A covered TensorFlow operation got an operand outside the kiln-tensorflow\n"
         "vocabulary (a Python scalar, or another framework's tensor). It runs on\n"

@@ -176,6 +176,9 @@ def test_every_site_claimed_tf(tfmod):
         for s in f["sites"]:
             if s["outcome"] == "claimed":
                 seen.add(s["rule"])
+            elif f["name"] in ("multiply_kw", "tanh_kw"):
+                assert (s["outcome"], s["code"]) == (
+                    "rejected", "KILN-TF-003" if f["name"] == "multiply_kw" else "KILN-TF-005"), s
             elif f["name"] != "augmented":
                 assert s["outcome"] == "scalar", (f["name"], s)
     for op in OPS:
@@ -510,3 +513,31 @@ def test_tf_chains(tfmod):
         for nn, s in [(3, 0.5), (2 ** 40 + 1, 1e-3)]:
             assert_bits(mod.chain_scalar_left(x, nn, s).numpy(), py["chain_scalar_left"](x, nn, s).numpy(), False,
                         "scalar_left")
+
+
+def test_tf_call_forms_and_tanh(tfmod):
+    """tf.subtract / tf.multiply / tf.divide / tf.truediv bit for bit, tf.nn.tanh
+    within the activations' tolerance with subnormals flushed, and the forms
+    with keywords on eager TensorFlow."""
+    mod, _ = tfmod
+    py = mod.__kiln_python__
+    for m, n in [(1, 1), (3, 16), (5, 33), (16, 64), (0, 4)]:
+        a2, b2 = salted((m, n), 1), salted((m, n), 2)
+        a1, b1 = salted((n,), 3), salted((n,), 4)
+        for name, args, both in [("subtract_call", (a2, b1), np.isnan(a2) & np.isnan(b1)[None, :]),
+                                 ("multiply_call", (a1, b2), np.isnan(a1)[None, :] & np.isnan(b2)),
+                                 ("divide_call", (a2, b2), np.isnan(a2) & np.isnan(b2)),
+                                 ("truediv_call", (a1, b1), np.isnan(a1) & np.isnan(b1))]:
+            ts = [tf_tensor(v) for v in args]
+            assert_bits(getattr(mod, name)(*ts).numpy(), py[name](*ts).numpy(), both, f"{name} {m}x{n}")
+        x = tf_tensor((np.random.default_rng(n).standard_normal((m, n)) * 4).astype(np.float32))
+        for name, arg in [("tanh_2", x), ("tanh_math", x), ("tanh_1", tf_tensor(a1)), ("tanh_2", tf_tensor(a2))]:
+            got, exp = getattr(mod, name)(arg).numpy(), py[name](arg).numpy()
+            np.testing.assert_allclose(got, exp, rtol=1e-5, atol=1e-6, err_msg=name)
+            assert not ((got != 0) & (np.abs(got) < np.finfo(np.float32).tiny)).any(), name
+        mu, sd = tf_tensor(salted((n,), 5)), tf_tensor((np.random.default_rng(1).random(n) + 0.5).astype(np.float32))
+        np.testing.assert_allclose(mod.chain_calls(x, mu, sd).numpy(), py["chain_calls"](x, mu, sd).numpy(),
+                                   rtol=1e-5, atol=1e-6, err_msg="chain_calls")
+        y = tf_tensor(a2)
+        assert_bits(mod.multiply_kw(y, y).numpy(), py["multiply_kw"](y, y).numpy(), False, "multiply_kw")
+        np.testing.assert_array_equal(mod.tanh_kw(x).numpy(), py["tanh_kw"](x).numpy())

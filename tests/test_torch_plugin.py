@@ -205,6 +205,8 @@ def form_args(name, M, K, N, maker=gen):
         "add_21": (a2, a1), "add_12": (a1, maker(15, M, K)),
         "relu_1": (a1,), "relu_2": (a2,), "sigmoid_1": (a1,), "sigmoid_2": (a2,),
         "tanh_1": (a1,), "tanh_2": (a2,),
+        "relu_fn_1": (a1,), "relu_fn_2": (a2,), "sigmoid_fn_1": (a1,), "sigmoid_fn_2": (a2,),
+        "tanh_fn_1": (a1,), "tanh_fn_2": (a2,),
         "matmul_op": (maker(1, M, K), maker(2, K, N)), "matmul_call": (maker(1, M, K), maker(2, K, N)),
         "matmul_method": (maker(1, M, K), maker(2, K, N)),
         "linear_f": (maker(1, M, K), maker(2, N, K), maker(3, N)),
@@ -225,10 +227,11 @@ def form_args(name, M, K, N, maker=gen):
 FORM_STEM = {"linear_from": "tp_linear_from_import", "linear_dotted": "tp_linear_import_torch"}
 FORMS = ["binop_receiver", "call_receiver", "mean_kw_order", "sum_kw_order", "mean_kw", "sum_kw",
          "add_11", "add_22", "add_21", "add_12", "relu_1", "relu_2", "sigmoid_1", "sigmoid_2",
-         "tanh_1", "tanh_2", "matmul_op", "matmul_call", "matmul_method", "linear_f", "linear_full",
+         "tanh_1", "tanh_2", "relu_fn_1", "relu_fn_2", "sigmoid_fn_1", "sigmoid_fn_2", "tanh_fn_1",
+         "tanh_fn_2", "matmul_op", "matmul_call", "matmul_method", "linear_f", "linear_full",
          "linear_from", "linear_dotted", "identity", "mlp", "post_mean", "post_first", "post_linear_sum",
          "post_bias"]
-BITWISE = {"add_11", "add_22", "add_21", "add_12", "relu_1", "relu_2", "identity"}
+BITWISE = {"add_11", "add_22", "add_21", "add_12", "relu_1", "relu_2", "relu_fn_1", "relu_fn_2", "identity"}
 FORM_SHAPES = [(1, 1, 1), (3, 5, 2), (0, 4, 3), (3, 0, 2), (64, 33, 17), (200, 300, 129), (16, 128, 64),
                (40, 64, 128)]
 
@@ -243,7 +246,8 @@ def form_tol(name, K):
     return dict(rtol=RTOL, atol=ATOL)
 
 
-ACTIVATION_FORMS = {"sigmoid_1": "sigmoid", "sigmoid_2": "sigmoid", "tanh_1": "tanh", "tanh_2": "tanh"}
+ACTIVATION_FORMS = {"sigmoid_1": "sigmoid", "sigmoid_2": "sigmoid", "tanh_1": "tanh", "tanh_2": "tanh",
+                    "sigmoid_fn_1": "sigmoid", "sigmoid_fn_2": "sigmoid", "tanh_fn_1": "tanh", "tanh_fn_2": "tanh"}
 
 
 def check_form(mod, name, args, tol):
@@ -310,7 +314,7 @@ def rejected_args(name):
         "matmul_call_2d_1d": (x2, gen(5, 5)),
         "matmul_method_2d_1d": (x2, gen(5, 5)),
         "relu_with_arg": (x2, False),
-        "softmax": (x2,), "module_relu": (x2,), "inplace_relu": (x2,),
+        "softmax": (x2,), "exp": (x2,), "inplace_relu": (x2,), "relu_inplace_kw": (x2,),
         "power": (x2, gen(6, 4, 5)), "floor_div": (x2, gen(6, 4, 5)), "transpose": (x2,),
         "add_bool_sub": (x2, True), "unannotated_add": (x2, b1[:1]),
     }[name]
@@ -319,7 +323,7 @@ def rejected_args(name):
 REJECTED_NAMES = ["linear_1d_input", "linear_keyword_bias", "linear_no_bias", "mean_dim0",
                   "mean_keepdim_true", "mean_dynamic_dim", "sum_positional", "sum_whole", "mean_rank1",
                   "matmul_1d_2d", "matmul_call_2d_1d", "matmul_method_2d_1d", "relu_with_arg", "softmax",
-                  "module_relu", "inplace_relu", "power", "floor_div", "transpose", "add_bool_sub",
+                  "exp", "inplace_relu", "relu_inplace_kw", "power", "floor_div", "transpose", "add_bool_sub",
                   "unannotated_add"]
 
 
@@ -343,7 +347,7 @@ def test_rejected_or_not_covered(built, name):
     assert not [s for s in f["sites"] if s["outcome"] == "claimed"], f["sites"]
     # at run time: eager's result (and eager's mutation for relu_)
     out = check_equivalent(mod, name, *rejected_args(name))
-    if name == "inplace_relu":
+    if name in ("inplace_relu", "relu_inplace_kw"):
         assert out.native is out.native_inputs[0][0]
 
 

@@ -1,6 +1,7 @@
 /* plugins/tensorflow.c — the TensorFlow surface: tf.matmul / tf.linalg.matmul
- * (and @), tf.nn.relu, tf.nn.sigmoid, tf.add / tf.math.add / +, the
- * operators - * / (+ too) between tensors or a tensor and an int/float/bool, and
+ * (and @), tf.nn.relu, tf.nn.sigmoid, tf.nn.tanh, tf.add / tf.subtract /
+ * tf.multiply / tf.divide between tensors, the operators + - * / between
+ * tensors or a tensor and an int/float/bool, and
  * tf.reduce_mean(x, axis=1) on float32 CPU:0 EagerTensors of rank 1 and 2.
  * Covered symbols with other shapes or keywords are rejected; other
  * TensorFlow calls are not covered. Both run on eager TensorFlow. */
@@ -26,6 +27,11 @@ static const char *const matmul_names[] = {"tensorflow.matmul", "tensorflow.lina
 static const char *const relu_names[] = {"tensorflow.nn.relu", NULL};
 static const char *const sigmoid_names[] = {"tensorflow.nn.sigmoid", "tensorflow.sigmoid", "tensorflow.math.sigmoid", NULL};
 static const char *const add_names[] = {"tensorflow.add", "tensorflow.math.add", NULL};
+static const char *const sub_names[] = {"tensorflow.subtract", "tensorflow.math.subtract", NULL};
+static const char *const mul_names[] = {"tensorflow.multiply", "tensorflow.math.multiply", NULL};
+static const char *const div_names[] = {"tensorflow.divide", "tensorflow.math.divide", "tensorflow.truediv",
+                                        "tensorflow.math.truediv", NULL};
+static const char *const tanh_names[] = {"tensorflow.nn.tanh", "tensorflow.tanh", "tensorflow.math.tanh", NULL};
 static const char *const mean_names[] = {"tensorflow.reduce_mean", "tensorflow.math.reduce_mean", NULL};
 
 /* Operands outside the vocabulary: untyped (object) stays not covered,
@@ -66,13 +72,14 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
   }
   if (s->kind != KL_SK_CALL || !s->target) return pu_not_covered();
   const char *t = s->target;
+  bool arith = is_any(t, sub_names) || is_any(t, mul_names) || is_any(t, div_names);
   bool known = is_any(t, matmul_names) || is_any(t, relu_names) || is_any(t, sigmoid_names) ||
-               is_any(t, add_names) || is_any(t, mean_names);
+               is_any(t, tanh_names) || is_any(t, add_names) || is_any(t, mean_names) || arith;
   if (!known) return pu_not_covered();
   if (untyped_operands(s, tids)) return pu_not_covered();
   /* the tensor operands only: an extra argument (`tf.nn.relu(x, "name")`)
    * gets the op's own message below */
-  const int operands = is_any(t, matmul_names) || is_any(t, add_names) ? 2 : 1;
+  const int operands = is_any(t, matmul_names) || is_any(t, add_names) || arith ? 2 : 1;
   for (int i = 0; i < s->nargs && i < operands; i++)
     if (!pu_rank(s->args[i], tids))
       return pu_rejected(KL_KILN_TF_010, "an operand is not a kiln-tensorflow tensor (a Python scalar or another framework's tensor); pass only TensorF32Cpu1D/TensorF32Cpu2D operands");
@@ -80,6 +87,19 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
     if (s->nargs == 2 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2 && pu_rank(s->args[1], tids) == 2)
       return pu_claimed("kiln-tensorflow/matmul-f32-cpu-2d", tids[T2]);
     return pu_rejected(KL_KILN_TF_001, "tf.matmul is native only for two rank-2 tensors; write `tf.matmul(a, b)` with a and b rank 2 and no keywords (no transpose_a/transpose_b)");
+  }
+  if (is_any(t, tanh_names)) {
+    if (s->nargs == 1 && s->nkw == 0)
+      return pu_claimed(pu_rank(s->args[0], tids) == 1 ? "kiln-tensorflow/tanh-f32-cpu-1d" : "kiln-tensorflow/tanh-f32-cpu-2d",
+                        s->args[0]);
+    return pu_rejected(KL_KILN_TF_005, "tf.nn.tanh is native only with one tensor; write `tf.nn.tanh(x)` with x rank 1 or 2 and no keywords");
+  }
+  if (arith) {
+    int ra = s->nargs == 2 ? pu_rank(s->args[0], tids) : 0, rb = s->nargs == 2 ? pu_rank(s->args[1], tids) : 0;
+    const char *rule = is_any(t, sub_names) ? "kiln-tensorflow/subtract-call-f32-cpu"
+                       : is_any(t, mul_names) ? "kiln-tensorflow/multiply-call-f32-cpu" : "kiln-tensorflow/divide-call-f32-cpu";
+    if (s->nkw == 0 && ra && rb) return pu_claimed(rule, ra >= rb ? s->args[0] : s->args[1]);
+    return pu_rejected(KL_KILN_TF_003, "tf.subtract / tf.multiply / tf.divide are native only for two tensors without keywords; write `tf.multiply(a, b)` with ranks 1+1, 2+2, 2+1 or 1+2");
   }
   if (is_any(t, relu_names) || is_any(t, sigmoid_names)) {
     bool relu = is_any(t, relu_names);
@@ -124,9 +144,10 @@ static bool tf_lower(const KlSite *s, const KlClaim *c, const KlType *tids, KlLo
   const char *r = c->rule;
   if (strstr(r, "/matmul-")) *out = pu_op(KL_TOP_MATMUL, 2, c->result);
   else if (strstr(r, "/add-")) *out = pu_op(KL_TOP_ADD, 2, c->result);
-  else if (strstr(r, "/sub-")) *out = pu_op(KL_TOP_SUB, 2, c->result);
-  else if (strstr(r, "/mul-")) *out = pu_op(KL_TOP_MUL, 2, c->result);
-  else if (strstr(r, "/div-")) *out = pu_op(KL_TOP_DIV, 2, c->result);
+  else if (strstr(r, "/sub-") || strstr(r, "/subtract-")) *out = pu_op(KL_TOP_SUB, 2, c->result);
+  else if (strstr(r, "/mul-") || strstr(r, "/multiply-")) *out = pu_op(KL_TOP_MUL, 2, c->result);
+  else if (strstr(r, "/div-") || strstr(r, "/divide-")) *out = pu_op(KL_TOP_DIV, 2, c->result);
+  else if (strstr(r, "/tanh-")) *out = pu_op(KL_TOP_TANH, 1, c->result);
   else if (strstr(r, "/relu-")) *out = pu_op(KL_TOP_RELU, 1, c->result);
   else if (strstr(r, "/sigmoid-")) *out = pu_op(KL_TOP_SIGMOID, 1, c->result);
   else if (strstr(r, "/reduce-mean-")) *out = pu_op(KL_TOP_ROWMEAN, 1, c->result);
@@ -143,6 +164,11 @@ static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/sigmoid-f32-cpu-2d", "tf.nn.sigmoid(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/add-call-f32-cpu", "tf.add / tf.math.add(a, b) ranks 1+1, 2+2, 2+1, 1+2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/add-binop-f32-cpu", "a + b ranks 1+1, 2+2, 2+1, 1+2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/tanh-f32-cpu-1d", "tf.nn.tanh / tf.tanh / tf.math.tanh(x) rank 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/tanh-f32-cpu-2d", "tf.nn.tanh / tf.tanh / tf.math.tanh(x) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/subtract-call-f32-cpu", "tf.subtract / tf.math.subtract(a, b) ranks 1+1, 2+2, 2+1, 1+2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/multiply-call-f32-cpu", "tf.multiply / tf.math.multiply(a, b) ranks 1+1, 2+2, 2+1, 1+2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/divide-call-f32-cpu", "tf.divide / tf.math.divide / tf.truediv(a, b) ranks 1+1, 2+2, 2+1, 1+2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/sub-binop-f32-cpu", "a - b ranks 1-1, 2-2, 2-1, 1-2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/mul-binop-f32-cpu", "a * b ranks 1*1, 2*2, 2*1, 1*2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/div-binop-f32-cpu", "a / b ranks 1/1, 2/2, 2/1, 1/2", "claimed", KL_NUM_CODES, true},
@@ -153,9 +179,9 @@ static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/reduce-mean-axis1-f32-cpu-2d", "tf.reduce_mean(x, axis=1[, keepdims=False]) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/matmul-other-forms", "matmul with other ranks or keywords", "rejected", KL_KILN_TF_001, true},
     {"kiln-tensorflow/relu-other-forms", "tf.nn.relu with keywords or extra arguments", "rejected", KL_KILN_TF_002, true},
-    {"kiln-tensorflow/add-other-forms", "tf.add with keywords", "rejected", KL_KILN_TF_003, true},
+    {"kiln-tensorflow/add-other-forms", "tf.add / tf.subtract / tf.multiply / tf.divide with keywords", "rejected", KL_KILN_TF_003, true},
     {"kiln-tensorflow/reduce-mean-other-forms", "reduce_mean without literal axis=1 or with keepdims=True", "rejected", KL_KILN_TF_004, true},
-    {"kiln-tensorflow/sigmoid-other-forms", "tf.nn.sigmoid with keywords or extra arguments", "rejected", KL_KILN_TF_005, true},
+    {"kiln-tensorflow/sigmoid-other-forms", "tf.nn.sigmoid / tf.nn.tanh with keywords or extra arguments", "rejected", KL_KILN_TF_005, true},
     {"kiln-tensorflow/unsupported-tensor-surface", "covered symbols with operand types outside the vocabulary", "rejected", KL_KILN_TF_010, true},
     {"kiln-tensorflow/other-calls", "any other TensorFlow call", "not-covered", KL_NUM_CODES, true},
     {NULL, NULL, NULL, KL_NUM_CODES, false},

@@ -1,4 +1,5 @@
-/* plugins/torch.c — the PyTorch surface: linear, relu/sigmoid/tanh, matmul
+/* plugins/torch.c — the PyTorch surface: linear, relu/sigmoid/tanh (methods,
+ * torch.* and F.* functions), matmul
  * (@, torch.matmul, .matmul), + - * / (between tensors, or a tensor and an
  * int/float/bool), and .mean/.sum(dim=1, keepdim=False), on float32 CPU
  * tensors of rank 1 and 2. Everything else with torch operands
@@ -26,6 +27,27 @@ static const char *activation_rule(const char *name, int rank) {
   return i < 0 || rank < 1 ? NULL : rules[i][rank - 1];
 }
 
+/* torch.relu / F.relu and the like: the activation's name, or NULL. */
+static const char *function_activation(const char *target) {
+  static const char *const names[][2] = {
+      {"torch.relu", "relu"}, {"torch.nn.functional.relu", "relu"},
+      {"torch.sigmoid", "sigmoid"}, {"torch.nn.functional.sigmoid", "sigmoid"},
+      {"torch.tanh", "tanh"}, {"torch.nn.functional.tanh", "tanh"},
+  };
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (pu_eq(target, names[i][0])) return names[i][1];
+  return NULL;
+}
+
+static const char *function_rule(const char *name, int rank) {
+  static const char *const rules[3][2] = {
+      {"kiln-torch/function-relu-f32-cpu-1d", "kiln-torch/function-relu-f32-cpu-2d"},
+      {"kiln-torch/function-sigmoid-f32-cpu-1d", "kiln-torch/function-sigmoid-f32-cpu-2d"},
+      {"kiln-torch/function-tanh-f32-cpu-1d", "kiln-torch/function-tanh-f32-cpu-2d"},
+  };
+  return rules[pu_eq(name, "relu") ? 0 : pu_eq(name, "sigmoid") ? 1 : 2][rank - 1];
+}
+
 /* dim=1 (or -1) and keepdim=False, both literal, nothing else. */
 static bool reduction_keywords_ok(const KlSite *s) {
   const KlSiteKeyword *dim = pu_kw(s, "dim"), *keep = pu_kw(s, "keepdim");
@@ -42,6 +64,15 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
           pu_rank(s->args[2], tids) == 1)
         return pu_claimed("kiln-torch/functional-linear-f32-cpu-2d", tids[T2]);
       return pu_rejected(KL_KILN_TORCH_001, "linear is native only with three positional tensors and no keywords; write `F.linear(x, w, b)` with x, w rank 2 and b rank 1");
+    }
+    {
+      const char *fn = function_activation(s->target);
+      if (fn) {
+        if (!pu_any_ours(s, tids)) return pu_not_covered();
+        int rank = s->nargs == 1 ? pu_rank(s->args[0], tids) : 0;
+        if (rank && s->nkw == 0) return pu_claimed(function_rule(fn, rank), s->args[0]);
+        return pu_rejected(KL_KILN_TORCH_002, "activation functions are native only on one tensor without keywords; write `torch.relu(x)`, `F.relu(x)`, `torch.sigmoid(x)` or `torch.tanh(x)` (no inplace=, no out=)");
+      }
     }
     if (pu_eq(s->target, "torch.matmul")) {
       if (!pu_any_ours(s, tids)) return pu_not_covered();
@@ -131,6 +162,12 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/tensor-sigmoid-f32-cpu-2d", "x.sigmoid() rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-tanh-f32-cpu-1d", "x.tanh() rank 1", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-tanh-f32-cpu-2d", "x.tanh() rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/function-relu-f32-cpu-1d", "torch.relu(x) / F.relu(x) rank 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/function-relu-f32-cpu-2d", "torch.relu(x) / F.relu(x) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/function-sigmoid-f32-cpu-1d", "torch.sigmoid(x) / F.sigmoid(x) rank 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/function-sigmoid-f32-cpu-2d", "torch.sigmoid(x) / F.sigmoid(x) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/function-tanh-f32-cpu-1d", "torch.tanh(x) / F.tanh(x) rank 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/function-tanh-f32-cpu-2d", "torch.tanh(x) / F.tanh(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-matmul-f32-cpu-2d", "a @ b ranks 2,2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-matmul-call-f32-cpu-2d", "torch.matmul(a, b) / a.matmul(b) ranks 2,2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-add-f32-cpu-same-rank", "a + b ranks 1+1, 2+2", "claimed", KL_NUM_CODES, true},
@@ -145,7 +182,7 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/tensor-mean-dim1-f32-cpu-2d", "x.mean(dim=1, keepdim=False) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-sum-dim1-f32-cpu-2d", "x.sum(dim=1, keepdim=False) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/linear-other-forms", "linear with other ranks, keywords or no bias", "rejected", KL_KILN_TORCH_001, true},
-    {"kiln-torch/activation-with-arguments", ".relu/.sigmoid/.tanh with arguments", "rejected", KL_KILN_TORCH_002, true},
+    {"kiln-torch/activation-with-arguments", ".relu/.sigmoid/.tanh, torch.relu/F.relu/... with arguments", "rejected", KL_KILN_TORCH_002, true},
     {"kiln-torch/matmul-other-ranks", "matmul forms with ranks other than 2,2 or keywords", "rejected", KL_KILN_TORCH_003, true},
     {"kiln-torch/reduction-other-forms", ".mean/.sum without literal dim=1, keepdim=False on rank 2", "rejected", KL_KILN_TORCH_005, true},
     {"kiln-torch/other-torch-calls", "any other torch call or tensor method", "not-covered", KL_NUM_CODES, true},

@@ -248,3 +248,45 @@ def chain_stretched(row: TensorF32Cpu1D, x: TensorF32Cpu2D, col: TensorF32Cpu2D)
 
 def chain_scalar_left(x: TensorF32Cpu2D, n: int, s: float) -> TensorF32Cpu2D:
     return s / (n - (1.5 * x + n) * s)
+
+
+# ---- call forms and tanh ---------------------------------------------------
+
+def subtract_call(a: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return tf.subtract(a, b)
+
+
+def multiply_call(a: TensorF32Cpu1D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.math.multiply(a, b)
+
+
+def divide_call(a: TensorF32Cpu2D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.divide(a, b)
+
+
+def truediv_call(a: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return tf.math.truediv(a, b)
+
+
+def tanh_1(x: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return tf.nn.tanh(x)
+
+
+def tanh_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.tanh(x)
+
+
+def tanh_math(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.math.tanh(x)
+
+
+def chain_calls(x: TensorF32Cpu2D, mu: TensorF32Cpu1D, sd: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return tf.nn.tanh(tf.divide(tf.subtract(x, mu), sd)) * 2.0
+
+
+def multiply_kw(a: TensorF32Cpu2D, b: TensorF32Cpu2D):
+    return tf.multiply(a, b, name="m")  # KILN-TF-003: eager TensorFlow
+
+
+def tanh_kw(x: TensorF32Cpu2D):
+    return tf.nn.tanh(x, name="t")  # KILN-TF-005: eager TensorFlow

@@ -1,6 +1,7 @@
 """Forms the issue requires beyond the reference examples: method calls on
 any receiver expression, keyword order of the reductions, every `+` rank
-pair, every activation on both ranks, all matmul spellings."""
+pair, every activation on both ranks (methods, torch.* and F.* functions),
+all matmul spellings."""
 from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D
 import torch
 import torch.nn.functional as F
@@ -68,6 +69,30 @@ def tanh_1(x: TensorF32Cpu1D) -> TensorF32Cpu1D:
 
 def tanh_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return x.tanh()
+
+
+def relu_fn_1(x: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return torch.relu(x)
+
+
+def relu_fn_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.relu(x)
+
+
+def sigmoid_fn_1(x: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return F.sigmoid(x)
+
+
+def sigmoid_fn_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.sigmoid(x)
+
+
+def tanh_fn_1(x: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return torch.tanh(x)
+
+
+def tanh_fn_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.tanh(x)
 
 
 def matmul_op(a: TensorF32Cpu2D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:

@@ -1,8 +1,9 @@
 """Reference README, "Rejected or not covered (illustrative)", one function
 per example, plus the neighbouring forms of each rejection lane. Each site
 must be reported as EXPECT says and must run exactly as eager PyTorch.
-The reference's `x * y`, `x - y` and `x + 1.0` are claimed by kiln
-(tp_arith.py); their places here hold operators kiln leaves to eager."""
+The reference's `x * y`, `x - y`, `x + 1.0` and `torch.relu(x)` are
+claimed by kiln (tp_arith.py, tp_forms.py); their places here hold forms
+kiln leaves to eager."""
 from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D
 import torch
 import torch.nn.functional as F
@@ -23,8 +24,9 @@ EXPECT = {
     "matmul_method_2d_1d": ("matmul", "rejected", "KILN-TORCH-003"),
     "relu_with_arg": ("relu", "rejected", "KILN-TORCH-002"),
     "softmax": ("torch.softmax", "not-covered", None),
-    "module_relu": ("torch.relu", "not-covered", None),
+    "exp": ("torch.exp", "not-covered", None),
     "inplace_relu": ("relu_", "not-covered", None),
+    "relu_inplace_kw": ("torch.nn.functional.relu", "rejected", "KILN-TORCH-002"),
     "power": ("**", "not-covered", None),
     "floor_div": ("//", "not-covered", None),
     "transpose": ("transpose", "not-covered", None),
@@ -89,8 +91,12 @@ def softmax(x: TensorF32Cpu2D):
     return torch.softmax(x, dim=-1)
 
 
-def module_relu(x: TensorF32Cpu2D):
-    return torch.relu(x)
+def exp(x: TensorF32Cpu2D):
+    return torch.exp(x)
+
+
+def relu_inplace_kw(x: TensorF32Cpu2D):
+    return F.relu(x, inplace=True)
 
 
 def inplace_relu(x: TensorF32Cpu2D):
