@@ -402,19 +402,21 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
   for (int64_t i0 = 0; i0 < M && N > 0; i0 += rb) {
     int64_t m = M - i0 < rb ? M - i0 : rb;
     float *v = r->data + i0 * N;
-    kk_unary(KK_ACT_NONE, m, N, first->data + i0 * fs0, fs0, fs1, v); /* a copy, bit for bit */
-    for (int k = 0; k < p->nsteps; k++) {
+    /* the first step reads the first value where it is, the others v */
+    const float *u = first->data + i0 * fs0;
+    int64_t us0 = fs0, us1 = fs1;
+    for (int k = 0; k < p->nsteps; k++, u = v, us0 = N, us1 = 1) {
       const KrEwStep *st = &p->step[k];
       if (st->kind == KR_EW_ACT) {
-        kk_unary(act[k], m, N, v, N, 1, v);
+        kk_unary(act[k], m, N, u, us0, us1, v);
       } else if (st->kind == KR_EW_TENSOR) {
         const float *x = args[k].t->data + i0 * os0[k];
-        if (st->swap) kk_binary(kop[k], nan_b[k], m, N, x, os0[k], os1[k], v, N, 1, v);
-        else kk_binary(kop[k], nan_b[k], m, N, v, N, 1, x, os0[k], os1[k], v);
+        if (st->swap) kk_binary(kop[k], nan_b[k], m, N, x, os0[k], os1[k], u, us0, us1, v);
+        else kk_binary(kop[k], nan_b[k], m, N, u, us0, us1, x, os0[k], os1[k], v);
       } else if (scalar_a[k]) {
-        kk_binary(kop[k], nan_b[k], m, N, &sc[k], 0, 0, v, N, 1, v);
+        kk_binary(kop[k], nan_b[k], m, N, &sc[k], 0, 0, u, us0, us1, v);
       } else {
-        kk_binary(kop[k], nan_b[k], m, N, v, N, 1, &sc[k], 0, 0, v);
+        kk_binary(kop[k], nan_b[k], m, N, u, us0, us1, &sc[k], 0, 0, v);
       }
     }
   }
