@@ -181,6 +181,15 @@ static const char *const code_explains[] = {
         "Write `x.mean(dim=1, keepdim=False)` (or `.sum(...)`) on a TensorF32Cpu2D;\n"
         "`dim` must be the literal 1 and `keepdim` the literal False. Reduce other\n"
         "axes by transposing first (that step runs on the fallback)."),
+    [KL_KILN_TORCH_006] = EXPLAIN(
+        "torch.softmax, torch.nn.functional.softmax and .softmax are native over the\n"
+        "last dimension of a rank-1 or rank-2 float32 CPU tensor, with the dim a\n"
+        "literal (positional or dim=) and no other arguments (no dtype=, no\n"
+        "implicit dim). Other forms run on eager PyTorch through the fallback.",
+        "    def f(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
+        "        return torch.softmax(x, dim=0)   # KILN-TORCH-006: not the last dim",
+        "Write `torch.softmax(x, dim=-1)` (or `dim=1` on rank 2); for another dim,\n"
+        "transpose once outside the hot function."),
     [KL_KILN_TORCH_010] = EXPLAIN(
         "A torch operation on kiln tensor types outside the proven native surface.\n"
         "It runs on eager PyTorch through the Python fallback. Reserved: the\n"

@@ -87,6 +87,7 @@ _Noreturn void kl_internal_error(const char *file, int line);
   X(KILN_TORCH_003, "torch: matmul needs two rank-2 tensors and no keywords")    \
   X(KILN_TORCH_004, "torch: + needs ranks 1+1, 2+2, 2+1 or 1+2")                 \
   X(KILN_TORCH_005, "torch: mean/sum needs literal dim=1, keepdim=False on rank 2") \
+  X(KILN_TORCH_006, "torch: softmax needs the literal last dim and no other arguments") \
   X(KILN_TORCH_010, "torch: tensor operation outside the proven surface")        \
   X(KILN_TF_001, "tensorflow: matmul needs two rank-2 tensors and no keywords")  \
   X(KILN_TF_002, "tensorflow: relu needs one rank-1 or rank-2 tensor, no keywords") \
@@ -600,7 +601,8 @@ typedef struct KlSite {
   X(ADD, "add")             /* r = a + b broadcast, or one an int/float/bool */ \
   X(RELU, "relu") X(SIGMOID, "sigmoid") X(TANH, "tanh")                     \
   X(ROWSUM, "rowsum") X(ROWMEAN, "rowmean")                                \
-  X(SUB, "sub") X(MUL, "mul") X(DIV, "div") /* as ADD */
+  X(SUB, "sub") X(MUL, "mul") X(DIV, "div") /* as ADD */               \
+  X(SOFTMAX, "softmax")     /* each row of a rank-2 tensor, or the vector */
 
 typedef enum {
 #define X(name, text) KL_TOP_##name,

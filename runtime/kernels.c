@@ -15,6 +15,7 @@
 #include "kernels.h"
 
 #include <float.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <signal.h>
@@ -252,6 +253,13 @@ static void bin_rows__ref(int op, int nan_b, int64_t m, int64_t n, const float *
     for (int64_t j = 0; j < n; j++) y[j] = ref_bin(op, nan_b, a[j * as], b[j * bs]);
 }
 
+/* y = e^x for x <= 0, -inf or NaN (softmax's x - max): below KK_EXP_MIN the
+ * result is 0 (e^-110 is below float32's smallest subnormal); NaN stays NaN. */
+static void exp_row__ref(int64_t n, const float *x, float *y)
+{
+  for (int64_t j = 0; j < n; j++) y[j] = x[j] != x[j] ? x[j] + x[j] : ref_exp_core(x[j] < KK_EXP_MIN ? KK_EXP_MIN : x[j]);
+}
+
 /* Pairwise over blocks of 128 with 8 interleaved partial sums, so error grows
  * like log(n) rather than n. */
 static float sum_strided__ref(int64_t n, const float *x, int64_t s)
@@ -326,6 +334,21 @@ KK_AVX2 KK_INLINE __m256 sigmoid_avx2(__m256 x)
   __m256 neg = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ);
   __m256 num = _mm256_blendv_ps(_mm256_set1_ps(1.0f), e, neg); /* e^x/(1+e^x) for x < 0 */
   return nanfix_avx2(_mm256_div_ps(num, _mm256_add_ps(_mm256_set1_ps(1.0f), e)), x);
+}
+
+KK_AVX2 static void exp_row__avx2(int64_t n, const float *x, float *y) /* see exp_row__ref */
+{
+  int64_t j = 0;
+  const __m256 lo = _mm256_set1_ps(KK_EXP_MIN);
+  for (; j + 8 <= n; j += 8) {
+    __m256 v = _mm256_loadu_ps(x + j);
+    _mm256_storeu_ps(y + j, nanfix_avx2(exp_core_avx2(_mm256_max_ps(v, lo)), v));
+  }
+  if (j < n) {
+    __m256i m = mask8(n - j);
+    __m256 v = _mm256_maskload_ps(x + j, m);
+    _mm256_maskstore_ps(y + j, m, nanfix_avx2(exp_core_avx2(_mm256_max_ps(v, lo)), v));
+  }
 }
 
 KK_AVX2 KK_INLINE __m256 tanh_avx2(__m256 x)
@@ -678,6 +701,21 @@ KK_AVX512 KK_INLINE __m512 sigmoid_avx512(__m512 x)
   __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
   __m512 num = _mm512_mask_mov_ps(_mm512_set1_ps(1.0f), neg, e); /* e^x/(1+e^x) for x < 0 */
   return nanfix_avx512(_mm512_div_ps(num, _mm512_add_ps(_mm512_set1_ps(1.0f), e)), x);
+}
+
+KK_AVX512 static void exp_row__avx512(int64_t n, const float *x, float *y) /* see exp_row__ref */
+{
+  int64_t j = 0;
+  const __m512 lo = _mm512_set1_ps(KK_EXP_MIN);
+  for (; j + 16 <= n; j += 16) {
+    __m512 v = _mm512_loadu_ps(x + j);
+    _mm512_storeu_ps(y + j, nanfix_avx512(exp_core_avx512(_mm512_max_ps(v, lo)), v));
+  }
+  if (j < n) {
+    __mmask16 m = mask16(n - j);
+    __m512 v = _mm512_maskz_loadu_ps(m, x + j);
+    _mm512_mask_storeu_ps(y + j, m, nanfix_avx512(exp_core_avx512(_mm512_max_ps(v, lo)), v));
+  }
 }
 
 KK_AVX512 KK_INLINE __m512 tanh_avx512(__m512 x)
@@ -1891,22 +1929,23 @@ typedef struct {
   /* m rows of n (kk_binary): y[i*n + j] = a[i*as0 + j*as] op b[i*bs0 + j*bs], as and bs 0 (one value) or 1 */
   void (*bin_rows)(int op, int nan_b, int64_t m, int64_t n, const float *a, int64_t as0, int64_t as, const float *b,
                    int64_t bs0, int64_t bs, float *y);
+  void (*exp_row)(int64_t n, const float *x, float *y); /* e^x for x <= 0 or NaN (kk_softmax) */
 } kk_isa_table;
 
 static const kk_isa_table kk_table_ref = {
     "reference", kk_sgemm_ukernel_4x16__ref, 4, 16, 64, 256, 1024,
     act_row__ref, add_row__ref, sum_row__ref, sum_cols__ref, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-    bin_rows__ref};
+    bin_rows__ref, exp_row__ref};
 #if KK_X86
 static const kk_isa_table kk_table_avx2 = {
     "avx2", kk_sgemm_ukernel_6x16__avx2, 6, 16, 120, 256, 1024,
     act_row__avx2, add_row__avx2, sum_row__avx2, sum_cols__avx2, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-    bin_rows__avx2};
+    bin_rows__avx2, exp_row__avx2};
 static const kk_isa_table kk_table_avx512 = {
     "avx512", kk_sgemm_ukernel_12x32__avx512, 12, 32, KK_AVX512_MC, KK_AVX512_KC, KK_AVX512_NC,
     act_row__avx512, add_row__avx512, sum_row__avx512, sum_cols__avx512,
     gemm_dot__avx512, pack_bt__avx512, pack_a__avx512, gemm_lt__avx512, gemm_xw__avx512, pack_bt64__avx512,
-    add_rows__avx512, bin_rows__avx512};
+    add_rows__avx512, bin_rows__avx512, exp_row__avx512};
 #endif
 
 static _Atomic(const kk_isa_table *) kk_table;
@@ -2984,6 +3023,27 @@ void kk_binary(kk_binop op, int nan_b, int64_t M, int64_t N, const float *A, int
       }
       t->bin_rows((int)op, nan_b, 1, nb, pa, 0, ai < 0 ? 1 : ai, pb, 0, bi < 0 ? 1 : bi, c + j0);
     }
+  }
+}
+
+void kk_softmax(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, float *Y)
+{
+  const kk_isa_table *t = isa();
+  for (int64_t i = 0; i < M && N > 0; i++) {
+    const float *x = X + i * xs0;
+    float *y = Y + i * N;
+    float m = -INFINITY;
+    bool nan = false;
+    for (int64_t j = 0; j < N; j++) {
+      float v = x[j * xs1];
+      nan |= v != v;
+      m = v > m ? v : m;
+    }
+    if (nan) m = NAN; /* a NaN anywhere makes the row NaN, as eager's max does */
+    kk_binary(KK_BIN_SUB, 0, 1, N, x, 0, xs1, &m, 0, 0, y);
+    t->exp_row(N, y, y);
+    float inv = 1.0f / t->sum_row(N, y);
+    kk_binary(KK_BIN_MUL, 0, 1, N, y, 0, 1, &inv, 0, 0, y);
   }
 }
 

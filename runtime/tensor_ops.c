@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 static const char *const op_names[KR_NUM_OPS] = {"matmul", "linear", "add", "relu", "sigmoid", "tanh", "sum", "mean",
-                                                 "sub", "mul", "div"};
+                                                 "sub", "mul", "div", "softmax"};
 
 static bool is_arith(int op) { return op == KR_OP_ADD || op == KR_OP_SUB || op == KR_OP_MUL || op == KR_OP_DIV; }
 
@@ -246,6 +246,15 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     work = (double)x.m * (double)x.n;
     KrKernelScope ks = kr_kernel_enter(fw, work);
     kk_unary(act, x.m, x.n, a->data, x.s0, x.s1, r->data);
+    kr_kernel_leave(ks);
+    return r;
+  }
+  case KR_OP_SOFTMAX: {
+    Mat x = as_mat(a);
+    r = kr_tensor_new(fw, a->rank, a->shape);
+    if (!r) return NULL;
+    KrKernelScope ks = kr_kernel_enter(fw, 8.0 * (double)x.m * (double)x.n);
+    kk_softmax(x.m, x.n, a->data, x.s0, x.s1, r->data);
     kr_kernel_leave(ks);
     return r;
   }

@@ -541,3 +541,46 @@ def test_tf_call_forms_and_tanh(tfmod):
         y = tf_tensor(a2)
         assert_bits(mod.multiply_kw(y, y).numpy(), py["multiply_kw"](y, y).numpy(), False, "multiply_kw")
         np.testing.assert_array_equal(mod.tanh_kw(x).numpy(), py["tanh_kw"](x).numpy())
+
+
+# ==========================================================================
+# softmax: within float32 rounding of eager's exp, eager's NaN rows
+
+
+SOFTMAX_SHAPES = [(1, 1), (1, 7), (3, 16), (5, 33), (16, 64), (4, 1000), (0, 5), (3, 0)]
+
+
+def assert_softmax_like(got, exp, where):
+    assert got.shape == exp.shape and got.dtype == exp.dtype and not got.requires_grad, where
+    torch.testing.assert_close(got, exp, rtol=1e-5, atol=1e-7, equal_nan=True, msg=lambda m: f"{where}: {m}")
+    assert torch.equal(got.isnan(), exp.isnan()), where
+
+
+@pytest.mark.parametrize("name", ["softmax_fn", "softmax_f", "softmax_method"])
+def test_torch_softmax(tmod, name):
+    mod, _ = tmod
+    py = mod.__kiln_python__
+    g = torch.Generator().manual_seed(5)
+    for m, n in SOFTMAX_SHAPES:
+        for scale in (1.0, 30.0):
+            x = torch.randn(m, n, generator=g) * scale
+            for layout, xt in layouts(x.numpy()):
+                assert_softmax_like(getattr(mod, name)(xt), py[name](xt), f"{name} {m}x{n} *{scale} {layout}")
+    # rows with NaN, +-inf, all -inf, huge spreads, subnormals: eager's NaN rows and zeros
+    rows = torch.tensor([[1.0, float("nan"), 2.0, 0.0], [float("-inf")] * 4, [float("inf"), 1.0, 2.0, 0.0],
+                         [float("inf")] * 2 + [0.0, 1.0], [-1e30, 0.0, 1e30, 5.0], [1.0, float("-inf"), 2.0, 3.0],
+                         [1e-40, -1e-40, 0.0, -0.0], [88.0, -88.0, 0.0, 100.0], [-200.0, 0.0, -103.0, -87.0]])
+    assert_softmax_like(getattr(mod, name)(rows), py[name](rows), f"{name} special rows")
+
+
+def test_torch_softmax_1d_and_head(tmod):
+    mod, _ = tmod
+    py = mod.__kiln_python__
+    for n in (1, 5, 16, 17, 300):
+        v = torch.randn(n) * 5
+        assert_softmax_like(mod.softmax_1d(v), py["softmax_1d"](v), f"softmax_1d {n}")
+    x, w, b = torch.randn(8, 32), torch.randn(10, 32) / 32 ** 0.5, torch.randn(10)
+    torch.testing.assert_close(mod.softmax_head(x, w, b, 0.5), py["softmax_head"](x, w, b, 0.5), rtol=1e-5,
+                               atol=1e-6)
+    with pytest.raises(RuntimeError, match=r"kiln: linear: incompatible shapes"):
+        mod.softmax_head(torch.ones(2, 3), w, b, 1.0)

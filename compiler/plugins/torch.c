@@ -1,7 +1,8 @@
 /* plugins/torch.c — the PyTorch surface: linear, relu/sigmoid/tanh (methods,
  * torch.* and F.* functions), matmul
  * (@, torch.matmul, .matmul), + - * / (between tensors, or a tensor and an
- * int/float/bool), and .mean/.sum(dim=1, keepdim=False), on float32 CPU
+ * int/float/bool), softmax over the last dim, and .mean/.sum(dim=1,
+ * keepdim=False), on float32 CPU
  * tensors of rank 1 and 2. Everything else with torch operands
  * is rejected (recognised, wrong shape) or not covered, and runs on eager
  * PyTorch through the Python fallback. */
@@ -48,6 +49,26 @@ static const char *function_rule(const char *name, int rank) {
   return rules[pu_eq(name, "relu") ? 0 : pu_eq(name, "sigmoid") ? 1 : 2][rank - 1];
 }
 
+/* softmax over the last dim: x (the receiver, or the first positional of
+ * torch.softmax / F.softmax) then the dim, positional or dim=, a literal
+ * naming the last dimension; nothing else. */
+static bool softmax_dim_ok(const KlSite *s, int first, int rank) {
+  const KlSiteKeyword *dim = pu_kw(s, "dim");
+  bool lit_last;
+  if (s->nargs == first + 1 && s->nkw == 0) {
+    lit_last = s->arg_lit[first] == KL_LIT_INT && (s->arg_ival[first] == rank - 1 || s->arg_ival[first] == -1);
+  } else if (s->nargs == first && s->nkw == 1 && dim) {
+    lit_last = pu_lit_int(dim, rank - 1) || pu_lit_int(dim, -1);
+  } else {
+    return false;
+  }
+  return lit_last;
+}
+
+static const char *const softmax_message =
+    "softmax is native only over the last dimension of a rank-1 or rank-2 tensor; write `torch.softmax(x, dim=-1)`, "
+    "`F.softmax(x, dim=1)` or `x.softmax(-1)`: the dim a literal, no dtype= or other arguments";
+
 /* dim=1 (or -1) and keepdim=False, both literal, nothing else. */
 static bool reduction_keywords_ok(const KlSite *s) {
   const KlSiteKeyword *dim = pu_kw(s, "dim"), *keep = pu_kw(s, "keepdim");
@@ -74,6 +95,12 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
         return pu_rejected(KL_KILN_TORCH_002, "activation functions are native only on one tensor without keywords; write `torch.relu(x)`, `F.relu(x)`, `torch.sigmoid(x)` or `torch.tanh(x)` (no inplace=, no out=)");
       }
     }
+    if (pu_eq(s->target, "torch.softmax") || pu_eq(s->target, "torch.nn.functional.softmax")) {
+      if (!pu_any_ours(s, tids)) return pu_not_covered();
+      int rank = s->nargs >= 1 ? pu_rank(s->args[0], tids) : 0;
+      if (rank && softmax_dim_ok(s, 1, rank)) return pu_claimed(rank == 1 ? "kiln-torch/softmax-f32-cpu-1d" : "kiln-torch/softmax-f32-cpu-2d", s->args[0]);
+      return pu_rejected(KL_KILN_TORCH_006, softmax_message);
+    }
     if (pu_eq(s->target, "torch.matmul")) {
       if (!pu_any_ours(s, tids)) return pu_not_covered();
       if (s->nargs == 2 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2 && pu_rank(s->args[1], tids) == 2)
@@ -93,6 +120,10 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
       if (rank == 2 && s->nargs == 1 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2)
         return pu_claimed("kiln-torch/tensor-matmul-call-f32-cpu-2d", tids[T2]);
       return pu_rejected(KL_KILN_TORCH_003, ".matmul is native only for two rank-2 tensors; write `a.matmul(b)` with a and b rank 2 and no keywords");
+    }
+    if (pu_eq(s->target, "softmax")) {
+      if (softmax_dim_ok(s, 0, rank)) return pu_claimed(rank == 1 ? "kiln-torch/softmax-f32-cpu-1d" : "kiln-torch/softmax-f32-cpu-2d", s->receiver);
+      return pu_rejected(KL_KILN_TORCH_006, softmax_message);
     }
     if (pu_eq(s->target, "mean") || pu_eq(s->target, "sum")) {
       if (rank == 2 && reduction_keywords_ok(s))
@@ -150,6 +181,7 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
   else if (strstr(r, "-tanh-")) *out = pu_op(KL_TOP_TANH, 1, c->result);
   else if (strstr(r, "-mean-")) *out = pu_op(KL_TOP_ROWMEAN, 1, c->result);
   else if (strstr(r, "-sum-")) *out = pu_op(KL_TOP_ROWSUM, 1, c->result);
+  else if (strstr(r, "/softmax-")) *out = pu_op(KL_TOP_SOFTMAX, 1, c->result);
   else return false;
   return true;
 }
@@ -181,10 +213,13 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/tensor-div-scalar-f32-cpu", "a / s, s / a (as a.reciprocal() * s); s an int, float or bool", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-mean-dim1-f32-cpu-2d", "x.mean(dim=1, keepdim=False) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-sum-dim1-f32-cpu-2d", "x.sum(dim=1, keepdim=False) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/softmax-f32-cpu-1d", "torch.softmax / F.softmax(x, dim) / x.softmax(dim) rank 1, dim 0 or -1", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/softmax-f32-cpu-2d", "torch.softmax / F.softmax(x, dim) / x.softmax(dim) rank 2, dim 1 or -1", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/linear-other-forms", "linear with other ranks, keywords or no bias", "rejected", KL_KILN_TORCH_001, true},
     {"kiln-torch/activation-with-arguments", ".relu/.sigmoid/.tanh, torch.relu/F.relu/... with arguments", "rejected", KL_KILN_TORCH_002, true},
     {"kiln-torch/matmul-other-ranks", "matmul forms with ranks other than 2,2 or keywords", "rejected", KL_KILN_TORCH_003, true},
     {"kiln-torch/reduction-other-forms", ".mean/.sum without literal dim=1, keepdim=False on rank 2", "rejected", KL_KILN_TORCH_005, true},
+    {"kiln-torch/softmax-other-forms", "softmax over another dim, a dim not literal, or with dtype= / other arguments", "rejected", KL_KILN_TORCH_006, true},
     {"kiln-torch/other-torch-calls", "any other torch call or tensor method", "not-covered", KL_NUM_CODES, true},
     {NULL, NULL, NULL, KL_NUM_CODES, false},
 };

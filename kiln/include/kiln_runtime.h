@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-/* 14: tensor ops sub/mul/div and tensor_scalar_op */
+/* 14: tensor ops sub/mul/div/softmax, tensor_scalar_op and tensor_ewise */
 #define KR_ABI_VERSION 14
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
@@ -29,6 +29,7 @@ enum {
   KR_OP_RELU, KR_OP_SIGMOID, KR_OP_TANH,
   KR_OP_ROWSUM, KR_OP_ROWMEAN,
   KR_OP_SUB, KR_OP_MUL, KR_OP_DIV, /* a - b, a * b, a / b; broadcast as KR_OP_ADD */
+  KR_OP_SOFTMAX,                    /* softmax of each row (rank 2) or of the vector */
   KR_NUM_OPS
 };
 

@@ -4556,9 +4556,9 @@ class TensorGen:
             dim = r.choice(["1", "1", "-1"])
             kw = (f"dim={dim}, keepdim=False" if r.random() < 0.7 else f"keepdim=False, dim={dim}")
             return f"{self.paren(v)}.{red}({kw})", (s[0],)
-        # forms that run on the Python fallback (0, 1, 2, 4), and tensor
-        # arithmetic with another tensor or a scalar (3, 5, 6), which kiln
-        # claims since 2026-12-02 (chains of them run as one pass)
+        # forms that run on the Python fallback (0, 1, 4), and softmax (2)
+        # and tensor arithmetic with another tensor or a scalar (3, 5, 6),
+        # which kiln claims since 2026-12-02 (arithmetic chains run as one pass)
         x = r.randint(0, 7)
         if x == 0 and len(s) == 2:
             return f"{self.paren(v)}.{r.choice(['mean', 'sum'])}(dim=0)", (s[1],)

@@ -285,3 +285,25 @@ def gemm_maybe_unbound(x: TensorF32Cpu2D, w: TensorF32Cpu2D, r: TensorF32Cpu1D, 
     if flag:
         b = r + r
     return (x @ w + b).relu()
+
+
+# ---- softmax over the last dim (kk_softmax) ----------------------------------
+
+def softmax_fn(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.softmax(x, dim=1)
+
+
+def softmax_f(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.softmax(x, -1)
+
+
+def softmax_method(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.softmax(dim=-1)
+
+
+def softmax_1d(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return v.softmax(0)
+
+
+def softmax_head(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, temp: float) -> TensorF32Cpu2D:
+    return torch.softmax(F.linear(x, w, b) / temp, dim=1)

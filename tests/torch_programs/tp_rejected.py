@@ -1,9 +1,9 @@
 """Reference README, "Rejected or not covered (illustrative)", one function
 per example, plus the neighbouring forms of each rejection lane. Each site
 must be reported as EXPECT says and must run exactly as eager PyTorch.
-The reference's `x * y`, `x - y`, `x + 1.0` and `torch.relu(x)` are
-claimed by kiln (tp_arith.py, tp_forms.py); their places here hold forms
-kiln leaves to eager."""
+The reference's `x * y`, `x - y`, `x + 1.0`, `torch.relu(x)` and
+`torch.softmax(x, dim=-1)` are claimed by kiln (tp_arith.py, tp_forms.py);
+their places here hold forms kiln leaves to eager."""
 from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D
 import torch
 import torch.nn.functional as F
@@ -23,7 +23,7 @@ EXPECT = {
     "matmul_call_2d_1d": ("torch.matmul", "rejected", "KILN-TORCH-003"),
     "matmul_method_2d_1d": ("matmul", "rejected", "KILN-TORCH-003"),
     "relu_with_arg": ("relu", "rejected", "KILN-TORCH-002"),
-    "softmax": ("torch.softmax", "not-covered", None),
+    "softmax": ("torch.softmax", "rejected", "KILN-TORCH-006"),
     "exp": ("torch.exp", "not-covered", None),
     "inplace_relu": ("relu_", "not-covered", None),
     "relu_inplace_kw": ("torch.nn.functional.relu", "rejected", "KILN-TORCH-002"),
@@ -88,7 +88,7 @@ def relu_with_arg(x: TensorF32Cpu2D, flag: bool):
 
 
 def softmax(x: TensorF32Cpu2D):
-    return torch.softmax(x, dim=-1)
+    return torch.softmax(x, dim=0)  # the last dim is native (tp_arith.py)
 
 
 def exp(x: TensorF32Cpu2D):
