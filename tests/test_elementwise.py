@@ -108,19 +108,21 @@ def tfmod(tmp_path_factory):
     return build("tf_arith", "tf_programs", tmp_path_factory)
 
 
-def operands_for(form, shape, seed):
-    """numpy operands of NAME_<form>: tensors as arrays, the scalar slot None."""
-    rank = {"2": 2, "1": 1, "t": 2}
-    out = []
-    for k, ch in enumerate(form):
-        if ch in "21t":
-            sh = shape if rank[ch] == 2 else (shape[1],)
-            if form == "12" and ch == "1" or form == "21" and ch == "1":
-                sh = (shape[1],)
-            out.append(salted(sh, seed + k))
-        else:
-            out.append(None)
-    return out
+def tensor_operands(form, shape, seed):
+    """The two operands of NAME_<form> (2: shape, 1: its last dimension) and
+    where both are NaN."""
+    a = salted(shape if form[0] == "2" else (shape[1],), seed)
+    b = salted(shape if form[1] == "2" else (shape[1],), seed + 1)
+    return a, b, np.isnan(a) & np.isnan(b)
+
+
+def scalar_cases(form, shape, seed):
+    """(tensor operand, scalar, both NaN) for NAME_<form>: every scalar of
+    the form's kind against one salted tensor."""
+    kind = form.replace("t", "").replace("1", "")
+    arr = salted((shape[1],) if "1" in form else shape, seed=seed)
+    for s in SCALARS[kind]:
+        yield arr, s, np.isnan(arr) & (isinstance(s, float) and math.isnan(s))
 
 
 # ==========================================================================
@@ -197,12 +199,7 @@ def test_torch_tensor_tensor(tmod, op, shape):
     py = mod.__kiln_python__
     for form in TENSOR_FORMS:
         name = f"{op}_{form}"
-        a, b = operands_for(form, shape, seed=len(form) + shape[0])
-        if form == "11":
-            a, b = a[0] if a.ndim == 2 else a, b
-            a, b = salted((shape[1],), 3), salted((shape[1],), 4)
-        both = np.isnan(a) & np.isnan(b) if a.ndim == b.ndim else (
-            np.isnan(a) & np.isnan(b)[None, :] if a.ndim == 2 else np.isnan(a)[None, :] & np.isnan(b))
+        a, b, both = tensor_operands(form, shape, seed=shape[0])
         for la, ta in layouts(a):
             for lb, tb in layouts(b):
                 got, exp = getattr(mod, name)(ta, tb), py[name](ta, tb)
@@ -217,18 +214,15 @@ def test_torch_tensor_scalar(tmod, op, shape):
     py = mod.__kiln_python__
     for form in SCALAR_FORMS:
         name = f"{op}_{form}"
-        kind = form.replace("t", "").replace("1", "")
-        arr = salted((shape[1],) if "1" in form else shape, seed=shape[1])
-        for s in SCALARS[kind]:
-            s_nan = isinstance(s, float) and math.isnan(s)
+        for arr, s, both in scalar_cases(form, shape, seed=shape[1]):
             for layout, t in layouts(arr):
                 args = (t, s) if form[0] in "t1" else (s, t)
-                if op == "sub" and kind == "b":
+                if op == "sub" and isinstance(s, bool):
                     with pytest.raises(RuntimeError, match="with a bool tensor is not supported"):
                         getattr(mod, name)(*args)
                     continue
                 got, exp = getattr(mod, name)(*args), py[name](*args)
-                assert_bits(got, exp, np.isnan(arr) & s_nan, f"{name}({s!r}) {shape} {layout}")
+                assert_bits(got, exp, both, f"{name}({s!r}) {shape} {layout}")
 
 
 def test_torch_literals_and_chains(tmod):
@@ -329,10 +323,7 @@ def test_tf_tensor_tensor(tfmod, op, shape):
     py = mod.__kiln_python__
     for form in TENSOR_FORMS:
         name = f"{op}_{form}"
-        sa = shape if form[0] == "2" else (shape[1],)
-        sb = shape if form[1] == "2" else (shape[1],)
-        a, b = salted(sa, 5), salted(sb, 6)
-        both = (np.isnan(a) if a.ndim == 2 or b.ndim == 1 else np.isnan(a)[None, :]) & np.isnan(b)
+        a, b, both = tensor_operands(form, shape, seed=5)
         got, exp = getattr(mod, name)(tf_tensor(a), tf_tensor(b)), py[name](tf_tensor(a), tf_tensor(b))
         assert_bits(got.numpy(), exp.numpy(), both, f"{name} {shape}")
 
@@ -344,11 +335,8 @@ def test_tf_tensor_scalar(tfmod, op, shape):
     py = mod.__kiln_python__
     for form in SCALAR_FORMS:
         name = f"{op}_{form}"
-        kind = form.replace("t", "").replace("1", "")
-        arr = salted((shape[1],) if "1" in form else shape, seed=shape[0])
-        t = tf_tensor(arr)
-        for s in SCALARS[kind]:
-            s_nan = isinstance(s, float) and math.isnan(s)
+        for arr, s, both in scalar_cases(form, shape, seed=shape[0]):
+            t = tf_tensor(arr)
             args = (t, s) if form[0] in "t1" else (s, t)
             # eager TF keeps the tensors it makes of Python scalars in a cache
             # keyed by value, where 0.0 == -0.0: after `x * 0.0`, `x * -0.0`
@@ -357,7 +345,7 @@ def test_tf_tensor_scalar(tfmod, op, shape):
             z = tf_tensor(np.float32(s)) if isinstance(s, float) and s == 0 else s
             eager_args = (t, z) if form[0] in "t1" else (z, t)
             got, exp = getattr(mod, name)(*args), py[name](*eager_args)
-            assert_bits(got.numpy(), exp.numpy(), np.isnan(arr) & s_nan, f"{name}({s!r}) {shape}")
+            assert_bits(got.numpy(), exp.numpy(), both, f"{name}({s!r}) {shape}")
 
 
 def test_tf_nan_payloads_and_chains(tfmod):
