@@ -1337,7 +1337,8 @@ static Val match_op(E *e, KlNode *n) {
 
 static Val ev(E *e, KlNode *n) {
   int L = n->loc.line;
-  if ((n->kind == KL_N_CALL || n->kind == KL_N_BINOP) && n->site && n->site->outcome == KL_SITE_CLAIMED) {
+  if ((n->kind == KL_N_CALL || n->kind == KL_N_BINOP || n->kind == KL_N_UNARY) && n->site &&
+      n->site->outcome == KL_SITE_CLAIMED) {
     KlFusion fu;
     if (kl_plan_fusion(e->ctx, e->f, n, &fu)) return fused(e, &fu);
     KlEwise ew;
@@ -1406,6 +1407,7 @@ static Val ev(E *e, KlNode *n) {
   }
   case KL_N_UNARY: {
     Val a = ev(e, n->a);
+    if (n->site->outcome == KL_SITE_CLAIMED) return tensor_op(e, n->site, &a, 1, L);
     if (n->site->outcome == KL_SITE_SCALAR) {
       Val r = temp(e, n->type);
       if (n->op == KL_UOP_NEG && n->type == KL_T_INT) {

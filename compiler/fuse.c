@@ -7,7 +7,7 @@
  *  - fusion: matmul/linear, then optionally a bias row (+), an activation,
  *    a row added to the activation's result (+) and a row reduction, become
  *    one GEMM with a fused epilogue;
- *  - elementwise chains: + - * / with a local or literal, and activations,
+ *  - elementwise chains: + - * / with a local or literal, activations and -x,
  *    applied one after another to one value, run as one pass (kl_plan_ewise).
  * Only chains whose extra operands are plain locals or literals are fused,
  * so evaluation order and exceptions are exactly those of the op-by-op code. */
@@ -18,6 +18,7 @@
 KlNode *kl_site_operand(KlNode *n, int k) {
   switch (n->kind) {
   case KL_N_BINOP: return k == 0 ? n->a : n->b;
+  case KL_N_UNARY: return k == 0 ? n->a : NULL;
   case KL_N_CALL:
     if (n->site && n->site->meta.kind == KL_SK_METHOD) return k == 0 ? n->a->a : n->list.items[k - 1];
     return n->list.items[k];
@@ -169,6 +170,9 @@ void kl_plan_forwarding(KlCtx *ctx, KlFunc *f) {
 
 static bool is_act(int op) { return op == KL_TOP_RELU || op == KL_TOP_SIGMOID || op == KL_TOP_TANH; }
 
+/* An elementwise op of one operand: an activation, or -x. */
+static bool is_unary_ew(int op) { return is_act(op) || op == KL_TOP_NEG; }
+
 /* A name that may be unbound raises when read: only where Python reads it. */
 static bool leaf_ok(KlNode *n) {
   return n->kind == KL_N_NAME ? n->binding == KL_B_LOCAL && !n->maybe_unbound : is_literal(n);
@@ -257,12 +261,12 @@ bool kl_plan_ewise(KlCtx *ctx, KlFunc *f, KlNode *root, KlEwise *out) {
   for (;;) {
     int o = op_of(cur);
     KlFusion fu;
-    bool ew = (is_act(o) || is_arith(o)) && kl_is_tensor(ctx, cur->type);
+    bool ew = (is_unary_ew(o) || is_arith(o)) && kl_is_tensor(ctx, cur->type);
     if (!ew || n == KL_EW_MAX || (cur != root && kl_plan_fusion(ctx, f, cur, &fu))) {
       out->first = src; /* a GEMM chain, another op or any expression: evaluated on its own */
       break;
     }
-    if (is_act(o)) {
+    if (is_unary_ew(o)) {
       op[n] = cur, operand[n] = NULL, swap[n++] = false;
       src = kl_site_operand(cur, cur->site->lowered.operands[0]);
       cur = kl_forwarded(f, src);

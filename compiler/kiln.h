@@ -602,7 +602,8 @@ typedef struct KlSite {
   X(RELU, "relu") X(SIGMOID, "sigmoid") X(TANH, "tanh")                     \
   X(ROWSUM, "rowsum") X(ROWMEAN, "rowmean")                                \
   X(SUB, "sub") X(MUL, "mul") X(DIV, "div") /* as ADD */               \
-  X(SOFTMAX, "softmax")     /* each row of a rank-2 tensor, or the vector */
+  X(SOFTMAX, "softmax")     /* each row of a rank-2 tensor, or the vector */ \
+  X(NEG, "neg")             /* r = -a */
 
 typedef enum {
 #define X(name, text) KL_TOP_##name,

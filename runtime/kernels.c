@@ -3026,6 +3026,12 @@ void kk_binary(kk_binop op, int nan_b, int64_t M, int64_t N, const float *A, int
   }
 }
 
+void kk_neg(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, float *Y)
+{
+  for (int64_t i = 0; i < M; i++) /* the sign bit flipped, NaNs and zeros included */
+    for (int64_t j = 0; j < N; j++) Y[i * N + j] = u2f(f2u(X[i * xs0 + j * xs1]) ^ 0x80000000u);
+}
+
 void kk_softmax(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, float *Y)
 {
   const kk_isa_table *t = isa();

@@ -80,6 +80,9 @@ typedef enum { KK_BIN_ADD, KK_BIN_SUB, KK_BIN_MUL, KK_BIN_DIV, KK_BIN_RECIP_MUL 
    or B's with nan_b: which one the frameworks give depends on the op (tensor_ops.c). */
 void kk_binary(kk_binop op, int nan_b, int64_t M, int64_t N, const float *A, int64_t as0, int64_t as1,
                const float *B, int64_t bs0, int64_t bs1, float *C);
+/* Y[M×N] dense = -X (X strided): the sign bit flipped, as torch.neg and
+   tf.negative do (a NaN's sign too), bit for bit. */
+void kk_neg(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, float *Y);
 /* Y[M×N] dense = softmax of each row of a strided X, as eager torch computes it:
    e^(x - max) / sum, times 1 / sum; a NaN in a row, or a +inf (inf - inf), makes
    the row NaN, as does a row of -inf. Within float32 rounding of eager's exp. */

@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 static const char *const op_names[KR_NUM_OPS] = {"matmul", "linear", "add", "relu", "sigmoid", "tanh", "sum", "mean",
-                                                 "sub", "mul", "div", "softmax"};
+                                                 "sub", "mul", "div", "softmax", "neg"};
 
 static bool is_arith(int op) { return op == KR_OP_ADD || op == KR_OP_SUB || op == KR_OP_MUL || op == KR_OP_DIV; }
 
@@ -249,6 +249,13 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     kr_kernel_leave(ks);
     return r;
   }
+  case KR_OP_NEG: {
+    Mat x = as_mat(a);
+    r = kr_tensor_new(fw, a->rank, a->shape);
+    if (!r) return NULL;
+    kk_neg(x.m, x.n, a->data, x.s0, x.s1, r->data);
+    return r;
+  }
   case KR_OP_SOFTMAX: {
     Mat x = as_mat(a);
     r = kr_tensor_new(fw, a->rank, a->shape);
@@ -371,7 +378,7 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
   int64_t M = f.m, N = f.n;
   for (int k = 0; k < p->nsteps; k++) {
     const KrEwStep *st = &p->step[k];
-    bool act = st->op == KR_OP_RELU || st->op == KR_OP_SIGMOID || st->op == KR_OP_TANH;
+    bool act = st->op == KR_OP_RELU || st->op == KR_OP_SIGMOID || st->op == KR_OP_TANH || st->op == KR_OP_NEG;
     if (st->kind == KR_EW_ACT ? !act : !is_arith(st->op)) {
       PyErr_Format(PyExc_SystemError, "kiln: bad elementwise step %d (%s:%d)", st->op, file, st->line);
       return NULL;
@@ -416,7 +423,9 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
     int64_t us0 = fs0, us1 = fs1;
     for (int k = 0; k < p->nsteps; k++, u = v, us0 = N, us1 = 1) {
       const KrEwStep *st = &p->step[k];
-      if (st->kind == KR_EW_ACT) {
+      if (st->kind == KR_EW_ACT && st->op == KR_OP_NEG) {
+        kk_neg(m, N, u, us0, us1, v);
+      } else if (st->kind == KR_EW_ACT) {
         kk_unary(act[k], m, N, u, us0, us1, v);
       } else if (st->kind == KR_EW_TENSOR) {
         const float *x = args[k].t->data + i0 * os0[k];

@@ -178,7 +178,7 @@ def test_every_site_claimed_tf(tfmod):
         for s in f["sites"]:
             if s["outcome"] == "claimed":
                 seen.add(s["rule"])
-            elif f["name"] in ("multiply_kw", "tanh_kw"):
+            elif f["name"] in ("multiply_kw", "tanh_kw", "neg_kw"):
                 assert (s["outcome"], s["code"]) == (
                     "rejected", "KILN-TF-003" if f["name"] == "multiply_kw" else "KILN-TF-005"), s
             elif f["name"] != "augmented":
@@ -572,3 +572,33 @@ def test_torch_softmax_1d_and_head(tmod):
                                atol=1e-6)
     with pytest.raises(RuntimeError, match=r"kiln: linear: incompatible shapes"):
         mod.softmax_head(torch.ones(2, 3), w, b, 1.0)
+
+
+# ==========================================================================
+# unary minus: bit for bit (a NaN's sign flips too, -0.0 <-> 0.0)
+
+
+def test_torch_neg(tmod):
+    mod, _ = tmod
+    py = mod.__kiln_python__
+    for m, n in [(1, 1), (3, 16), (5, 33), (0, 4)]:
+        x, r = salted((m, n), 1), salted((n,), 2)
+        for layout, xt in layouts(x):
+            for name in ("neg_2", "neg_method"):
+                assert_bits(getattr(mod, name)(xt), py[name](xt), False, f"{name} {m}x{n} {layout}")
+            rt = torch.from_numpy(r)
+            assert_bits(mod.neg_chain(xt, rt), py["neg_chain"](xt, rt), False, f"neg_chain {m}x{n} {layout}")
+        v = torch.from_numpy(r)
+        assert_bits(mod.neg_fn(v), py["neg_fn"](v), False, f"neg_fn {n}")
+
+
+def test_tf_neg(tfmod):
+    mod, _ = tfmod
+    py = mod.__kiln_python__
+    for m, n in [(1, 1), (3, 16), (5, 33), (0, 4)]:
+        x, r = tf_tensor(salted((m, n), 1)), tf_tensor(salted((n,), 2))
+        for name in ("neg_2", "neg_call"):
+            assert_bits(getattr(mod, name)(x).numpy(), py[name](x).numpy(), False, f"{name} {m}x{n}")
+        assert_bits(mod.neg_math(r).numpy(), py["neg_math"](r).numpy(), False, f"neg_math {n}")
+        assert_bits(mod.neg_chain(x, r).numpy(), py["neg_chain"](x, r).numpy(), False, f"neg_chain {m}x{n}")
+        assert_bits(mod.neg_kw(x).numpy(), py["neg_kw"](x).numpy(), False, "neg_kw")

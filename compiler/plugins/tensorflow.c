@@ -1,5 +1,5 @@
 /* plugins/tensorflow.c — the TensorFlow surface: tf.matmul / tf.linalg.matmul
- * (and @), tf.nn.relu, tf.nn.sigmoid, tf.nn.tanh, tf.add / tf.subtract /
+ * (and @), tf.nn.relu, tf.nn.sigmoid, tf.nn.tanh, tf.negative (and -x), tf.add / tf.subtract /
  * tf.multiply / tf.divide between tensors, the operators + - * / between
  * tensors or a tensor and an int/float/bool, and
  * tf.reduce_mean(x, axis=1) on float32 CPU:0 EagerTensors of rank 1 and 2.
@@ -31,6 +31,7 @@ static const char *const sub_names[] = {"tensorflow.subtract", "tensorflow.math.
 static const char *const mul_names[] = {"tensorflow.multiply", "tensorflow.math.multiply", NULL};
 static const char *const div_names[] = {"tensorflow.divide", "tensorflow.math.divide", "tensorflow.truediv",
                                         "tensorflow.math.truediv", NULL};
+static const char *const neg_names[] = {"tensorflow.negative", "tensorflow.math.negative", NULL};
 static const char *const tanh_names[] = {"tensorflow.nn.tanh", "tensorflow.tanh", "tensorflow.math.tanh", NULL};
 static const char *const mean_names[] = {"tensorflow.reduce_mean", "tensorflow.math.reduce_mean", NULL};
 
@@ -48,6 +49,11 @@ static bool add_ranks_ok(int a, int b) { return a && b; }
 
 static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
   if (s->has_star_args) return pu_not_covered();
+  if (s->kind == KL_SK_UNARYOP) {
+    int r = pu_rank(s->args[0], tids);
+    if (!r || !pu_eq(s->target, "-")) return pu_not_covered();
+    return pu_claimed(r == 1 ? "kiln-tensorflow/neg-f32-cpu-1d" : "kiln-tensorflow/neg-f32-cpu-2d", s->args[0]);
+  }
   if (s->kind == KL_SK_BINOP) {
     int ra = pu_rank(s->args[0], tids), rb = pu_rank(s->args[1], tids);
     const char *arith = pu_arith_name(s->target);
@@ -74,7 +80,8 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
   const char *t = s->target;
   bool arith = is_any(t, sub_names) || is_any(t, mul_names) || is_any(t, div_names);
   bool known = is_any(t, matmul_names) || is_any(t, relu_names) || is_any(t, sigmoid_names) ||
-               is_any(t, tanh_names) || is_any(t, add_names) || is_any(t, mean_names) || arith;
+               is_any(t, tanh_names) || is_any(t, neg_names) || is_any(t, add_names) || is_any(t, mean_names) ||
+               arith;
   if (!known) return pu_not_covered();
   if (untyped_operands(s, tids)) return pu_not_covered();
   /* the tensor operands only: an extra argument (`tf.nn.relu(x, "name")`)
@@ -87,6 +94,12 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
     if (s->nargs == 2 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2 && pu_rank(s->args[1], tids) == 2)
       return pu_claimed("kiln-tensorflow/matmul-f32-cpu-2d", tids[T2]);
     return pu_rejected(KL_KILN_TF_001, "tf.matmul is native only for two rank-2 tensors; write `tf.matmul(a, b)` with a and b rank 2 and no keywords (no transpose_a/transpose_b)");
+  }
+  if (is_any(t, neg_names)) {
+    if (s->nargs == 1 && s->nkw == 0)
+      return pu_claimed(pu_rank(s->args[0], tids) == 1 ? "kiln-tensorflow/neg-f32-cpu-1d" : "kiln-tensorflow/neg-f32-cpu-2d",
+                        s->args[0]);
+    return pu_rejected(KL_KILN_TF_005, "tf.negative is native only with one tensor; write `tf.negative(x)` or `-x` with x rank 1 or 2 and no keywords");
   }
   if (is_any(t, tanh_names)) {
     if (s->nargs == 1 && s->nkw == 0)
@@ -148,6 +161,7 @@ static bool tf_lower(const KlSite *s, const KlClaim *c, const KlType *tids, KlLo
   else if (strstr(r, "/mul-") || strstr(r, "/multiply-")) *out = pu_op(KL_TOP_MUL, 2, c->result);
   else if (strstr(r, "/div-") || strstr(r, "/divide-")) *out = pu_op(KL_TOP_DIV, 2, c->result);
   else if (strstr(r, "/tanh-")) *out = pu_op(KL_TOP_TANH, 1, c->result);
+  else if (strstr(r, "/neg-")) *out = pu_op(KL_TOP_NEG, 1, c->result);
   else if (strstr(r, "/relu-")) *out = pu_op(KL_TOP_RELU, 1, c->result);
   else if (strstr(r, "/sigmoid-")) *out = pu_op(KL_TOP_SIGMOID, 1, c->result);
   else if (strstr(r, "/reduce-mean-")) *out = pu_op(KL_TOP_ROWMEAN, 1, c->result);
@@ -164,6 +178,8 @@ static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/sigmoid-f32-cpu-2d", "tf.nn.sigmoid(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/add-call-f32-cpu", "tf.add / tf.math.add(a, b) ranks 1+1, 2+2, 2+1, 1+2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/add-binop-f32-cpu", "a + b ranks 1+1, 2+2, 2+1, 1+2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/neg-f32-cpu-1d", "-x, tf.negative / tf.math.negative(x) rank 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/neg-f32-cpu-2d", "-x, tf.negative / tf.math.negative(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/tanh-f32-cpu-1d", "tf.nn.tanh / tf.tanh / tf.math.tanh(x) rank 1", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/tanh-f32-cpu-2d", "tf.nn.tanh / tf.tanh / tf.math.tanh(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/subtract-call-f32-cpu", "tf.subtract / tf.math.subtract(a, b) ranks 1+1, 2+2, 2+1, 1+2", "claimed", KL_NUM_CODES, true},
@@ -181,7 +197,7 @@ static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/relu-other-forms", "tf.nn.relu with keywords or extra arguments", "rejected", KL_KILN_TF_002, true},
     {"kiln-tensorflow/add-other-forms", "tf.add / tf.subtract / tf.multiply / tf.divide with keywords", "rejected", KL_KILN_TF_003, true},
     {"kiln-tensorflow/reduce-mean-other-forms", "reduce_mean without literal axis=1 or with keepdims=True", "rejected", KL_KILN_TF_004, true},
-    {"kiln-tensorflow/sigmoid-other-forms", "tf.nn.sigmoid / tf.nn.tanh with keywords or extra arguments", "rejected", KL_KILN_TF_005, true},
+    {"kiln-tensorflow/sigmoid-other-forms", "tf.nn.sigmoid / tf.nn.tanh / tf.negative with keywords or extra arguments", "rejected", KL_KILN_TF_005, true},
     {"kiln-tensorflow/unsupported-tensor-surface", "covered symbols with operand types outside the vocabulary", "rejected", KL_KILN_TF_010, true},
     {"kiln-tensorflow/other-calls", "any other TensorFlow call", "not-covered", KL_NUM_CODES, true},
     {NULL, NULL, NULL, KL_NUM_CODES, false},

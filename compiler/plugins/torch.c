@@ -1,7 +1,7 @@
 /* plugins/torch.c — the PyTorch surface: linear, relu/sigmoid/tanh (methods,
  * torch.* and F.* functions), matmul
  * (@, torch.matmul, .matmul), + - * / (between tensors, or a tensor and an
- * int/float/bool), softmax over the last dim, and .mean/.sum(dim=1,
+ * int/float/bool), unary -, softmax over the last dim, and .mean/.sum(dim=1,
  * keepdim=False), on float32 CPU
  * tensors of rank 1 and 2. Everything else with torch operands
  * is rejected (recognised, wrong shape) or not covered, and runs on eager
@@ -101,6 +101,13 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
       if (rank && softmax_dim_ok(s, 1, rank)) return pu_claimed(rank == 1 ? "kiln-torch/softmax-f32-cpu-1d" : "kiln-torch/softmax-f32-cpu-2d", s->args[0]);
       return pu_rejected(KL_KILN_TORCH_006, softmax_message);
     }
+    if (pu_eq(s->target, "torch.neg") || pu_eq(s->target, "torch.negative")) {
+      if (!pu_any_ours(s, tids)) return pu_not_covered();
+      int rank = s->nargs == 1 ? pu_rank(s->args[0], tids) : 0;
+      if (rank && s->nkw == 0)
+        return pu_claimed(rank == 1 ? "kiln-torch/tensor-neg-f32-cpu-1d" : "kiln-torch/tensor-neg-f32-cpu-2d", s->args[0]);
+      return pu_not_covered(); /* out= and the like: eager's */
+    }
     if (pu_eq(s->target, "torch.matmul")) {
       if (!pu_any_ours(s, tids)) return pu_not_covered();
       if (s->nargs == 2 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2 && pu_rank(s->args[1], tids) == 2)
@@ -121,6 +128,8 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
         return pu_claimed("kiln-torch/tensor-matmul-call-f32-cpu-2d", tids[T2]);
       return pu_rejected(KL_KILN_TORCH_003, ".matmul is native only for two rank-2 tensors; write `a.matmul(b)` with a and b rank 2 and no keywords");
     }
+    if ((pu_eq(s->target, "neg") || pu_eq(s->target, "negative")) && s->nargs == 0 && s->nkw == 0)
+      return pu_claimed(rank == 1 ? "kiln-torch/tensor-neg-f32-cpu-1d" : "kiln-torch/tensor-neg-f32-cpu-2d", s->receiver);
     if (pu_eq(s->target, "softmax")) {
       if (softmax_dim_ok(s, 0, rank)) return pu_claimed(rank == 1 ? "kiln-torch/softmax-f32-cpu-1d" : "kiln-torch/softmax-f32-cpu-2d", s->receiver);
       return pu_rejected(KL_KILN_TORCH_006, softmax_message);
@@ -133,6 +142,11 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
       return pu_rejected(KL_KILN_TORCH_005, "reductions are native only on rank 2 over dim 1; write `.mean(dim=1, keepdim=False)` or `.sum(dim=1, keepdim=False)`: `dim` must be the literal 1 and `keepdim` the literal False, no positionals");
     }
     return pu_not_covered();
+  }
+  case KL_SK_UNARYOP: {
+    int r = pu_rank(s->args[0], tids);
+    if (!r || !pu_eq(s->target, "-")) return pu_not_covered();
+    return pu_claimed(r == 1 ? "kiln-torch/tensor-neg-f32-cpu-1d" : "kiln-torch/tensor-neg-f32-cpu-2d", s->args[0]);
   }
   case KL_SK_BINOP: {
     int ra = pu_rank(s->args[0], tids), rb = pu_rank(s->args[1], tids);
@@ -182,6 +196,7 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
   else if (strstr(r, "-mean-")) *out = pu_op(KL_TOP_ROWMEAN, 1, c->result);
   else if (strstr(r, "-sum-")) *out = pu_op(KL_TOP_ROWSUM, 1, c->result);
   else if (strstr(r, "/softmax-")) *out = pu_op(KL_TOP_SOFTMAX, 1, c->result);
+  else if (strstr(r, "-neg-")) *out = pu_op(KL_TOP_NEG, 1, c->result);
   else return false;
   return true;
 }
@@ -213,6 +228,8 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/tensor-div-scalar-f32-cpu", "a / s, s / a (as a.reciprocal() * s); s an int, float or bool", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-mean-dim1-f32-cpu-2d", "x.mean(dim=1, keepdim=False) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-sum-dim1-f32-cpu-2d", "x.sum(dim=1, keepdim=False) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-neg-f32-cpu-1d", "-x, x.neg(), torch.neg(x) rank 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-neg-f32-cpu-2d", "-x, x.neg(), torch.neg(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/softmax-f32-cpu-1d", "torch.softmax / F.softmax(x, dim) / x.softmax(dim) rank 1, dim 0 or -1", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/softmax-f32-cpu-2d", "torch.softmax / F.softmax(x, dim) / x.softmax(dim) rank 2, dim 1 or -1", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/linear-other-forms", "linear with other ranks, keywords or no bias", "rejected", KL_KILN_TORCH_001, true},

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-/* 14: tensor ops sub/mul/div/softmax, tensor_scalar_op and tensor_ewise */
+/* 14: tensor ops sub/mul/div/softmax/neg, tensor_scalar_op and tensor_ewise */
 #define KR_ABI_VERSION 14
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
@@ -30,6 +30,7 @@ enum {
   KR_OP_ROWSUM, KR_OP_ROWMEAN,
   KR_OP_SUB, KR_OP_MUL, KR_OP_DIV, /* a - b, a * b, a / b; broadcast as KR_OP_ADD */
   KR_OP_SOFTMAX,                    /* softmax of each row (rank 2) or of the vector */
+  KR_OP_NEG,                        /* -a */
   KR_NUM_OPS
 };
 
@@ -159,7 +160,7 @@ typedef struct KrTensor {
 /* An elementwise chain the compiler fused (fuse.c kl_plan_ewise):
  *   v = first; then for each step: v = act(v), v = v op x or (swap) x op v,
  * x a tensor or a Python scalar (KrEwArg); op KR_OP_ADD/SUB/MUL/DIV or
- * KR_OP_RELU/SIGMOID/TANH. One pass over the result, computed as the ops
+ * KR_OP_RELU/SIGMOID/TANH/NEG. One pass over the result, computed as the ops
  * one by one compute it (same roundings, NaNs and errors, each error naming
  * its op's line); no intermediate tensor. */
 #define KR_EW_MAX 16

@@ -290,3 +290,23 @@ def multiply_kw(a: TensorF32Cpu2D, b: TensorF32Cpu2D):
 
 def tanh_kw(x: TensorF32Cpu2D):
     return tf.nn.tanh(x, name="t")  # KILN-TF-005: eager TensorFlow
+
+
+def neg_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return -x
+
+
+def neg_call(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.negative(x)
+
+
+def neg_math(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return tf.math.negative(v)
+
+
+def neg_chain(x: TensorF32Cpu2D, r: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return -tf.nn.relu(x * 2.0 - r) + 1.0
+
+
+def neg_kw(x: TensorF32Cpu2D):
+    return tf.negative(x, name="n")  # KILN-TF-005: eager TensorFlow

@@ -307,3 +307,21 @@ def softmax_1d(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
 
 def softmax_head(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, temp: float) -> TensorF32Cpu2D:
     return torch.softmax(F.linear(x, w, b) / temp, dim=1)
+
+
+# ---- unary minus: the sign bit flipped (NaNs too) ----------------------------
+
+def neg_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return -x
+
+
+def neg_method(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.neg()
+
+
+def neg_fn(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return torch.neg(v)
+
+
+def neg_chain(x: TensorF32Cpu2D, r: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return -(x * 2.0 - r).relu() + 1.0
