@@ -64,10 +64,28 @@ static void pool_unlock(void) { atomic_flag_clear_explicit(&pool.lock, memory_or
 
 long kr_buffer_allocations(void) { return atomic_load_explicit(&allocations, memory_order_relaxed); }
 
-size_t kr_buffer_idle_bytes(void) {
+/* A lane in front of the pool for the GIL holder: a tensor being destroyed
+ * that holds the only reference to its (small) buffer parks it here, one
+ * per size class, and the next new tensor of that class takes it, with
+ * neither the lock nor a refcount atomic. That is the loop-carried tensor of
+ * a compiled loop (`h = (h @ w + b).relu()`), every iteration. Only code
+ * holding the GIL touches it (KrTensors are made and destroyed with it),
+ * so a free-threaded build has none. */
+#ifdef Py_GIL_DISABLED
+#define KR_STASH 0
+#else
+#define KR_STASH 1
+static KrBuffer *stash[KR_POOL_CLASSES];
+static size_t stash_bytes;
+#endif
+
+size_t kr_buffer_idle_bytes(void) { /* called with the GIL */
   pool_lock();
   size_t n = pool.bytes;
   pool_unlock();
+#if KR_STASH
+  n += stash_bytes;
+#endif
   return n;
 }
 
@@ -198,7 +216,15 @@ static void krtensor_dealloc(PyObject *self) {
   KrTensor *t = (KrTensor *)self;
   Py_CLEAR(t->source);
   if (t->buf) {
-    kr_buffer_release(t->buf);
+#if KR_STASH
+    KrBuffer *b = t->buf;
+    /* refcnt 1 is this tensor's reference: no other thread can reach b */
+    if (b->size_class >= 0 && !stash[b->size_class] && atomic_load_explicit(&b->refcnt, memory_order_acquire) == 1) {
+      stash[b->size_class] = b;
+      stash_bytes += b->cap;
+    } else
+#endif
+      kr_buffer_release(t->buf);
     t->buf = NULL;
   }
   if (tensor_nfree < KR_TENSOR_FREE_MAX)
@@ -246,7 +272,17 @@ KrTensor *kr_tensor_new(int framework, int rank, const int64_t *shape) {
     }
     n *= shape[i];
   }
-  KrBuffer *b = kr_buffer_new((size_t)n);
+  KrBuffer *b = NULL;
+#if KR_STASH
+  int cls = size_class((size_t)n * sizeof(float));
+  if (cls >= 0 && stash[cls]) { /* refcnt still 1: it passes to this tensor */
+    b = stash[cls];
+    stash[cls] = NULL;
+    stash_bytes -= b->cap;
+    b->nbytes = (size_t)n * sizeof(float);
+  }
+#endif
+  if (!b) b = kr_buffer_new((size_t)n);
   if (!b) return NULL;
   KrTensor *t = krtensor_alloc();
   if (!t) {
