@@ -265,13 +265,11 @@ static KrTensor *krtensor_alloc(void) {
 
 KrTensor *kr_tensor_new(int framework, int rank, const int64_t *shape) {
   int64_t n = 1;
-  for (int i = 0; i < rank; i++) {
-    if (shape[i] < 0 || (shape[i] != 0 && n > INT64_MAX / 4 / shape[i])) {
+  for (int i = 0; i < rank; i++) /* no division: an idiv was half this function's time */
+    if (shape[i] < 0 || __builtin_mul_overflow(n, shape[i], &n) || n > INT64_MAX / 4) {
       PyErr_SetString(PyExc_MemoryError, "kiln: tensor too large");
       return NULL;
     }
-    n *= shape[i];
-  }
   KrBuffer *b = NULL;
 #if KR_STASH
   int cls = size_class((size_t)n * sizeof(float));
