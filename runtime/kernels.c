@@ -680,11 +680,13 @@ KK_AVX512 KK_INLINE __mmask16 mask16(int64_t n)
   return n >= 16 ? (__mmask16)0xffff : (n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1u));
 }
 
-/* e^t, or e^-t when NEG; see exp_core_avx2_s */
+/* e^t, or e^-t when NEG; see exp_core_avx2_s. n = round(t log2 e) by the
+ * 1.5 * 2^23 shift (one rounding of the fused product): two ops where a
+ * multiply and a roundscale are three */
 KK_AVX512 KK_INLINE __m512 exp_core_avx512_s(const int NEG, __m512 t)
 {
-  __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(t, _mm512_set1_ps(NEG ? -KK_LOG2E : KK_LOG2E)),
-                                  _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m512 shift = _mm512_set1_ps(12582912.0f);
+  __m512 n = _mm512_sub_ps(_mm512_fmadd_ps(t, _mm512_set1_ps(NEG ? -KK_LOG2E : KK_LOG2E), shift), shift);
   __m512 r = NEG ? _mm512_fnmsub_ps(n, _mm512_set1_ps(KK_LN2_HI), t) : _mm512_fnmadd_ps(n, _mm512_set1_ps(KK_LN2_HI), t);
   r = _mm512_fnmadd_ps(n, _mm512_set1_ps(KK_LN2_LO), r);
   __m512 p = _mm512_set1_ps(KK_EXP_P0);
