@@ -81,6 +81,12 @@ void kk_fp_restore(unsigned mode) { fp_set_mode(mode); }
  * row reduction past it gets a scratch C (gemm_driver). */
 #define KK_SUM_KB 256
 
+/* x @ W at up to 8 rows with B past this many floats streams B by rows
+ * (gemm_rows__avx512): B larger than L2 (2 MB) */
+#ifndef KK_ROWS_MIN_KN
+#define KK_ROWS_MIN_KN (512 * 1024 + 1)
+#endif
+
 /* ===================================================================== */
 /* 1. scalar helpers + reference kernels                                  */
 /* ===================================================================== */
@@ -1772,9 +1778,6 @@ KK_AVX512 static void gemm_xw__avx512(int64_t M, int64_t N, int64_t K, const flo
 #define KK_ROWS_MAX_M 8
 _Static_assert(KK_SUM_KB % 8 == 0, "gemm_rows folds its sums at whole 8-row blocks");
 #define KK_ROWS_CHUNK 4096 /* floats of accumulators per column chunk */
-#ifndef KK_ROWS_MIN_KN
-#define KK_ROWS_MIN_KN (512 * 1024 + 1) /* B larger than L2 (2 MB) */
-#endif
 KK_AVX512 KK_INLINE void rows_block_avx512(int kb, int64_t M, int64_t nc, const float *a, int64_t as0, int64_t as1,
                                            const float *b, int64_t bs0, float *Y, int64_t ldy, int first)
 {
@@ -2405,6 +2408,21 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
   /* K block of the paths with none of their own: KK_SUM_KB when C can hold
    * the partial sums (gemm_driver gives a long row reduction a scratch C) */
   const int64_t sum_kb = C && K > KK_SUM_KB ? KK_SUM_KB : K;
+
+  /* 7-8 rows of x @ W in one sum block with B under KK_ROWS_MIN_KN: the
+   * panel loop of the small-M code below (at 7-8 rows its 64-wide tiles
+   * and the rows path do not apply), before the checks that choose it */
+  if (M >= 7 && M <= 8 && K <= KK_SUM_KB && K * N < KK_ROWS_MIN_KN && bs1 == 1 && C && !rowout) {
+    ep.flags = KK_EPI_FINAL;
+    ep.rowsum = NULL;
+    for (int64_t n0 = 0; n0 < N; n0 += NR) {
+      ep.bias = bias ? bias + n0 * bias_s : NULL;
+      for (int64_t m0 = 0; m0 < M; m0 += MR)
+        t->ukernel(min64(MR, M - m0), min64(NR, N - n0), K, A + m0 * as0, as0, as1, B + n0, bs0, C + m0 * ldc + n0,
+                   ldc, &ep);
+    }
+    return;
+  }
 
   /* torch linear's layout (B columns contiguous in k) at small M: dot
    * products, the transposed kernel, or packing B panels for the micro-kernel */
