@@ -802,6 +802,32 @@ KK_AVX512 KK_NOINLINE static void epi_finish_avx512(int64_t mr, int64_t nr, cons
   }
 }
 
+/* The assembly loops' accumulators, zmm4 + i for i = 0..15 (8 rows of two
+ * vectors) and 16..23 (4 rows more): zeroed, and stored to the stack tile
+ * %[t] at 64 i bytes. */
+#define KK_ZMM_ZERO_4_19 \
+  "vpxord %%zmm4, %%zmm4, %%zmm4\n\t" "vpxord %%zmm5, %%zmm5, %%zmm5\n\t" "vpxord %%zmm6, %%zmm6, %%zmm6\n\t" \
+  "vpxord %%zmm7, %%zmm7, %%zmm7\n\t" "vpxord %%zmm8, %%zmm8, %%zmm8\n\t" "vpxord %%zmm9, %%zmm9, %%zmm9\n\t" \
+  "vpxord %%zmm10, %%zmm10, %%zmm10\n\t" "vpxord %%zmm11, %%zmm11, %%zmm11\n\t" "vpxord %%zmm12, %%zmm12, %%zmm12\n\t" \
+  "vpxord %%zmm13, %%zmm13, %%zmm13\n\t" "vpxord %%zmm14, %%zmm14, %%zmm14\n\t" "vpxord %%zmm15, %%zmm15, %%zmm15\n\t" \
+  "vpxord %%zmm16, %%zmm16, %%zmm16\n\t" "vpxord %%zmm17, %%zmm17, %%zmm17\n\t" "vpxord %%zmm18, %%zmm18, %%zmm18\n\t" \
+  "vpxord %%zmm19, %%zmm19, %%zmm19\n\t"
+#define KK_ZMM_ZERO_20_27 \
+  "vpxord %%zmm20, %%zmm20, %%zmm20\n\t" "vpxord %%zmm21, %%zmm21, %%zmm21\n\t" "vpxord %%zmm22, %%zmm22, %%zmm22\n\t" \
+  "vpxord %%zmm23, %%zmm23, %%zmm23\n\t" "vpxord %%zmm24, %%zmm24, %%zmm24\n\t" "vpxord %%zmm25, %%zmm25, %%zmm25\n\t" \
+  "vpxord %%zmm26, %%zmm26, %%zmm26\n\t" "vpxord %%zmm27, %%zmm27, %%zmm27\n\t"
+#define KK_ZMM_STORE_4_19 \
+  "vmovaps %%zmm4, 0(%[t])\n\t" "vmovaps %%zmm5, 64(%[t])\n\t" "vmovaps %%zmm6, 128(%[t])\n\t" \
+  "vmovaps %%zmm7, 192(%[t])\n\t" "vmovaps %%zmm8, 256(%[t])\n\t" "vmovaps %%zmm9, 320(%[t])\n\t" \
+  "vmovaps %%zmm10, 384(%[t])\n\t" "vmovaps %%zmm11, 448(%[t])\n\t" "vmovaps %%zmm12, 512(%[t])\n\t" \
+  "vmovaps %%zmm13, 576(%[t])\n\t" "vmovaps %%zmm14, 640(%[t])\n\t" "vmovaps %%zmm15, 704(%[t])\n\t" \
+  "vmovaps %%zmm16, 768(%[t])\n\t" "vmovaps %%zmm17, 832(%[t])\n\t" "vmovaps %%zmm18, 896(%[t])\n\t" \
+  "vmovaps %%zmm19, 960(%[t])\n\t"
+#define KK_ZMM_STORE_20_27 \
+  "vmovaps %%zmm20, 1024(%[t])\n\t" "vmovaps %%zmm21, 1088(%[t])\n\t" "vmovaps %%zmm22, 1152(%[t])\n\t" \
+  "vmovaps %%zmm23, 1216(%[t])\n\t" "vmovaps %%zmm24, 1280(%[t])\n\t" "vmovaps %%zmm25, 1344(%[t])\n\t" \
+  "vmovaps %%zmm26, 1408(%[t])\n\t" "vmovaps %%zmm27, 1472(%[t])\n\t"
+
 /* 4 k of the 12x32 full-tile micro-kernel: packed A at %[a] (12 floats per k),
  * B rows at %[b] (32 floats per k); accumulators zmm4..zmm27 (row i: zmm4+2i,
  * zmm5+2i), B in zmm0/zmm1, broadcasts alternate zmm2/zmm3. */
@@ -942,27 +968,13 @@ KK_AVX512 KK_INLINE void ukr_avx512(const int MR, const int NV, const int KU, co
     const float *cp = c ? c : b; /* prefetches never fault; keep them harmless */
     const int64_t ldcb = c ? ldc * (int64_t)sizeof(float) : 0;
     __asm__ volatile(
-        "vpxord %%zmm4, %%zmm4, %%zmm4\n\t" "vpxord %%zmm5, %%zmm5, %%zmm5\n\t" "vpxord %%zmm6, %%zmm6, %%zmm6\n\t"
-        "vpxord %%zmm7, %%zmm7, %%zmm7\n\t" "vpxord %%zmm8, %%zmm8, %%zmm8\n\t" "vpxord %%zmm9, %%zmm9, %%zmm9\n\t"
-        "vpxord %%zmm10, %%zmm10, %%zmm10\n\t" "vpxord %%zmm11, %%zmm11, %%zmm11\n\t" "vpxord %%zmm12, %%zmm12, %%zmm12\n\t"
-        "vpxord %%zmm13, %%zmm13, %%zmm13\n\t" "vpxord %%zmm14, %%zmm14, %%zmm14\n\t" "vpxord %%zmm15, %%zmm15, %%zmm15\n\t"
-        "vpxord %%zmm16, %%zmm16, %%zmm16\n\t" "vpxord %%zmm17, %%zmm17, %%zmm17\n\t" "vpxord %%zmm18, %%zmm18, %%zmm18\n\t"
-        "vpxord %%zmm19, %%zmm19, %%zmm19\n\t" "vpxord %%zmm20, %%zmm20, %%zmm20\n\t" "vpxord %%zmm21, %%zmm21, %%zmm21\n\t"
-        "vpxord %%zmm22, %%zmm22, %%zmm22\n\t" "vpxord %%zmm23, %%zmm23, %%zmm23\n\t" "vpxord %%zmm24, %%zmm24, %%zmm24\n\t"
-        "vpxord %%zmm25, %%zmm25, %%zmm25\n\t" "vpxord %%zmm26, %%zmm26, %%zmm26\n\t" "vpxord %%zmm27, %%zmm27, %%zmm27\n\t"
+        KK_ZMM_ZERO_4_19 KK_ZMM_ZERO_20_27
         KK_UKR12X32_PFC(prefetcht1)
         "test %[n1], %[n1]\n\t" "jz 2f\n\t"
         ".p2align 5\n\t" "1:\n\t" KK_UKR12X32_K4 "dec %[n1]\n\t" "jnz 1b\n\t"
         "2:\n\t" KK_UKR12X32_PFC(prefetcht0)
         ".p2align 5\n\t" "3:\n\t" KK_UKR12X32_K4 "dec %[n2]\n\t" "jnz 3b\n\t"
-        "vmovaps %%zmm4, 0(%[t])\n\t" "vmovaps %%zmm5, 64(%[t])\n\t" "vmovaps %%zmm6, 128(%[t])\n\t"
-        "vmovaps %%zmm7, 192(%[t])\n\t" "vmovaps %%zmm8, 256(%[t])\n\t" "vmovaps %%zmm9, 320(%[t])\n\t"
-        "vmovaps %%zmm10, 384(%[t])\n\t" "vmovaps %%zmm11, 448(%[t])\n\t" "vmovaps %%zmm12, 512(%[t])\n\t"
-        "vmovaps %%zmm13, 576(%[t])\n\t" "vmovaps %%zmm14, 640(%[t])\n\t" "vmovaps %%zmm15, 704(%[t])\n\t"
-        "vmovaps %%zmm16, 768(%[t])\n\t" "vmovaps %%zmm17, 832(%[t])\n\t" "vmovaps %%zmm18, 896(%[t])\n\t"
-        "vmovaps %%zmm19, 960(%[t])\n\t" "vmovaps %%zmm20, 1024(%[t])\n\t" "vmovaps %%zmm21, 1088(%[t])\n\t"
-        "vmovaps %%zmm22, 1152(%[t])\n\t" "vmovaps %%zmm23, 1216(%[t])\n\t" "vmovaps %%zmm24, 1280(%[t])\n\t"
-        "vmovaps %%zmm25, 1344(%[t])\n\t" "vmovaps %%zmm26, 1408(%[t])\n\t" "vmovaps %%zmm27, 1472(%[t])\n\t"
+        KK_ZMM_STORE_4_19 KK_ZMM_STORE_20_27
         : [a] "+r"(ap), [b] "+r"(bp), [n1] "+r"(n1), [n2] "+r"(n2), [p] "=&r"(pscratch)
         : [t] "r"(tacc), [c] "r"(cp), [ldc] "r"(ldcb)
         : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
@@ -1006,27 +1018,13 @@ KK_AVX512 KK_INLINE void ukr_avx512(const int MR, const int NV, const int KU, co
     const float *cp = c ? c : b;
     const int64_t ldcb = c ? ldc * (int64_t)sizeof(float) : 0;
     __asm__ volatile(
-        "vpxord %%zmm4, %%zmm4, %%zmm4\n\t" "vpxord %%zmm5, %%zmm5, %%zmm5\n\t" "vpxord %%zmm6, %%zmm6, %%zmm6\n\t"
-        "vpxord %%zmm7, %%zmm7, %%zmm7\n\t" "vpxord %%zmm8, %%zmm8, %%zmm8\n\t" "vpxord %%zmm9, %%zmm9, %%zmm9\n\t"
-        "vpxord %%zmm10, %%zmm10, %%zmm10\n\t" "vpxord %%zmm11, %%zmm11, %%zmm11\n\t" "vpxord %%zmm12, %%zmm12, %%zmm12\n\t"
-        "vpxord %%zmm13, %%zmm13, %%zmm13\n\t" "vpxord %%zmm14, %%zmm14, %%zmm14\n\t" "vpxord %%zmm15, %%zmm15, %%zmm15\n\t"
-        "vpxord %%zmm16, %%zmm16, %%zmm16\n\t" "vpxord %%zmm17, %%zmm17, %%zmm17\n\t" "vpxord %%zmm18, %%zmm18, %%zmm18\n\t"
-        "vpxord %%zmm19, %%zmm19, %%zmm19\n\t" "vpxord %%zmm20, %%zmm20, %%zmm20\n\t" "vpxord %%zmm21, %%zmm21, %%zmm21\n\t"
-        "vpxord %%zmm22, %%zmm22, %%zmm22\n\t" "vpxord %%zmm23, %%zmm23, %%zmm23\n\t" "vpxord %%zmm24, %%zmm24, %%zmm24\n\t"
-        "vpxord %%zmm25, %%zmm25, %%zmm25\n\t" "vpxord %%zmm26, %%zmm26, %%zmm26\n\t" "vpxord %%zmm27, %%zmm27, %%zmm27\n\t"
+        KK_ZMM_ZERO_4_19 KK_ZMM_ZERO_20_27
         KK_UKR12X32_PFC(prefetcht1)
         "test %[n1], %[n1]\n\t" "jz 2f\n\t"
         ".p2align 5\n\t" "1:\n\t" KK_UKR12X32U_K4 "dec %[n1]\n\t" "jnz 1b\n\t"
         "2:\n\t" KK_UKR12X32_PFC(prefetcht0)
         ".p2align 5\n\t" "3:\n\t" KK_UKR12X32U_K4 "dec %[n2]\n\t" "jnz 3b\n\t"
-        "vmovaps %%zmm4, 0(%[t])\n\t" "vmovaps %%zmm5, 64(%[t])\n\t" "vmovaps %%zmm6, 128(%[t])\n\t"
-        "vmovaps %%zmm7, 192(%[t])\n\t" "vmovaps %%zmm8, 256(%[t])\n\t" "vmovaps %%zmm9, 320(%[t])\n\t"
-        "vmovaps %%zmm10, 384(%[t])\n\t" "vmovaps %%zmm11, 448(%[t])\n\t" "vmovaps %%zmm12, 512(%[t])\n\t"
-        "vmovaps %%zmm13, 576(%[t])\n\t" "vmovaps %%zmm14, 640(%[t])\n\t" "vmovaps %%zmm15, 704(%[t])\n\t"
-        "vmovaps %%zmm16, 768(%[t])\n\t" "vmovaps %%zmm17, 832(%[t])\n\t" "vmovaps %%zmm18, 896(%[t])\n\t"
-        "vmovaps %%zmm19, 960(%[t])\n\t" "vmovaps %%zmm20, 1024(%[t])\n\t" "vmovaps %%zmm21, 1088(%[t])\n\t"
-        "vmovaps %%zmm22, 1152(%[t])\n\t" "vmovaps %%zmm23, 1216(%[t])\n\t" "vmovaps %%zmm24, 1280(%[t])\n\t"
-        "vmovaps %%zmm25, 1344(%[t])\n\t" "vmovaps %%zmm26, 1408(%[t])\n\t" "vmovaps %%zmm27, 1472(%[t])\n\t"
+        KK_ZMM_STORE_4_19 KK_ZMM_STORE_20_27
         : [a0] "+r"(a0), [a3] "+r"(a3), [a6] "+r"(a6), [a9] "+r"(a9), [b] "+r"(bp), [n1] "+r"(n1), [n2] "+r"(n2),
           [p] "=&r"(pscratch)
         : [t] "r"(tacc), [rs] "r"(rsb), [c] "r"(cp), [ldc] "r"(ldcb)
@@ -1048,22 +1046,12 @@ KK_AVX512 KK_INLINE void ukr_avx512(const int MR, const int NV, const int KU, co
     int64_t n4 = K / 4;
     const int64_t rsb = a_rs * (int64_t)sizeof(float), bsb = b_rs * (int64_t)sizeof(float);
     __asm__ volatile(
-        "vpxord %%zmm4, %%zmm4, %%zmm4\n\t" "vpxord %%zmm5, %%zmm5, %%zmm5\n\t" "vpxord %%zmm6, %%zmm6, %%zmm6\n\t"
-        "vpxord %%zmm7, %%zmm7, %%zmm7\n\t" "vpxord %%zmm8, %%zmm8, %%zmm8\n\t" "vpxord %%zmm9, %%zmm9, %%zmm9\n\t"
-        "vpxord %%zmm10, %%zmm10, %%zmm10\n\t" "vpxord %%zmm11, %%zmm11, %%zmm11\n\t" "vpxord %%zmm12, %%zmm12, %%zmm12\n\t"
-        "vpxord %%zmm13, %%zmm13, %%zmm13\n\t" "vpxord %%zmm14, %%zmm14, %%zmm14\n\t" "vpxord %%zmm15, %%zmm15, %%zmm15\n\t"
-        "vpxord %%zmm16, %%zmm16, %%zmm16\n\t" "vpxord %%zmm17, %%zmm17, %%zmm17\n\t" "vpxord %%zmm18, %%zmm18, %%zmm18\n\t"
-        "vpxord %%zmm19, %%zmm19, %%zmm19\n\t"
+        KK_ZMM_ZERO_4_19
         ".p2align 5\n\t" "1:\n\t"
         KK_UKR8X32_K1(0) KK_UKR8X32_K1(4) KK_UKR8X32_K1(8) KK_UKR8X32_K1(12)
         "add $16, %[p]\n\t" "add $16, %[q]\n\t" "add $16, %[r]\n\t"
         "dec %[n]\n\t" "jnz 1b\n\t"
-        "vmovaps %%zmm4, 0(%[t])\n\t" "vmovaps %%zmm5, 64(%[t])\n\t" "vmovaps %%zmm6, 128(%[t])\n\t"
-        "vmovaps %%zmm7, 192(%[t])\n\t" "vmovaps %%zmm8, 256(%[t])\n\t" "vmovaps %%zmm9, 320(%[t])\n\t"
-        "vmovaps %%zmm10, 384(%[t])\n\t" "vmovaps %%zmm11, 448(%[t])\n\t" "vmovaps %%zmm12, 512(%[t])\n\t"
-        "vmovaps %%zmm13, 576(%[t])\n\t" "vmovaps %%zmm14, 640(%[t])\n\t" "vmovaps %%zmm15, 704(%[t])\n\t"
-        "vmovaps %%zmm16, 768(%[t])\n\t" "vmovaps %%zmm17, 832(%[t])\n\t" "vmovaps %%zmm18, 896(%[t])\n\t"
-        "vmovaps %%zmm19, 960(%[t])\n\t"
+        KK_ZMM_STORE_4_19
         : [p] "+r"(p), [q] "+r"(q), [r] "+r"(r), [b] "+r"(bp), [n] "+r"(n4)
         : [t] "r"(tacc), [rs] "r"(rsb), [bs] "r"(bsb)
         : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
