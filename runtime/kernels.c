@@ -87,6 +87,12 @@ void kk_fp_restore(unsigned mode) { fp_set_mode(mode); }
 #define KK_ROWS_MIN_KN (512 * 1024 + 1)
 #endif
 
+/* Rows up to which a product whose B holds at least this many bytes (past
+ * L2) is split over the thread budget by columns, however few its
+ * multiply-adds: one core does not saturate memory bandwidth. */
+#define KK_STREAM_MAX_M 16
+#define KK_STREAM_THREAD_BYTES (2.0 * 1024 * 1024)
+
 /* ===================================================================== */
 /* 1. scalar helpers + reference kernels                                  */
 /* ===================================================================== */
@@ -2987,13 +2993,16 @@ static void gemm_driver(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, 
   const int64_t tmin = atomic_load_explicit(&kk_thread_min, memory_order_relaxed);
   /* saturate instead of overflowing for absurd shapes */
   const double mnk = (double)M * (double)N * (double)K;
-  const int budget = thread_budget_for(mnk);
+  /* a few rows over a B past L2 are bound by reading B from memory: each
+   * thread streams its own columns of it, whatever the multiply-adds */
+  const int streamed = M <= KK_STREAM_MAX_M && C && (double)K * (double)N * sizeof(float) >= KK_STREAM_THREAD_BYTES;
+  const int budget = streamed ? current_budget() : thread_budget_for(mnk);
   if (budget > 1) {
     int cpus = online_cpus();
     int nth = budget < cpus ? budget : cpus;
     /* each thread beyond two needs another half threshold of work */
     double per = tmin > 0 ? (double)tmin / 2.0 : 1.0;
-    if (mnk / per < (double)nth) nth = (int)(mnk / per);
+    if (!streamed && mnk / per < (double)nth) nth = (int)(mnk / per);
     gemm_job job;
     job.t = t; job.M = M; job.N = N; job.K = K; job.A = A; job.as0 = as0; job.as1 = as1;
     job.B = B; job.bs0 = bs0; job.bs1 = bs1; job.bias = bias; job.bias_s = bias_s; job.act = act;

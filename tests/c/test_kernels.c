@@ -268,6 +268,33 @@ static void test_gemm_rows(void)
     }
 }
 
+/* x @ W and x @ W^T at 1-16 rows with B around the streamed-split size
+ * (KK_STREAM_THREAD_BYTES, 2 MiB): columns split over the pool at the
+ * default threshold, chunks on and off the 64-wide tiles. */
+static void test_gemm_streamed(void)
+{
+  static const int64_t sh[][3] = {{1, 1024, 1024}, {2, 1024, 513}, {4, 1000, 524}, {5, 700, 800},
+                                  {8, 1030, 512}, {9, 2048, 300}, {16, 513, 1100}, {3, 4096, 127}};
+  int idx = 0;
+  for (size_t s = 0; s < sizeof sh / sizeof *sh; s++)
+    for (int tr = 0; tr < 2; tr++, idx++) {
+      gcase g;
+      g.M = sh[s][0]; g.N = sh[s][1]; g.K = sh[s][2];
+      float *A = make_mat(g.M, g.K, 0, &g.as0, &g.as1);
+      float *B = malloc((size_t)(g.K * g.N) * sizeof(float));
+      for (int64_t i = 0; i < g.K * g.N; i++) B[i] = frand();
+      if (tr) g.bs0 = 1, g.bs1 = g.K; /* torch linear's W (N x K) */
+      else g.bs0 = g.N, g.bs1 = 1;
+      float *bias = malloc((size_t)g.N * sizeof(float));
+      for (int64_t i = 0; i < g.N; i++) bias[i] = 2.0f * frand();
+      g.A = A; g.B = B; g.act = idx % 5;
+      g.bias = idx % 3 == 2 ? NULL : bias;
+      g.bias_s = 1;
+      test_gemm_case(&g);
+      free(A); free(B); free(bias);
+    }
+}
+
 /* Calls fn(M, N, K, idx) for every M x N x K of three lists, idx counting up. */
 #define SWEEP(Ms, Ns, Ks, fn) \
   sweep(Ms, sizeof Ms / sizeof *Ms, Ns, sizeof Ns / sizeof *Ns, Ks, sizeof Ks / sizeof *Ks, fn)
@@ -839,8 +866,12 @@ int main(void)
     test_gemm_paths();
     test_gemm_concurrent();
     kk_set_pool_spin_us(-1);
-    kk_set_num_threads(1);
+    /* the default size threshold: a few rows over a B past L2 still split
+       their columns over the pool (B of 2 MiB and more), smaller ones not */
     kk_set_gemm_thread_min(-1);
+    test_gemm_rows();
+    test_gemm_streamed();
+    kk_set_num_threads(1);
     printf("%s: %d passed, %d failed\n", isas[i], g_pass - p0, g_fail - f0);
   }
   kk_release_scratch();
