@@ -11,15 +11,6 @@
 #include "runtime_internal.h"
 #include "kernels.h"
 
-static kk_act act_of(int op, int framework) {
-  switch (op) {
-  case KR_OP_RELU: return framework == KR_FW_TF ? KK_ACT_RELU_TF : KK_ACT_RELU;
-  case KR_OP_SIGMOID: return KK_ACT_SIGMOID;
-  case KR_OP_TANH: return KK_ACT_TANH;
-  default: return KK_ACT_NONE;
-  }
-}
-
 /* Replaces *r by op(*r [, other]); consumes the old *r. */
 static int step(KrTensor **r, int op, KrTensor *other, int other_first, const char *file, int line) {
   KrTensor *t = other_first ? kr_tensor_op(op, other, *r, NULL, file, line) : kr_tensor_op(op, *r, other, NULL, file, line);
@@ -79,7 +70,7 @@ KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *
     bias_s = row->shape[0] == 1 ? 0 : row->strides[0];
   }
   if (post && e->shape[0] != N && e->shape[0] != 1) return one_by_one(f, a, b, c, d, e, file);
-  kk_act act = act_of(f->act, fw);
+  kk_act act = kr_act_of(f->act, fw);
   int64_t shape[2] = {M, N};
   KrTensor *r = f->reduce >= 0 ? kr_tensor_new(fw, 1, shape) : kr_tensor_new(fw, 2, shape);
   if (!r) return NULL;

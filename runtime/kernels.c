@@ -151,9 +151,9 @@ static inline float ref_exp_core(float t) /* t in [-110, 110] */
  * vector versions negate inside exp's range reduction, one op fewer: a
  * sigmoid epilogue's cost is its op count (two vector ports, ~12 cycles a
  * zmm vector on a Xeon), not its division. */
-static inline float ref_sigmoid(float x)
+static inline float ref_sigmoid_s(int tf, float x)
 {
-  if (x != x) return x + x; /* quiet NaN, sign kept */
+  if (x != x) return tf ? x + x : -(x + x); /* quiet NaN; torch's negation flips its sign */
   float c = x < KK_EXP_MIN ? KK_EXP_MIN : (x > KK_EXP_MAX ? KK_EXP_MAX : x);
   return 1.0f / (1.0f + ref_exp_core(-c));
 }
@@ -186,7 +186,8 @@ static inline float ref_act(int act, float x)
     return ((u & 0x80000000u) && u != 0x80000000u && !isnan_bits(u)) ? 0.0f : x;
   case KK_ACT_RELU_TF: /* keep x >= FLT_MIN or NaN */
     return (isnan_bits(u) || (!(u & 0x80000000u) && u >= 0x00800000u)) ? x : 0.0f;
-  case KK_ACT_SIGMOID: return ref_sigmoid(x);
+  case KK_ACT_SIGMOID: return ref_sigmoid_s(0, x);
+  case KK_ACT_SIGMOID_TF: return ref_sigmoid_s(1, x);
   case KK_ACT_TANH: return ref_tanh(x);
   default: return x;
   }
@@ -347,12 +348,16 @@ KK_AVX2 KK_INLINE __m256 nanfix_avx2(__m256 y, __m256 x) /* NaN in -> quiet NaN 
   return _mm256_blendv_ps(y, _mm256_add_ps(x, x), m);
 }
 
-KK_AVX2 KK_INLINE __m256 sigmoid_avx2(__m256 x) /* see ref_sigmoid */
+/* See ref_sigmoid_s. torch's form negates x before exp (a NaN's sign flips,
+ * one op more); TF's folds the negation into exp's reduction. The results
+ * are the same bits otherwise (the bounds are symmetric, negation exact). */
+KK_AVX2 KK_INLINE __m256 sigmoid_avx2_s(const int TF, __m256 x)
 {
+  if (!TF) x = _mm256_xor_ps(x, _mm256_set1_ps(-0.0f));
   /* max/min return their second operand when either is NaN: a NaN x flows
    * through as itself */
   __m256 c = _mm256_min_ps(_mm256_set1_ps(KK_EXP_MAX), _mm256_max_ps(_mm256_set1_ps(KK_EXP_MIN), x));
-  return _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_add_ps(_mm256_set1_ps(1.0f), exp_core_avx2_s(1, c)));
+  return _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_add_ps(_mm256_set1_ps(1.0f), exp_core_avx2_s(TF, c)));
 }
 
 KK_AVX2 static void exp_row__avx2(int64_t n, const float *x, float *y) /* see exp_row__ref */
@@ -401,7 +406,8 @@ KK_AVX2 KK_INLINE __m256 act_avx2(int act, __m256 x)
     return _mm256_andnot_ps(_mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ), x);
   case KK_ACT_RELU_TF:
     return _mm256_and_ps(_mm256_cmp_ps(x, _mm256_set1_ps(FLT_MIN), _CMP_NLT_UQ), x);
-  case KK_ACT_SIGMOID: return sigmoid_avx2(x);
+  case KK_ACT_SIGMOID: return sigmoid_avx2_s(0, x);
+  case KK_ACT_SIGMOID_TF: return sigmoid_avx2_s(1, x);
   case KK_ACT_TANH: return tanh_avx2(x);
   default: return x;
   }
@@ -568,7 +574,10 @@ KK_AVX2 static void act_row__avx2(int act, int64_t n, const float *x, float *y)
     for (; j + 8 <= n; j += 8) _mm256_storeu_ps(y + j, act_avx2(act, _mm256_loadu_ps(x + j)));
     break;
   case KK_ACT_SIGMOID:
-    for (; j + 8 <= n; j += 8) _mm256_storeu_ps(y + j, sigmoid_avx2(_mm256_loadu_ps(x + j)));
+    for (; j + 8 <= n; j += 8) _mm256_storeu_ps(y + j, sigmoid_avx2_s(0, _mm256_loadu_ps(x + j)));
+    break;
+  case KK_ACT_SIGMOID_TF:
+    for (; j + 8 <= n; j += 8) _mm256_storeu_ps(y + j, sigmoid_avx2_s(1, _mm256_loadu_ps(x + j)));
     break;
   case KK_ACT_TANH:
     for (; j + 8 <= n; j += 8) _mm256_storeu_ps(y + j, tanh_avx2(_mm256_loadu_ps(x + j)));
@@ -718,10 +727,11 @@ KK_AVX512 KK_INLINE __m512 nanfix_avx512(__m512 y, __m512 x)
   return _mm512_mask_add_ps(y, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x, x);
 }
 
-KK_AVX512 KK_INLINE __m512 sigmoid_avx512(__m512 x) /* see ref_sigmoid and sigmoid_avx2 */
+KK_AVX512 KK_INLINE __m512 sigmoid_avx512_s(const int TF, __m512 x) /* see sigmoid_avx2_s */
 {
+  if (!TF) x = _mm512_xor_ps(x, _mm512_set1_ps(-0.0f));
   __m512 c = _mm512_min_ps(_mm512_set1_ps(KK_EXP_MAX), _mm512_max_ps(_mm512_set1_ps(KK_EXP_MIN), x));
-  return _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_add_ps(_mm512_set1_ps(1.0f), exp_core_avx512_s(1, c)));
+  return _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_add_ps(_mm512_set1_ps(1.0f), exp_core_avx512_s(TF, c)));
 }
 
 KK_AVX512 static void exp_row__avx512(int64_t n, const float *x, float *y) /* see exp_row__ref */
@@ -778,7 +788,8 @@ KK_AVX512 KK_INLINE __m512 act_avx512(int act, __m512 x)
   switch (act) {
   case KK_ACT_RELU: return relu_avx512(x);
   case KK_ACT_RELU_TF: return relu_tf_avx512(x);
-  case KK_ACT_SIGMOID: return sigmoid_avx512(x);
+  case KK_ACT_SIGMOID: return sigmoid_avx512_s(0, x);
+  case KK_ACT_SIGMOID_TF: return sigmoid_avx512_s(1, x);
   case KK_ACT_TANH: return tanh_avx512(x);
   default: return x;
   }
@@ -1704,7 +1715,7 @@ KK_AVX512 KK_INLINE void xw_tile_avx512(const int R, int64_t K, const float *a, 
 #pragma GCC unroll 4
   for (int v = 0; v < 4; v++)
     pv[v] = pp->post ? load_bias_avx512(pp->post + 16 * v * pp->post_s, pp->post_s, 16) : _mm512_setzero_ps();
-  if (act == KK_ACT_SIGMOID || act == KK_ACT_TANH) {
+  if (act == KK_ACT_SIGMOID || act == KK_ACT_SIGMOID_TF || act == KK_ACT_TANH) {
     /* through a stack tile: unrolled over the register tile, their ~25
      * instructions a vector made the 8-row sigmoid layer slower than the
      * 32-wide micro-kernel's row pass */
@@ -1851,7 +1862,10 @@ KK_AVX512 static void act_row__avx512(int act, int64_t n, const float *x, float 
     for (; j + 16 <= n; j += 16) _mm512_storeu_ps(y + j, relu_tf_avx512(_mm512_loadu_ps(x + j)));
     break;
   case KK_ACT_SIGMOID:
-    for (; j + 16 <= n; j += 16) _mm512_storeu_ps(y + j, sigmoid_avx512(_mm512_loadu_ps(x + j)));
+    for (; j + 16 <= n; j += 16) _mm512_storeu_ps(y + j, sigmoid_avx512_s(0, _mm512_loadu_ps(x + j)));
+    break;
+  case KK_ACT_SIGMOID_TF:
+    for (; j + 16 <= n; j += 16) _mm512_storeu_ps(y + j, sigmoid_avx512_s(1, _mm512_loadu_ps(x + j)));
     break;
   case KK_ACT_TANH:
     for (; j + 16 <= n; j += 16) _mm512_storeu_ps(y + j, tanh_avx512(_mm512_loadu_ps(x + j)));
@@ -1969,6 +1983,7 @@ KK_AVX512 static void add_rows__avx512(int act, int64_t M, int64_t N, const floa
   case KK_ACT_RELU: add_rows_avx512(KK_ACT_RELU, M, N, a, as0, b, bs0, c); break;
   case KK_ACT_RELU_TF: add_rows_avx512(KK_ACT_RELU_TF, M, N, a, as0, b, bs0, c); break;
   case KK_ACT_SIGMOID: add_rows_avx512(KK_ACT_SIGMOID, M, N, a, as0, b, bs0, c); break;
+  case KK_ACT_SIGMOID_TF: add_rows_avx512(KK_ACT_SIGMOID_TF, M, N, a, as0, b, bs0, c); break;
   case KK_ACT_TANH: add_rows_avx512(KK_ACT_TANH, M, N, a, as0, b, bs0, c); break;
   default: add_rows_avx512(KK_ACT_NONE, M, N, a, as0, b, bs0, c); break;
   }

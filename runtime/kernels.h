@@ -22,15 +22,18 @@ extern "C" {
 typedef enum {
   KK_ACT_NONE = 0,
   KK_ACT_RELU,    /* eager torch.relu: x < 0 ? +0 : x, so relu(-0.0) = -0.0, NaN passes bit-exact */
-  KK_ACT_SIGMOID,
+  KK_ACT_SIGMOID, /* eager torch.sigmoid, 1 / (1 + e^-x): torch negates x first, so a NaN comes
+                    out quietened with its sign flipped (payload kept) */
   KK_ACT_TANH,
   /* tf.nn.relu as TF's vectorised (8-wide Eigen packet) path computes it with
    * TF's flush-to-zero/denormals-are-zero mode on: x >= FLT_MIN ? x : +0, NaN
    * passes bit-exact. So -0.0 -> +0.0 and positive denormals -> +0.0. TF's own
    * scalar tail (the last n % 8 elements of a tensor) keeps -0.0 instead, so no
    * elementwise function can match TF bit-for-bit at every position. */
-  KK_ACT_RELU_TF
+  KK_ACT_RELU_TF,
+  KK_ACT_SIGMOID_TF /* tf.nn.sigmoid: as KK_ACT_SIGMOID, but a NaN keeps its sign */
 } kk_act;
+#define KK_NUM_ACTS 6
 
 void kk_init(void);            /* idempotent; picks ISA */
 const char *kk_isa_name(void); /* "avx512", "avx2", "reference" */

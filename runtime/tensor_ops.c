@@ -16,6 +16,18 @@ static const char *const op_names[KR_NUM_OPS] = {"matmul", "linear", "add", "rel
 
 static bool is_arith(int op) { return op == KR_OP_ADD || op == KR_OP_SUB || op == KR_OP_MUL || op == KR_OP_DIV; }
 
+/* The kernel activation of a KR_OP_RELU / SIGMOID / TANH for a framework:
+ * TF's relu gives +0.0 for -0.0, torch's sigmoid flips a NaN's sign (see
+ * kernels.h). Anything else: KK_ACT_NONE. */
+int kr_act_of(int op, int fw) {
+  switch (op) {
+  case KR_OP_RELU: return fw == KR_FW_TF ? KK_ACT_RELU_TF : KK_ACT_RELU;
+  case KR_OP_SIGMOID: return fw == KR_FW_TF ? KK_ACT_SIGMOID_TF : KK_ACT_SIGMOID;
+  case KR_OP_TANH: return KK_ACT_TANH;
+  default: return KK_ACT_NONE;
+  }
+}
+
 static kk_binop binop_of(int op) {
   return op == KR_OP_SUB ? KK_BIN_SUB : op == KR_OP_MUL ? KK_BIN_MUL : op == KR_OP_DIV ? KK_BIN_DIV : KK_BIN_ADD;
 }
@@ -237,9 +249,7 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
   case KR_OP_RELU:
   case KR_OP_SIGMOID:
   case KR_OP_TANH: {
-    /* TF's relu gives +0.0 for -0.0 (its vectorised path; see kernels.h) */
-    kk_act relu = fw == KR_FW_TF ? KK_ACT_RELU_TF : KK_ACT_RELU;
-    kk_act act = op == KR_OP_RELU ? relu : op == KR_OP_SIGMOID ? KK_ACT_SIGMOID : KK_ACT_TANH;
+    kk_act act = kr_act_of(op, fw);
     Mat x = as_mat(a);
     r = kr_tensor_new(fw, a->rank, a->shape);
     if (!r) return NULL;
@@ -402,8 +412,7 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
   for (int k = 0; k < p->nsteps; k++) {
     const KrEwStep *st = &p->step[k];
     kop[k] = binop_of(st->op);
-    act[k] = st->op == KR_OP_RELU ? (fw == KR_FW_TF ? KK_ACT_RELU_TF : KK_ACT_RELU)
-             : st->op == KR_OP_SIGMOID ? KK_ACT_SIGMOID : KK_ACT_TANH;
+    act[k] = kr_act_of(st->op, fw);
     if (st->kind == KR_EW_TENSOR) {
       frame_strides(args[k].t, M, N, &os0[k], &os1[k]);
       nan_b[k] = tensor_nan_b(st->op, fw);

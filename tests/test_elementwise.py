@@ -602,3 +602,80 @@ def test_tf_neg(tfmod):
         assert_bits(mod.neg_math(r).numpy(), py["neg_math"](r).numpy(), False, f"neg_math {n}")
         assert_bits(mod.neg_chain(x, r).numpy(), py["neg_chain"](x, r).numpy(), False, f"neg_chain {m}x{n}")
         assert_bits(mod.neg_kw(x).numpy(), py["neg_kw"](x).numpy(), False, "neg_kw")
+
+
+# ==========================================================================
+# sigmoid of a NaN: eager torch computes 1 / (1 + exp(-x)), and its negation
+# flips the NaN's sign; eager TF keeps it. Payloads pass through, quietened.
+
+NAN_BITS = [0x7FC00000, 0xFFC00000, 0x7FC12345, 0xFFA00001, 0x7F800001]
+
+
+def nan_salted(shape, seed):
+    a = salted(shape, seed)
+    flat = a.reshape(-1).view(np.uint32)
+    for i, u in enumerate(NAN_BITS):
+        if flat.size:
+            flat[(i * 31 + seed) % flat.size] = u
+    return a
+
+
+def one_nan_a_row(m, seed):
+    a = np.random.default_rng(seed).standard_normal((m, 16)).astype(np.float32)
+    u = a.view(np.uint32)
+    for i in range(m):
+        u[i, (i * 5 + seed) % 16] = NAN_BITS[i % len(NAN_BITS)]
+    return a
+
+
+def assert_sigmoid_like(got, exp, where):
+    """NaN lanes bit for bit (sign and payload); the rest within float32 ulps."""
+    g, e = np.asarray(got, dtype=np.float32), np.asarray(exp, dtype=np.float32)
+    assert g.shape == e.shape, (where, g.shape, e.shape)
+    nan = np.isnan(e)
+    assert (np.isnan(g) == nan).all(), f"{where}: NaN positions differ"
+    np.testing.assert_array_equal(bits(g[nan]), bits(e[nan]), err_msg=f"{where}: NaN bits")
+    np.testing.assert_allclose(g[~nan], e[~nan], rtol=2e-6, atol=2e-7, err_msg=where)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 5), (2, 17), (16, 64), (7, 129)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_torch_sigmoid_nan_sign(tmod, shape):
+    mod, _ = tmod
+    py = mod.__kiln_python__
+    m, n = shape
+    x, r = nan_salted(shape, 3), salted((n,), 4)
+    for layout, xt in layouts(x):
+        assert_sigmoid_like(mod.sigmoid_fn(xt), py["sigmoid_fn"](xt), f"sigmoid_fn {layout}")
+        rt = torch.from_numpy(r)
+        assert_sigmoid_like(mod.sigmoid_chain(xt, rt), py["sigmoid_chain"](xt, rt), f"sigmoid_chain {layout}")
+    # through the GEMM epilogue: one NaN a row (with no inf, which would make
+    # new NaNs of the BLAS's choosing) reaches the whole output row
+    xg = torch.from_numpy(one_nan_a_row(m, 5))
+    eye, zero = torch.eye(16), torch.zeros(16)
+    for name in ("sigmoid_linear", "sigmoid_xw"):
+        assert_sigmoid_like(getattr(mod, name)(xg, eye, zero), py[name](xg, eye, zero), name)
+    out = np.asarray(mod.sigmoid_fn(torch.from_numpy(x)))
+    src = x.view(np.uint32)
+    flipped = ((src | 0x00400000) ^ 0x80000000).view(np.float32)
+    nan = np.isnan(x)
+    np.testing.assert_array_equal(bits(out[nan]), bits(flipped[nan]))
+
+
+def test_tf_sigmoid_nan_sign(tfmod):
+    mod, _ = tfmod
+    py = mod.__kiln_python__
+    for shape in [(1, 1), (3, 5), (16, 64), (7, 129)]:
+        m, n = shape
+        x, r = tf_tensor(nan_salted(shape, 6)), tf_tensor(salted((n,), 7))
+        assert_sigmoid_like(mod.sigmoid_fn(x).numpy(), py["sigmoid_fn"](x).numpy(), f"sigmoid_fn {shape}")
+        assert_sigmoid_like(mod.sigmoid_chain(x, r).numpy(), py["sigmoid_chain"](x, r).numpy(),
+                            f"sigmoid_chain {shape}")
+        xg = tf_tensor(one_nan_a_row(m, 8))
+        eye, zero = tf_tensor(np.eye(16, dtype=np.float32)), tf_tensor(np.zeros(16, dtype=np.float32))
+        assert_sigmoid_like(mod.sigmoid_xw(xg, eye, zero).numpy(), py["sigmoid_xw"](xg, eye, zero).numpy(),
+                            f"sigmoid_xw {shape}")
+        src = x.numpy()
+        out = mod.sigmoid_fn(x).numpy()
+        nan = np.isnan(src)
+        np.testing.assert_array_equal(bits(out[nan]), bits((src.view(np.uint32) | 0x00400000).view(np.float32)[nan]))

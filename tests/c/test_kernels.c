@@ -61,7 +61,8 @@ static double act_d(int act, double x)
   switch (act) {
   case KK_ACT_RELU: return x < 0 ? 0 : x;
   case KK_ACT_RELU_TF: return x < 0 ? 0 : x;
-  case KK_ACT_SIGMOID: return 1.0 / (1.0 + exp(-x));
+  case KK_ACT_SIGMOID:
+  case KK_ACT_SIGMOID_TF: return 1.0 / (1.0 + exp(-x));
   case KK_ACT_TANH: return tanh(x);
   default: return x;
   }
@@ -179,14 +180,14 @@ static void test_gemm(void)
         g.A = A; g.B = B;
         g.bias = (idx % 4 == 3) ? NULL : bias;
         g.bias_s = (idx % 4 == 2) ? 3 : 1;
-        g.act = idx % 5;
+        g.act = idx % KK_NUM_ACTS;
         test_gemm_case(&g);
         free(A); free(B); free(bias);
       }
   /* every activation on one shape per path (small-M streamed, small-M packed, large) */
   static const int64_t sh[][3] = {{1, 32, 32}, {3, 70, 40}, {40, 70, 300}};
   for (size_t s = 0; s < 3; s++)
-    for (int act = 0; act < 5; act++)
+    for (int act = 0; act < KK_NUM_ACTS; act++)
       for (int lay = 0; lay < 2; lay++) {
         gcase g;
         g.M = sh[s][0]; g.N = sh[s][1]; g.K = sh[s][2];
@@ -210,7 +211,7 @@ static void test_gemm_paths(void)
                                   {25, 2, 700},   {151, 129, 17},  {40, 100, 1100}, {26, 2100, 513}};
   int idx = 0;
   for (size_t s = 0; s < sizeof sh / sizeof *sh; s++)
-    for (int act = 0; act < 5; act++)
+    for (int act = 0; act < KK_NUM_ACTS; act++)
       for (int lay = 0; lay < 3; lay++, idx++) {
         gcase g;
         g.M = sh[s][0]; g.N = sh[s][1]; g.K = sh[s][2];
@@ -248,7 +249,7 @@ static void test_gemm_rows(void)
                                   {13, 1088, 260}, {16, 2112, 130}, {7, 2048, 300}, {8, 1024, 1030}};
   int idx = 0;
   for (size_t s = 0; s < sizeof sh / sizeof *sh; s++)
-    for (int act = 0; act < 5; act++, idx++) {
+    for (int act = 0; act < KK_NUM_ACTS; act++, idx++) {
       gcase g;
       g.M = sh[s][0]; g.N = sh[s][1]; g.K = sh[s][2];
       float *A = make_mat(g.M, g.K, 0, &g.as0, &g.as1);
@@ -287,7 +288,7 @@ static void test_gemm_streamed(void)
       else g.bs0 = g.N, g.bs1 = 1;
       float *bias = malloc((size_t)g.N * sizeof(float));
       for (int64_t i = 0; i < g.N; i++) bias[i] = 2.0f * frand();
-      g.A = A; g.B = B; g.act = idx % 5;
+      g.A = A; g.B = B; g.act = idx % KK_NUM_ACTS;
       g.bias = idx % 3 == 2 ? NULL : bias;
       g.bias_s = 1;
       test_gemm_case(&g);
@@ -318,7 +319,7 @@ static void kblocks_case(int64_t M, int64_t N, int64_t K, int idx)
   float *A = make_mat(g.M, g.K, idx % 3 == 1 ? 2 : 0, &g.as0, &g.as1);
   float *bias = malloc(((size_t)g.N * 2 + 1) * sizeof(float));
   for (int64_t i = 0; i < g.N * 2 + 1; i++) bias[i] = 2.0f * frand();
-  g.A = A; g.B = B; g.bs0 = ld; g.bs1 = 1; g.act = idx % 5;
+  g.A = A; g.B = B; g.bs0 = ld; g.bs1 = 1; g.act = idx % KK_NUM_ACTS;
   g.bias = (idx % 4 == 3) ? NULL : bias;
   g.bias_s = (idx % 4 == 1) ? 2 : 1;
   test_gemm_case(&g);
@@ -347,7 +348,7 @@ static void test_gemm_kblocks(void)
     float *B = make_mat(g.K, g.N, 0, &g.bs0, &g.bs1);
     float *bias = malloc(((size_t)g.N * 2 + 1) * sizeof(float));
     for (int64_t i = 0; i < g.N * 2 + 1; i++) bias[i] = 2.0f * frand();
-    g.A = A; g.B = B; g.act = (int)(w % 5);
+    g.A = A; g.B = B; g.act = (int)(w % KK_NUM_ACTS);
     g.bias = w == 3 ? NULL : bias;
     g.bias_s = w == 4 ? 2 : 1;
     test_gemm_case(&g);
@@ -377,7 +378,7 @@ static void wide_case(int64_t M, int64_t N, int64_t K, int idx)
   if (idx % 7 == 0 && g.as1 == 1 && g.K >= 3) g.as0 = g.K + 3; /* padded rows */
   float *bias = malloc(((size_t)g.N * 3 + 1) * sizeof(float));
   for (int64_t i = 0; i < g.N * 3 + 1; i++) bias[i] = 2.0f * frand();
-  g.A = A; g.B = B; g.act = (idx / 2) % 5;
+  g.A = A; g.B = B; g.act = (idx / 2) % KK_NUM_ACTS;
   g.bias = (idx % 4 == 3) ? NULL : bias;
   g.bias_s = (idx % 4 == 2) ? 3 : 1;
   test_gemm_case(&g);
@@ -419,7 +420,7 @@ static void test_gemm_post(void)
           post[2 * post_s + (post_s == 0)] = INFINITY;
         }
         if (M > 1 && K > 0) A[as0] = NAN; /* a NaN row from the product too */
-        const kk_act act = (kk_act)(idx % 5);
+        const kk_act act = (kk_act)(idx % KK_NUM_ACTS);
         size_t mn = (size_t)(M * N) + 1;
         float *C = malloc(mn * sizeof(float)), *Cu = malloc(mn * sizeof(float)), *Cs = malloc(mn * sizeof(float));
         float *out = malloc(((size_t)M + 1) * sizeof(float));
@@ -512,7 +513,7 @@ static void test_gemm_smallm(void)
           if (idx % 7 == 0 && g.K >= 3) g.as0 = g.K + 3; /* padded rows (make_mat leaves room for 2K) */
           float *bias = malloc(((size_t)g.N * 3 + 1) * sizeof(float));
           for (int64_t i = 0; i < g.N * 3 + 1; i++) bias[i] = 2.0f * frand();
-          g.A = A; g.B = B; g.act = idx % 5;
+          g.A = A; g.B = B; g.act = idx % KK_NUM_ACTS;
           g.bias = (idx % 4 == 3) ? NULL : bias;
           g.bias_s = (idx % 4 == 2) ? 3 : 1;
           test_gemm_case(&g);
@@ -674,7 +675,7 @@ static float pick(int64_t i)
 
 static int same_or_close(int act, float got, float ref)
 {
-  if (act == KK_ACT_SIGMOID || act == KK_ACT_TANH)
+  if (act == KK_ACT_SIGMOID || act == KK_ACT_SIGMOID_TF || act == KK_ACT_TANH)
     return ulpdist(got, ref) <= 4 || fabsf(got - ref) <= 1e-6f;
   return bits(got) == bits(ref);
 }
@@ -691,7 +692,7 @@ static void test_elementwise(void)
   for (size_t mi = 0; mi < 4; mi++)
     for (size_t ni = 0; ni < 9; ni++)
       for (size_t si = 0; si < 7; si++)
-        for (int act = 0; act < 5; act++) {
+        for (int act = 0; act < KK_NUM_ACTS; act++) {
           int64_t M = Ms[mi], N = Ns[ni];
           /* dense, padded inner stride, transposed, broadcast rows, broadcast
            * columns, dense again (B: a broadcast row), padded rows */
@@ -708,7 +709,7 @@ static void test_elementwise(void)
           for (int64_t i = 0; i < M; i++)
             for (int64_t j = 0; j < N; j++) {
               float x = X[i * s0 + j * s1];
-              if (isfinite(x) && (act == KK_ACT_SIGMOID || act == KK_ACT_TANH)) {
+              if (isfinite(x) && (act == KK_ACT_SIGMOID || act == KK_ACT_SIGMOID_TF || act == KK_ACT_TANH)) {
                 double w = act_d(act, x);
                 ok &= fabs(Zr[i * N + j] - w) <= 1e-6 + 1e-5 * fabs(w);
               }
@@ -797,6 +798,21 @@ static void test_elementwise(void)
     ok = out[0] == 0.5f && out[1] == 0.5f && isnan(out[2]) && out[4] == 1.0f && out[5] == 0.0f &&
          out[16] == 1.0f && out[17] == 0.0f;
     report(ok, "sigmoid specials");
+    /* a NaN comes out quietened, payload kept: torch's sign flipped, TF's
+     * kept; every other value the same bits in both */
+    float out_tf[NSPEC];
+    kk_unary(KK_ACT_SIGMOID_TF, 1, NSPEC, in, NSPEC, 1, out_tf);
+    int nans = 0;
+    ok = 1;
+    for (size_t i = 0; i < NSPEC; i++)
+      if (isnan(in[i])) {
+        ok &= bits(out[i]) == ((specials[i] | 0x00400000u) ^ 0x80000000u);
+        ok &= bits(out_tf[i]) == (specials[i] | 0x00400000u);
+        nans++;
+      } else {
+        ok &= bits(out[i]) == bits(out_tf[i]);
+      }
+    report(ok && nans == 5, "sigmoid NaN specials: torch's sign flipped, TF's kept");
   }
   /* row sums: long rows, column sums, strided */
   static const int64_t RN[] = {0, 1, 5, 16, 17, 63, 64, 65, 1000, 4097, 9000};

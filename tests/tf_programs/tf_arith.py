@@ -310,3 +310,17 @@ def neg_chain(x: TensorF32Cpu2D, r: TensorF32Cpu1D) -> TensorF32Cpu2D:
 
 def neg_kw(x: TensorF32Cpu2D):
     return tf.negative(x, name="n")  # KILN-TF-005: eager TensorFlow
+
+
+# ---- sigmoid: a NaN keeps its sign (eager TF folds no negation into it) ----
+
+def sigmoid_fn(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.nn.sigmoid(x)
+
+
+def sigmoid_xw(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return tf.nn.sigmoid(tf.matmul(x, w) + b)
+
+
+def sigmoid_chain(x: TensorF32Cpu2D, r: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return tf.nn.sigmoid(x - r) * 2.0

@@ -325,3 +325,21 @@ def neg_fn(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
 
 def neg_chain(x: TensorF32Cpu2D, r: TensorF32Cpu1D) -> TensorF32Cpu2D:
     return -(x * 2.0 - r).relu() + 1.0
+
+
+# ---- sigmoid: a NaN comes out with its sign flipped (eager negates x first) ----
+
+def sigmoid_fn(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.sigmoid(x)
+
+
+def sigmoid_linear(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return F.linear(x, w, b).sigmoid()
+
+
+def sigmoid_xw(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return (x @ w + b).sigmoid()
+
+
+def sigmoid_chain(x: TensorF32Cpu2D, r: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return (x - r).sigmoid() * 2.0
