@@ -115,8 +115,10 @@ typedef int (*kk_budget_fn)(void);
 void kk_set_thread_budget_fn(kk_budget_fn fn);
 int kk_get_num_threads(void); /* the budget now (the hook's answer when set) */
 /* Test/tuning hook: smallest M*N*K that is split over 2 threads (each further
-   thread needs another half of it); < 0 restores the default. kk_init() also
-   reads KILN_GEMM_THREAD_MIN. */
+   thread needs another half of it; default 8M); from an eighth of it, GEMMs
+   split over 2 threads only while the pool is warm (a worker still polling,
+   or back-to-back calls). < 0 restores the default. kk_init() also reads
+   KILN_GEMM_THREAD_MIN. */
 void kk_set_gemm_thread_min(int64_t mnk);
 /* How long (microseconds, <= 1e6) a pool thread polls for its next job, or
    for workers to finish, before sleeping on a condition variable; 0 never

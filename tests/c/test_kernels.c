@@ -296,6 +296,34 @@ static void test_gemm_streamed(void)
     }
 }
 
+/* GEMMs of 1-8M multiply-adds at the default threshold, back to back: from
+ * the second call on the pool is warm and they split over it (rows, or
+ * columns when rows are few), plain and row-reduced, both B layouts. */
+static void test_gemm_mid(void)
+{
+  static const int64_t sh[][3] = {{64, 128, 128}, {128, 64, 128}, {100, 100, 100}, {33, 200, 160},
+                                  {12, 700, 130}, {200, 40, 130}, {257, 65, 63}, {96, 96, 96}};
+  int idx = 0;
+  for (size_t s = 0; s < sizeof sh / sizeof *sh; s++)
+    for (int tr = 0; tr < 2; tr++, idx++) {
+      gcase g;
+      g.M = sh[s][0]; g.N = sh[s][1]; g.K = sh[s][2];
+      float *A = make_mat(g.M, g.K, idx % 3 == 1 ? 2 : 0, &g.as0, &g.as1);
+      float *B = malloc((size_t)(g.K * g.N) * sizeof(float));
+      for (int64_t i = 0; i < g.K * g.N; i++) B[i] = frand();
+      if (tr) g.bs0 = 1, g.bs1 = g.K;
+      else g.bs0 = g.N, g.bs1 = 1;
+      float *bias = malloc((size_t)g.N * sizeof(float));
+      for (int64_t i = 0; i < g.N; i++) bias[i] = 2.0f * frand();
+      g.A = A; g.B = B; g.act = idx % KK_NUM_ACTS;
+      g.bias = idx % 4 == 3 ? NULL : bias;
+      g.bias_s = 1;
+      test_gemm_case(&g);
+      test_gemm_case(&g);
+      free(A); free(B); free(bias);
+    }
+}
+
 /* Calls fn(M, N, K, idx) for every M x N x K of three lists, idx counting up. */
 #define SWEEP(Ms, Ns, Ks, fn) \
   sweep(Ms, sizeof Ms / sizeof *Ms, Ns, sizeof Ns / sizeof *Ns, Ks, sizeof Ks / sizeof *Ks, fn)
@@ -887,6 +915,7 @@ int main(void)
     kk_set_gemm_thread_min(-1);
     test_gemm_rows();
     test_gemm_streamed();
+    test_gemm_mid();
     kk_set_num_threads(1);
     printf("%s: %d passed, %d failed\n", isas[i], g_pass - p0, g_fail - f0);
   }
