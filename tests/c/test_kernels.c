@@ -269,46 +269,18 @@ static void test_gemm_rows(void)
     }
 }
 
-/* x @ W and x @ W^T at 1-16 rows with B around the streamed-split size
- * (KK_STREAM_THREAD_BYTES, 2 MiB): columns split over the pool at the
- * default threshold, chunks on and off the 64-wide tiles. */
-static void test_gemm_streamed(void)
+/* shapes[i] = {M, N, K} as x @ W and as x @ W^T (torch linear's W, N x K),
+ * each act in turn, bias present or not by idx % nobias_every; A with
+ * strided columns every third case when strided_a; every case run `times`
+ * times back to back. */
+static void xw_and_linear_cases(const int64_t (*sh)[3], size_t n, int nobias_every, int strided_a, int times)
 {
-  static const int64_t sh[][3] = {{1, 1024, 1024}, {2, 1024, 513}, {4, 1000, 524}, {5, 700, 800},
-                                  {8, 1030, 512}, {9, 2048, 300}, {16, 513, 1100}, {3, 4096, 127}};
   int idx = 0;
-  for (size_t s = 0; s < sizeof sh / sizeof *sh; s++)
+  for (size_t s = 0; s < n; s++)
     for (int tr = 0; tr < 2; tr++, idx++) {
       gcase g;
       g.M = sh[s][0]; g.N = sh[s][1]; g.K = sh[s][2];
-      float *A = make_mat(g.M, g.K, 0, &g.as0, &g.as1);
-      float *B = malloc((size_t)(g.K * g.N) * sizeof(float));
-      for (int64_t i = 0; i < g.K * g.N; i++) B[i] = frand();
-      if (tr) g.bs0 = 1, g.bs1 = g.K; /* torch linear's W (N x K) */
-      else g.bs0 = g.N, g.bs1 = 1;
-      float *bias = malloc((size_t)g.N * sizeof(float));
-      for (int64_t i = 0; i < g.N; i++) bias[i] = 2.0f * frand();
-      g.A = A; g.B = B; g.act = idx % KK_NUM_ACTS;
-      g.bias = idx % 3 == 2 ? NULL : bias;
-      g.bias_s = 1;
-      test_gemm_case(&g);
-      free(A); free(B); free(bias);
-    }
-}
-
-/* GEMMs of 1-8M multiply-adds at the default threshold, back to back: from
- * the second call on the pool is warm and they split over it (rows, or
- * columns when rows are few), plain and row-reduced, both B layouts. */
-static void test_gemm_mid(void)
-{
-  static const int64_t sh[][3] = {{64, 128, 128}, {128, 64, 128}, {100, 100, 100}, {33, 200, 160},
-                                  {12, 700, 130}, {200, 40, 130}, {257, 65, 63}, {96, 96, 96}};
-  int idx = 0;
-  for (size_t s = 0; s < sizeof sh / sizeof *sh; s++)
-    for (int tr = 0; tr < 2; tr++, idx++) {
-      gcase g;
-      g.M = sh[s][0]; g.N = sh[s][1]; g.K = sh[s][2];
-      float *A = make_mat(g.M, g.K, idx % 3 == 1 ? 2 : 0, &g.as0, &g.as1);
+      float *A = make_mat(g.M, g.K, strided_a && idx % 3 == 1 ? 2 : 0, &g.as0, &g.as1);
       float *B = malloc((size_t)(g.K * g.N) * sizeof(float));
       for (int64_t i = 0; i < g.K * g.N; i++) B[i] = frand();
       if (tr) g.bs0 = 1, g.bs1 = g.K;
@@ -316,12 +288,31 @@ static void test_gemm_mid(void)
       float *bias = malloc((size_t)g.N * sizeof(float));
       for (int64_t i = 0; i < g.N; i++) bias[i] = 2.0f * frand();
       g.A = A; g.B = B; g.act = idx % KK_NUM_ACTS;
-      g.bias = idx % 4 == 3 ? NULL : bias;
+      g.bias = idx % nobias_every == nobias_every - 1 ? NULL : bias;
       g.bias_s = 1;
-      test_gemm_case(&g);
-      test_gemm_case(&g);
+      for (int t = 0; t < times; t++) test_gemm_case(&g);
       free(A); free(B); free(bias);
     }
+}
+
+/* 1-16 rows with B around the streamed-split size (KK_STREAM_THREAD_BYTES,
+ * 2 MiB): columns split over the pool at the default threshold, chunks on
+ * and off the 64-wide tiles. */
+static void test_gemm_streamed(void)
+{
+  static const int64_t sh[][3] = {{1, 1024, 1024}, {2, 1024, 513}, {4, 1000, 524}, {5, 700, 800},
+                                  {8, 1030, 512}, {9, 2048, 300}, {16, 513, 1100}, {3, 4096, 127}};
+  xw_and_linear_cases(sh, sizeof sh / sizeof *sh, 3, 0, 1);
+}
+
+/* GEMMs of 1-8M multiply-adds at the default threshold, back to back: from
+ * the second call on the pool is warm and they split over it (rows, or
+ * columns when rows are few), plain and row-reduced. */
+static void test_gemm_mid(void)
+{
+  static const int64_t sh[][3] = {{64, 128, 128}, {128, 64, 128}, {100, 100, 100}, {33, 200, 160},
+                                  {12, 700, 130}, {200, 40, 130}, {257, 65, 63}, {96, 96, 96}};
+  xw_and_linear_cases(sh, sizeof sh / sizeof *sh, 4, 1, 2);
 }
 
 /* Calls fn(M, N, K, idx) for every M x N x K of three lists, idx counting up. */
