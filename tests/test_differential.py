@@ -102,6 +102,34 @@ def test_fixed_seed_batch(worker):
         f"--programs {FIXED_FUNCS} --per-module {FIXED_FUNCS} --cases {FIXED_CASES})"
 
 
+_GEN_DIGEST = """
+import hashlib, random
+from tests.difftest.gen import gen_module
+src = "".join(gen_module(random.Random(seed), n_funcs=12, tensor_frac=tf).source
+              for seed in range(40) for tf in (0.3, 1.0))
+print(hashlib.sha1(src.encode()).hexdigest())
+"""
+
+
+def test_generated_programs_do_not_depend_on_hash_seed():
+    """A seed names the same programs in every process: the generator never
+    lets str hashing (set iteration order) reach its random choices. (It did
+    through the possibly-unbound names of a try, so the fixed-seed batch
+    above was a different batch on every run.)"""
+    import os
+    import subprocess
+    import sys
+    root = pathlib.Path(__file__).resolve().parent.parent
+    digests = set()
+    for hs in ("0", "1", "4242"):
+        env = dict(os.environ, PYTHONHASHSEED=hs)
+        out = subprocess.run([sys.executable, "-c", _GEN_DIGEST], cwd=root, env=env, capture_output=True,
+                             text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        digests.add(out.stdout.strip())
+    assert len(digests) == 1, digests
+
+
 def test_checked_twin_comprehensions():
     """The int64-checked twin sees ints made inside comprehensions (targets
     typed from their iterable) and every int running total of sum (kiln adds

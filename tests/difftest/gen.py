@@ -602,7 +602,7 @@ class ScalarGen:
             if c:
                 return self.r.choice(c)
         if self.try_maybe and self.r.random() < 0.015:   # unbound when the try's exception came first
-            c = [v for v in self.try_maybe if self.maybe.get(v) == ty and v not in self.env]
+            c = [v for v in sorted(self.try_maybe) if self.maybe.get(v) == ty and v not in self.env]
             if c:
                 return self.r.choice(c)
         c = [v for v, t in self.env.items() if t == ty]
