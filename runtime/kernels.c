@@ -2952,8 +2952,6 @@ static int online_cpus(void)
   return v;
 }
 
-/* Shared by kk_gemm (C != NULL) and kk_gemm_rowreduce (rowout != NULL,
- * zero-initialised by the caller; receives the raw row sums). */
 /* The thread budget a GEMM of mnk multiply-adds gets: the whole budget from
  * the size threshold; from an eighth of it (1M) only while the pool is warm
  * (a worker polling, or the previous such call within the polling window),
@@ -2981,6 +2979,8 @@ static void rows_to_means(int64_t M, int64_t N, float *out)
   for (int64_t i = 0; i < M; i++) out[i] = out[i] / fn;
 }
 
+/* Shared by kk_gemm (C != NULL) and kk_gemm_rowreduce (rowout != NULL,
+ * zero-initialised by the caller; receives the raw row sums). */
 static void gemm_driver(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, const float *A,
                         int64_t as0, int64_t as1, const float *B, int64_t bs0, int64_t bs1,
                         const float *bias, int64_t bias_s, int act, float *C, float *rowout)
