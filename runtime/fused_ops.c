@@ -70,6 +70,12 @@ KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *
     bias_s = row->shape[0] == 1 ? 0 : row->strides[0];
   }
   if (post && e->shape[0] != N && e->shape[0] != 1) return one_by_one(f, a, b, c, d, e, file);
+  /* Where an added row and the product are both NaN, the framework's +
+   * decides whose NaN comes out (torch: the right operand's, TF: the left
+   * one's); a fused kernel's add does not, so a row holding a NaN is added
+   * by the ops one by one. */
+  if ((bias && kk_any_nan(N, bias, bias_s)) || (post && kk_any_nan(N, e->data, e->shape[0] == 1 ? 0 : e->strides[0])))
+    return one_by_one(f, a, b, c, d, e, file);
   kk_act act = kr_act_of(f->act, fw);
   int64_t shape[2] = {M, N};
   KrTensor *r = f->reduce >= 0 ? kr_tensor_new(fw, 1, shape) : kr_tensor_new(fw, 2, shape);

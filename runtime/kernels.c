@@ -240,6 +240,14 @@ static void act_row__ref(int act, int64_t n, const float *x, float *y)
   for (int64_t j = 0; j < n; j++) y[j] = ref_act(act, x[j]);
 }
 
+/* Whether x[0..n) holds a NaN (kk_any_nan). */
+static int any_nan__ref(int64_t n, const float *x)
+{
+  uint32_t any = 0;
+  for (int64_t j = 0; j < n; j++) any |= (f2u(x[j]) & 0x7fffffffu) > 0x7f800000u;
+  return any != 0;
+}
+
 static void add_row__ref(int act, int64_t n, const float *a, const float *b, float *y)
 {
   for (int64_t j = 0; j < n; j++) y[j] = ref_act(act, ref_add(a[j], b[j]));
@@ -588,6 +596,17 @@ KK_AVX2 static void act_row__avx2(int act, int64_t n, const float *x, float *y)
     __m256i m = mask8(n - j);
     _mm256_maskstore_ps(y + j, m, act_avx2(act, _mm256_maskload_ps(x + j, m)));
   }
+}
+
+KK_AVX2 static int any_nan__avx2(int64_t n, const float *x)
+{
+  __m256 any = _mm256_setzero_ps();
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    __m256 v = _mm256_loadu_ps(x + j);
+    any = _mm256_or_ps(any, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+  }
+  return _mm256_movemask_ps(any) != 0 || any_nan__ref(n - j, x + j);
 }
 
 KK_AVX2 static void add_row__avx2(int act, int64_t n, const float *a, const float *b, float *y)
@@ -1878,6 +1897,21 @@ KK_AVX512 static void act_row__avx512(int act, int64_t n, const float *x, float 
   }
 }
 
+KK_AVX512 static int any_nan__avx512(int64_t n, const float *x)
+{
+  __mmask16 any = 0;
+  int64_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    __m512 v = _mm512_loadu_ps(x + j);
+    any |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+  }
+  if (j < n) {
+    __m512 v = _mm512_maskz_loadu_ps(mask16(n - j), x + j);
+    any |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+  }
+  return any != 0;
+}
+
 KK_AVX512 static void add_row__avx512(int act, int64_t n, const float *a, const float *b, float *y)
 {
   int64_t j = 0;
@@ -2092,22 +2126,23 @@ typedef struct {
   void (*bin_rows)(int op, int nan_b, int64_t m, int64_t n, const float *a, int64_t as0, int64_t as, const float *b,
                    int64_t bs0, int64_t bs, float *y);
   void (*exp_row)(int64_t n, const float *x, float *y); /* e^x for x <= 0 or NaN (kk_softmax) */
+  int (*any_nan)(int64_t n, const float *x);            /* kk_any_nan, contiguous */
 } kk_isa_table;
 
 static const kk_isa_table kk_table_ref = {
     "reference", kk_sgemm_ukernel_4x16__ref, 4, 16, 64, 256, 1024,
     act_row__ref, add_row__ref, sum_row__ref, sum_cols__ref, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-    bin_rows__ref, exp_row__ref};
+    bin_rows__ref, exp_row__ref, any_nan__ref};
 #if KK_X86
 static const kk_isa_table kk_table_avx2 = {
     "avx2", kk_sgemm_ukernel_6x16__avx2, 6, 16, 120, 256, 1024,
     act_row__avx2, add_row__avx2, sum_row__avx2, sum_cols__avx2, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-    bin_rows__avx2, exp_row__avx2};
+    bin_rows__avx2, exp_row__avx2, any_nan__avx2};
 static const kk_isa_table kk_table_avx512 = {
     "avx512", kk_sgemm_ukernel_12x32__avx512, 12, 32, KK_AVX512_MC, KK_AVX512_KC, KK_AVX512_NC,
     act_row__avx512, add_row__avx512, sum_row__avx512, sum_cols__avx512,
     gemm_dot__avx512, pack_bt__avx512, pack_a__avx512, gemm_lt__avx512, gemm_xw__avx512, pack_bt64__avx512,
-    add_rows__avx512, bin_rows__avx512, exp_row__avx512};
+    add_rows__avx512, bin_rows__avx512, exp_row__avx512, any_nan__avx512};
 #endif
 
 static _Atomic(const kk_isa_table *) kk_table;
@@ -3276,4 +3311,14 @@ void kk_rowsum(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, i
     for (int64_t i = 0; i < M; i++) out[i] = sum_strided__ref(N, X + i * xs0, xs1);
   }
   if (mean) rows_to_means(M, N, out);
+}
+
+int kk_any_nan(int64_t n, const float *x, int64_t s)
+{
+  if (n <= 0) return 0;
+  if (s == 0) n = 1;
+  if (s == 0 || s == 1) return isa()->any_nan(n, x);
+  for (int64_t j = 0; j < n; j++)
+    if (x[j * s] != x[j * s]) return 1;
+  return 0;
 }

@@ -42,6 +42,8 @@ const char *kk_isa_name(void); /* "avx512", "avx2", "reference" */
    A element (i,k) at A[i*as0 + k*as1]; B element (k,n) at B[k*bs0 + n*bs1]; any non-negative strides
    (so torch linear's x @ w.T is B=w with bs0=w.stride(1), bs1=w.stride(0)). bias may be NULL; else bias[n*bias_s].
    M, N or K may be 0 (K==0 → C = act(bias or 0)). Never reads C before writing it.
+   Where a product and its bias are both NaN, the result is one of the two quietened, which
+   one depending on the kernel's path (so kk_any_nan(bias) first, where that matters).
    Fastest when B has bs1 == 1 (weights stored K×N row-major): calls with small M,
    or with K*N*4 <= 128 KiB at any M, then stream B without packing. */
 void kk_gemm(int64_t M, int64_t N, int64_t K,
@@ -92,6 +94,8 @@ void kk_neg(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, floa
 void kk_softmax(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, float *Y);
 /* out[i] = sum_j X[i,j]  (mean: / N) for a strided X[M×N]. */
 void kk_rowsum(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, int mean, float *out);
+/* Whether x[j * s], j < n, holds a NaN (s 0: x[0] alone). */
+int kk_any_nan(int64_t n, const float *x, int64_t s);
 
 /* ---- floating-point mode ------------------------------------------------------
    Kernels run in the calling thread's mode (x86: MXCSR), pool threads in the

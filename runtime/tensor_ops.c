@@ -32,7 +32,7 @@ static kk_binop binop_of(int op) {
   return op == KR_OP_SUB ? KK_BIN_SUB : op == KR_OP_MUL ? KK_BIN_MUL : op == KR_OP_DIV ? KK_BIN_DIV : KK_BIN_ADD;
 }
 
-static int tensor_nan_b(int op, int fw);
+static int tensor_nan_b(int op, int fw, bool b_one);
 
 
 
@@ -205,7 +205,14 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     if (!r) return NULL;
     work = (double)M * (double)N * (double)K;
     KrKernelScope ks = kr_kernel_enter(fw, work);
-    kk_gemm(M, N, K, a->data, as0, as1, b->data, bs0, bs1, bias, bias_s, KK_ACT_NONE, r->data);
+    if (bias && kk_any_nan(N, bias, bias_s)) {
+      /* F.linear has no + whose rule decides between a NaN product and a
+       * NaN bias (eager's follows MKL's kernel): kiln's is the product's */
+      kk_gemm(M, N, K, a->data, as0, as1, b->data, bs0, bs1, NULL, 0, KK_ACT_NONE, r->data);
+      kk_binary(KK_BIN_ADD, 0, M, N, r->data, N, 1, bias, 0, bias_s, r->data);
+    } else {
+      kk_gemm(M, N, K, a->data, as0, as1, b->data, bs0, bs1, bias, bias_s, KK_ACT_NONE, r->data);
+    }
     kr_kernel_leave(ks);
     return r;
   }
@@ -242,7 +249,7 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     KrKernelScope ks = kr_kernel_enter(fw, work);
     if (op == KR_OP_ADD && fw != KR_FW_TF) /* torch's add: b's NaN wins */
       kk_add(M, N, a->data, as0, as1, b->data, bs0, bs1, KK_ACT_NONE, r->data);
-    else kk_binary(binop_of(op), tensor_nan_b(op, fw), M, N, a->data, as0, as1, b->data, bs0, bs1, r->data);
+    else kk_binary(binop_of(op), tensor_nan_b(op, fw, kr_numel(b->rank, b->shape) == 1), M, N, a->data, as0, as1, b->data, bs0, bs1, r->data);
     kr_kernel_leave(ks);
     return r;
   }
@@ -321,8 +328,13 @@ static kk_binop scalar_plan(int op, int fw, int scalar_left, int *scalar_a, int 
 }
 
 /* Where both operands of tensor + - * / tensor are NaN: b's NaN for torch's
- * + (kk_add), - and *, a's for / and every TensorFlow op. */
-static int tensor_nan_b(int op, int fw) { return fw != KR_FW_TF && op != KR_OP_DIV; }
+ * + (kk_add), - and *, a's for /. TensorFlow's is a's, except where b has
+ * one element (b_one): TF then runs the op as with a scalar b, whose NaN its
+ * vectorised loop gives for + and * (as scalar_plan). */
+static int tensor_nan_b(int op, int fw, bool b_one) {
+  if (fw == KR_FW_TF) return b_one && (op == KR_OP_ADD || op == KR_OP_MUL);
+  return op != KR_OP_DIV;
+}
 
 KrTensor *kr_tensor_scalar_op(int op, KrTensor *t, double f, int64_t i, int is_int, int scalar_left, const char *file,
                               int line) {
@@ -386,6 +398,7 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
   int rank = first->rank;
   Mat f = as_mat(first);
   int64_t M = f.m, N = f.n;
+  bool right_one[KR_EW_MAX] = {false}; /* a tensor step's right operand has one element */
   for (int k = 0; k < p->nsteps; k++) {
     const KrEwStep *st = &p->step[k];
     bool act = st->op == KR_OP_RELU || st->op == KR_OP_SIGMOID || st->op == KR_OP_TANH || st->op == KR_OP_NEG;
@@ -396,6 +409,7 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
     if (st->kind != KR_EW_TENSOR) continue;
     const KrTensor *t = args[k].t;
     Mat x = as_mat(t);
+    right_one[k] = st->swap ? M == 1 && N == 1 : x.m == 1 && x.n == 1;
     if (t->framework != fw || !bsize(M, x.m, &M) || !bsize(N, x.n, &N)) return ewise_one_by_one(p, first, args, file);
     if (t->rank > rank) rank = t->rank;
   }
@@ -415,7 +429,7 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
     act[k] = kr_act_of(st->op, fw);
     if (st->kind == KR_EW_TENSOR) {
       frame_strides(args[k].t, M, N, &os0[k], &os1[k]);
-      nan_b[k] = tensor_nan_b(st->op, fw);
+      nan_b[k] = tensor_nan_b(st->op, fw, right_one[k]);
     } else if (st->kind != KR_EW_ACT) {
       sc[k] = scalar_f32(fw, args[k].f, args[k].i, st->kind == KR_EW_INT);
       kop[k] = scalar_plan(st->op, fw, st->swap, &scalar_a[k], &nan_b[k]);

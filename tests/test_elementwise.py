@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
+import torch.nn.functional as F  # noqa: E402
 import kiln  # noqa: E402
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -145,6 +146,8 @@ def test_chains_fuse(tmod, tmp_path):
                         ("chain_maybe_unbound", 0), ("mul_tf", 0), ("add_22", 0)]:
         assert body(name).count("kr->tensor_ewise(") == calls, name
     assert "kr->tensor_fused(" in body("chain_after_gemm")  # linear + relu stay one GEMM
+    for name in ("bias_xw", "bias_xw_left", "bias_linear_relu", "bias_xw_relu_mean", "bias_post", "bias_post_left"):
+        assert body(name).count("kr->tensor_fused(") == 1, name  # test_*_bias_nan_payloads test fused adds
 
 
 def test_every_site_claimed(tmod):
@@ -679,3 +682,122 @@ def test_tf_sigmoid_nan_sign(tfmod):
         out = mod.sigmoid_fn(x).numpy()
         nan = np.isnan(src)
         np.testing.assert_array_equal(bits(out[nan]), bits((src.view(np.uint32) | 0x00400000).view(np.float32)[nan]))
+
+
+# ==========================================================================
+# a bias (or a row) added to a GEMM's result where both it and the product
+# are NaN: eager's + gives the right operand's NaN in torch and the left
+# one's in TF. kiln fuses these adds into the GEMM; the payload must still
+# be the framework's, the same in every column. F.linear has no + of its
+# own: eager's payload there depends on MKL's kernel (the product's at most
+# shapes, the bias's at some small ones), and kiln's is always the product's.
+
+BIAS_SHAPES = [(1, 1, 1), (1, 8, 8), (2, 5, 7), (3, 16, 17), (5, 33, 64), (8, 64, 64), (16, 128, 64),
+               (17, 16, 65), (4, 128, 130), (64, 128, 64)]
+
+
+def product_nan_rows(m, k, seed):
+    """x [m, k]: every third row holds one NaN (so its product row is NaN),
+    payloads and signs varied; no inf, which would make NaNs of its own."""
+    x = np.random.default_rng(seed).standard_normal((m, k)).astype(np.float32)
+    u = x.view(np.uint32)
+    for i in range(0, m, 3):
+        u[i, (i * 7 + seed) % k] = NAN_BITS[(i // 3) % len(NAN_BITS)] ^ 0x00000100
+    return x
+
+
+def bias_with_nans(n, seed):
+    b = np.random.default_rng(seed).standard_normal(n).astype(np.float32)
+    u = b.view(np.uint32)
+    for j in range(seed % 2, n, 2):
+        u[j] = NAN_BITS[(j + seed) % len(NAN_BITS)] ^ 0x00000200
+    return b
+
+
+def assert_nan_bits_exact(got, exp, where):
+    g, e = np.asarray(got, dtype=np.float32), np.asarray(exp, dtype=np.float32)
+    assert g.shape == e.shape, (where, g.shape, e.shape)
+    nan = np.isnan(e)
+    assert (np.isnan(g) == nan).all(), f"{where}: NaN positions differ"
+    np.testing.assert_array_equal(bits(g[nan]), bits(e[nan]), err_msg=f"{where}: NaN bits")
+    np.testing.assert_allclose(g[~nan], e[~nan], rtol=1e-5, atol=1e-5, err_msg=where)
+
+
+def bias_cases(m, k, n, seed):
+    """(x, b) pairs: NaN rows in x against NaN columns in b; an all-NaN b
+    (every element of a row NaN, so a row mean keeps one payload); a
+    one-element NaN b broadcast over the columns."""
+    x = product_nan_rows(m, k, seed)
+    yield "columns", x, bias_with_nans(n, seed + 1)
+    yield "all", x, np.full(n, nan_with(0x1234), dtype=np.float32)
+    yield "broadcast", x, np.array([nan_with(0x777)], dtype=np.float32)
+
+
+@pytest.mark.parametrize("mkn", BIAS_SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_torch_bias_nan_payloads(tmod, mkn):
+    mod, _ = tmod
+    py = mod.__kiln_python__
+    m, k, n = mkn
+    w = torch.from_numpy(np.random.default_rng(m + k + n).standard_normal((k, n)).astype(np.float32))
+    wl = w.t().contiguous()  # F.linear's [n, k]
+    for case, x, b in bias_cases(m, k, n, 11):
+        xt, bt = torch.from_numpy(x), torch.from_numpy(b)
+        for name in ("bias_xw", "bias_xw_left", "bias_post", "bias_post_left"):
+            assert_nan_bits_exact(getattr(mod, name)(xt, w, bt), py[name](xt, w, bt), f"{name} {mkn} {case}")
+        if case != "columns":
+            assert_nan_bits_exact(mod.bias_xw_relu_mean(xt, w, bt), py["bias_xw_relu_mean"](xt, w, bt),
+                                  f"bias_xw_relu_mean {mkn} {case}")
+        if case != "broadcast":  # F.linear wants a bias of n
+            product_first = bt + F.linear(xt, wl)
+            assert_nan_bits_exact(mod.bias_linear(xt, wl, bt), product_first, f"bias_linear {mkn} {case}")
+            assert_nan_bits_exact(mod.bias_linear_relu(xt, wl, bt), product_first.relu(),
+                                  f"bias_linear_relu {mkn} {case}")
+
+
+def tf_one_element_rule(exp, left, right):
+    """Eager TF adds a one-element right operand as it adds a scalar: its
+    vectorised loop gives that operand's NaN, the loop's tail (the last
+    size % 8 elements) the other's. kiln gives it everywhere, as it does for
+    scalars. left and right as eager computed them (NaN bits kept)."""
+    if right.size != 1 or not np.isnan(right).all():
+        return exp
+    e = np.array(exp, dtype=np.float32)
+    both = np.isnan(np.broadcast_to(left, e.shape)) & np.isnan(e)
+    e.view(np.uint32)[both] = bits(right).reshape(-1)[0] | 0x00400000
+    return e
+
+
+@pytest.mark.parametrize("mkn", BIAS_SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_tf_bias_nan_payloads(tfmod, mkn):
+    import tensorflow as tf
+    mod, _ = tfmod
+    py = mod.__kiln_python__
+    m, k, n = mkn
+    w = tf_tensor(np.random.default_rng(m + k + n).standard_normal((k, n)).astype(np.float32))
+    for case, x, b in bias_cases(m, k, n, 12):
+        xt, bt = tf_tensor(x), tf_tensor(b)
+        product = tf.matmul(xt, w).numpy()
+        for name in ("bias_xw", "bias_xw_left", "bias_post", "bias_post_left"):
+            left, right = (product, b) if name in ("bias_xw", "bias_post") else (b, product)
+            exp = tf_one_element_rule(py[name](xt, w, bt).numpy(), left, right)
+            assert_nan_bits_exact(getattr(mod, name)(xt, w, bt).numpy(), exp, f"{name} {mkn} {case}")
+        if case == "all" and b.size > 1:  # one payload a row, so the mean keeps it
+            assert_nan_bits_exact(mod.bias_xw_relu_mean(xt, w, bt).numpy(),
+                                  py["bias_xw_relu_mean"](xt, w, bt).numpy(), f"bias_xw_relu_mean {mkn} {case}")
+
+
+def test_tf_one_element_tensor_nan_is_a_scalars(tfmod):
+    """x op t with t of one element: eager TF runs it as x op scalar, so where
+    both are NaN its vectorised loop gives t's NaN for + and *, x's for - and
+    /; kiln does so at every position (see tf_one_element_rule)."""
+    mod, _ = tfmod
+    for size in (8, 16, 64):
+        x = np.full((2, size // 2), nan_with(0xAAA), dtype=np.float32)
+        t = np.array([nan_with(0xBBB)], dtype=np.float32)
+        for op in OPS:
+            got = getattr(mod, f"{op}_21")(tf_tensor(x), tf_tensor(t)).numpy()
+            exp = mod.__kiln_python__[f"{op}_21"](tf_tensor(x), tf_tensor(t)).numpy()
+            # size is a multiple of 8: eager's vectorised loop covers every element
+            np.testing.assert_array_equal(bits(got), bits(exp), err_msg=f"{op} {size}")
+            want = t if op in ("add", "mul") else x[0, :1]
+            assert (bits(got) == bits(want)[0]).all(), (op, size)

@@ -862,6 +862,29 @@ static void test_elementwise(void)
   free(L); free(X); free(Y); free(Z); free(Zr);
 }
 
+/* kk_any_nan: every length around the vector widths, one NaN (quiet,
+ * signalling, negative) at each position or none (infinities and the
+ * largest finite values are not NaN), strides 1, 0 and 3. */
+static void test_any_nan(void)
+{
+  static const uint32_t nans[] = {0x7fc00000u, 0xffc00001u, 0x7f800001u, 0xff812345u, 0x7fffffffu};
+  float x[3 * 70];
+  char what[96];
+  for (int64_t n = 0; n <= 70; n++)
+    for (int64_t s = 0; s <= 3; s += s ? 2 : 1) /* 0, 1, 3 */
+      for (int64_t at = -1; at < n; at++) {
+        for (int64_t j = 0; j < 3 * 70; j++)
+          x[j] = j % 4 == 0 ? INFINITY : j % 4 == 1 ? -INFINITY : j % 4 == 2 ? 3.4028235e38f : frand();
+        if (at >= 0) x[at * (s ? s : 1)] = fbits(nans[at % 5]);
+        /* a NaN in the gaps of a strided x, and past its end, must not count */
+        if (s == 3 && n > 1) x[1] = fbits(nans[0]);
+        x[n * (s ? s : 1) + (s ? 0 : 1)] = fbits(nans[1]);
+        int want = at >= 0 && (s != 0 || at == 0) && n > 0;
+        snprintf(what, sizeof what, "any_nan n=%lld s=%lld at=%lld", (long long)n, (long long)s, (long long)at);
+        report(kk_any_nan(n, x, s) == want, what);
+      }
+}
+
 int main(void)
 {
   kk_init();
@@ -883,6 +906,7 @@ int main(void)
     test_gemm_post_blocks();
     test_gemm_long_sums();
     test_elementwise();
+    test_any_nan();
     /* the threaded path: every GEMM shape again with a 3-thread budget
        (capped at the CPU count) and no size threshold, so rows are split
        (large M, row reductions) or columns (small M) across the pool */

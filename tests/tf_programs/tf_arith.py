@@ -324,3 +324,25 @@ def sigmoid_xw(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> Tenso
 
 def sigmoid_chain(x: TensorF32Cpu2D, r: TensorF32Cpu1D) -> TensorF32Cpu2D:
     return tf.nn.sigmoid(x - r) * 2.0
+
+
+# A bias or a row added to a GEMM's result (test_bias_nan_payloads): where
+# the product and the row are both NaN, eager's + gives its left operand's.
+def bias_xw(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return tf.matmul(x, w) + b
+
+
+def bias_xw_left(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return b + tf.matmul(x, w)
+
+
+def bias_xw_relu_mean(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return tf.reduce_mean(tf.nn.relu(tf.matmul(x, w) + b), axis=1)
+
+
+def bias_post(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return tf.nn.relu(tf.matmul(x, w)) + b
+
+
+def bias_post_left(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return b + tf.nn.relu(tf.matmul(x, w))

@@ -343,3 +343,33 @@ def sigmoid_xw(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> Tenso
 
 def sigmoid_chain(x: TensorF32Cpu2D, r: TensorF32Cpu1D) -> TensorF32Cpu2D:
     return (x - r).sigmoid() * 2.0
+
+
+# A bias or a row added to a GEMM's result (test_bias_nan_payloads): where
+# the product and the row are both NaN, eager's + gives its right operand's.
+def bias_xw(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return x @ w + b
+
+
+def bias_xw_left(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return b + x @ w
+
+
+def bias_linear(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return F.linear(x, w, b)
+
+
+def bias_linear_relu(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return F.linear(x, w, b).relu()
+
+
+def bias_xw_relu_mean(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return (x @ w + b).relu().mean(dim=1, keepdim=False)
+
+
+def bias_post(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return torch.relu(x @ w) + b
+
+
+def bias_post_left(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return b + torch.relu(x @ w)
