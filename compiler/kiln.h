@@ -367,6 +367,7 @@ typedef struct KlLambda {
   int line;           /* its code's co_firstlineno: `lambda`'s, `def`'s, a generator expression's `(`'s
                          line, or a def's first decorator's */
   int col;            /* byte offset of `lambda`/`def`/`(` in its line: CPython's col_offset */
+  int end_line;       /* the last line of its code (the report's python_bodies) */
 } KlLambda;
 
 struct KlNode {

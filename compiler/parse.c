@@ -23,6 +23,7 @@ typedef struct Parser {
   KlToken *nfkc_name;  /* a module-scope name Python would normalize (see nfkc_check) */
   int loops;           /* enclosing loop bodies in the current function */
   int lambda_bodies;   /* enclosing lambda bodies (a := there binds in the lambda) */
+  bool named_ok;       /* the next test() may be `NAME := test` (named_test) */
 } Parser;
 
 /* Nesting deeper than this (parser recursion, or AST depth of a function)
@@ -34,7 +35,9 @@ typedef struct Parser {
 static KlNode *test(Parser *p);
 static KlNode *expr(Parser *p);
 static KlNodeList block(Parser *p);
-static KlNode *testlist(Parser *p, bool allow_star);
+enum { TL_STAR = 1, TL_NAMED = 2 }; /* testlist's items: may be starred, may be NAME := test */
+static KlNode *testlist(Parser *p, int items);
+static KlNode *named_test(Parser *p);
 
 /* ---- token helpers ---- */
 
@@ -239,7 +242,7 @@ static KlNode *fstring_expr(Parser *p, const KlFPart *part) {
     if (odd)
       unsupported(p, odd->loc, KL_KILN010,
                   kl_fmt(ctx, "identifier '%s' is not in Unicode NFKC form (Python normalizes it)", odd->str));
-    e = testlist(p, false);
+    e = testlist(p, 0);
     if (!at(p, KL_TOK_EOF)) unexpected(p);
   }
   p->toks = main_toks;
@@ -373,6 +376,32 @@ static void check_comp_target(Parser *p, KlNode *t) {
   }
 }
 
+/* Whether a comprehension target binds name. */
+static bool target_binds(const KlNode *t, const char *name) {
+  if (t->kind == KL_N_NAME) return !strcmp(t->name, name);
+  if (t->kind == KL_N_STARRED) return target_binds(t->a, name);
+  for (int i = 0; i < t->list.len; i++)
+    if (target_binds(t->list.items[i], name)) return true;
+  return false;
+}
+
+/* A := in n (not in a lambda: its own scope) binding an iteration variable
+ * of comprehension comp, which CPython's symtable refuses. */
+static const KlNode *rebinding_walrus(const KlNode *comp, const KlNode *n) {
+  if (!n) return NULL;
+  if (n->kind == KL_N_NAMEDEXPR)
+    for (int i = 0; i < comp->list.len; i++)
+      if (target_binds(comp->list.items[i]->a, n->a->name)) return n;
+  const KlNode *r;
+  if ((r = rebinding_walrus(comp, n->a)) || (r = rebinding_walrus(comp, n->b)) || (r = rebinding_walrus(comp, n->c)))
+    return r;
+  for (int i = 0; i < n->list.len; i++)
+    if ((r = rebinding_walrus(comp, n->list.items[i]))) return r;
+  for (int i = 0; i < n->kw.len; i++)
+    if ((r = rebinding_walrus(comp, n->kw.items[i]))) return r;
+  return NULL;
+}
+
 /* comprehension = elt comp_for+ ; comp_for = "for" targets "in" or_test ("if" or_test)*
  * (after the element, at "for"). kind is what it makes (KL_COMP_*). */
 static KlNode *comprehension(Parser *p, KlCompKind kind, KlNode *elt, KlNode *value, KlLoc loc) {
@@ -387,13 +416,27 @@ static KlNode *comprehension(Parser *p, KlCompKind kind, KlNode *elt, KlNode *va
     c->a = for_targets(p);
     check_comp_target(p, c->a);
     expect(p, KL_TOK_KW_IN);
+    int iter0 = p->pos;
     c->b = bool_op(p, true);
+    for (int i = iter0; i < p->pos; i++) /* even in a lambda there: CPython's SyntaxError */
+      if (p->toks[i].kind == KL_TOK_WALRUS)
+        unsupported(p, p->toks[i].loc, KL_KILN010, "assignment expression (:=) in a comprehension iterable (a SyntaxError)");
     Vec conds = {0};
     while (accept(p, KL_TOK_KW_IF)) vec_push(p, &conds, bool_op(p, true));
     c->list = to_list(&conds);
     vec_push(p, &clauses, c);
   }
   n->list = to_list(&clauses);
+  const KlNode *w = rebinding_walrus(n, elt);
+  if (!w) w = rebinding_walrus(n, value);
+  for (int i = 0; !w && i < n->list.len; i++) {
+    const KlNode *c = n->list.items[i];
+    for (int j = 0; !w && j < c->list.len; j++) w = rebinding_walrus(n, c->list.items[j]);
+  }
+  if (w)
+    unsupported(p, w->loc, KL_KILN010,
+                kl_fmt(p->ctx, "assignment expression (:=) rebinding the comprehension variable '%s' (a SyntaxError)",
+                       w->a->name));
   return n;
 }
 
@@ -403,6 +446,16 @@ static KlNode *closed_comprehension(Parser *p, KlCompKind kind, KlNode *elt, KlN
   KlNode *n = comprehension(p, kind, elt, value, loc);
   expect(p, close);
   return n;
+}
+
+/* The line of the last token consumed, where it ends (a string may span
+ * lines): the last line of the code CPython compiles for a lambda, a
+ * nested def or a generator expression (KlLambda.end_line, the report's). */
+static int last_token_end_line(const Parser *p) {
+  const KlToken *t = &p->toks[p->pos > 0 ? p->pos - 1 : 0];
+  int line = t->loc.line;
+  for (size_t i = 0; i < t->len; i++) line += t->start[i] == '\n';
+  return line;
 }
 
 /* The function CPython compiles for the token t: its line and column
@@ -421,6 +474,7 @@ static KlLambda *function_at(Parser *p, const KlToken *t) {
  * that is not consumed from that code object (n->lambda; see KlLambda). */
 static KlNode *generator_at(Parser *p, KlNode *n, const KlToken *paren) {
   n->lambda = function_at(p, paren);
+  n->lambda->end_line = last_token_end_line(p);
   return n;
 }
 
@@ -437,6 +491,17 @@ static KlNode *starred(Parser *p) {
 static KlNode *star_or_test(Parser *p) {
   if (at(p, KL_TOK_STAR)) return starred(p);
   return test(p);
+}
+
+/* Whether the expression parsed from token i on was an unparenthesised
+ * `NAME := ...` (a parenthesised one starts with its "("). */
+static bool bare_walrus_at(const Parser *p, int i) {
+  return i + 1 < p->ntoks && p->toks[i].kind == KL_TOK_NAME && p->toks[i + 1].kind == KL_TOK_WALRUS;
+}
+
+static KlNode *star_or_named(Parser *p) {
+  if (at(p, KL_TOK_STAR)) return starred(p);
+  return named_test(p);
 }
 
 /* "**" expr in a dict display: a STARRED node with op 2 as the key, and a
@@ -507,14 +572,14 @@ static KlNode *atom(Parser *p) {
     next(p);
     if (accept(p, KL_TOK_RPAREN)) return new_node(p, KL_N_TUPLE, t->loc);
     if (at(p, KL_TOK_KW_YIELD)) unsupported(p, peek(p)->loc, KL_KILN010, "yield expression");
-    KlNode *first = star_or_test(p);
+    KlNode *first = star_or_named(p);
     if (at_comp_for(p)) return generator_at(p, closed_comprehension(p, KL_COMP_GENERATOR, first, NULL, t->loc, KL_TOK_RPAREN), t);
     if (accept(p, KL_TOK_RPAREN)) return first; /* parenthesised expression */
     Vec v = {0};
     vec_push(p, &v, first);
     while (accept(p, KL_TOK_COMMA)) {
       if (at(p, KL_TOK_RPAREN)) break;
-      vec_push(p, &v, star_or_test(p));
+      vec_push(p, &v, star_or_named(p));
     }
     expect(p, KL_TOK_RPAREN);
     n = new_node(p, KL_N_TUPLE, t->loc);
@@ -525,12 +590,12 @@ static KlNode *atom(Parser *p) {
     next(p);
     Vec v = {0};
     if (!at(p, KL_TOK_RBRACKET)) {
-      KlNode *first = star_or_test(p);
+      KlNode *first = star_or_named(p);
       if (at_comp_for(p)) return closed_comprehension(p, KL_COMP_LIST, first, NULL, t->loc, KL_TOK_RBRACKET);
       vec_push(p, &v, first);
       while (accept(p, KL_TOK_COMMA)) {
         if (at(p, KL_TOK_RBRACKET)) break;
-        vec_push(p, &v, star_or_test(p));
+        vec_push(p, &v, star_or_named(p));
       }
     }
     expect(p, KL_TOK_RBRACKET);
@@ -546,7 +611,9 @@ static KlNode *atom(Parser *p) {
       dict_unpacking(p, &v);
       dict_rest(p, &v);
     } else if (!at(p, KL_TOK_RBRACE)) {
-      KlNode *k = star_or_test(p);
+      int k0 = p->pos;
+      KlNode *k = star_or_named(p); /* a set's item may be NAME := test, a dict's key not */
+      if (at(p, KL_TOK_COLON) && bare_walrus_at(p, k0)) unexpected(p);
       if (accept(p, KL_TOK_COLON)) {
         KlNode *value = test(p);
         if (at_comp_for(p)) return closed_comprehension(p, KL_COMP_DICT, k, value, t->loc, KL_TOK_RBRACE);
@@ -559,7 +626,7 @@ static KlNode *atom(Parser *p) {
         vec_push(p, &v, k);
         while (accept(p, KL_TOK_COMMA)) {
           if (at(p, KL_TOK_RBRACE)) break;
-          vec_push(p, &v, star_or_test(p));
+          vec_push(p, &v, star_or_named(p));
         }
       }
     }
@@ -601,7 +668,7 @@ static void call_args(Parser *p, KlNode *call) {
       vec_push(p, &kws, kw);
     } else {
       if (kws.len) unexpected(p); /* positional after keyword: SyntaxError */
-      KlNode *arg = test(p);
+      KlNode *arg = named_test(p);
       if (at_comp_for(p)) { /* f(x for x in y): the one argument, unparenthesised */
         if (args.len || kws.len) unexpected(p);
         arg = generator_at(p, comprehension(p, KL_COMP_GENERATOR, arg, NULL, t->loc), paren);
@@ -622,8 +689,10 @@ static KlNode *subscript_item(Parser *p) {
   KlNode *lo = NULL;
   if (!at(p, KL_TOK_COLON)) {
     if (at(p, KL_TOK_STAR)) return starred(p); /* x[*a, b] (3.11): the index is that tuple */
-    lo = test(p);
+    int lo0 = p->pos;
+    lo = named_test(p); /* x[y := 1] takes it, a slice's bounds not */
     if (!at(p, KL_TOK_COLON)) return lo;
+    if (bare_walrus_at(p, lo0)) unexpected(p);
   }
   KlNode *s = new_node(p, KL_N_SLICE, loc);
   s->a = lo;
@@ -909,6 +978,7 @@ static KlNode *lambda_expr(Parser *p) {
   function_params(p, n, KL_TOK_COLON, NULL);
   p->lambda_bodies++;
   n->lambda->body = test(p);
+  n->lambda->end_line = last_token_end_line(p);
   p->lambda_bodies--;
   leave(p);
   return n;
@@ -970,7 +1040,7 @@ static KlNode *nested_def(Parser *p) {
   Vec decorators = {0};
   int first_line = peek(p)->loc.line;
   while (accept(p, KL_TOK_AT)) {
-    vec_push(p, &decorators, test(p));
+    vec_push(p, &decorators, named_test(p));
     expect(p, KL_TOK_NEWLINE);
   }
   if (!at(p, KL_TOK_KW_DEF) && !at(p, KL_TOK_KW_CLASS))
@@ -1020,6 +1090,8 @@ static KlNode *nested_def(Parser *p) {
     KlToken *t = peek(p);
     if (t->kind == KL_TOK_EOF) unexpected(p);
     next(p);
+    if (t->kind != KL_TOK_INDENT && t->kind != KL_TOK_DEDENT && t->kind != KL_TOK_NEWLINE)
+      n->lambda->end_line = last_token_end_line(p);
     if (t->kind == KL_TOK_INDENT) depth++;
     else if (t->kind == KL_TOK_DEDENT && --depth == 0) break;
     else if (t->kind == KL_TOK_NEWLINE && depth == 0) break;
@@ -1048,10 +1120,12 @@ static KlNode *nested_def(Parser *p) {
 
 /* test = or_test ["if" or_test "else" test] | lambda */
 static KlNode *test(Parser *p) {
+  bool named = p->named_ok;
+  p->named_ok = false; /* nothing nested in this test may be NAME := test unparenthesised */
   if (at(p, KL_TOK_KW_LAMBDA)) return lambda_expr(p);
   KlNode *body = bool_op(p, true);
   KlToken *t = peek(p);
-  if (t->kind == KL_TOK_WALRUS && body->kind == KL_N_NAME) { /* where CPython allows it: its check */
+  if (t->kind == KL_TOK_WALRUS && named && body->kind == KL_N_NAME && p->toks[p->pos - 1].kind == KL_TOK_NAME) {
     if (p->lambda_bodies) unsupported(p, t->loc, KL_KILN010, "assignment expression (:=) in a lambda");
     next(p);
     KlNode *n = new_node(p, KL_N_NAMEDEXPR, t->loc);
@@ -1072,10 +1146,24 @@ static KlNode *test(Parser *p) {
   return n;
 }
 
+/* named_test = NAME ":=" test | test, where CPython's grammar has a
+ * named_expression: conditions of if/elif/while, items of (...), [...] and
+ * sets, positional arguments, a subscript, a match subject and guard.
+ * Anywhere else an unparenthesised := is a SyntaxError (test() refuses it). */
+static KlNode *named_test(Parser *p) {
+  p->named_ok = true;
+  return test(p);
+}
+
+static KlNode *testlist_item(Parser *p, int items) {
+  if (items & TL_STAR) return items & TL_NAMED ? star_or_named(p) : star_or_test(p);
+  return items & TL_NAMED ? named_test(p) : test(p);
+}
+
 /* testlist = test ("," test)* [","]  — a tuple when there is a comma */
-static KlNode *testlist(Parser *p, bool allow_star) {
+static KlNode *testlist(Parser *p, int items) {
   KlLoc loc = peek(p)->loc;
-  KlNode *first = allow_star ? star_or_test(p) : test(p);
+  KlNode *first = testlist_item(p, items);
   if (!at(p, KL_TOK_COMMA)) return first;
   Vec v = {0};
   vec_push(p, &v, first);
@@ -1084,7 +1172,7 @@ static KlNode *testlist(Parser *p, bool allow_star) {
     if (k == KL_TOK_NEWLINE || k == KL_TOK_ASSIGN || k == KL_TOK_SEMI || k == KL_TOK_RPAREN ||
         k == KL_TOK_COLON || k == KL_TOK_KW_IN || (k >= KL_TOK_PLUSEQ && k <= KL_TOK_DSTAREQ))
       break;
-    vec_push(p, &v, allow_star ? star_or_test(p) : test(p));
+    vec_push(p, &v, testlist_item(p, items));
   }
   KlNode *n = new_node(p, KL_N_TUPLE, loc);
   n->list = to_list(&v);
@@ -1119,7 +1207,7 @@ static const struct {
 /* expr_stmt = testlist (augassign testlist | (":" test ["=" testlist]) | ("=" testlist)*) */
 static KlNode *expr_stmt(Parser *p) {
   KlLoc loc = peek(p)->loc;
-  KlNode *first = testlist(p, true);
+  KlNode *first = testlist(p, TL_STAR);
   KlToken *t = peek(p);
   for (size_t i = 0; i < sizeof aug_ops / sizeof aug_ops[0]; i++) {
     if (t->kind != aug_ops[i].tok) continue;
@@ -1130,7 +1218,7 @@ static KlNode *expr_stmt(Parser *p) {
     n->op = (int)aug_ops[i].op;
     n->a = first;
     if (at(p, KL_TOK_KW_YIELD)) unsupported(p, peek(p)->loc, KL_KILN010, "yield");
-    n->b = testlist(p, true);
+    n->b = testlist(p, TL_STAR);
     return n;
   }
   if (accept(p, KL_TOK_COLON)) {
@@ -1139,7 +1227,7 @@ static KlNode *expr_stmt(Parser *p) {
       unexpected(p);
     n->a = first;
     n->c = test(p);
-    if (accept(p, KL_TOK_ASSIGN)) n->b = testlist(p, true);
+    if (accept(p, KL_TOK_ASSIGN)) n->b = testlist(p, TL_STAR);
     return n;
   }
   if (!at(p, KL_TOK_ASSIGN)) {
@@ -1153,7 +1241,7 @@ static KlNode *expr_stmt(Parser *p) {
     check_target(p, value);
     vec_push(p, &targets, value);
     if (at(p, KL_TOK_KW_YIELD)) unsupported(p, peek(p)->loc, KL_KILN010, "yield");
-    value = testlist(p, true);
+    value = testlist(p, TL_STAR);
   }
   KlNode *n = new_node(p, KL_N_ASSIGN, loc);
   n->list = to_list(&targets);
@@ -1242,7 +1330,7 @@ static KlNode *small_stmt(Parser *p) {
   case KL_TOK_KW_RETURN:
     next(p);
     n = new_node(p, KL_N_RETURN, t->loc);
-    if (!at(p, KL_TOK_NEWLINE) && !at(p, KL_TOK_SEMI)) n->a = testlist(p, true);
+    if (!at(p, KL_TOK_NEWLINE) && !at(p, KL_TOK_SEMI)) n->a = testlist(p, TL_STAR);
     return n;
   case KL_TOK_KW_RAISE:
     next(p);
@@ -1261,7 +1349,7 @@ static KlNode *small_stmt(Parser *p) {
   case KL_TOK_KW_DEL: {
     next(p);
     n = new_node(p, KL_N_DEL, t->loc);
-    KlNode *targets = testlist(p, false);
+    KlNode *targets = testlist(p, 0);
     Vec v = {0};
     if (targets->kind == KL_N_TUPLE)
       for (int i = 0; i < targets->list.len; i++) vec_push(p, &v, targets->list.items[i]);
@@ -1297,7 +1385,7 @@ static void stmt(Parser *p, Vec *out);
 static KlNode *if_stmt(Parser *p) {
   KlToken *t = next(p); /* if or elif */
   KlNode *n = new_node(p, KL_N_IF, t->loc);
-  n->a = test(p);
+  n->a = named_test(p);
   expect(p, KL_TOK_COLON);
   n->body = block(p);
   if (at(p, KL_TOK_KW_ELIF)) {
@@ -1336,13 +1424,13 @@ static KlNode *loop_stmt(Parser *p) {
   KlNode *n;
   if (t->kind == KL_TOK_KW_WHILE) {
     n = new_node(p, KL_N_WHILE, t->loc);
-    n->a = test(p);
+    n->a = named_test(p);
   } else {
     n = new_node(p, KL_N_FOR, t->loc);
     n->a = for_targets(p);
     check_target(p, n->a);
     expect(p, KL_TOK_KW_IN);
-    n->b = testlist(p, true);
+    n->b = testlist(p, TL_STAR);
   }
   expect(p, KL_TOK_COLON);
   p->loops++;
@@ -1383,7 +1471,9 @@ static KlNode *with_stmt(Parser *p) {
   do {
     if (listed && at(p, KL_TOK_RPAREN)) break; /* a trailing comma */
     if (items.len) enter(p); /* each further item nests one level deeper */
-    KlNode *item = test(p);
+    int item0 = p->pos;
+    KlNode *item = listed ? named_test(p) : test(p); /* `with (y := a, b):` */
+    if (bare_walrus_at(p, item0) && at(p, KL_TOK_KW_AS)) unexpected(p);
     KlNode *n = new_node(p, KL_N_WITH, items.len ? item->loc : t->loc);
     n->ival = t->loc.line; /* the statement's: 3.10-3.12 report an item's __enter__/__exit__ errors there */
     n->a = item;
@@ -2107,7 +2197,7 @@ static bool at_match_stmt(Parser *p) {
 static void match_stmt(Parser *p, Vec *stmts_out) {
   KlToken *t = next(p);
   Match m = {.p = p, .id = p->ctx->next_node_id++};
-  KlNode *subject = testlist(p, true);
+  KlNode *subject = testlist(p, TL_STAR | TL_NAMED);
   expect(p, KL_TOK_COLON);
   expect(p, KL_TOK_NEWLINE);
   expect(p, KL_TOK_INDENT);
@@ -2136,7 +2226,7 @@ static void match_stmt(Parser *p, Vec *stmts_out) {
     k->kw = c;
     k->loc = peek(p)->loc;
     k->pat = case_patterns(p);
-    k->guard = accept(p, KL_TOK_KW_IF) ? test(p) : NULL;
+    k->guard = accept(p, KL_TOK_KW_IF) ? named_test(p) : NULL;
     expect(p, KL_TOK_COLON);
     enter(p);
     k->body = block(p);

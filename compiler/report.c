@@ -76,6 +76,38 @@ static void walk_sites(Walk *w, KlNode *n) {
   walk_list(w, n->orelse);
 }
 
+/* The code inside a native function that CPython runs: nested defs and
+ * classes, lambdas, generator expressions nobody consumes (each made from
+ * the code object CPython compiled; see KlLambda). Not inside them: their
+ * own nested code is part of their body. */
+static void walk_python_bodies(Walk *w, KlNode *n);
+
+static void walk_python_body_list(Walk *w, KlNodeList l) {
+  for (int i = 0; i < l.len; i++) walk_python_bodies(w, l.items[i]);
+}
+
+static void walk_python_bodies(Walk *w, KlNode *n) {
+  if (!n) return;
+  if (n->kind == KL_N_LAMBDA && n->lambda) {
+    const KlLambda *l = n->lambda;
+    const char *kind = l->is_class ? "class" : l->is_genexpr ? "genexpr" : l->name ? "def" : "lambda";
+    kl_buf_printf(w->out, "%s\n        {\"kind\": \"%s\", \"name\": ", w->count ? "," : "", kind);
+    json_str_or_null(w->out, l->name);
+    kl_buf_printf(w->out, ", \"line\": %d, \"end_line\": %d}", l->line,
+                  l->end_line > l->line ? l->end_line : l->line);
+    w->count++;
+  }
+  /* a def's decorators, defaults and annotations, a generator's first
+   * iterable: evaluated by the function itself, and may hold lambdas */
+  walk_python_bodies(w, n->a);
+  walk_python_bodies(w, n->b);
+  walk_python_bodies(w, n->c);
+  walk_python_body_list(w, n->list);
+  walk_python_body_list(w, n->kw);
+  walk_python_body_list(w, n->body);
+  walk_python_body_list(w, n->orelse);
+}
+
 void kl_emit_report(KlCtx *ctx, KlModule *m, KlBuf *out) {
   kl_buf_printf(out, "{\"kiln_version\": \"%s\", \"source\": ", KILN_VERSION);
   json_str_or_null(out, ctx->filename);
@@ -98,6 +130,9 @@ void kl_emit_report(KlCtx *ctx, KlModule *m, KlBuf *out) {
     kl_buf_puts(out, ", \"sites\": [");
     Walk w = {ctx, out, 0};
     if (!f->unsupported) walk_list(&w, f->body);
+    kl_buf_puts(out, "], \"python_bodies\": [");
+    Walk pw = {ctx, out, 0};
+    if (!f->unsupported) walk_python_body_list(&pw, f->body);
     kl_buf_puts(out, "]}");
   }
   kl_buf_puts(out, "\n  ]\n}\n");

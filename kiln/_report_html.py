@@ -25,7 +25,7 @@ OUTCOME_CLASS = {"claimed": "kernel", "scalar": "scalar", "not-covered": "fallba
 CLASS_RANK = {"": 0, "kernel": 1, "scalar": 2, "fallback": 3, "python": 4, "rejected": 5}
 LEGEND = [("kernel", "native tensor kernel"), ("scalar", "native scalar"),
           ("fallback", "Python fallback"), ("rejected", "rejected (Python fallback)"),
-          ("python", "function left as Python")]
+          ("python", "function left as Python, or code in it CPython runs")]
 MARK = {"kernel": "K", "scalar": "S", "fallback": "P", "rejected": "R", "python": "Py", "": ""}
 
 _MARKER = re.compile(r"^\s*/\* (\d+): .*\*/\s*$")
@@ -254,6 +254,13 @@ def render_html(source: bytes, report: dict[str, Any], c_source: str | None) -> 
                     ("python", f"{fn.get('code') or ''}: {fn.get('construct') or 'this construct'}"
                                f" keeps {name} in Python".lstrip(": ")))
             continue
+        for body in fn.get("python_bodies", []) or []:
+            # a nested def, class, lambda or generator expression: CPython runs its code
+            first, last = int(body.get("line") or 0), int(body.get("end_line") or 0)
+            what = body.get("kind", "body") + (f" {body['name']}" if body.get("name") else "")
+            notes.setdefault(first, []).append(("python", f"{what}: CPython runs its code"))
+            for bline in range(first, max(first, last) + 1):
+                mark(bline, "python")
         for site in fn.get("sites", []) or []:
             klass = OUTCOME_CLASS.get(site.get("outcome", ""), "fallback")
             sline = int(site.get("line") or 0)

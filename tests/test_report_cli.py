@@ -348,3 +348,55 @@ def test_report_renders_in_chromium(demo_report: Path, tmp_path: Path) -> None:
     width, height = struct.unpack(">II", png[16:24])
     assert (width, height) == (1200, 1000)
     assert len(png) > 20000  # a real page, not a blank one
+
+
+PY_BODIES_SRC = '''\
+import functools
+
+
+def outer(n: int, xs) -> int:
+    @functools.lru_cache
+    def helper(k):
+        return (k * 2
+                + n)
+    class Box:
+        size = 3
+    f = lambda q: (q +
+                   1)
+    g = (i * i for i in range(n))
+    total = sum(j for j in range(n))
+    keyed = sorted(xs, key=lambda v: -v)
+    def with_default(a=lambda: 0):
+        """a docstring
+        over lines"""
+    return helper(n) + f(n) + sum(list(g)) + total + Box.size + len(keyed)
+
+
+def left(x):
+    f = lambda: x
+    yield f
+'''
+
+
+def test_report_lists_code_cpython_runs(tmp_path: Path) -> None:
+    """A native function's nested defs, classes, lambdas and generator
+    expressions nobody consumes run as CPython code: the report lists each
+    with its lines (a consumed generator expression is kiln's own loop)."""
+    src = write(tmp_path / "bodies.py", PY_BODIES_SRC)
+    proc = kiln("check", str(src), "--json")
+    assert proc.returncode == 0, proc.stderr
+    fns = {f["name"]: f for f in json.loads(proc.stdout)["functions"]}
+    assert fns["outer"]["status"] == "native", fns["outer"]
+    bodies = [(b["kind"], b["name"], b["line"], b["end_line"]) for b in fns["outer"]["python_bodies"]]
+    assert bodies == [("def", "helper", 5, 8), ("class", "Box", 9, 10), ("lambda", None, 11, 12),
+                      ("genexpr", None, 13, 13), ("lambda", None, 15, 15), ("def", "with_default", 16, 18),
+                      ("lambda", None, 16, 16)], bodies
+    assert fns["left"]["status"] == "python" and fns["left"]["python_bodies"] == []
+    # and the HTML report marks those lines
+    out = tmp_path / "out"
+    assert kiln("build", str(src), "-o", str(out)).returncode == 0
+    page = (out / "bodies.kiln.html").read_text()
+    for line in (5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 16, 17, 18):
+        assert f'id="L{line}" class="line python"' in page, line
+    assert 'id="L14" class="line python"' not in page  # sum(j for j ...) runs natively
+    assert "def helper: CPython runs its code" in page and "genexpr: CPython runs its code" in page

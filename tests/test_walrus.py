@@ -2310,3 +2310,67 @@ def test_optimize_flag(built, name, args):
     """In a subprocess run with -O, native and Python original agree."""
     got, want = _run_isolated(built(STEM).module, name, args, ["-O"])
     assert got == want, f"-O {name}{args!r}:\n  kiln:   {got}\n  python: {want}"
+
+
+# Where an unparenthesised `:=` may stand, and what CPython's symtable
+# refuses, as the standalone checker (`kilnc check`, which has no CPython to
+# ask) sees it: a function CPython would refuse must not be reported native.
+# (kiln.build compiles with CPython first, which rejects these itself.)
+WALRUS_POSITIONS = [
+    # (statement in a function body, valid Python)
+    ("y := 1", False), ("(y) := 1", False), ("(y := 1)", True), ("if y := a: pass", True),
+    ("while y := 0: pass", True), ("if a: pass\nelif y := b: pass", True), ("f(y := 1)", True),
+    ("f(a, *b, y := 1)", True), ("f(z=y := 1)", False), ("f(*y := 1)", False), ("f(**y := 1)", False),
+    ("f(a, k=1, y := 1)", False), ("[y := 1, 2]", True), ("{y := 1, 2}", True), ("{y := 1: 2}", False),
+    ("{1: y := 2}", False), ("{(y := 1): 2}", True), ("{**a, y := 1}", False), ("a[y := 1]", True),
+    ("a[y := 1, 2]", True), ("a[1, y := 2]", True), ("a[1:y := 2]", False), ("a[y := 1:2]", False),
+    ("a[(y := 1):2]", True), ("a[y := 1] = 2", True), ("[y := x for x in z]", True),
+    ("[x for x in z if y := x]", False), ("[x for x in z if (y := x)]", True), ("{y := x for x in z}", True),
+    ("{k: y := x for x in z}", False), ("x = y := 1", False), ("x = (y := 1)", True), ("t = y := 1,", False),
+    ("t = (y := 1),", True), ("assert y := 1", False), ("assert (y := 1)", True), ("assert x, y := 1", False),
+    ("a if y := b else c", False), ("a if b else y := c", False), ("if y := 1 if a else 2: pass", True),
+    ("if y := not a: pass", True), ("if not y := a: pass", False), ("lambda: y := 1", False),
+    ("def g(a=y := 1): pass", False), ("def g(a=(y := 1)): pass", True), ("with y := x: pass", False),
+    ("with (y := x): pass", True), ("with (y := a) as b: pass", True), ("with (y := a, b): pass", True),
+    ("for x in y := z: pass", False), ("for x in (y := z): pass", True), ("y.a := 1", False),
+    ("y[0] := 1", False), ("y := 1 + 2", False), ("-y := 1", False), ("x, y := 1", False),
+    ("(x, y := 1)", True), ("(y := 1, 2)", True), ("y := 1, 2", False), ("[*y := 1]", False),
+    ("x += y := 1", False), ("x: int = y := 1", False), ("raise y := 1", False), ("(y := z := 1)", False),
+    ("[y := z := 1]", False), ("match y := x:\n    case 1: pass", True),
+    ("match x:\n    case 1 if y := 2: pass", True), ("@y := f\ndef g(): pass", True),
+    # CPython's symtable
+    ("[x for x in (y := z)]", False), ("[x for x in f((y := z))]", False),
+    ("[x for x in [w for w in (y := z)]]", False), ("[x for q in z for x in (y := q)]", False),
+    ("[x for x in (y := 1 for w in z)]", False), ("[x for x in z[(y := 1)]]", False),
+    ("[x for x in [w for w in z if (y := 1)]]", False), ("[i := 0 for i in z]", False),
+    ("[x for i in z if (i := 0)]", False), ("[[(i := 0) for j in z] for i in z]", False),
+    ("[x for x, y in z if (y := 1)]", False), ("[(z := 1) for x in z]", True),
+    ("[x for x in z if (y := 1)]", True), ("[[(y := 1) for w in z] for x in z]", True),
+]
+
+
+def test_kilnc_check_refuses_walrus_cpython_refuses(tmp_path):
+    import json as _json
+    kilnc = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "kilnc")
+    if not os.path.exists(kilnc):
+        pytest.skip("kilnc is not built")
+    wrong = []
+    for i, (stmt, valid) in enumerate(WALRUS_POSITIONS):
+        body = "\n".join("    " + line for line in stmt.split("\n"))
+        src = f"def f(a, b, c, x, z, k):\n{body}\n    return 0\n"
+        try:
+            compile(src, "<walrus>", "exec")
+            cpython = True
+        except SyntaxError:
+            cpython = False
+        assert cpython == valid, f"CPython {sys.version_info[:2]} disagrees about {stmt!r}"
+        path = tmp_path / f"w{i}.py"
+        path.write_text(src)
+        proc = subprocess.run([kilnc, "check", str(path)], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, (stmt, proc.stderr)
+        (fn,) = _json.loads(proc.stdout)["functions"]
+        if valid and fn["status"] != "native":
+            wrong.append((stmt, "valid, but left as Python", fn.get("reason")))
+        if not valid and (fn["status"] != "python" or fn.get("code") != "KILN010"):
+            wrong.append((stmt, "a SyntaxError in CPython, but", fn["status"]))
+    assert not wrong, wrong
