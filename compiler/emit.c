@@ -97,6 +97,7 @@ typedef struct E {
   const char *fail_label; /* where KL_FAIL goes in the text being emitted: NULL kl_error */
   int nwiths;
   int nsums;   /* KrSum kl_sum_<n> of sum() over a consumed generator */
+  int nticks;  /* loop heads counting iterations down in kl_tick (loop_tick) */
   int indent;
   int src_line;        /* comment_line's cursor: line src_line starts at src_pos */
   size_t src_pos;      /* (lines are mostly asked in order: linear, not quadratic) */
@@ -1650,11 +1651,25 @@ static Range range_bounds(E *e, KlNode *call, int L) {
   return rg;
 }
 
-static void range_open(E *e, Range *rg) {
+/* The top of each iteration of a native loop, where CPython's loop jumps
+ * back: every few iterations KrApi.tick runs pending signal handlers and
+ * lets waiting threads run, so Python code may have run. */
+static void loop_tick(E *e, int L) {
+  e->nticks++;
+  line(e, "if (--kl_tick < 0) {");
+  e->indent++;
+  line(e, "if (kr->tick(&kl_tick) < 0) KL_FAIL(%d);", L);
+  after_python(e, L);
+  e->indent--;
+  line(e, "}");
+}
+
+static void range_open(E *e, Range *rg, int L) {
   rg->it = temp(e, KL_T_INT);
   const char *it = rg->it.s, *stop = rg->stop.s;
   line(e, "for (%s = %s; %s > 0 ? %s < %s : %s > %s;) {", it, rg->start.s, rg->step.s, it, stop, it, stop);
   e->indent++;
+  loop_tick(e, L);
 }
 
 /* Ends the loop's body: the increment stops at int64's end. */
@@ -1679,6 +1694,7 @@ static void iter_open(E *e, Val iter, KlNode *target, int L) {
   Val item = temp(e, KL_T_OBJECT);
   line(e, "for (;;) {");
   e->indent++;
+  loop_tick(e, L);
   line(e, "%s = PyIter_Next(%s);", item.s, iter.s);
   line(e, "if (!%s) { if (PyErr_Occurred()) KL_FAIL(%d); break; }", item.s, L);
   after_python(e, L);
@@ -1695,7 +1711,7 @@ static void iter_close(E *e, Val iter) {
 static void for_range(E *e, KlNode *s, Loop *lp) {
   int L = s->loc.line;
   Range rg = range_bounds(e, s->b, L);
-  range_open(e, &rg);
+  range_open(e, &rg, L);
   store(e, s->a, rg.it, L);
   stmts(e, s->body);
   if (lp->used_continue) line(e, "kl_cont_%d:;", lp->id);
@@ -2000,7 +2016,7 @@ static Val comprehension(E *e, KlNode *n) {
       for (int j = 0; j < clauses.len; j++) new_cells(e, clauses.items[j]->a, L);
     }
     if (ranged) {
-      range_open(e, &ranges[i]);
+      range_open(e, &ranges[i], CL);
       store(e, c->a, ranges[i].it, CL);
     } else {
       iter_open(e, iters[i], c->a, CL);
@@ -2503,6 +2519,7 @@ static void stmt(E *e, KlNode *s) {
     loop_begin(e, &lp);
     line(e, "for (;;) {");
     e->indent++;
+    loop_tick(e, L);
     const char *c = cond(e, s->a);
     line(e, "if (!%s) break;", c);
     stmts(e, s->body);
@@ -2689,6 +2706,7 @@ static void emit_function(Module *mod, KlFunc *f, KlBuf *out) {
                   e.temps[i] == 'o' ? "NULL" : "0", e.temps[i] == 'o' ? 't' : e.temps[i], i);
   for (int i = 0; i < e.nwiths; i++) kl_buf_printf(out, "  KrGradGuard kl_wg_%d = {0};\n", i);
   for (int i = 0; i < e.nsums; i++) kl_buf_printf(out, "  KrSum kl_sum_%d = {0};\n", i);
+  if (e.nticks) kl_buf_puts(out, "  int kl_tick = *kr->tick_period;\n");
   for (int i = 0; i < e.ntries; i++)
     kl_buf_printf(out,
                   "  PyObject *kl_exc_%d = NULL, *kl_rv_%d = NULL, *kl_wx_%d = NULL; KrExcSave kl_esave_%d = {0};\n"

@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ------------------------------------------------------------------------ */
 /* KrBuffer                                                                  */
@@ -2887,6 +2888,42 @@ static PyObject *kr_call_unpacked(PyObject *func, PyObject *args, PyObject *kwar
 /* the table and the module                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* ---- a native loop's back edge ------------------------------------------
+ * CPython's eval loop runs pending signal handlers and hands the GIL to a
+ * waiting thread at every jump back; a compiled loop that called no Python
+ * would do neither, so Ctrl-C could not stop it and other threads would
+ * starve. Generated loops call kr_tick every kr_tick_period iterations
+ * (KrApi.tick). The period doubles while ticks come less than 0.1 ms apart
+ * and halves while they come more than 1 ms apart. Only threads holding the
+ * GIL touch these. */
+#define KR_TICK_FAST_NS 100000
+#define KR_TICK_SLOW_NS 1000000
+#define KR_TICK_MAX_PERIOD (1 << 20)
+#define KR_GIL_SWITCH_NS 5000000 /* CPython's default switch interval */
+static int kr_tick_period = 1024;
+static uint64_t kr_tick_last_ns, kr_gil_last_ns;
+
+static uint64_t monotonic_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int kr_tick(int *countdown) {
+  const uint64_t now = monotonic_ns(), since = now - kr_tick_last_ns;
+  kr_tick_last_ns = now;
+  if (since < KR_TICK_FAST_NS && kr_tick_period < KR_TICK_MAX_PERIOD) kr_tick_period *= 2;
+  else if (since > KR_TICK_SLOW_NS && kr_tick_period > 1) kr_tick_period /= 2;
+  *countdown = kr_tick_period;
+  if (PyErr_CheckSignals() < 0) return -1;
+  if (now - kr_gil_last_ns >= KR_GIL_SWITCH_NS) {
+    kr_gil_last_ns = now;
+    Py_BEGIN_ALLOW_THREADS /* a thread waiting for the GIL takes it here */
+    Py_END_ALLOW_THREADS
+  }
+  return 0;
+}
+
 static const KrApi kr_api = {
     .abi_version = KR_ABI_VERSION,
     .size = sizeof(KrApi),
@@ -2962,6 +2999,8 @@ static const KrApi kr_api = {
     .match_class = kr_match_class,
     .match_index = kr_match_index,
     .match_rest = kr_match_rest,
+    .tick = kr_tick,
+    .tick_period = &kr_tick_period,
 };
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs) {

@@ -16,7 +16,7 @@
 #include <stdbool.h>
 
 /* 14: tensor ops sub/mul/div/softmax/neg, tensor_scalar_op and tensor_ewise */
-#define KR_ABI_VERSION 14
+#define KR_ABI_VERSION 15
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
 enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
@@ -465,6 +465,17 @@ typedef struct KrApi {
   PyObject *(*match_index)(PyObject *seq, Py_ssize_t i);
   /* A mapping pattern's **rest: a dict of map's items but keys (a tuple). New ref. */
   PyObject *(*match_rest)(PyObject *map, PyObject *keys);
+
+  /* --- a native loop's back edge: what CPython's eval loop does at a jump back ---
+   * A loop counts its iterations down from *tick_period (a function's
+   * countdown, kl_tick, starts there); at zero it calls tick, which runs
+   * pending signal handlers (KeyboardInterrupt, an alarm's handler; their
+   * exception: -1), lets a thread waiting for the GIL run once 5 ms have
+   * passed since it last did, and sets *countdown to the period, adapted so
+   * that ticks come every 0.1 to 1 ms whatever an iteration costs. Python
+   * code may have run: the loop refreshes its torch tensors after it. */
+  int (*tick)(int *countdown);
+  const int *tick_period;
 } KrApi;
 
 /* Generated modules: `static const KrApi *kr;` then `kr = kr_import();`. */
