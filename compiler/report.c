@@ -45,6 +45,16 @@ static void walk_list(Walk *w, KlNodeList l) {
   for (int i = 0; i < l.len; i++) walk_sites(w, l.items[i]);
 }
 
+/* fn on each child of n, in the order the report lists them. */
+static void each_child(Walk *w, KlNode *n, void (*fn)(Walk *, KlNode *)) {
+  fn(w, n->a);
+  fn(w, n->b);
+  fn(w, n->c);
+  const KlNodeList lists[] = {n->list, n->kw, n->body, n->orelse};
+  for (size_t k = 0; k < sizeof lists / sizeof lists[0]; k++)
+    for (int i = 0; i < lists[k].len; i++) fn(w, lists[k].items[i]);
+}
+
 static void emit_site(Walk *w, KlNode *n) {
   KlSiteInfo *s = n->site;
   KlBuf *out = w->out;
@@ -67,25 +77,13 @@ static void walk_sites(Walk *w, KlNode *n) {
   if (!n) return;
   /* the site, then the sites inside it */
   if (n->site && n->site->outcome != KL_SITE_NONE) emit_site(w, n);
-  walk_sites(w, n->a);
-  walk_sites(w, n->b);
-  walk_sites(w, n->c);
-  walk_list(w, n->list);
-  walk_list(w, n->kw);
-  walk_list(w, n->body);
-  walk_list(w, n->orelse);
+  each_child(w, n, walk_sites);
 }
 
 /* The code inside a native function that CPython runs: nested defs and
  * classes, lambdas, generator expressions nobody consumes (each made from
  * the code object CPython compiled; see KlLambda). Not inside them: their
  * own nested code is part of their body. */
-static void walk_python_bodies(Walk *w, KlNode *n);
-
-static void walk_python_body_list(Walk *w, KlNodeList l) {
-  for (int i = 0; i < l.len; i++) walk_python_bodies(w, l.items[i]);
-}
-
 static void walk_python_bodies(Walk *w, KlNode *n) {
   if (!n) return;
   if (n->kind == KL_N_LAMBDA && n->lambda) {
@@ -99,13 +97,7 @@ static void walk_python_bodies(Walk *w, KlNode *n) {
   }
   /* a def's decorators, defaults and annotations, a generator's first
    * iterable: evaluated by the function itself, and may hold lambdas */
-  walk_python_bodies(w, n->a);
-  walk_python_bodies(w, n->b);
-  walk_python_bodies(w, n->c);
-  walk_python_body_list(w, n->list);
-  walk_python_body_list(w, n->kw);
-  walk_python_body_list(w, n->body);
-  walk_python_body_list(w, n->orelse);
+  each_child(w, n, walk_python_bodies);
 }
 
 void kl_emit_report(KlCtx *ctx, KlModule *m, KlBuf *out) {
@@ -132,7 +124,7 @@ void kl_emit_report(KlCtx *ctx, KlModule *m, KlBuf *out) {
     if (!f->unsupported) walk_list(&w, f->body);
     kl_buf_puts(out, "], \"python_bodies\": [");
     Walk pw = {ctx, out, 0};
-    if (!f->unsupported) walk_python_body_list(&pw, f->body);
+    for (int j = 0; !f->unsupported && j < f->body.len; j++) walk_python_bodies(&pw, f->body.items[j]);
     kl_buf_puts(out, "]}");
   }
   kl_buf_puts(out, "\n  ]\n}\n");

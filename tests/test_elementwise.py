@@ -631,14 +631,19 @@ def one_nan_a_row(m, seed):
     return a
 
 
-def assert_sigmoid_like(got, exp, where):
-    """NaN lanes bit for bit (sign and payload); the rest within float32 ulps."""
+def assert_nan_bits_exact(got, exp, where, rtol=1e-5, atol=1e-5):
+    """NaN lanes bit for bit (sign and payload); the rest within rtol/atol."""
     g, e = np.asarray(got, dtype=np.float32), np.asarray(exp, dtype=np.float32)
     assert g.shape == e.shape, (where, g.shape, e.shape)
     nan = np.isnan(e)
     assert (np.isnan(g) == nan).all(), f"{where}: NaN positions differ"
     np.testing.assert_array_equal(bits(g[nan]), bits(e[nan]), err_msg=f"{where}: NaN bits")
-    np.testing.assert_allclose(g[~nan], e[~nan], rtol=2e-6, atol=2e-7, err_msg=where)
+    np.testing.assert_allclose(g[~nan], e[~nan], rtol=rtol, atol=atol, err_msg=where)
+
+
+def assert_sigmoid_like(got, exp, where):
+    """NaN lanes bit for bit; the rest within float32 ulps."""
+    assert_nan_bits_exact(got, exp, where, rtol=2e-6, atol=2e-7)
 
 
 @pytest.mark.parametrize("shape", [(1, 1), (3, 5), (2, 17), (16, 64), (7, 129)],
@@ -712,15 +717,6 @@ def bias_with_nans(n, seed):
     for j in range(seed % 2, n, 2):
         u[j] = NAN_BITS[(j + seed) % len(NAN_BITS)] ^ 0x00000200
     return b
-
-
-def assert_nan_bits_exact(got, exp, where):
-    g, e = np.asarray(got, dtype=np.float32), np.asarray(exp, dtype=np.float32)
-    assert g.shape == e.shape, (where, g.shape, e.shape)
-    nan = np.isnan(e)
-    assert (np.isnan(g) == nan).all(), f"{where}: NaN positions differ"
-    np.testing.assert_array_equal(bits(g[nan]), bits(e[nan]), err_msg=f"{where}: NaN bits")
-    np.testing.assert_allclose(g[~nan], e[~nan], rtol=1e-5, atol=1e-5, err_msg=where)
 
 
 def bias_cases(m, k, n, seed):
