@@ -148,14 +148,23 @@ def test_signal_handler_interrupts_native_loop(mod, name, args):
 
 
 def test_keyboard_interrupt_is_caught_inside(mod):
+    """The `except` around the loop catches it. CPython 3.13 lets it escape
+    when it comes at the loop's jump back (python/cpython#130279: the jump
+    lies outside the try's exception-table range); kiln catches it there
+    too, so the original is only compared before 3.13."""
     def handler(signum, frame):
         raise KeyboardInterrupt
+    fns = [mod.catches] if sys.version_info >= (3, 13) else [mod.__kiln_python__["catches"], mod.catches]
     old = signal.signal(signal.SIGALRM, handler)
     try:
-        for fn in (mod.__kiln_python__["catches"], mod.catches):
+        for fn in fns:
             signal.setitimer(signal.ITIMER_REAL, 0.05)
             t0 = time.perf_counter()
-            assert fn(N) == -1
+            try:
+                result = fn(N)
+            except KeyboardInterrupt:  # a failure of this test, not the end of the session
+                pytest.fail(f"{fn} let the KeyboardInterrupt escape its try")
+            assert result == -1
             assert time.perf_counter() - t0 < 2.0
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
