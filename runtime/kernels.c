@@ -421,12 +421,27 @@ KK_AVX2 KK_INLINE __m256 act_avx2(int act, __m256 x)
   }
 }
 
-KK_AVX2 KK_INLINE __m256 add_avx2(__m256 a, __m256 b)
+/* first_nan_avx512's and sub_b_nan_avx512's AVX2 twins. */
+KK_AVX2 KK_INLINE __m256 first_nan_avx2(const int op, __m256 s1, __m256 s2)
 {
-  __m256 s = _mm256_add_ps(a, b);
-  __m256 bq = _mm256_or_ps(b, _mm256_castsi256_ps(_mm256_set1_epi32(0x00400000)));
-  return _mm256_blendv_ps(s, bq, _mm256_cmp_ps(b, b, _CMP_UNORD_Q));
+  __m256 r;
+  switch (op) {
+  case KK_BIN_ADD: __asm__("vaddps %2, %1, %0" : "=x"(r) : "x"(s1), "xm"(s2)); break;
+  case KK_BIN_SUB: __asm__("vsubps %2, %1, %0" : "=x"(r) : "x"(s1), "xm"(s2)); break;
+  case KK_BIN_MUL: __asm__("vmulps %2, %1, %0" : "=x"(r) : "x"(s1), "xm"(s2)); break;
+  default: __asm__("vdivps %2, %1, %0" : "=x"(r) : "x"(s1), "xm"(s2)); break;
+  }
+  return r;
 }
+
+KK_AVX2 KK_INLINE __m256 sub_b_nan_avx2(__m256 a, __m256 b)
+{
+  __m256 r = b;
+  __asm__("vfnmadd213ps %2, %1, %0" : "+x"(r) : "x"(_mm256_set1_ps(1.0f)), "xm"(a));
+  return r;
+}
+
+KK_AVX2 KK_INLINE __m256 add_avx2(__m256 a, __m256 b) { return first_nan_avx2(KK_BIN_ADD, b, a); }
 
 /* Applies act to a spilled tile, stores it and feeds the row sums. Out of line
  * so sigmoid/tanh are not duplicated into every micro-kernel instance. */
@@ -624,17 +639,21 @@ KK_AVX2 static void add_row__avx2(int act, int64_t n, const float *a, const floa
 /* Both NaN: A's or (nan_b) B's NaN, quieted; see ref_bin. */
 KK_AVX2 KK_INLINE __m256 bin_avx2(int op, int nan_b, __m256 a, __m256 b)
 {
-  __m256 r;
-  switch (op) {
-  case KK_BIN_ADD: r = _mm256_add_ps(a, b); break;
-  case KK_BIN_SUB: r = _mm256_sub_ps(a, b); break;
-  case KK_BIN_MUL: r = _mm256_mul_ps(a, b); break;
-  case KK_BIN_DIV: r = _mm256_div_ps(a, b); break;
-  default: r = _mm256_mul_ps(_mm256_div_ps(_mm256_set1_ps(1.0f), a), b); break;
+  if (op == KK_BIN_RECIP_MUL) { /* (1 / a) * b: 1 / a keeps a's NaN */
+    a = _mm256_div_ps(_mm256_set1_ps(1.0f), a);
+    op = KK_BIN_MUL;
   }
-  const __m256 q = _mm256_castsi256_ps(_mm256_set1_epi32(0x00400000));
-  __m256 both = _mm256_and_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q), _mm256_cmp_ps(b, b, _CMP_UNORD_Q));
-  return _mm256_blendv_ps(r, _mm256_or_ps(nan_b ? b : a, q), both);
+  switch (op) {
+  case KK_BIN_ADD: return nan_b ? first_nan_avx2(KK_BIN_ADD, b, a) : first_nan_avx2(KK_BIN_ADD, a, b);
+  case KK_BIN_MUL: return nan_b ? first_nan_avx2(KK_BIN_MUL, b, a) : first_nan_avx2(KK_BIN_MUL, a, b);
+  case KK_BIN_SUB: return nan_b ? sub_b_nan_avx2(a, b) : first_nan_avx2(KK_BIN_SUB, a, b);
+  default: { /* DIV */
+    const __m256 r = first_nan_avx2(KK_BIN_DIV, a, b);
+    if (!nan_b) return r;
+    const __m256 bq = _mm256_or_ps(b, _mm256_castsi256_ps(_mm256_set1_epi32(0x00400000)));
+    return _mm256_blendv_ps(r, bq, _mm256_cmp_ps(b, b, _CMP_UNORD_Q));
+  }
+  }
 }
 
 KK_AVX2 KK_INLINE void bin_rows_avx2(const int op, const int nan_b, const int as, const int bs, int64_t rows,
@@ -814,13 +833,32 @@ KK_AVX512 KK_INLINE __m512 act_avx512(int act, __m512 x)
   }
 }
 
-KK_AVX512 KK_INLINE __m512 add_avx512(__m512 a, __m512 b)
+/* s1 op s2 (KK_BIN_ADD, SUB, MUL or DIV); where both are NaN, s1's NaN,
+ * quieted: x86's rule, which the asm keeps (a compiler may swap the sources
+ * of a commutative intrinsic, or take the one it loads from memory second). */
+KK_AVX512 KK_INLINE __m512 first_nan_avx512(const int op, __m512 s1, __m512 s2)
 {
-  __m512 s = _mm512_add_ps(a, b);
-  __mmask16 bn = _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q);
-  return _mm512_castsi512_ps(_mm512_mask_or_epi32(_mm512_castps_si512(s), bn, _mm512_castps_si512(b),
-                                                  _mm512_set1_epi32(0x00400000)));
+  __m512 r;
+  switch (op) {
+  case KK_BIN_ADD: __asm__("vaddps %2, %1, %0" : "=v"(r) : "v"(s1), "vm"(s2)); break;
+  case KK_BIN_SUB: __asm__("vsubps %2, %1, %0" : "=v"(r) : "v"(s1), "vm"(s2)); break;
+  case KK_BIN_MUL: __asm__("vmulps %2, %1, %0" : "=v"(r) : "v"(s1), "vm"(s2)); break;
+  default: __asm__("vdivps %2, %1, %0" : "=v"(r) : "v"(s1), "vm"(s2)); break;
+  }
+  return r;
 }
+
+/* a - b, b's NaN where both are NaN: -(1 * b) + a in one FMA (rounded once,
+ * as a - b is), whose first source is b. */
+KK_AVX512 KK_INLINE __m512 sub_b_nan_avx512(__m512 a, __m512 b)
+{
+  __m512 r = b;
+  __asm__("vfnmadd213ps %2, %1, %0" : "+v"(r) : "v"(_mm512_set1_ps(1.0f)), "vm"(a));
+  return r;
+}
+
+/* torch's a + b: b's NaN where both are NaN. */
+KK_AVX512 KK_INLINE __m512 add_avx512(__m512 a, __m512 b) { return first_nan_avx512(KK_BIN_ADD, b, a); }
 
 KK_AVX512 KK_NOINLINE static void epi_finish_avx512(int64_t mr, int64_t nr, const float *tile,
                                                     float *c, int64_t ldc, int act, float *rowsum)
@@ -1927,17 +1965,21 @@ KK_AVX512 static void add_row__avx512(int act, int64_t n, const float *a, const 
 /* Both NaN: A's or (nan_b) B's NaN, quieted; see ref_bin. */
 KK_AVX512 KK_INLINE __m512 bin_avx512(int op, int nan_b, __m512 a, __m512 b)
 {
-  __m512 r;
-  switch (op) {
-  case KK_BIN_ADD: r = _mm512_add_ps(a, b); break;
-  case KK_BIN_SUB: r = _mm512_sub_ps(a, b); break;
-  case KK_BIN_MUL: r = _mm512_mul_ps(a, b); break;
-  case KK_BIN_DIV: r = _mm512_div_ps(a, b); break;
-  default: r = _mm512_mul_ps(_mm512_div_ps(_mm512_set1_ps(1.0f), a), b); break;
+  if (op == KK_BIN_RECIP_MUL) { /* (1 / a) * b: 1 / a keeps a's NaN */
+    a = _mm512_div_ps(_mm512_set1_ps(1.0f), a);
+    op = KK_BIN_MUL;
   }
-  __mmask16 both = _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q) & _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q);
-  return _mm512_castsi512_ps(_mm512_mask_or_epi32(_mm512_castps_si512(r), both,
-                                                  _mm512_castps_si512(nan_b ? b : a), _mm512_set1_epi32(0x00400000)));
+  switch (op) {
+  case KK_BIN_ADD: return nan_b ? first_nan_avx512(KK_BIN_ADD, b, a) : first_nan_avx512(KK_BIN_ADD, a, b);
+  case KK_BIN_MUL: return nan_b ? first_nan_avx512(KK_BIN_MUL, b, a) : first_nan_avx512(KK_BIN_MUL, a, b);
+  case KK_BIN_SUB: return nan_b ? sub_b_nan_avx512(a, b) : first_nan_avx512(KK_BIN_SUB, a, b);
+  default: { /* DIV */
+    const __m512 r = first_nan_avx512(KK_BIN_DIV, a, b);
+    if (!nan_b) return r;
+    return _mm512_castsi512_ps(_mm512_mask_or_epi32(_mm512_castps_si512(r), _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q),
+                                                    _mm512_castps_si512(b), _mm512_set1_epi32(0x00400000)));
+  }
+  }
 }
 
 /* One row of kk_binary with the op, NaN rule and operand strides fixed per
