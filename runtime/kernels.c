@@ -253,6 +253,10 @@ static void add_row__ref(int act, int64_t n, const float *a, const float *b, flo
   for (int64_t j = 0; j < n; j++) y[j] = ref_act(act, ref_add(a[j], b[j]));
 }
 
+/* kk_ewise's step codes: a kk_act, KK_EW_CODE_NEG, or KK_EW_CODE_BIN +
+ * ((op * 2 + nan_b) * 2 + x_left) * 2 + one (x is one value a row). */
+enum { KK_EW_CODE_NEG = KK_NUM_ACTS, KK_EW_CODE_BIN = KK_NUM_ACTS + 1 };
+
 /* a op b for kk_binary, one element. When both are NaN the result is the
  * quieted NaN of A, or of B with nan_b (x86 returns its first source, and a
  * compiler may swap a commutative op's sources: so it is chosen explicitly). */
@@ -2035,6 +2039,116 @@ KK_AVX2 static void bin_rows__avx2(int op, int nan_b, int64_t m, int64_t n, cons
   KK_BIN_DISPATCH(avx2)
 }
 
+/* ---- fused elementwise chains (kk_ewise) ----------------------------------
+ * A tile of V vectors of one row goes through every step in registers: one
+ * load of the first value, one of each tensor operand, one store. Each step
+ * is a case of one switch on its code (ew_code), which branch prediction
+ * follows, as the codes repeat tile after tile; the op, NaN rule, operand
+ * side and operand form (ONE: one value a row) are constants within a case.
+ * FULL tiles need no masks; in the others, masked-off lanes hold 1.0, as in
+ * bin_rows. */
+#define KK_EW_BIN_CASE(ISA, W, OP, NB, XL, ONE)                                                     \
+  case KK_EW_CODE_BIN + (((OP) * 2 + (NB)) * 2 + (XL)) * 2 + (ONE): {                             \
+    const float *xp = s->x + i * s->xs0 + ((ONE) ? 0 : j);                                        \
+    _Pragma("GCC unroll 4") for (int q = 0; q < V; q++) {                                          \
+      const ew_vec_##ISA x = (ONE) ? ew_one_##ISA(xp) : ew_load_##ISA(FULL, xp + (W) * q, m[q]);  \
+      v[q] = (XL) ? bin_##ISA(OP, NB, x, v[q]) : bin_##ISA(OP, NB, v[q], x);                      \
+    }                                                                                              \
+    break;                                                                                         \
+  }
+#define KK_EW_BIN_OP_CASES(ISA, W, OP)                                                              \
+  KK_EW_BIN_CASE(ISA, W, OP, 0, 0, 0) KK_EW_BIN_CASE(ISA, W, OP, 0, 0, 1)                          \
+  KK_EW_BIN_CASE(ISA, W, OP, 0, 1, 0) KK_EW_BIN_CASE(ISA, W, OP, 0, 1, 1)                          \
+  KK_EW_BIN_CASE(ISA, W, OP, 1, 0, 0) KK_EW_BIN_CASE(ISA, W, OP, 1, 0, 1)                          \
+  KK_EW_BIN_CASE(ISA, W, OP, 1, 1, 0) KK_EW_BIN_CASE(ISA, W, OP, 1, 1, 1)
+#define KK_EW_ACT_CASE(ISA, ACT)                                                                   \
+  case ACT:                                                                                        \
+    _Pragma("GCC unroll 4") for (int q = 0; q < V; q++) v[q] = act_##ISA(ACT, v[q]);              \
+    break;
+#define KK_EW_CASES(ISA, W)                                                                         \
+  KK_EW_ACT_CASE(ISA, KK_ACT_RELU)                                                                 \
+  KK_EW_ACT_CASE(ISA, KK_ACT_RELU_TF)                                                              \
+  KK_EW_ACT_CASE(ISA, KK_ACT_SIGMOID)                                                              \
+  KK_EW_ACT_CASE(ISA, KK_ACT_SIGMOID_TF)                                                           \
+  KK_EW_ACT_CASE(ISA, KK_ACT_TANH)                                                                 \
+  case KK_EW_CODE_NEG:                                                                             \
+    _Pragma("GCC unroll 4") for (int q = 0; q < V; q++) v[q] = neg_##ISA(v[q]);                   \
+    break;                                                                                         \
+  KK_EW_BIN_OP_CASES(ISA, W, KK_BIN_ADD)                                                           \
+  KK_EW_BIN_OP_CASES(ISA, W, KK_BIN_SUB)                                                           \
+  KK_EW_BIN_OP_CASES(ISA, W, KK_BIN_MUL)                                                           \
+  KK_EW_BIN_OP_CASES(ISA, W, KK_BIN_DIV)                                                           \
+  KK_EW_BIN_OP_CASES(ISA, W, KK_BIN_RECIP_MUL)                                                     \
+  default: /* KK_ACT_NONE */                                                                       \
+    break;
+/* The tile function and its driver for one ISA (ATTR its target, W floats a vector). */
+#define KK_EW_TILE(ATTR, ISA, W)                                                                        \
+  ATTR KK_INLINE void ew_tile_##ISA(const int V, const int FULL, int nsteps, const kk_ew_step *st,     \
+                               const int *code, int64_t i, int64_t j, int64_t n, const float *x0,   \
+                               int64_t xs1, float *y)                                              \
+  {                                                                                                \
+    ew_mask_##ISA m[4];                                                                            \
+    ew_vec_##ISA v[4];                                                                             \
+    _Pragma("GCC unroll 4") for (int q = 0; q < V; q++) {                                          \
+      m[q] = ew_mask_for_##ISA(n - j - (W) * q);                                                   \
+      v[q] = xs1 ? ew_load_##ISA(FULL, x0 + j + (W) * q, m[q]) : ew_one_##ISA(x0);                 \
+    }                                                                                              \
+    for (int k = 0; k < nsteps; k++) {                                                             \
+      const kk_ew_step *s = &st[k];                                                                \
+      switch (code[k]) { KK_EW_CASES(ISA, W) }                                                     \
+    }                                                                                              \
+    _Pragma("GCC unroll 4") for (int q = 0; q < V; q++) ew_store_##ISA(FULL, y + j + (W) * q, m[q], v[q]); \
+  }                                                                                                \
+  ATTR static void ewise__##ISA(int nsteps, const kk_ew_step *st, const int *code, int64_t M, int64_t N, \
+                           const float *X, int64_t xs0, int64_t xs1, float *Y)                     \
+  {                                                                                                \
+    for (int64_t i = 0; i < M; i++) {                                                              \
+      const float *x0 = X + i * xs0;                                                               \
+      float *y = Y + i * N;                                                                        \
+      int64_t j = 0;                                                                               \
+      if (N > (W)) /* whole tiles, then the last partial one */                                    \
+        for (; j + 4 * (W) <= N; j += 4 * (W)) ew_tile_##ISA(4, 1, nsteps, st, code, i, j, N, x0, xs1, y); \
+      if (N - j > (W)) ew_tile_##ISA(4, 0, nsteps, st, code, i, j, N, x0, xs1, y);                 \
+      else if (j < N) ew_tile_##ISA(1, 0, nsteps, st, code, i, j, N, x0, xs1, y);                  \
+    }                                                                                              \
+  }
+
+typedef __m512 ew_vec_avx512;
+typedef __mmask16 ew_mask_avx512;
+KK_AVX512 KK_INLINE __mmask16 ew_mask_for_avx512(int64_t n) { return mask16(n); }
+KK_AVX512 KK_INLINE __m512 ew_one_avx512(const float *p) { return _mm512_set1_ps(p[0]); }
+KK_AVX512 KK_INLINE __m512 ew_load_avx512(const int full, const float *p, __mmask16 m)
+{
+  return full ? _mm512_loadu_ps(p) : _mm512_mask_loadu_ps(_mm512_set1_ps(1.0f), m, p);
+}
+KK_AVX512 KK_INLINE void ew_store_avx512(const int full, float *p, __mmask16 m, __m512 v)
+{
+  if (full) _mm512_storeu_ps(p, v);
+  else _mm512_mask_storeu_ps(p, m, v);
+}
+KK_AVX512 KK_INLINE __m512 neg_avx512(__m512 x) /* the sign bit flipped, as kk_neg */
+{
+  return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN)));
+}
+KK_EW_TILE(KK_AVX512, avx512, 16)
+
+typedef __m256 ew_vec_avx2;
+typedef __m256i ew_mask_avx2;
+KK_AVX2 KK_INLINE __m256i ew_mask_for_avx2(int64_t n) { return mask8(n); }
+KK_AVX2 KK_INLINE __m256 ew_one_avx2(const float *p) { return _mm256_set1_ps(p[0]); }
+KK_AVX2 KK_INLINE __m256 ew_load_avx2(const int full, const float *p, __m256i m)
+{
+  if (full) return _mm256_loadu_ps(p);
+  return _mm256_blendv_ps(_mm256_set1_ps(1.0f), _mm256_maskload_ps(p, m), _mm256_castsi256_ps(m));
+}
+KK_AVX2 KK_INLINE void ew_store_avx2(const int full, float *p, __m256i m, __m256 v)
+{
+  if (full) _mm256_storeu_ps(p, v);
+  else _mm256_maskstore_ps(p, m, v);
+}
+KK_AVX2 KK_INLINE __m256 neg_avx2(__m256 x) { return _mm256_xor_ps(x, _mm256_set1_ps(-0.0f)); }
+KK_EW_TILE(KK_AVX2, avx2, 8)
+
 /* add_row over M rows in one call, the activation fixed per instantiation:
  * a call and an activation switch per row cost ~7 cycles a vector at N = 64. */
 KK_AVX512 KK_INLINE void add_rows_avx512(const int act, int64_t M, int64_t N, const float *a, int64_t as0,
@@ -2169,22 +2283,25 @@ typedef struct {
                    int64_t bs0, int64_t bs, float *y);
   void (*exp_row)(int64_t n, const float *x, float *y); /* e^x for x <= 0 or NaN (kk_softmax) */
   int (*any_nan)(int64_t n, const float *x);            /* kk_any_nan, contiguous */
+  /* optional kk_ewise pass: codes from ew_code, inner strides 0 or 1 */
+  void (*ewise)(int nsteps, const kk_ew_step *st, const int *code, int64_t M, int64_t N, const float *X, int64_t xs0,
+                int64_t xs1, float *Y);
 } kk_isa_table;
 
 static const kk_isa_table kk_table_ref = {
     "reference", kk_sgemm_ukernel_4x16__ref, 4, 16, 64, 256, 1024,
     act_row__ref, add_row__ref, sum_row__ref, sum_cols__ref, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-    bin_rows__ref, exp_row__ref, any_nan__ref};
+    bin_rows__ref, exp_row__ref, any_nan__ref, NULL};
 #if KK_X86
 static const kk_isa_table kk_table_avx2 = {
     "avx2", kk_sgemm_ukernel_6x16__avx2, 6, 16, 120, 256, 1024,
     act_row__avx2, add_row__avx2, sum_row__avx2, sum_cols__avx2, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-    bin_rows__avx2, exp_row__avx2, any_nan__avx2};
+    bin_rows__avx2, exp_row__avx2, any_nan__avx2, ewise__avx2};
 static const kk_isa_table kk_table_avx512 = {
     "avx512", kk_sgemm_ukernel_12x32__avx512, 12, 32, KK_AVX512_MC, KK_AVX512_KC, KK_AVX512_NC,
     act_row__avx512, add_row__avx512, sum_row__avx512, sum_cols__avx512,
     gemm_dot__avx512, pack_bt__avx512, pack_a__avx512, gemm_lt__avx512, gemm_xw__avx512, pack_bt64__avx512,
-    add_rows__avx512, bin_rows__avx512, exp_row__avx512, any_nan__avx512};
+    add_rows__avx512, bin_rows__avx512, exp_row__avx512, any_nan__avx512, ewise__avx512};
 #endif
 
 static _Atomic(const kk_isa_table *) kk_table;
@@ -3316,6 +3433,48 @@ void kk_neg(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, floa
 {
   for (int64_t i = 0; i < M; i++) /* the sign bit flipped, NaNs and zeros included */
     for (int64_t j = 0; j < N; j++) Y[i * N + j] = u2f(f2u(X[i * xs0 + j * xs1]) ^ 0x80000000u);
+}
+
+/* An operand's strides over [M, N] as kk_ewise takes them: one column
+ * reads x[i*s0] alone, so its inner stride is 0 (one value) or 1. */
+static bool ew_strides(int64_t N, int64_t s0, int64_t *s1)
+{
+  if (N == 1) *s1 = s0 != 0;
+  return *s1 == 0 || *s1 == 1;
+}
+
+int kk_ewise(int nsteps, const kk_ew_step *steps, int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1,
+             float *Y)
+{
+  const kk_isa_table *t = isa();
+  if (!t->ewise || nsteps < 1 || nsteps > KK_EW_MAX_STEPS || !ew_strides(N, xs0, &xs1)) return -1;
+  kk_ew_step st[KK_EW_MAX_STEPS];
+  int code[KK_EW_MAX_STEPS];
+  /* every operand dense or one value: the whole result is one row */
+  bool flat = M == 1 || (xs1 == 1 && xs0 == N) || (xs0 == 0 && xs1 == 0);
+  for (int k = 0; k < nsteps; k++) {
+    st[k] = steps[k];
+    switch (st[k].kind) {
+    case KK_EW_ACT:
+      if (st[k].op < 0 || st[k].op >= KK_NUM_ACTS) return -1;
+      code[k] = st[k].op;
+      break;
+    case KK_EW_NEG: code[k] = KK_EW_CODE_NEG; break;
+    case KK_EW_BIN:
+      if (st[k].op < KK_BIN_ADD || st[k].op > KK_BIN_RECIP_MUL || !ew_strides(N, st[k].xs0, &st[k].xs1)) return -1;
+      code[k] = KK_EW_CODE_BIN + ((st[k].op * 2 + !!st[k].nan_b) * 2 + !!st[k].x_left) * 2 + (st[k].xs1 == 0);
+      flat = flat && ((st[k].xs1 == 1 && st[k].xs0 == N) || (st[k].xs0 == 0 && st[k].xs1 == 0));
+      break;
+    default: return -1;
+    }
+  }
+  if (M <= 0 || N <= 0) return 0;
+  if (flat && M > 1) {
+    N *= M;
+    M = 1;
+  }
+  t->ewise(nsteps, st, code, M, N, X, xs0, xs1, Y);
+  return 0;
 }
 
 void kk_softmax(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, float *Y)

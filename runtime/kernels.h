@@ -85,6 +85,24 @@ typedef enum { KK_BIN_ADD, KK_BIN_SUB, KK_BIN_MUL, KK_BIN_DIV, KK_BIN_RECIP_MUL 
    or B's with nan_b: which one the frameworks give depends on the op (tensor_ops.c). */
 void kk_binary(kk_binop op, int nan_b, int64_t M, int64_t N, const float *A, int64_t as0, int64_t as1,
                const float *B, int64_t bs0, int64_t bs1, float *C);
+/* One step of kk_ewise on the running value v: KK_EW_ACT: v = op(v), op a kk_act;
+   KK_EW_NEG: v = -v (kk_neg); KK_EW_BIN: v = v op x, or x op v with x_left, op a
+   kk_binop and nan_b kk_binary's for the left operand first. x[i*xs0 + j*xs1];
+   xs0 = xs1 = 0: one value. */
+enum { KK_EW_ACT, KK_EW_NEG, KK_EW_BIN };
+typedef struct {
+  int kind, op, nan_b, x_left;
+  const float *x;
+  int64_t xs0, xs1;
+} kk_ew_step;
+#define KK_EW_MAX_STEPS 16
+/* Y[M×N] dense = the steps applied in order to X (strided), each element as the
+   steps one by one give it (kk_unary, kk_neg, kk_binary: bit for bit), in one
+   pass that keeps the value in registers. Returns -1, writing nothing, where
+   the ISA has no such pass, nsteps is out of 1..KK_EW_MAX_STEPS, or an inner
+   stride (of X or an x) is not 0 or 1: the caller then runs the steps one by one. */
+int kk_ewise(int nsteps, const kk_ew_step *steps, int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1,
+             float *Y);
 /* Y[M×N] dense = -X (X strided): the sign bit flipped, as torch.neg and
    tf.negative do (a NaN's sign too), bit for bit. */
 void kk_neg(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, float *Y);

@@ -386,6 +386,7 @@ static bool frame_strides(const KrTensor *t, int64_t M, int64_t N, int64_t *s0, 
 /* Rows of the result computed per block: ~8 KiB of it, so each step's pass
  * over the block finds it in L1. */
 #define KR_EW_BLOCK_FLOATS 2048
+_Static_assert(KR_EW_MAX <= KK_EW_MAX_STEPS, "kk_ewise takes every chain the compiler fuses");
 
 KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args, const char *file) {
   if (!p || !first || p->nsteps < 1 || p->nsteps > KR_EW_MAX) {
@@ -435,9 +436,25 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
       kop[k] = scalar_plan(st->op, fw, st->swap, &scalar_a[k], &nan_b[k]);
     }
   }
+  /* one pass with the value in registers where the ISA has it and every
+   * inner stride is 0 or 1; else each step over blocks of rows in L1 */
+  kk_ew_step ew[KR_EW_MAX];
+  for (int k = 0; k < p->nsteps; k++) {
+    const KrEwStep *st = &p->step[k];
+    if (st->kind == KR_EW_ACT)
+      ew[k] = (kk_ew_step){st->op == KR_OP_NEG ? KK_EW_NEG : KK_EW_ACT, (int)act[k], 0, 0, NULL, 0, 0};
+    else if (st->kind == KR_EW_TENSOR)
+      ew[k] = (kk_ew_step){KK_EW_BIN, (int)kop[k], nan_b[k], st->swap, args[k].t->data, os0[k], os1[k]};
+    else
+      ew[k] = (kk_ew_step){KK_EW_BIN, (int)kop[k], nan_b[k], scalar_a[k], &sc[k], 0, 0};
+  }
+  KrKernelScope ks = kr_kernel_enter(fw, (double)M * (double)N * (double)p->nsteps);
+  if (kk_ewise(p->nsteps, ew, M, N, first->data, fs0, fs1, r->data) == 0) {
+    kr_kernel_leave(ks);
+    return r;
+  }
   int64_t rb = N > 0 ? KR_EW_BLOCK_FLOATS / N : M;
   rb = rb < 1 ? 1 : rb;
-  KrKernelScope ks = kr_kernel_enter(fw, (double)M * (double)N * (double)p->nsteps);
   for (int64_t i0 = 0; i0 < M && N > 0; i0 += rb) {
     int64_t m = M - i0 < rb ? M - i0 : rb;
     float *v = r->data + i0 * N;

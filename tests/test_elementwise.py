@@ -408,7 +408,8 @@ def test_tf_signed_zero_scalar(tfmod):
 def test_torch_chains(tmod):
     mod, _ = tmod
     py = mod.__kiln_python__
-    for m, n in [(1, 1), (1, 7), (3, 16), (5, 33), (16, 64), (9, 300), (0, 5), (3, 0)]:
+    # (64, 256) and (2, 1000): whole 64-wide register tiles, dense chains as one row
+    for m, n in [(1, 1), (1, 7), (3, 16), (5, 33), (16, 64), (9, 300), (0, 5), (3, 0), (64, 256), (2, 1000)]:
         x = torch.from_numpy(salted((m, n), 1))
         mu, sd, r = (torch.from_numpy(salted((n,), k)) for k in (2, 3, 4))
         col = torch.from_numpy(salted((m, 1), 5))
@@ -492,7 +493,7 @@ def test_gemm_chain_unbound_bias_after_shape_error(tmod):
 def test_tf_chains(tfmod):
     mod, _ = tfmod
     py = mod.__kiln_python__
-    for m, n in [(1, 1), (3, 16), (5, 33), (16, 64), (0, 5)]:
+    for m, n in [(1, 1), (3, 16), (5, 33), (16, 64), (0, 5), (64, 256), (2, 1000)]:
         x = tf_tensor(salted((m, n), 1))
         mu, sd = tf_tensor(salted((n,), 2)), tf_tensor(salted((n,), 3))
         col = tf_tensor(salted((m, 1), 5))

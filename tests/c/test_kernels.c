@@ -885,6 +885,82 @@ static void test_any_nan(void)
       }
 }
 
+/* kk_ewise: random chains of every step kind on every operand layout,
+ * bit for bit against the same ISA's steps one by one; the reference ISA and
+ * inner strides other than 0/1 refuse (-1) and write nothing. */
+static void ew_one_by_one(int nsteps, const kk_ew_step *st, int64_t M, int64_t N, const float *X, int64_t xs0,
+                          int64_t xs1, float *Y, float *tmp)
+{
+  kk_unary(KK_ACT_NONE, M, N, X, xs0, xs1, Y);
+  for (int k = 0; k < nsteps; k++) {
+    const kk_ew_step *s = &st[k];
+    if (s->kind == KK_EW_ACT) kk_unary((kk_act)s->op, M, N, Y, N, 1, tmp);
+    else if (s->kind == KK_EW_NEG) kk_neg(M, N, Y, N, 1, tmp);
+    else if (s->x_left) kk_binary((kk_binop)s->op, s->nan_b, M, N, s->x, s->xs0, s->xs1, Y, N, 1, tmp);
+    else kk_binary((kk_binop)s->op, s->nan_b, M, N, Y, N, 1, s->x, s->xs0, s->xs1, tmp);
+    memcpy(Y, tmp, (size_t)(M * N) * sizeof(float));
+  }
+}
+
+static void test_ewise(void)
+{
+  static const int64_t Ms[] = {1, 2, 3, 5};
+  static const int64_t Ns[] = {1, 5, 8, 16, 17, 40, 64, 65, 130};
+  enum { CAP = 4096 };
+  float *X = malloc(CAP * sizeof(float)), *ops = malloc(KK_EW_MAX_STEPS * CAP * sizeof(float));
+  float *Z = malloc(CAP * sizeof(float)), *Zr = malloc(CAP * sizeof(float)), *tmp = malloc(CAP * sizeof(float));
+  for (int64_t i = 0; i < CAP; i++) X[i] = pick(i + 3131);
+  for (int64_t i = 0; i < KK_EW_MAX_STEPS * CAP; i++) ops[i] = pick(i + 99991);
+  const int refuses = strcmp(g_isa, "reference") == 0;
+  char what[160];
+  for (size_t mi = 0; mi < sizeof Ms / sizeof *Ms; mi++)
+    for (size_t ni = 0; ni < sizeof Ns / sizeof *Ns; ni++)
+      for (int lx = 0; lx < 5; lx++)
+        for (int rep = 0; rep < 12; rep++) {
+          const int64_t M = Ms[mi], N = Ns[ni];
+          /* dense, padded rows, one value, one value a row (a column), one row for all */
+          const int64_t L[5][2] = {{N, 1}, {N + 3, 1}, {0, 0}, {1, 0}, {0, 1}};
+          kk_ew_step st[KK_EW_MAX_STEPS];
+          const int nsteps = 1 + (int)((frand() + 1.0f) * 4.0f) % 8;
+          for (int k = 0; k < nsteps; k++) {
+            const int r = (int)((frand() + 1.0f) * 50.0f) % 10, lo = (int)((frand() + 1.0f) * 50.0f) % 5;
+            st[k] = (kk_ew_step){KK_EW_BIN, (int)((frand() + 1.0f) * 50.0f) % 5, frand() > 0, frand() > 0,
+                                 ops + k * CAP, L[lo][0], L[lo][1]};
+            if (r == 0) st[k] = (kk_ew_step){KK_EW_NEG, 0, 0, 0, NULL, 0, 0};
+            else if (r <= 2) st[k] = (kk_ew_step){KK_EW_ACT, 1 + (int)((frand() + 1.0f) * 50.0f) % 5, 0, 0, NULL, 0, 0};
+          }
+          for (int64_t i = 0; i < M * N; i++) Z[i] = fbits(0x7fb0bad0u);
+          const int rc = kk_ewise(nsteps, st, M, N, X, L[lx][0], L[lx][1], Z);
+          int ok;
+          if (refuses) {
+            ok = rc == -1;
+            for (int64_t i = 0; i < M * N; i++) ok &= bits(Z[i]) == 0x7fb0bad0u;
+          } else {
+            ew_one_by_one(nsteps, st, M, N, X, L[lx][0], L[lx][1], Zr, tmp);
+            ok = rc == 0;
+            for (int64_t i = 0; i < M * N; i++) ok &= bits(Z[i]) == bits(Zr[i]);
+          }
+          snprintf(what, sizeof what, "ewise M=%lld N=%lld x=(%lld,%lld) steps=%d rep=%d", (long long)M,
+                   (long long)N, (long long)L[lx][0], (long long)L[lx][1], nsteps, rep);
+          report(ok, what);
+        }
+  /* refused: an inner stride of 2, no steps, too many */
+  kk_ew_step st[KK_EW_MAX_STEPS + 1];
+  for (int k = 0; k <= KK_EW_MAX_STEPS; k++) st[k] = (kk_ew_step){KK_EW_BIN, KK_BIN_ADD, 0, 0, ops, 0, 1};
+  Z[0] = fbits(0x7fb0bad0u);
+  report(kk_ewise(1, st, 1, 3, X, 0, 2, Z) == -1 && bits(Z[0]) == 0x7fb0bad0u, "ewise refuses X stride 2");
+  st[0].xs1 = 2;
+  report(kk_ewise(1, st, 2, 3, X, 3, 1, Z) == -1 && bits(Z[0]) == 0x7fb0bad0u, "ewise refuses x stride 2");
+  st[0].xs1 = 1;
+  report(kk_ewise(0, st, 2, 3, X, 3, 1, Z) == -1, "ewise refuses no steps");
+  report(kk_ewise(KK_EW_MAX_STEPS + 1, st, 2, 3, X, 3, 1, Z) == -1, "ewise refuses too many steps");
+  free(X);
+  free(ops);
+  free(Z);
+  free(Zr);
+  free(tmp);
+}
+
 int main(void)
 {
   kk_init();
@@ -906,6 +982,7 @@ int main(void)
     test_gemm_post_blocks();
     test_gemm_long_sums();
     test_elementwise();
+    test_ewise();
     test_any_nan();
     /* the threaded path: every GEMM shape again with a 3-thread budget
        (capped at the CPU count) and no size threshold, so rows are split
