@@ -868,12 +868,12 @@ static void test_elementwise(void)
 static void test_any_nan(void)
 {
   static const uint32_t nans[] = {0x7fc00000u, 0xffc00001u, 0x7f800001u, 0xff812345u, 0x7fffffffu};
-  float x[3 * 70];
+  float x[3 * 70 + 1]; /* + 1: the NaN past the end of the longest strided x */
   char what[96];
   for (int64_t n = 0; n <= 70; n++)
     for (int64_t s = 0; s <= 3; s += s ? 2 : 1) /* 0, 1, 3 */
       for (int64_t at = -1; at < n; at++) {
-        for (int64_t j = 0; j < 3 * 70; j++)
+        for (int64_t j = 0; j < 3 * 70 + 1; j++)
           x[j] = j % 4 == 0 ? INFINITY : j % 4 == 1 ? -INFINITY : j % 4 == 2 ? 3.4028235e38f : frand();
         if (at >= 0) x[at * (s ? s : 1)] = fbits(nans[at % 5]);
         /* a NaN in the gaps of a strided x, and past its end, must not count */
