@@ -2042,7 +2042,7 @@ KK_AVX2 static void bin_rows__avx2(int op, int nan_b, int64_t m, int64_t n, cons
 /* ---- fused elementwise chains (kk_ewise) ----------------------------------
  * A tile of V vectors of one row goes through every step in registers: one
  * load of the first value, one of each tensor operand, one store. Each step
- * is a case of one switch on its code (ew_code), which branch prediction
+ * is a case of one switch on its code (see kk_ewise), which branch prediction
  * follows, as the codes repeat tile after tile; the op, NaN rule, operand
  * side and operand form (ONE: one value a row) are constants within a case.
  * FULL tiles need no masks; in the others, masked-off lanes hold 1.0, as in
@@ -2283,7 +2283,7 @@ typedef struct {
                    int64_t bs0, int64_t bs, float *y);
   void (*exp_row)(int64_t n, const float *x, float *y); /* e^x for x <= 0 or NaN (kk_softmax) */
   int (*any_nan)(int64_t n, const float *x);            /* kk_any_nan, contiguous */
-  /* optional kk_ewise pass: codes from ew_code, inner strides 0 or 1 */
+  /* optional kk_ewise pass: step codes as kk_ewise makes them, inner strides 0 or 1 */
   void (*ewise)(int nsteps, const kk_ew_step *st, const int *code, int64_t M, int64_t N, const float *X, int64_t xs0,
                 int64_t xs1, float *Y);
 } kk_isa_table;
