@@ -8,7 +8,15 @@
  * "<isa> <GFLOP/s>" (and "avx512_loadfed", the same FMAs fed by loads as in a
  * GEMM register tile): the best of many short runs (a peak is a max, and on a
  * shared machine a short run is likelier to own the core throughout).  ISAs the CPU
- * lacks are skipped. */
+ * lacks are skipped.
+ *
+ *   cc -O2 -shared -fPIC -DFMA_PEAK_LIB bench/fma_peak.c -o fma_peak.so
+ *
+ * builds kiln_bench_fma(n) instead of main: n float multiply-adds from
+ * registers (AVX-512, else AVX2), for the GEMM sweep to time in its own rounds
+ * next to kiln's GEMM of the same n. A best-of peak from another process and
+ * another minute overstates the core a median GEMM ran on when the machine's
+ * speed drifts; the same rounds see the same machine. */
 #define _POSIX_C_SOURCE 199309L
 #include <immintrin.h>
 #include <stdio.h>
@@ -55,6 +63,7 @@ __attribute__((target("avx512f"))) static double run_avx512(long iters, float *s
  * loads of B and 6 broadcasts of A. What a kernel can hope for once operands
  * come from loads: the gap to the register-only peak is the machine's, not
  * any one kernel's. */
+#ifndef FMA_PEAK_LIB
 #define LF_K 128 /* B: LF_K x 64 floats = 32 KiB, in L1 with A */
 __attribute__((target("avx512f"))) static double run_avx512_loadfed(long iters, float *sink)
 {
@@ -91,6 +100,8 @@ __attribute__((target("avx512f"))) static double run_avx512_loadfed(long iters, 
   return 2.0 * 16.0 * 24.0 * LF_K * (double)trips / dt * 1e-9;
 }
 
+#endif
+
 __attribute__((target("avx2,fma"))) static double run_avx2(long iters, float *sink)
 {
   __m256 a = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps(1e-7f);
@@ -114,6 +125,24 @@ __attribute__((target("avx2,fma"))) static double run_avx2(long iters, float *si
   return 2.0 * 8.0 * NCHAINS * (double)iters / dt * 1e-9;
 }
 
+#ifdef FMA_PEAK_LIB
+/* n multiply-adds (rounded up to whole iterations of the 16 chains); returns
+ * the ISA's lane count, 0 when the CPU has neither ISA. */
+int kiln_bench_fma(long n)
+{
+  static float sink;
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) {
+    run_avx512((n + 16 * NCHAINS - 1) / (16 * NCHAINS), &sink);
+    return 16;
+  }
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    run_avx2((n + 8 * NCHAINS - 1) / (8 * NCHAINS), &sink);
+    return 8;
+  }
+  return 0;
+}
+#else
 int main(int argc, char **argv)
 {
   (void)argv;
@@ -145,3 +174,4 @@ int main(int argc, char **argv)
   fprintf(stderr, "(sink %g)\n", (double)sink);
   return 0;
 }
+#endif

@@ -68,15 +68,35 @@ def latency_table(cells: list[dict[str, Any]]) -> str:
     return md_table(header, rows)
 
 
+FMA = "fma peak"  # the GEMM cells' in-round contender: the cell's multiply-adds at the FMA peak
+
+
+def peak_share(cell: dict[str, Any], who: str, peak: float | None) -> float | None:
+    """A GEMM contender's share of the one-core FMA peak. Where the cell timed
+    the peak in its own rounds (one-thread pass, large cells), against that:
+    kiln's is the median over rounds of (peak time / kiln time), a peer's the
+    ratio of medians. Otherwise against the best-of peak of bench/fma_peak.c
+    run before and after the suite (another process, another minute)."""
+    if FMA in cell.get("median_us", {}):
+        if who == cell.get("reference", "kiln") and FMA in cell["ratio"]:
+            return cell["ratio"][FMA]
+        return cell["median_us"][FMA] / cell["median_us"][who]
+    return cell["extra"]["gflops"][who] / peak if peak else None
+
+
 def gemm_table(cells: list[dict[str, Any]], peak: float | None) -> str:
-    header = ["M x N x K", "kiln GFLOP/s", "torch GFLOP/s", "numpy GFLOP/s", "kiln/torch speed",
-              "kiln/numpy speed", "kiln % of FMA peak", "check"]
+    header = ["M x N x K", "kiln GFLOP/s", "torch GFLOP/s", "numpy GFLOP/s", "FMA peak GFLOP/s (same rounds)",
+              "kiln/torch speed", "kiln/numpy speed", "kiln % of FMA peak (best-of)",
+              "kiln % of FMA peak (same rounds)", "check"]
     rows = []
     for cell in cells:
         g = cell["extra"]["gflops"]
+        same = peak_share(cell, "kiln", None) if FMA in g else None
         rows.append([cell["label"], f"{g['kiln']:.1f}", f"{g['torch']:.1f}", f"{g['numpy']:.1f}",
+                     f"{g[FMA]:.1f}" if FMA in g else "-",
                      fmt_x(cell["ratio"].get("torch")), fmt_x(cell["ratio"].get("numpy")),
-                     f"{100 * g['kiln'] / peak:.0f}%" if peak else "-", check_text(cell)])
+                     f"{100 * g['kiln'] / peak:.0f}%" if peak else "-",
+                     f"{100 * same:.0f}%" if same else "-", check_text(cell)])
     return md_table(header, rows)
 
 
@@ -111,16 +131,21 @@ def summary_rows(results: dict[str, Any]) -> list[list[str]]:
                 rows.append([PASS_TITLES[pass_name], group, "kiln / C no-op (lower is better)",
                              fmt_x(r), fmt_x(r)])
                 continue
-            peers = list(dict.fromkeys(p for c in cells for p in c["ratio"]))
+            peers = list(dict.fromkeys(p for c in cells for p in c["ratio"] if p != FMA))
             for peer in peers:
                 vals = [c["ratio"][peer] for c in cells if peer in c["ratio"]]
                 rows.append([PASS_TITLES[pass_name], group, f"{peer} time / kiln time",
                              fmt_x(geomean(vals)), f"{fmt_x(min(vals))} .. {fmt_x(max(vals))}"])
             if group == "gemm" and peak:
                 fr = [c["extra"]["gflops"]["kiln"] / peak for c in cells]
-                rows.append([PASS_TITLES[pass_name], group, "kiln GFLOP/s / FMA peak (one core)",
+                rows.append([PASS_TITLES[pass_name], group, "kiln GFLOP/s / FMA peak (one core, best-of)",
                              f"{100 * geomean(fr):.0f}%",
                              f"{100 * min(fr):.0f}% .. {100 * max(fr):.0f}%"])
+            same = [c["ratio"][FMA] for c in cells if FMA in c["ratio"]] if group == "gemm" else []
+            if same:
+                rows.append([PASS_TITLES[pass_name], group, "kiln GFLOP/s / FMA peak (same rounds)",
+                             f"{100 * geomean(same):.0f}%",
+                             f"{100 * min(same):.0f}% .. {100 * max(same):.0f}%"])
     return rows
 
 
@@ -184,10 +209,11 @@ def targets_table(results: dict[str, Any]) -> str:
             r = c["ratio"].get("torch")
             rows.append([f"#5: GEMM square vs torch.matmul ({PASS_TITLES[pass_name]})", c["label"], fmt_x(r),
                          ">= 0.9x", "met" if r and r >= 0.9 else "**not met**", "-"])
-            if pass_name == "single" and peak:
-                f = c["extra"]["gflops"]["kiln"] / peak
-                rows.append(["#5: GEMM square, % of FMA peak (one thread)", c["label"], f"{100 * f:.0f}%",
-                             ">= 80%", "met" if f >= 0.8 else "**not met**", "-"])
+            f = peak_share(c, "kiln", peak) if pass_name == "single" else None
+            if f:
+                how = "same rounds" if FMA in c["ratio"] else "best-of peak"
+                rows.append([f"#5: GEMM square, % of FMA peak (one thread, {how})", c["label"],
+                             f"{100 * f:.0f}%", ">= 80%", "met" if f >= 0.8 else "**not met**", "-"])
     return md_table(["target", "cell", "measured", "goal", "status", "ceiling at FMA peak"], rows)
 
 
@@ -305,12 +331,14 @@ def unmet_section(results: dict[str, Any]) -> list[str]:
     gemm = [c for c in results["passes"].get("single", {}).get("gemm", [])
             if c["params"]["m"] == c["params"]["n"] == c["params"]["k"] and 512 <= c["params"]["m"] <= 2048]
     gemm_text = []
-    if gemm and peaks.get(isa) and any(c["extra"]["gflops"]["kiln"] / peaks[isa] < 0.8 for c in gemm):
+    shares = {who: [peak_share(c, who, peaks.get(isa)) for c in gemm] for who in ("kiln", "torch", "numpy")}
+    if gemm and all(shares["kiln"]) and any(f < 0.8 for f in shares["kiln"]):
         def pcts(who: str) -> str:
-            return "/".join(f"{100 * c['extra']['gflops'][who] / peaks[isa]:.0f}" for c in gemm)
+            return "/".join(f"{100 * f:.0f}" for f in shares[who])
+        same = all(FMA in c.get("median_us", {}) for c in gemm)
         gemm_text = [f"GEMM square {'/'.join(c['label'].split('x')[0] for c in gemm)}, one thread, % of the FMA"
-                     f" peak: kiln {pcts('kiln')}, torch.matmul (MKL) {pcts('torch')}, NumPy (OpenBLAS)"
-                     f" {pcts('numpy')} (goal 80%).", ""]
+                     f" peak{' timed in the same rounds' if same else ''}: kiln {pcts('kiln')}, torch.matmul (MKL)"
+                     f" {pcts('torch')}, NumPy (OpenBLAS) {pcts('numpy')} (goal 80%).", ""]
     if table is None and not gemm_text:
         return []
     fed = peaks.get(f"{isa}_loadfed")
@@ -405,6 +433,12 @@ def markdown(results: dict[str, Any], plots: list[str]) -> str:
         "  a mismatch is printed loudly and marked **MISMATCH** here.",
         "- GEMM: kiln is a compiled `a @ b`; NumPy runs in the same process, whose environment has",
         "  `OPENBLAS_CORETYPE` and `OPENBLAS_L2_SIZE` unset. GFLOP/s = 2MNK / median time.",
+        "  In the one-thread pass, cells from 256x256x256 on also time *fma peak*: the cell's MNK",
+        "  multiply-adds from registers (bench/fma_peak.c as a shared library, the loop the FMA-peak",
+        "  row of the machine table takes the best of) as one more contender in the same rounds;",
+        "  kiln's *% of FMA peak (same rounds)* is the median over rounds of that time / kiln's time.",
+        "  The machine's speed drifts by 10-20% over minutes here, so a best-of peak from another",
+        "  process and another minute overstates the core the GEMM medians ran on.",
         "  In the default-thread pass, in every cell but 64x64x64, each contender runs untimed for 0.3 s",
         "  before each of its samples: torch's OpenMP and NumPy's OpenBLAS keep idle threads",
         "  spinning after a call, and in one process those take the cores of whichever library",

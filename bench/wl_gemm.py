@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 import harness
-from common import build_model
+from common import build_model, fma_runner
 from harness import Budget, Cell
 
 SQUARE = [64, 128, 256, 512, 1024, 2048]
@@ -24,6 +24,12 @@ SETTLE_S = 0.3              # longer than OpenBLAS's and libgomp's idle spin
 # every cell but 64^3: skinny calls thread too (4x1024x1024 at 2 threads,
 # unsettled, interleaved with kiln: torch 1.2 GFLOP/s; 8x1024x1024: kiln 47)
 SETTLE_MIN_MNK = 1024 ** 2
+# cells from this size on (one-thread pass) also time "fma peak": the cell's
+# multiply-adds from registers at the core's peak, in the same rounds, so
+# (fma peak time / kiln time) is kiln's share of the peak on the same machine
+# state; ctypes' call overhead (~0.3 us) is under 0.5% of these cells (a
+# --quick run times it in every cell, to exercise it)
+PEAK_MIN_MNK = 256 ** 3
 
 
 def shapes(quick: bool) -> list[tuple[str, int, int, int]]:
@@ -48,6 +54,7 @@ def run(out_dir: str, budget: Budget, quick: bool, groups: list[str]) -> dict[st
     mod = build_model("torch_models", out_dir)
     native = mod.matmul
     cells = []
+    fma = fma_runner(out_dir) if torch.get_num_threads() == 1 else None
     print("== gemm", flush=True)
     for kind, m, n, k in shapes(quick):
         a = torch.randn(m, k)
@@ -59,6 +66,8 @@ def run(out_dir: str, budget: Budget, quick: bool, groups: list[str]) -> dict[st
             "torch": lambda: torch.matmul(a, b),
             "numpy": lambda: a_np @ b_np,
         }
+        if fma and (quick or m * n * k >= PEAK_MIN_MNK):
+            contenders["fma peak"] = lambda: fma(m * n * k)
         check = harness.compare(native(a, b), torch.matmul(a, b), f"gemm {label}")
         cell_budget = Budget(**{**budget.__dict__, "cell_s": budget.cell_s * 0.7})
         # Threaded peers: each contender runs untimed until the previous

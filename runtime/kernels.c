@@ -2827,9 +2827,14 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
     int64_t NC = (int64_t)((double)t->nc * shrink) / NR * NR, MC = (int64_t)((double)t->mc * shrink) / MR * MR;
     NC = NC < NR ? NR : NC;
     MC = MC < MR ? MR : MC;
+    /* A read in place needs no A block: all rows in one, so each B block is
+     * packed once, not once per MC rows (2048^3, interleaved with the FMA
+     * peak: 72.7% -> 75.4% of it) */
+    const int a_in_place = as1 == 1;
+    if (a_in_place) MC = (M + MR - 1) / MR * MR;
     const int64_t nblk = (N + NC - 1) / NC;
     NC = ((N + nblk - 1) / nblk + NR - 1) / NR * NR; /* equal B blocks */
-    const int64_t ncmax = min64(NC, (N + NR - 1) / NR * NR), mcmax = min64(MC, (M + MR - 1) / MR * MR);
+    const int64_t ncmax = min64(NC, (N + NR - 1) / NR * NR), mcmax = a_in_place ? 0 : min64(MC, (M + MR - 1) / MR * MR);
     float *buf = scratch((size_t)(KC * ncmax + mcmax * KC));
     if (!buf) {
       gemm_naive(M, N, K, A, as0, as1, B, bs0, bs1, bias, bias_s, act, C, ldc, rowout);
@@ -2841,7 +2846,6 @@ static void gemm_st(const kk_isa_table *t, int64_t M, int64_t N, int64_t K, cons
       for (int64_t k0 = 0; k0 < K; k0 += KC) {
         const int64_t kc = min64(KC, K - k0);
         ep.flags = (k0 > 0 ? KK_EPI_ACCUM : 0) | (k0 + kc >= K ? KK_EPI_FINAL : 0);
-        const int a_in_place = as1 == 1;
         if (!a_in_place)
           for (int64_t i0 = 0; i0 < mc; i0 += MR)
             pack_a(t, min64(MR, mc - i0), kc, A + (m0 + i0) * as0 + k0 * as1, as0, as1, apack + i0 * kc);

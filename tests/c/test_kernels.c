@@ -225,6 +225,17 @@ static void test_gemm_paths(void)
         test_gemm_case(&g);
         free(A); free(B); free(bias);
       }
+  /* more rows than the AVX-512 A block (MC 1024, which packed A uses; A read
+   * in place is one block) and K over KC: A in place and A packed */
+  for (int lay = 0; lay < 2; lay++) {
+    gcase g;
+    g.M = 1030; g.N = 40; g.K = 790;
+    float *A = make_mat(g.M, g.K, lay, &g.as0, &g.as1);
+    float *B = make_mat(g.K, g.N, 0, &g.bs0, &g.bs1);
+    g.A = A; g.B = B; g.bias = NULL; g.bias_s = 1; g.act = lay ? KK_ACT_SIGMOID : KK_ACT_RELU;
+    test_gemm_case(&g);
+    free(A); free(B);
+  }
   /* zero strides: a broadcast A row (as0 = 0) and a broadcast B column (bs1 = 0) */
   for (int z = 0; z < 2; z++) {
     gcase g;
