@@ -2,8 +2,8 @@
  * TF-chain cells: the same kk_* calls the compiled functions make, timed in C
  * with no Python, framework or boundary cost around them.
  *
- *   cc -std=c11 -O2 -Wall -Wextra -Werror -Iruntime bench/kernel_cells.c runtime/kernels.c \
- *      -o kernel_cells -lm -lpthread
+ *   cc -std=c11 -O2 -Wall -Wextra -Werror -Iruntime -DFMA_PEAK_LIB bench/kernel_cells.c \
+ *      bench/fma_peak.c runtime/kernels.c -o kernel_cells -lm -lpthread
  *   ./kernel_cells [quick] phase_a:8:64:64 phase_b:8:64:16:1 tf_chain:64
  *
  * Cell specs:
@@ -11,7 +11,11 @@
  *   phase_b:BATCH:WIDTH:DEPTH:PHASE  DEPTH x kk_gemm (x @ W + b, relu / sigmoid alternating), kk_rowsum
  *   tf_chain:BATCH                kk_gemm_post (matmul, relu_tf, + bias, row mean; no caller scratch); in 128, out 64
  *
- * Prints one line per spec: "<spec> <median microseconds per call>". One thread
+ * Prints one line per spec: "<spec> <median microseconds per call> <share of
+ * the FMA peak>". The share is the median over samples of (the cell's
+ * multiply-adds run from registers at the FMA peak, bench/fma_peak.c, timed
+ * right after the sample) / (the sample's time): the peak on the same machine
+ * state as the kernels, which a best-of peak from another run is not. One thread
  * (kk_set_num_threads(1)); times are thread CPU time (CLOCK_THREAD_CPUTIME_ID),
  * so time other processes hold the core is not counted. Each number is the
  * median of NSAMP samples after a warm-up; a sample repeats the cell's calls
@@ -156,8 +160,17 @@ static void run_once(const cell *c)
 
 static volatile float sink;
 
-/* Median thread-CPU seconds per call. */
-static double time_cell(const cell *c, int quick)
+int kiln_bench_fma(long n); /* bench/fma_peak.c: n multiply-adds at the FMA peak */
+
+static double cell_macs(const cell *c)
+{
+  if (c->kind == CELL_B) return (double)c->depth * (double)c->batch * (double)c->width * (double)c->width;
+  return (double)c->batch * (double)c->n_in * (double)c->n_out;
+}
+
+/* Median thread-CPU seconds per call; *share: median of the FMA peak's time
+ * for a sample's multiply-adds / the sample's time (0 without AVX2/AVX-512). */
+static double time_cell(const cell *c, int quick, double *share)
 {
   double sample_s = quick ? 1e-3 : 3e-3;
   /* warm-up (packing scratch, caches, branch predictors), then calibrate */
@@ -172,14 +185,20 @@ static double time_cell(const cell *c, int quick)
   double per_call = dt / (double)(2 * reps - 1);
   reps = (int64_t)(sample_s / (per_call > 1e-9 ? per_call : 1e-9)) + 1;
   int nsamp = quick ? 5 : NSAMP;
-  double t[NSAMP];
+  double t[NSAMP], f[NSAMP];
+  const long macs = (long)(cell_macs(c) * (double)reps);
   for (int q = 0; q < nsamp; q++) {
     double s0 = cpu_now();
     for (int64_t r = 0; r < reps; r++) run_once(c);
-    t[q] = (cpu_now() - s0) / (double)reps;
+    double s1 = cpu_now();
+    int lanes = macs > 0 ? kiln_bench_fma(macs) : 0;
+    f[q] = lanes ? (cpu_now() - s1) / (s1 - s0) : 0.0;
+    t[q] = (s1 - s0) / (double)reps;
   }
   sink = c->out[0];
   qsort(t, (size_t)nsamp, sizeof *t, cmp_d);
+  qsort(f, (size_t)nsamp, sizeof *f, cmp_d);
+  *share = f[nsamp / 2];
   return t[nsamp / 2];
 }
 
@@ -204,8 +223,8 @@ int main(int argc, char **argv)
     cell c;
     parse(argv[i], &c);
     setup(&c);
-    double s = time_cell(&c, quick);
-    printf("%s %.4f\n", argv[i], s * 1e6);
+    double share = 0.0, s = time_cell(&c, quick, &share);
+    printf("%s %.4f %.4f\n", argv[i], s * 1e6, share);
     fflush(stdout);
     teardown(&c);
   }

@@ -241,10 +241,12 @@ def time_split_table(results: dict[str, Any]) -> str | None:
         return None
     single = results["passes"].get("single", {})
     peak = results.get("fma_peak_gflops", {}).get(results["machine"]["kiln_isa"])
+    shares = results.get("kernel_cells_peak_share") or {}
     rows = []
     for group, title in KERNEL_GROUPS.items():
         for c in single.get(group, []):
             k_us = kernels.get(group, {}).get(c["label"])
+            same = shares.get(group, {}).get(c["label"])
             kiln_us = c["median_us"].get("kiln")
             if k_us is None or kiln_us is None:
                 continue
@@ -256,6 +258,7 @@ def time_split_table(results: dict[str, Any]) -> str | None:
                 f"{100 * k_us / kiln_us:.0f}%",
                 f"{gflops:.1f}" if gflops else "-",
                 f"{100 * gflops / peak:.0f}%" if gflops and peak else "-",
+                f"{100 * same:.0f}%" if same else "-",
                 fmt_us(flops / (peak * 1e3)) if flops and peak else "-",
                 f"{fmt_us(goal[0])} ({goal[1]})" if goal else "-",
                 fmt_us(goal[0] - k_us) if goal else "-",
@@ -263,7 +266,8 @@ def time_split_table(results: dict[str, Any]) -> str | None:
     if not rows:
         return None
     return md_table(["group", "cell", "kiln us", "kernel us", "rest us", "kernel share of kiln",
-                     "kernel GFLOP/s", "kernel % of FMA peak", "FMA-peak us",
+                     "kernel GFLOP/s", "kernel % of FMA peak (best-of)",
+                     "kernel % of FMA peak (same samples)", "FMA-peak us",
                      "time the goal needs us (strictest goal)", "goal time - kernel us"], rows)
 
 
@@ -370,7 +374,9 @@ def time_split_section(results: dict[str, Any]) -> list[str]:
         "kernel us: argument checks, the DLPack/TFE boundary, output allocation and the glue",
         "between kernels; kiln us is the one-thread pass's wall-clock median, measured in another",
         "process, so *rest* also absorbs any difference between the two measurements. *FMA-peak",
-        "us*: the cell's multiply-adds at the measured one-core FMA peak. *Time the goal needs*:",
+        "us*: the cell's multiply-adds at the measured one-core FMA peak (best-of). *Kernel % of FMA",
+        "peak (same samples)*: the median over samples of the time the same multiply-adds take at",
+        "the FMA peak, timed right after each kernel sample, / that sample's time. *Time the goal needs*:",
         "the peer's median time / goal ratio for the strictest of the cell's targets above; *goal",
         "time - kernel us* is what that leaves for everything outside the kernels (negative: the",
         "kernels alone take longer than the goal allows).", "",

@@ -208,15 +208,17 @@ def kernel_cell_specs(quick: bool) -> dict[str, dict[str, str]]:
     }
 
 
-def kernel_cells(out: Path, quick: bool) -> dict | None:
+def kernel_cells(out: Path, quick: bool) -> tuple[dict, dict] | None:
     """Compile and run bench/kernel_cells.c: {group: {label: kernel us per call}}
-    (one thread, thread CPU time), or None with a warning if anything fails."""
+    (one thread, thread CPU time) and {group: {label: the kernels' share of the
+    FMA peak timed in the same samples}}, or None with a warning if anything
+    fails."""
     try:
         specs = kernel_cell_specs(quick)
         exe = out / "build" / "kernel_cells"
         exe.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["cc", "-std=c11", "-O2", f"-I{ROOT / 'runtime'}",
-                        str(BENCH / "kernel_cells.c"), str(ROOT / "runtime" / "kernels.c"),
+        subprocess.run(["cc", "-std=c11", "-O2", f"-I{ROOT / 'runtime'}", "-DFMA_PEAK_LIB",
+                        str(BENCH / "kernel_cells.c"), str(BENCH / "fma_peak.c"), str(ROOT / "runtime" / "kernels.c"),
                         "-o", str(exe), "-lm", "-lpthread"],
                        check=True, capture_output=True, text=True)
         flat = {spec: (group, label) for group, cells in specs.items()
@@ -224,10 +226,13 @@ def kernel_cells(out: Path, quick: bool) -> dict | None:
         res = subprocess.run([str(exe)] + (["quick"] if quick else []) + list(flat),
                              capture_output=True, text=True, check=True, timeout=600)
         measured: dict[str, dict[str, float]] = {group: {} for group in specs}
+        shares: dict[str, dict[str, float]] = {group: {} for group in specs}
         for line in res.stdout.splitlines():
-            spec, value = line.split()
+            spec, value, share = line.split()
             group, label = flat[spec]
             measured[group][label] = float(value)
+            if float(share) > 0:
+                shares[group][label] = float(share)
         missing = [spec for spec, (g, label) in flat.items() if label not in measured[g]]
         if missing:
             raise ValueError(f"no time for {', '.join(missing)}")
@@ -237,7 +242,8 @@ def kernel_cells(out: Path, quick: bool) -> dict | None:
               f"'Where the time goes' section: {exc}\n{detail}".rstrip(), flush=True)
         return None
     print(f"\n### kernel-only time per call (one thread, us): {measured}", flush=True)
-    return measured
+    print(f"### kernels' share of the FMA peak timed in the same samples: {shares}", flush=True)
+    return measured, shares
 
 
 def kernels_newer_than_extension() -> str | None:
@@ -281,7 +287,7 @@ def main() -> int:
         results["fma_peak_gflops"] = fma_peak(out, args.quick)
         kernels = kernel_cells(out, args.quick)
         if kernels is not None:
-            results["kernel_cells"] = kernels
+            results["kernel_cells"], results["kernel_cells_peak_share"] = kernels
             stale = kernels_newer_than_extension()
             if stale:
                 print(f"WARNING: {stale}", flush=True)

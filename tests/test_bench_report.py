@@ -112,3 +112,18 @@ def test_gemm_peak_share_prefers_the_peak_timed_in_the_same_rounds() -> None:
     table = report.gemm_table([same, other], 100.0)
     assert "| 512x512x512 | 70.0 | 80.0 | 56.0 | 80.0 | 0.90x | 1.20x | 70% | 85% |" in table
     assert "| 1024x1024x1024 | 75.0 | 75.0 | 60.0 | - | 1.00x | 1.00x | 75% | - |" in table
+
+
+def test_time_split_shows_the_kernels_share_of_the_peak_timed_in_the_same_samples() -> None:
+    # 8/64->64: 65536 flops, kernel 1.31072 us -> 50 GFLOP/s = 50% of the best-of peak (100);
+    # kernel_cells timed the peak in the same samples at 62.5% of the kernel's time
+    could = phase_a_cell(8, 64, 64, kiln=1.5, eager=10.0)
+    other = phase_a_cell(1, 32, 32, kiln=0.5, eager=10.0)
+    res = results_with([could, other], {"8/64->64": 1.31072, "1/32->32": 0.3})
+    res["kernel_cells_peak_share"] = {"phase_a": {"8/64->64": 0.625}}
+    table = report.time_split_table(res)
+    assert "kernel % of FMA peak (best-of) | kernel % of FMA peak (same samples) |" in table
+    row = next(line for line in table.splitlines() if "| 8/64->64 |" in line).strip("|").split(" | ")
+    assert [x.strip() for x in row[6:9]] == ["50.0", "50%", "62%"], row
+    row = next(line for line in table.splitlines() if "| 1/32->32 |" in line).strip("|").split(" | ")
+    assert row[8].strip() == "-", row  # no share measured: none shown

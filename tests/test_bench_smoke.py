@@ -67,6 +67,9 @@ def test_bench_quick(tmp_path: Path) -> None:
     for group in ("phase_a", "phase_b", "tf_chain"):
         assert {c["label"] for c in groups[group]} == set(kernels[group]), group
         assert all(us > 0 for us in kernels[group].values()), group
+        if results["machine"]["kiln_isa"] in ("avx512", "avx2"):  # the FMA peak in the same samples
+            shares = results["kernel_cells_peak_share"][group]
+            assert set(shares) == set(kernels[group]) and all(f > 0 for f in shares.values()), group
 
     try:
         import matplotlib  # noqa: F401
