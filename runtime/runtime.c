@@ -2894,19 +2894,38 @@ static PyObject *kr_call_unpacked(PyObject *func, PyObject *args, PyObject *kwar
  * would do neither, so Ctrl-C could not stop it and other threads would
  * starve. Generated loops call kr_tick every kr_tick_period iterations
  * (KrApi.tick). The period doubles while ticks come less than 0.1 ms apart
- * and halves while they come more than 1 ms apart. Only threads holding the
+ * and halves while they come more than 1 ms apart. The GIL is let go every
+ * two switch intervals (sys.getswitchinterval(), re-read at most once a
+ * millisecond, a call of ~0.1 us). Not every one: a thread waiting for the
+ * GIL asks for it only after a whole interval without being woken, and
+ * letting go wakes it, so letting go at the interval's own pace kept
+ * restarting its wait and it never got a turn (the eval loop lets go only
+ * when asked, which a C extension cannot see). Only threads holding the
  * GIL touch these. */
 #define KR_TICK_FAST_NS 100000
 #define KR_TICK_SLOW_NS 1000000
 #define KR_TICK_MAX_PERIOD (1 << 20)
-#define KR_GIL_SWITCH_NS 5000000 /* CPython's default switch interval */
 static int kr_tick_period = 1024;
-static uint64_t kr_tick_last_ns, kr_gil_last_ns;
+#define KR_SWITCH_READ_NS 1000000
+static uint64_t kr_tick_last_ns, kr_gil_last_ns, kr_switch_read_ns;
+static uint64_t kr_gil_switch_ns = 5000000; /* CPython's default until first read */
 
 static uint64_t monotonic_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* kr_gil_switch_ns = sys.getswitchinterval(); left as it was if that fails
+ * (no exception escapes: the loop that ticks has none pending either) */
+static void kr_read_switch_interval(void) {
+  if (PyErr_Occurred()) return;
+  PyObject *fn = PySys_GetObject("getswitchinterval"); /* borrowed */
+  PyObject *r = fn ? PyObject_CallNoArgs(fn) : NULL;
+  double s = r && PyFloat_Check(r) ? PyFloat_AS_DOUBLE(r) : -1.0;
+  Py_XDECREF(r);
+  if (PyErr_Occurred()) PyErr_Clear();
+  if (s > 0.0 && s <= 3600.0) kr_gil_switch_ns = (uint64_t)(s * 1e9);
 }
 
 static int kr_tick(int *countdown) {
@@ -2916,7 +2935,11 @@ static int kr_tick(int *countdown) {
   else if (since > KR_TICK_SLOW_NS && kr_tick_period > 1) kr_tick_period /= 2;
   *countdown = kr_tick_period;
   if (PyErr_CheckSignals() < 0) return -1;
-  if (now - kr_gil_last_ns >= KR_GIL_SWITCH_NS) {
+  if (now - kr_switch_read_ns >= KR_SWITCH_READ_NS) {
+    kr_switch_read_ns = now;
+    kr_read_switch_interval();
+  }
+  if (now - kr_gil_last_ns >= 2 * kr_gil_switch_ns) {
     kr_gil_last_ns = now;
     Py_BEGIN_ALLOW_THREADS /* a thread waiting for the GIL takes it here */
     Py_END_ALLOW_THREADS

@@ -177,7 +177,8 @@ def test_keyboard_interrupt_propagates(mod):
 
 
 def test_other_threads_run_during_a_long_native_loop(mod):
-    """CPython hands the GIL over every 5 ms; so does a compiled loop."""
+    """CPython hands the GIL over every 5 ms (the default switch interval); a
+    compiled loop at least every 10 ms."""
     ticks = [0]
     stop = threading.Event()
 
@@ -227,3 +228,50 @@ def test_handler_swapping_a_tensor_mid_loop(tmp_path):
         assert vals.numel() == 1, (fn, vals)
         added = float(vals[0])
         assert added == int(added) and 0 < added < n, (fn, added, n)
+
+
+
+def gil_turns(fn, args, interval):
+    """How many times a Python thread that keeps asking for the GIL got it
+    while fn(*args) ran for 0.4 s under sys.setswitchinterval(interval). The
+    thread gives the GIL back at once each turn (time.sleep(0)), so the
+    caller never waits a whole interval to start fn."""
+    turns = [0]
+    stop = threading.Event()
+
+    def worker():
+        while not stop.is_set():
+            turns[0] += 1
+            time.sleep(0)
+    old = sys.getswitchinterval()
+    t = threading.Thread(target=worker, daemon=True)
+    t.start()
+    try:
+        time.sleep(0.02)
+        sys.setswitchinterval(interval)
+        before = turns[0]
+        interrupted(fn, args, after=0.4)
+        return turns[0] - before
+    finally:
+        sys.setswitchinterval(old)
+        stop.set()
+        t.join(5)
+
+
+def test_native_loop_follows_sys_setswitchinterval(mod):
+    """A compiled loop hands the GIL to a waiting thread at least once per
+    two sys.getswitchinterval() (the eval loop: once per interval; the Python
+    original is the oracle). Before, it let go every 5 ms whatever the
+    setting: under a 1 ms interval the waiting thread got 79 turns in 0.4 s
+    where CPython gave it 330 (now 191), and under 20 ms none where CPython
+    gave 19 (now 10): each let-go woke the waiting thread before its 20 ms
+    were up, so it never asked for the GIL."""
+    py, native = mod.__kiln_python__["count_up"], mod.count_up
+    for interval in (0.001, 0.02, 10.0):
+        expected = gil_turns(py, (N_SLOW,), interval)
+        got = gil_turns(native, (N_SLOW,), interval)
+        if interval == 10.0:
+            assert expected <= 2 and got <= 2, (expected, got)
+        else:
+            assert expected >= 0.2 / (2 * interval), (interval, expected)  # CPython handed over
+            assert got >= expected / 3, (interval, expected, got)
