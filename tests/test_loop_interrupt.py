@@ -270,8 +270,8 @@ def test_native_loop_follows_sys_setswitchinterval(mod):
     for interval in (0.001, 0.02, 10.0):
         expected = gil_turns(py, (N_SLOW,), interval)
         got = gil_turns(native, (N_SLOW,), interval)
-        if interval == 10.0:
-            assert expected <= 2 and got <= 2, (expected, got)
+        if interval == 10.0:  # no more turns than CPython gives (3.11+: none; 3.10: ~30)
+            assert got <= expected + 2, (expected, got)
         else:
             assert expected >= 0.2 / (2 * interval), (interval, expected)  # CPython handed over
             assert got >= expected / 3, (interval, expected, got)
