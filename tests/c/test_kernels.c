@@ -226,13 +226,15 @@ static void test_gemm_paths(void)
         free(A); free(B); free(bias);
       }
   /* more rows than the AVX-512 A block (MC 1024, which packed A uses; A read
-   * in place is one block) and K over KC: A in place and A packed */
-  for (int lay = 0; lay < 2; lay++) {
+   * in place is one block) and K over KC: A in place and A packed. Then, on
+   * the pool, a B of 820 KiB over 200 rows in place: columns are split
+   * (rows were), A strided: rows are split. */
+  for (int lay = 0; lay < 4; lay++) {
     gcase g;
-    g.M = 1030; g.N = 40; g.K = 790;
-    float *A = make_mat(g.M, g.K, lay, &g.as0, &g.as1);
+    g.M = lay < 2 ? 1030 : 200; g.N = lay < 2 ? 40 : 700; g.K = lay < 2 ? 790 : 300;
+    float *A = make_mat(g.M, g.K, lay % 2, &g.as0, &g.as1);
     float *B = make_mat(g.K, g.N, 0, &g.bs0, &g.bs1);
-    g.A = A; g.B = B; g.bias = NULL; g.bias_s = 1; g.act = lay ? KK_ACT_SIGMOID : KK_ACT_RELU;
+    g.A = A; g.B = B; g.bias = NULL; g.bias_s = 1; g.act = lay % 2 ? KK_ACT_SIGMOID : KK_ACT_RELU;
     test_gemm_case(&g);
     free(A); free(B);
   }
