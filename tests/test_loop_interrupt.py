@@ -258,6 +258,9 @@ def gil_turns(fn, args, interval):
         t.join(5)
 
 
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="on 3.10 the waiting thread's time.sleep(0) does "
+                    "not give the GIL back each time (18,517 iterations in 0.4 s under a 1 ms interval with "
+                    "the Python original), so its iterations do not count turns")
 def test_native_loop_follows_sys_setswitchinterval(mod):
     """A compiled loop hands the GIL to a waiting thread at least once per
     two sys.getswitchinterval() (the eval loop: once per interval; the Python
@@ -267,11 +270,9 @@ def test_native_loop_follows_sys_setswitchinterval(mod):
     gave 19 (now 10): each let-go woke the waiting thread before its 20 ms
     were up, so it never asked for the GIL."""
     py, native = mod.__kiln_python__["count_up"], mod.count_up
-    for interval in (0.001, 0.02, 10.0):
+    for interval, at_least in ((0.001, 50), (0.02, 3)):
         expected = gil_turns(py, (N_SLOW,), interval)
         got = gil_turns(native, (N_SLOW,), interval)
-        if interval == 10.0:  # no more turns than CPython gives (3.11+: none; 3.10: ~30)
-            assert got <= expected + 2, (expected, got)
-        else:
-            assert expected >= 0.2 / (2 * interval), (interval, expected)  # CPython handed over
-            assert got >= expected / 3, (interval, expected, got)
+        assert got >= at_least and got >= expected / 3, (interval, expected, got)
+    # no more turns than CPython gives (none)
+    assert gil_turns(native, (N_SLOW,), 10.0) <= gil_turns(py, (N_SLOW,), 10.0) + 2
