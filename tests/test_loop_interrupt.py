@@ -230,7 +230,6 @@ def test_handler_swapping_a_tensor_mid_loop(tmp_path):
         assert added == int(added) and 0 < added < n, (fn, added, n)
 
 
-
 def gil_turns(fn, args, interval):
     """How many times a Python thread that keeps asking for the GIL got it
     while fn(*args) ran for 0.4 s under sys.setswitchinterval(interval). The
