@@ -453,6 +453,7 @@ typedef struct KlLocal {
   bool is_param;
   bool comp;          /* a comprehension's variable: never found by name in the function */
   bool cell;          /* resolve.c: a lambda reads it, so it lives in a cell object (one slot, an object) */
+  const char *static_path; /* resolve.c: every definition is a local import of this dotted path */
   KlNode *fwd;        /* fuse.c: the value expression this local stands for */
   int loads, stores;  /* fuse.c: how often it is read and written */
 } KlLocal;

@@ -228,6 +228,8 @@ static void resolve_comprehension(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n)
 static void consume_generator(KlNode *call);
 static void consume_starred_generators(KlNode *n);
 static void split_webs(KlCtx *ctx, KlFunc *f);
+static void mark_static_path_targets(KlCtx *ctx, KlNodeList body);
+static void resolve_static_paths_list(KlCtx *ctx, KlModule *m, KlFunc *f, KlNodeList l);
 
 static void resolve_list(KlCtx *ctx, KlModule *m, KlFunc *f, KlNodeList l) {
   for (int i = 0; i < l.len; i++) resolve_expr(ctx, m, f, l.items[i]);
@@ -1060,7 +1062,7 @@ static int with_guard(const KlNode *item) {
 static bool resolve_withs(KlCtx *ctx, KlFunc *f, KlNodeList body) {
   for (int i = 0; i < body.len; i++) {
     KlNode *s = body.items[i];
-    if (s->kind == KL_N_WITH) {
+    if (s->kind == KL_N_WITH && !s->op) { /* (run again after resolve_static_paths) */
       s->op = s->b ? 0 : with_guard(s->a);
       if (s->op) s->a = NULL;
     }
@@ -1068,6 +1070,76 @@ static bool resolve_withs(KlCtx *ctx, KlFunc *f, KlNodeList body) {
     if (s->kind == KL_N_TRY && (!resolve_withs(ctx, f, s->list) || !resolve_withs(ctx, f, s->kw))) return false;
   }
   return true;
+}
+
+/* ---- locals that stand for a module path: imports in the function ----
+ *
+ * A module-level import gives its name a dotted path, so `torch.relu(x)`
+ * is a call kiln can claim. A local every binding of which is an import
+ * of one path (`import torch`, `import torch.nn.functional as F`, `from
+ * torch import relu` in the function body) holds what that path names
+ * wherever it is certainly bound: the same trust as the module-level
+ * import (the statement still runs and binds what sys.modules holds). Its
+ * loads there get the path, so the sites through it resolve as through
+ * the module-level spelling; a load some path reaches unbound keeps
+ * Python's UnboundLocalError. A path assigned to a variable (`nn =
+ * tf.nn`, locally or at module level) stays a receiver, as the reference
+ * plugins have it (not-covered). */
+
+/* Before split_webs: each import target (a local) gets the path it binds,
+ * in dotted: `import a.b` binds a, `import a.b as c` a.b, `from a import b
+ * as c` a.b. Relative imports bind no known path. */
+static void mark_static_path_targets(KlCtx *ctx, KlNodeList body) {
+  for (int i = 0; i < body.len; i++) {
+    KlNode *s = body.items[i];
+    if (!s) continue;
+    if (s->kind == KL_N_IMPORT || (s->kind == KL_N_IMPORTFROM && s->op == 0 && s->name)) {
+      for (int j = 0; j < s->list.len && j < s->kw.len; j++) {
+        KlNode *t = s->list.items[j];
+        const KlNode *item = s->kw.items[j];
+        if (t->binding != KL_B_LOCAL) continue; /* declared global: the module's name */
+        if (s->kind == KL_N_IMPORTFROM) t->dotted = kl_fmt(ctx, "%s.%s", s->name, item->name);
+        else t->dotted = item->op ? item->name : t->name; /* `import a.b` binds a */
+      }
+      continue;
+    }
+    mark_static_path_targets(ctx, s->body);
+    mark_static_path_targets(ctx, s->orelse);
+    if (s->kind == KL_N_TRY) {
+      mark_static_path_targets(ctx, s->list); /* the handlers */
+      mark_static_path_targets(ctx, s->kw);   /* finally */
+    }
+  }
+}
+
+/* After split_webs: loads of a static-path local that no path reaches
+ * unbound take its path, and attributes over them the longer path (unless
+ * the module stores over it), as resolve_expr gives module-level names. */
+static void resolve_static_paths(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
+  if (!n) return;
+  if (n->kind == KL_N_LAMBDA) return; /* its body runs in CPython */
+  if (n->kind == KL_N_NAME) {
+    if (n->binding == KL_B_LOCAL && !n->dotted && !n->maybe_unbound && n->slot >= 0 && n->slot < f->nlocals &&
+        !f->locals[n->slot].cell && f->locals[n->slot].static_path)
+      n->dotted = f->locals[n->slot].static_path;
+    return;
+  }
+  resolve_static_paths(ctx, m, f, n->a);
+  if (n->kind == KL_N_ATTR) {
+    if (!n->dotted && n->a->dotted && strncmp(n->a->dotted, "builtins.", 9) && !stored_over(m, n->a->dotted, n->name))
+      n->dotted = kl_fmt(ctx, "%s.%s", n->a->dotted, n->name);
+    return;
+  }
+  resolve_static_paths(ctx, m, f, n->b);
+  resolve_static_paths(ctx, m, f, n->c);
+  resolve_static_paths_list(ctx, m, f, n->list);
+  resolve_static_paths_list(ctx, m, f, n->kw);
+  resolve_static_paths_list(ctx, m, f, n->body);
+  resolve_static_paths_list(ctx, m, f, n->orelse);
+}
+
+static void resolve_static_paths_list(KlCtx *ctx, KlModule *m, KlFunc *f, KlNodeList l) {
+  for (int i = 0; i < l.len; i++) resolve_static_paths(ctx, m, f, l.items[i]);
 }
 
 void kl_resolve(KlCtx *ctx, KlModule *m) {
@@ -1099,7 +1171,10 @@ void kl_resolve(KlCtx *ctx, KlModule *m) {
       f->why_loc = gen->loc;
       continue;
     }
+    mark_static_path_targets(ctx, f->body);
     split_webs(ctx, f);
+    resolve_static_paths_list(ctx, m, f, f->body);
+    if (!resolve_withs(ctx, f, f->body)) continue;
   }
 }
 
@@ -1646,6 +1721,28 @@ static void web_renumber(Webs *w, int *web_slot, KlNode *n) {
   web_renumber_list(w, web_slot, n->orelse);
 }
 
+/* Each local (one web now) whose definitions are all import targets of one
+ * path (mark_static_path_targets) gets it as static_path; a parameter or
+ * any other binding of it rules it out. */
+static void static_paths(Webs *w, const int *web_slot) {
+  KlFunc *f = w->f;
+  bool *mixed = kl_alloc(w->ctx, sizeof(bool) * (size_t)(f->nlocals + 1));
+  for (int i = 0; i < f->nparams; i++) mixed[web_slot[uf_find(w, w->order[i])]] = true;
+  for (int id = 0; id < w->ndefs; id++) {
+    const KlNode *n = w->def_node[id];
+    if (!n) continue; /* a parameter (above), or a number the counting pass gave up */
+    const int slot = web_slot[uf_find(w, id)];
+    const char *path = n->kind == KL_N_NAME ? n->dotted : NULL;
+    if (mixed[slot]) continue;
+    if (!path || (f->locals[slot].static_path && strcmp(f->locals[slot].static_path, path))) {
+      mixed[slot] = true;
+      f->locals[slot].static_path = NULL;
+    } else {
+      f->locals[slot].static_path = path;
+    }
+  }
+}
+
 static void split_webs(KlCtx *ctx, KlFunc *f) {
   Webs w = {.ctx = ctx, .f = f, .nslots = f->nlocals, .counting = true};
   /* pass 1: number definitions in source order (parameters first) */
@@ -1725,4 +1822,5 @@ static void split_webs(KlCtx *ctx, KlFunc *f) {
     n->nclear = k;
   }
   web_renumber_list(&w, web_slot, f->body);
+  static_paths(&w, web_slot);
 }

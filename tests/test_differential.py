@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib.util
 import pathlib
+import random
 
 import pytest
 
@@ -28,6 +29,7 @@ except ImportError as exc:  # pragma: no cover
 pytest.importorskip("torch")
 
 from tests.difftest import harness  # noqa: E402
+from tests.difftest.gen import LOCAL_IMPORTS, gen_module  # noqa: E402
 from tests.difftest.run import run_batch  # noqa: E402
 
 REG_DIR = pathlib.Path(__file__).resolve().parent / "difftest" / "regressions"
@@ -210,3 +212,18 @@ def test_checked_twin_unpacking():
         ns["g"](2**62)
     assert ns["h"](2**62) == 2**124
     assert ns["k"](2**62) == 2**124
+
+
+def test_local_imports_leave_the_other_draws_alone():
+    """--local-import-weight only inserts import lines at the top of some
+    function bodies (a side generator): without those lines a seed's
+    programs are the ones weight 0 makes, and weight 1 makes some."""
+    inserted = 0
+    for seed in range(12):
+        plain = gen_module(random.Random(seed), n_funcs=20, tensor_frac=0.5, local_import_weight=0).source
+        mixed = gen_module(random.Random(seed), n_funcs=20, tensor_frac=0.5, local_import_weight=1).source
+        kept = [ln for ln in mixed.split("\n") if ln.strip() not in LOCAL_IMPORTS or not ln.startswith("    ")
+                or ln.startswith("        ")]
+        inserted += mixed.count("\n") - plain.count("\n")
+        assert "\n".join(kept) == plain
+    assert inserted > 20

@@ -289,6 +289,25 @@ GENEXPR_HELPERS = [
     "            return self.n\n"
     "        return iter(range(self.n))\n",
 ]
+LOCAL_IMPORT_WEIGHT = 1.0  # scales how often a function re-imports the module's modules (run --local-import-weight)
+# A function's body may start by importing the modules the header imports
+# (the same objects, now locals): kiln resolves `torch.relu(x)` through such
+# a local as through the module-level name (resolve.c, static paths). The
+# choice comes from a side generator, so the other draws (and a seed's
+# programs otherwise) are those of before.
+LOCAL_IMPORTS = ["import math", "import torch", "import torch.nn.functional as F",
+                 "from torch.nn import functional as F", "from math import inf"]
+LOCAL_IMPORT_P = 0.25     # of a function, at weight 1
+
+
+def with_local_imports(src: str, side: random.Random, weight: float) -> str:
+    if weight <= 0 or side.random() >= min(1.0, LOCAL_IMPORT_P * weight):
+        return src
+    head, _, body = src.partition("\n")
+    picks = [imp for imp in LOCAL_IMPORTS if side.random() < 0.4] or [side.choice(LOCAL_IMPORTS)]
+    return head + "\n" + "".join(f"    {imp}\n" for imp in picks) + body
+
+
 MATCH_WEIGHT = 1.0        # scales how often match statements are made (run --match-weight)
 MATCH_STMT = 3            # weight (at weight 1) of a match statement among statements
 MATCH_NEST = 2            # match statements inside one another's case bodies, at most
@@ -4658,7 +4677,9 @@ def gen_module(rng: random.Random, n_funcs: int = 50, tensor_frac: float = 0.3,
                prefix: str = "f", comp_weight: float = COMP_WEIGHT,
                try_weight: float = TRY_WEIGHT, lambda_weight: float = LAMBDA_WEIGHT,
                unpack_weight: float = UNPACK_WEIGHT, match_weight: float = MATCH_WEIGHT,
-               genexpr_weight: float = GENEXPR_WEIGHT) -> Module:
+               genexpr_weight: float = GENEXPR_WEIGHT,
+               local_import_weight: float = LOCAL_IMPORT_WEIGHT) -> Module:
+    side = random.Random(repr(rng.getstate()[1][:8]))  # draws nothing from rng
     parts = [HEADER] + (UNPACK_HELPERS if unpack_weight > 0 else []) + \
         (MATCH_HELPERS if match_weight > 0 else []) + (GENEXPR_HELPERS if genexpr_weight > 0 else [])
     infos: list[FuncInfo] = []
@@ -4670,6 +4691,6 @@ def gen_module(rng: random.Random, n_funcs: int = 50, tensor_frac: float = 0.3,
             src, info = ScalarGen(rng, name, infos, comp_weight, try_weight,
                                   lambda_weight, unpack_weight, match_weight,
                                   genexpr_weight).generate()
-        parts.append(src)
+        parts.append(with_local_imports(src, side, local_import_weight))
         infos.append(info)
     return Module("\n\n".join(parts), infos)

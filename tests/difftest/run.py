@@ -6,6 +6,7 @@ Usage::
         [--cases 8] [--shrink K] [--write-regressions] [--tensor-frac 0.3]
         [--comp-weight 1.0] [--try-weight 1.0] [--lambda-weight 1.0]
         [--unpack-weight 1.0] [--match-weight 1.0] [--genexpr-weight 1.0]
+        [--local-import-weight 1.0]
 
 Generates N random functions (each one a *program*: the function plus the
 earlier functions of its module it calls), about 50 per module, builds each
@@ -32,8 +33,8 @@ import sys
 import time
 
 from tests.difftest import harness
-from tests.difftest.gen import (COMP_WEIGHT, GENEXPR_WEIGHT, LAMBDA_WEIGHT, MATCH_WEIGHT, TRY_WEIGHT,
-                                UNPACK_WEIGHT, gen_module)
+from tests.difftest.gen import (COMP_WEIGHT, GENEXPR_WEIGHT, LAMBDA_WEIGHT, LOCAL_IMPORT_WEIGHT, MATCH_WEIGHT,
+                                TRY_WEIGHT, UNPACK_WEIGHT, gen_module)
 
 
 class Mismatch:
@@ -49,11 +50,12 @@ class Mismatch:
 
 def run_batch(worker, seed, b, per_module, n_cases, tensor_frac, log=print,
               comp_weight=COMP_WEIGHT, try_weight=TRY_WEIGHT, lambda_weight=LAMBDA_WEIGHT,
-              unpack_weight=UNPACK_WEIGHT, match_weight=MATCH_WEIGHT, genexpr_weight=GENEXPR_WEIGHT):
+              unpack_weight=UNPACK_WEIGHT, match_weight=MATCH_WEIGHT, genexpr_weight=GENEXPR_WEIGHT,
+              local_import_weight=LOCAL_IMPORT_WEIGHT):
     rng = random.Random(f"{seed}:{b}")
     mod = gen_module(rng, per_module, tensor_frac, comp_weight=comp_weight, try_weight=try_weight,
                      lambda_weight=lambda_weight, unpack_weight=unpack_weight, match_weight=match_weight,
-                     genexpr_weight=genexpr_weight)
+                     genexpr_weight=genexpr_weight, local_import_weight=local_import_weight)
     calls, tols = {}, {}
     for info in mod.funcs:
         cases, tl = harness.make_cases(rng, info, n_cases)
@@ -117,6 +119,10 @@ def main(argv=None) -> int:
                          "iterables, raising bodies, close/send/throw) and lambdas and lazy generator "
                          "expressions reading a comprehension's variable; 0: none, and the programs of a "
                          "seed are those from before them)")
+    ap.add_argument("--local-import-weight", type=float, default=LOCAL_IMPORT_WEIGHT,
+                    help="scale how often a function's body starts by importing the module's own "
+                         "modules again (math, torch, torch.nn.functional as F: locals kiln resolves "
+                         "as the module-level names); 0: none (the other draws are unchanged)")
     ap.add_argument("--shrink", type=int, default=10)
     ap.add_argument("--shrink-time", type=float, default=180.0)
     ap.add_argument("--shrink-per-observed", type=int, default=2,
@@ -147,7 +153,8 @@ def main(argv=None) -> int:
                 return run_batch(w, a.seed, b, n, a.cases, a.tensor_frac,
                                  comp_weight=a.comp_weight, try_weight=a.try_weight,
                                  lambda_weight=a.lambda_weight, unpack_weight=a.unpack_weight,
-                                 match_weight=a.match_weight, genexpr_weight=a.genexpr_weight)
+                                 match_weight=a.match_weight, genexpr_weight=a.genexpr_weight,
+                                 local_import_weight=a.local_import_weight)
             finally:
                 with lock:
                     free.append(w)
