@@ -30,12 +30,63 @@ import textwrap
 
 import pytest
 
-torch = pytest.importorskip("torch")
-
-import kiln  # noqa: E402
+import kiln
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from oracle import check_equivalent  # noqa: E402
+
+SCALAR_SRC = textwrap.dedent('''
+    def local_math(x: float) -> float:
+        import math
+        from math import floor
+        return math.sqrt(x) + floor(x)
+
+    def local_math_alias(x: float, n: int) -> float:
+        t = 0.0
+        for i in range(n):
+            import math as M
+            t += M.fabs(x - i)
+        return t
+
+    def math_one_branch(x: float, flag: bool) -> float:
+        if flag:
+            import math
+        return math.sqrt(x)
+''')
+
+
+@pytest.fixture(scope="module")
+def scalar_built(tmp_path_factory):
+    """Scalar code needs no framework: this part runs on every Python."""
+    d = tmp_path_factory.mktemp("localimp_scalar")
+    src = d / "localimp_scalar_mod.py"
+    src.write_text(SCALAR_SRC, encoding="utf-8")
+    mod = kiln.build(str(src), out_dir=str(d))
+    report = json.loads((d / "localimp_scalar_mod.kiln.json").read_text())
+    return mod, {f["name"]: f for f in report["functions"]}
+
+
+def test_scalar_sites_through_a_local_import(scalar_built):
+    f = scalar_built[1]
+    outcome = lambda name: sorted((s["target"], s["outcome"]) for s in f[name]["sites"])
+    assert outcome("local_math") == [("+", "scalar"), ("math.floor", "scalar"), ("math.sqrt", "scalar")]
+    assert ("math.fabs", "scalar") in outcome("local_math_alias")
+    assert outcome("math_one_branch") == [("sqrt", "not-covered")]
+
+
+@pytest.mark.parametrize("x", [4.0, 2.5, 0.0, -0.0, -1.0, 1e15, float("inf"), float("nan")])
+def test_scalar_same_as_python(scalar_built, x):
+    mod = scalar_built[0]
+    check_equivalent(mod, "local_math", x)  # -1.0: ValueError; inf: OverflowError (floor)
+    for n in (0, 1, 5):
+        check_equivalent(mod, "local_math_alias", x, n)
+    for flag in (False, True):
+        check_equivalent(mod, "math_one_branch", x, flag)  # False: UnboundLocalError
+
+
+@pytest.fixture(scope="module")
+def torch():
+    return pytest.importorskip("torch")
 
 SRC = textwrap.dedent('''
     from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D
@@ -151,7 +202,7 @@ UNRESOLVED = {"one_branch": 1, "rebound": 1, "param_named": 1, "try_import": 1, 
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
+def built(tmp_path_factory, torch):
     d = tmp_path_factory.mktemp("localimp")
     src = d / "localimp_mod.py"
     src.write_text(SRC, encoding="utf-8")
@@ -161,6 +212,7 @@ def built(tmp_path_factory):
 
 
 def edge_inputs(m, k):
+    import torch
     g = torch.Generator().manual_seed(m * 131 + k)
     x = torch.randn(m, k, generator=g)
     if x.numel() >= 4:
@@ -209,7 +261,7 @@ def test_guard_is_native(built):
 
 
 @pytest.mark.parametrize("m,k", SHAPES)
-def test_same_as_python(built, m, k):
+def test_same_as_python(built, torch, m, k):
     mod = built[0]
     x = edge_inputs(m, k)
     g = torch.Generator().manual_seed(7)
@@ -238,7 +290,7 @@ def test_same_as_python(built, m, k):
     assert out.native_exc is None
 
 
-def test_module_level_store_over_the_path_is_respected(tmp_path):
+def test_module_level_store_over_the_path_is_respected(tmp_path, torch):
     """A module-level `torch.relu = ...` makes torch.relu dynamic for the
     local import too (kiln check only: nothing runs)."""
     src = tmp_path / "storeover_mod.py"
@@ -289,7 +341,7 @@ MODULE_ALIAS = textwrap.dedent('''
 ''')
 
 
-def test_module_level_alias_stays_a_receiver(tmp_path):
+def test_module_level_alias_stays_a_receiver(tmp_path, torch):
     """`F = torch.nn.functional` at module level: F.relu is a receiver call
     (not-covered), as in the reference plugins; the result is eager's."""
     src = tmp_path / "modalias_mod.py"
