@@ -131,6 +131,10 @@ SRC = textwrap.dedent('''
 
     import torch as _torch_mod
 
+    def in_comprehension(x: TensorF32Cpu2D, n: int) -> object:
+        import torch
+        return [torch.relu(x) * float(i) for i in range(n)]
+
     # ---- not resolved: Python's semantics decide ----
 
     def assigned_alias(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> object:
@@ -195,7 +199,7 @@ SRC = textwrap.dedent('''
 ''')
 
 RESOLVED = ["bare", "alias", "from_names", "submodule_as", "from_submodule", "dotted_import", "twice",
-            "guarded"]
+            "guarded", "in_comprehension"]
 # name -> number of sites through the local that must stay unclaimed
 UNRESOLVED = {"one_branch": 1, "rebound": 1, "param_named": 1, "try_import": 1, "assigned_in_one_branch": 1,
               "assigned_alias": 1}
@@ -280,6 +284,7 @@ def test_same_as_python(built, torch, m, k):
         check_equivalent(mod, name, x)
     for steps in (0, 1, 3):
         check_equivalent(mod, "twice", x, steps)
+        check_equivalent(mod, "in_comprehension", x, steps)
     for flag in (False, True):
         check_equivalent(mod, "assigned_in_one_branch", x, flag)
         check_equivalent(mod, "one_branch", x, flag)  # False: UnboundLocalError, as Python
