@@ -223,6 +223,13 @@ static bool stored_over(KlModule *m, const char *base, const char *name) {
   return false;
 }
 
+/* `a.b` where a resolved to a path: a's path + ".b", unless a is a builtin
+ * or the module stores over that path. */
+static void attr_path(KlCtx *ctx, KlModule *m, KlNode *n) {
+  if (n->a->dotted && strncmp(n->a->dotted, "builtins.", 9) && !stored_over(m, n->a->dotted, n->name))
+    n->dotted = kl_fmt(ctx, "%s.%s", n->a->dotted, n->name);
+}
+
 static void resolve_expr(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n);
 static void resolve_comprehension(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n);
 static void consume_generator(KlNode *call);
@@ -808,8 +815,7 @@ static void resolve_expr(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
   case KL_N_LAMBDA: resolve_lambda(ctx, m, f, n); return;
   case KL_N_ATTR:
     resolve_expr(ctx, m, f, n->a);
-    if (n->a->dotted && strncmp(n->a->dotted, "builtins.", 9) && !stored_over(m, n->a->dotted, n->name))
-      n->dotted = kl_fmt(ctx, "%s.%s", n->a->dotted, n->name);
+    attr_path(ctx, m, n);
     return;
   default:
     resolve_expr(ctx, m, f, n->a);
@@ -1126,8 +1132,7 @@ static void resolve_static_paths(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) 
   }
   resolve_static_paths(ctx, m, f, n->a);
   if (n->kind == KL_N_ATTR) {
-    if (!n->dotted && n->a->dotted && strncmp(n->a->dotted, "builtins.", 9) && !stored_over(m, n->a->dotted, n->name))
-      n->dotted = kl_fmt(ctx, "%s.%s", n->a->dotted, n->name);
+    if (!n->dotted) attr_path(ctx, m, n);
     return;
   }
   resolve_static_paths(ctx, m, f, n->b);
