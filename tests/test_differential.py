@@ -227,3 +227,23 @@ def test_local_imports_leave_the_other_draws_alone():
         inserted += mixed.count("\n") - plain.count("\n")
         assert "\n".join(kept) == plain
     assert inserted > 20
+
+
+def test_lambda_captures_skip_a_comprehensions_own_targets():
+    """A lambda whose body has `c for d in ...` reads c, not the function's
+    d: d stays the function's C int under kiln, so the checked twin must
+    check it (seed 9332 batch 57: `d ** 4` past int64 raised kiln's
+    OverflowError where the twin, taking d for a cell, checked nothing)."""
+    import ast
+    from tests.difftest.typer import checked_source, lambda_captures
+    src = ("def f(c: int, d: int) -> int:\n"
+           "    y = d ** 4\n"
+           "    v = (lambda p: len(list(c for d in range(p))))(1)\n"
+           "    w = (lambda: [e for e in range(d) if e])()\n"
+           "    z = (lambda: {k: k for k in [c]})()\n"
+           "    return 0\n")
+    fn = ast.parse(src).body[0]
+    assert lambda_captures(fn) & {"c", "d", "e", "k", "p"} == {"c", "d"}  # d: range(d), an outer read
+    src_d = src.replace("    w = (lambda: [e for e in range(d) if e])()\n", "")
+    assert lambda_captures(ast.parse(src_d).body[0]) & {"c", "d"} == {"c"}
+    assert "_ck(d ** 4" in checked_source(src_d)

@@ -109,25 +109,53 @@ def ann_type(ann: ast.AST | None) -> str:
     return _ANN.get(dotted(ann) or "", OBJ)
 
 
+_COMPS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
 def lambda_captures(f: ast.FunctionDef) -> set:
     """Names a lambda of f reads that are not its own (or an enclosing
     lambda's) parameters: f's locals among them live in cells, and kiln
-    keeps them as Python objects, not C scalars.  (Over-approximate: a
-    comprehension's target read by a lambda counts too.)"""
+    keeps them as Python objects, not C scalars.  Inside a lambda, a
+    comprehension's targets are its own (`lambda: list(c for d in r)` reads
+    c, not d; kiln keeps f's d a C int). (Over-approximate still: a lambda
+    inside a comprehension of f that reads that comprehension's target
+    counts it.)"""
     out: set = set()
+
+    def params(a: ast.arguments) -> set:
+        names = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
+        return names | {x.arg for x in (a.vararg, a.kwarg) if x is not None}
+
+    def reads(node, bound):  # in a lambda's body: the names read from outside it
+        if isinstance(node, ast.Name):
+            if node.id not in bound:
+                out.add(node.id)
+            return
+        if isinstance(node, ast.Lambda):
+            a = node.args
+            for x in a.defaults + [k for k in a.kw_defaults if k is not None]:
+                reads(x, bound)
+            reads(node.body, bound | params(a))
+            return
+        if isinstance(node, _COMPS):
+            inner = frozenset(bound)
+            for i, g in enumerate(node.generators):
+                reads(g.iter, bound if i == 0 else inner)  # the first iterable: the enclosing scope
+                inner = inner | {n.id for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+                for c in g.ifs:
+                    reads(c, inner)
+            for part in ((node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,)):
+                reads(part, inner)
+            return
+        for c in ast.iter_child_nodes(node):
+            reads(c, bound)
 
     def walk(node, bound):
         if isinstance(node, ast.Lambda):
             a = node.args
             for x in a.defaults + [k for k in a.kw_defaults if k is not None]:
                 walk(x, bound)
-            names = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
-            names |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
-            inner = bound | names
-            for n in ast.walk(node.body):
-                if isinstance(n, ast.Name) and n.id not in inner:
-                    out.add(n.id)
-            walk(node.body, inner)
+            reads(node.body, bound | params(a))
             return
         for c in ast.iter_child_nodes(node):
             walk(c, bound)
