@@ -356,3 +356,35 @@ def test_module_level_alias_stays_a_receiver(tmp_path, torch):
     assert [(s["target"], s["outcome"]) for s in f["sites"]] == [("relu", "not-covered")]
     for m, k in SHAPES:
         check_equivalent(mod, "through_alias", edge_inputs(m, k))
+
+
+def test_the_import_still_runs(built, torch):
+    """Claimed sites do not read the local, but the import statement runs as
+    in Python: a replaced builtins.__import__ sees what it sees under the
+    Python original (the statement's call, once per call)."""
+    import builtins
+    mod = built[0]
+    real = builtins.__import__
+
+    def imports(fns):
+        seen = []
+
+        def logging_import(name, globals=None, locals=None, fromlist=(), level=0):
+            if globals is not None and globals.get("__name__") == mod.__name__:
+                seen.append((name, tuple(fromlist or ())))
+            return real(name, globals, locals, fromlist, level)
+
+        x, w = torch.ones(2, 3), torch.ones(3, 4)
+        builtins.__import__ = logging_import
+        try:
+            fns["bare"](x, w)
+            fns["bare"](x, w)
+            fns["guarded"](x)
+            fns["from_names"](x)
+        finally:
+            builtins.__import__ = real
+        return seen
+
+    native = imports({n: getattr(mod, n) for n in ("bare", "guarded", "from_names")})
+    assert native == imports(mod.__kiln_python__)
+    assert native == [("torch", ()), ("torch", ()), ("torch", ()), ("torch", ("relu", "tanh"))]
