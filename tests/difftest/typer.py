@@ -126,41 +126,31 @@ def lambda_captures(f: ast.FunctionDef) -> set:
         names = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
         return names | {x.arg for x in (a.vararg, a.kwarg) if x is not None}
 
-    def reads(node, bound):  # in a lambda's body: the names read from outside it
+    def visit(node, bound, inside):  # inside a lambda: names read from outside it are captures
         if isinstance(node, ast.Name):
-            if node.id not in bound:
+            if inside and node.id not in bound:
                 out.add(node.id)
             return
         if isinstance(node, ast.Lambda):
             a = node.args
             for x in a.defaults + [k for k in a.kw_defaults if k is not None]:
-                reads(x, bound)
-            reads(node.body, bound | params(a))
+                visit(x, bound, inside)
+            visit(node.body, bound | params(a), True)
             return
-        if isinstance(node, _COMPS):
-            inner = frozenset(bound)
+        if inside and isinstance(node, _COMPS):
+            scope = frozenset(bound)
             for i, g in enumerate(node.generators):
-                reads(g.iter, bound if i == 0 else inner)  # the first iterable: the enclosing scope
-                inner = inner | {n.id for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+                visit(g.iter, bound if i == 0 else scope, True)  # the first iterable: the enclosing scope
+                scope = scope | {n.id for n in ast.walk(g.target) if isinstance(n, ast.Name)}
                 for c in g.ifs:
-                    reads(c, inner)
+                    visit(c, scope, True)
             for part in ((node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,)):
-                reads(part, inner)
+                visit(part, scope, True)
             return
         for c in ast.iter_child_nodes(node):
-            reads(c, bound)
-
-    def walk(node, bound):
-        if isinstance(node, ast.Lambda):
-            a = node.args
-            for x in a.defaults + [k for k in a.kw_defaults if k is not None]:
-                walk(x, bound)
-            reads(node.body, bound | params(a))
-            return
-        for c in ast.iter_child_nodes(node):
-            walk(c, bound)
+            visit(c, bound, inside)
     for st in f.body:
-        walk(st, frozenset())
+        visit(st, frozenset(), False)
     return out
 
 
