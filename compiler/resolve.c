@@ -1179,7 +1179,7 @@ void kl_resolve(KlCtx *ctx, KlModule *m) {
     mark_static_path_targets(ctx, f->body);
     split_webs(ctx, f);
     resolve_static_paths_list(ctx, m, f, f->body);
-    if (!resolve_withs(ctx, f, f->body)) continue;
+    resolve_withs(ctx, f, f->body); /* guards spelled through a local import */
   }
 }
 
@@ -1737,8 +1737,8 @@ static void static_paths(Webs *w, const int *web_slot) {
     const KlNode *n = w->def_node[id];
     if (!n) continue; /* a parameter (above), or a number the counting pass gave up */
     const int slot = web_slot[uf_find(w, id)];
-    const char *path = n->kind == KL_N_NAME ? n->dotted : NULL;
     if (mixed[slot]) continue;
+    const char *path = n->kind == KL_N_NAME ? n->dotted : NULL;
     if (!path || (f->locals[slot].static_path && strcmp(f->locals[slot].static_path, path))) {
       mixed[slot] = true;
       f->locals[slot].static_path = NULL;
