@@ -1013,6 +1013,7 @@ static void fstring_names(Parser *p, const KlToken *t, Vec *names) {
  * __future__ import annotations` the annotations are strings of their
  * source as CPython unparses it: an annotated def stays Python. */
 static void call_args(Parser *p, KlNode *call);
+static void bind_global_statements(Parser *p, int from, int to);
 
 /* In a class body CPython mangles `__x` to `_Class__x` (a free variable of
  * that name, too). The token scan does not tell a body's scopes apart: each
@@ -1085,6 +1086,7 @@ static KlNode *nested_def(Parser *p) {
     own->name = name->str;
     vec_push(p, &classes, own);
   }
+  const int block_from = p->pos;
   int depth = accept(p, KL_TOK_NEWLINE) ? (expect(p, KL_TOK_INDENT), 1) : 0;
   for (KlTokKind prev = KL_TOK_COLON;;) {
     KlToken *t = peek(p);
@@ -1107,6 +1109,7 @@ static KlNode *nested_def(Parser *p) {
   }
   if (classes.len) add_mangled_names(p, &classes, &reads);
   n->lambda->reads = to_list(&reads);
+  bind_global_statements(p, block_from, p->pos); /* CPython's block may rebind module names */
   KlNode *target = new_node(p, KL_N_NAME, name->loc);
   target->name = name->str;
   KlNode *assign = new_node(p, KL_N_ASSIGN, d->loc);
@@ -2379,6 +2382,20 @@ static void bind_global(Parser *p, const char *name, KlLoc loc, const char *dott
   g->assigned = dotted == NULL;
 }
 
+/* The names of every `global a, b` statement among tokens [from, to): code
+ * kiln leaves to CPython (a class body, a nested def's block, a function
+ * left as Python) may rebind them, so they are module names kiln cannot
+ * resolve ahead of time. */
+static void bind_global_statements(Parser *p, int from, int to) {
+  for (int i = from; i < to; i++) {
+    if (p->toks[i].kind != KL_TOK_KW_GLOBAL) continue;
+    for (int j = i + 1; j < to && p->toks[j].kind == KL_TOK_NAME; j += 2) {
+      bind_global(p, p->toks[j].str, p->toks[j].loc, NULL);
+      if (j + 1 >= to || p->toks[j + 1].kind != KL_TOK_COMMA) break;
+    }
+  }
+}
+
 /* dotted_name = NAME ("." NAME)* */
 static char *dotted_name(Parser *p) {
   KlBuf b = {0};
@@ -2515,9 +2532,11 @@ static bool case_pattern(Parser *p, int line_start, int i) {
  * class, as, global, import and in for-targets, and walrus targets. Other
  * names (uses, calls like float("inf"), annotations) are not bindings. */
 static void note_names(Parser *p, int from, int to) {
-  /* a class body binds names in the class, not the module: only the class name */
+  /* a class body binds names in the class, not the module: only the class
+   * name, and what its methods declare global */
   if (from + 1 < to && p->toks[from].kind == KL_TOK_KW_CLASS && p->toks[from + 1].kind == KL_TOK_NAME) {
     bind_global(p, p->toks[from + 1].str, p->toks[from + 1].loc, NULL);
+    bind_global_statements(p, from + 2, to);
     return;
   }
   int depth = 0, line_start = from;
@@ -2784,8 +2803,7 @@ static void funcdef(Parser *p) {
     body_from = body_start;
     skip_statement(p);
     /* `global x` in a function left as Python may rebind module names */
-    for (int i = body_start; i < p->pos; i++)
-      if (p->toks[i].kind == KL_TOK_KW_GLOBAL) note_names(p, i, p->pos);
+    bind_global_statements(p, body_start, p->pos);
   }
   p->bail = saved;
   p->fn = NULL;

@@ -1,0 +1,157 @@
+"""A `global` statement in code kiln leaves to CPython -- a method of a
+module-level class, a nested def or class in a compiled function, a class
+in a class -- makes the name a module name kiln does not resolve ahead of
+time, as a `global` in a module-level def always did.
+
+Before 2026-12-03 these were missed: after `Switch().off()` ran
+`global math; math = None`, a compiled `math.sqrt(x)` still returned the
+square root (Python raises AttributeError), and a claimed `torch.relu(x)`
+still ran kiln's kernel. Each module is built with kiln and imported as
+plain Python too; the functions are compared before and after the
+rebinding, and the report must not resolve the rebound name.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import textwrap
+
+import pytest
+
+import kiln
+
+MATH_USER = '''
+import math
+
+def f(x: float) -> float:
+    return math.sqrt(x)
+'''
+
+# name -> (the code that rebinds math, the call that runs it)
+REBINDERS = {
+    "class_method": ('''
+        class Switch:
+            def off(self):
+                global math
+                math = None
+        ''', "Switch().off()"),
+    "class_method_global_list": ('''
+        class Switch:
+            def off(self):
+                global other, math
+                other = 1
+                math = None
+        ''', "Switch().off()"),
+    "class_in_class": ('''
+        class Outer:
+            class Inner:
+                @staticmethod
+                def off():
+                    global math
+                    math = None
+        ''', "Outer.Inner.off()"),
+    "nested_def_in_compiled": ('''
+        def off() -> None:
+            def inner() -> None:
+                global math
+                math = None
+            inner()
+        ''', "off()"),
+    "class_in_compiled": ('''
+        def off() -> None:
+            class C:
+                def m(self):
+                    global math
+                    math = None
+            C().m()
+        ''', "off()"),
+    "one_line_nested_def": ('''
+        def off() -> None:
+            def inner() -> None: global math; math = None
+            inner()
+        ''', "off()"),
+    "def_in_if": ('''
+        if True:
+            def off():
+                global math
+                math = None
+        ''', "off()"),
+    "generator_left_as_python": ('''
+        def off():
+            global math
+            math = None
+            yield 1
+        ''', "list(off())"),
+}
+
+
+def _load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _outcome(call):
+    try:
+        return ("ok", call())
+    except Exception as e:  # noqa: BLE001 -- the oracle compares any exception
+        return (type(e).__name__, str(e))
+
+
+@pytest.mark.parametrize("case", sorted(REBINDERS))
+def test_global_in_nested_code_is_seen(case, tmp_path):
+    code, trigger = REBINDERS[case]
+    src_text = MATH_USER + textwrap.dedent(code)
+    stem = f"kiln_gnest_{case}"
+    src = tmp_path / f"{stem}.py"
+    src.write_text(src_text, encoding="utf-8")
+    native = kiln.build(str(src), out_dir=str(tmp_path / "out"))
+    report = json.loads((tmp_path / "out" / f"{stem}.kiln.json").read_text())
+    sites = [s for fn in report["functions"] if fn["name"] == "f" for s in fn["sites"]]
+    # math may be rebound at run time: `math.sqrt` is not resolved to C
+    assert ("math.sqrt", "scalar") not in [(s["target"], s["outcome"]) for s in sites], sites
+    py_dir = tmp_path / "py"
+    py_dir.mkdir()
+    (py_dir / f"{stem}_py.py").write_text(src_text, encoding="utf-8")
+    plain = _load(py_dir / f"{stem}_py.py", f"{stem}_py")
+    try:
+        for mod in (native, plain):
+            assert _outcome(lambda: mod.f(4.0)) == ("ok", 2.0)
+            exec(trigger, vars(mod))
+            assert mod.math is None
+        got = _outcome(lambda: native.f(4.0))
+        want = _outcome(lambda: plain.f(4.0))
+        assert got == want and want[0] == "AttributeError", (got, want)
+    finally:
+        sys.modules.pop(f"{stem}_py", None)
+
+
+def test_global_in_a_class_method_unresolves_torch(tmp_path):
+    torch = pytest.importorskip("torch")
+    src_text = textwrap.dedent('''
+        import torch
+        from kiln.torch import TensorF32Cpu2D
+
+        class Switch:
+            def use_abs(self):
+                global torch
+                import types
+                torch = types.SimpleNamespace(relu=lambda x: x.abs())
+
+        def g(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+            return torch.relu(x)
+    ''')
+    src = tmp_path / "kiln_gnest_torch.py"
+    src.write_text(src_text, encoding="utf-8")
+    native = kiln.build(str(src), out_dir=str(tmp_path / "out"))
+    report = json.loads((tmp_path / "out" / "kiln_gnest_torch.kiln.json").read_text())
+    outcomes = [(s["target"], s["outcome"]) for fn in report["functions"] if fn["name"] == "g" for s in fn["sites"]]
+    assert ("torch.relu", "claimed") not in outcomes, outcomes
+    x = torch.tensor([[-1.5, 2.0], [0.0, -0.0]])
+    assert torch.equal(native.g(x), torch.relu(x))
+    native.Switch().use_abs()
+    assert torch.equal(native.g(x), x.abs())
