@@ -2577,6 +2577,17 @@ static void note_names(Parser *p, int from, int to) {
     case KL_TOK_ASSIGN:
       if (depth == 0) bind_targets(p, line_start, target_end >= 0 ? target_end : i);
       break;
+    case KL_TOK_KW_DEL: { /* `del a, b[i], c.d`: unbinds a (and stores over c.d) as `a = ...` binds it */
+      int end = i + 1;
+      for (int d = 0; end < to; end++) {
+        KlTokKind k = p->toks[end].kind;
+        if (d == 0 && (k == KL_TOK_NEWLINE || k == KL_TOK_SEMI)) break;
+        d += k == KL_TOK_LPAREN || k == KL_TOK_LBRACKET || k == KL_TOK_LBRACE;
+        d -= k == KL_TOK_RPAREN || k == KL_TOK_RBRACKET || k == KL_TOK_RBRACE;
+      }
+      bind_targets(p, i + 1, end);
+      break;
+    }
     case KL_TOK_NAME: {
       KlTokKind nk = i + 1 < to ? p->toks[i + 1].kind : KL_TOK_EOF;
       bool bound = prev == KL_TOK_KW_DEF || prev == KL_TOK_KW_CLASS || prev == KL_TOK_KW_AS ||

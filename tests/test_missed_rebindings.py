@@ -1,14 +1,20 @@
-"""A `global` statement in code kiln leaves to CPython -- a method of a
-module-level class, a nested def or class in a compiled function, a class
-in a class -- makes the name a module name kiln does not resolve ahead of
-time, as a `global` in a module-level def always did.
+"""Module names rebound where kiln's parser used to miss it, so a compiled
+function kept using what the name was bound to at build time.
 
-Before 2026-12-03 these were missed: after `Switch().off()` ran
-`global math; math = None`, a compiled `math.sqrt(x)` still returned the
-square root (Python raises AttributeError), and a claimed `torch.relu(x)`
-still ran kiln's kernel. Each module is built with kiln and imported as
-plain Python too; the functions are compared before and after the
-rebinding, and the report must not resolve the rebound name.
+- A `global` statement in code kiln leaves to CPython -- a method of a
+  module-level class, a class in a class, a nested def or class in a
+  compiled function -- now makes the name one kiln looks up at run time, as
+  a `global` in a module-level def always did. Before 2026-12-03, after
+  `Switch().off()` ran `global math; math = None`, a compiled `math.sqrt(x)`
+  still returned the square root (Python raises AttributeError), and a
+  claimed `torch.relu(x)` kept running kiln's kernel.
+- A module-level `del math` (also inside `if`, or as `del (math), x.y`)
+  unbinds the name as an assignment rebinds it: the compiled `math.sqrt(x)`
+  returned the square root where Python raises NameError.
+
+Each module is built with kiln and imported as plain Python too; the
+functions are compared before and after the rebinding, and the report must
+not resolve the rebound name.
 """
 
 from __future__ import annotations
@@ -86,6 +92,14 @@ REBINDERS = {
         ''', "list(off())"),
 }
 
+# name -> module-level code after f that deletes math: f raises NameError
+DELETERS = {
+    "del": "del math",
+    "del_in_if": "if True:\n    del math",
+    "del_parenthesised_with_others": "other = [1, 2]\ndel other[0], (math), other",
+    "del_after_semicolon": "x = 1; del math",
+}
+
 
 def _load(path, name):
     spec = importlib.util.spec_from_file_location(name, path)
@@ -155,3 +169,50 @@ def test_global_in_a_class_method_unresolves_torch(tmp_path):
     assert torch.equal(native.g(x), torch.relu(x))
     native.Switch().use_abs()
     assert torch.equal(native.g(x), x.abs())
+
+
+@pytest.mark.parametrize("case", sorted(DELETERS))
+def test_module_level_del_unbinds(case, tmp_path):
+    src_text = MATH_USER + "\n" + DELETERS[case] + "\n"
+    stem = f"kiln_mdel_{case}"
+    src = tmp_path / f"{stem}.py"
+    src.write_text(src_text, encoding="utf-8")
+    native = kiln.build(str(src), out_dir=str(tmp_path / "out"))
+    report = json.loads((tmp_path / "out" / f"{stem}.kiln.json").read_text())
+    sites = [(s["target"], s["outcome"]) for fn in report["functions"] if fn["name"] == "f" for s in fn["sites"]]
+    assert ("math.sqrt", "scalar") not in sites, sites
+    py_dir = tmp_path / "py"
+    py_dir.mkdir()
+    (py_dir / f"{stem}_py.py").write_text(src_text, encoding="utf-8")
+    plain = _load(py_dir / f"{stem}_py.py", f"{stem}_py")
+    try:
+        got = _outcome(lambda: native.f(4.0))
+        want = _outcome(lambda: plain.f(4.0))
+        assert got == want and want[0] == "NameError", (got, want)
+    finally:
+        sys.modules.pop(f"{stem}_py", None)
+
+
+def test_module_level_del_of_a_path_is_a_store_over_it(tmp_path):
+    """`del torch.relu` at module level stores over the path (report only:
+    running it would delete the attribute from the real torch module)."""
+    pytest.importorskip("torch")
+    src = tmp_path / "kiln_mdel_attr.py"
+    src.write_text(textwrap.dedent('''
+        import torch
+        from kiln.torch import TensorF32Cpu2D
+
+        def g(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+            return torch.relu(x)
+
+        def h(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+            return torch.tanh(x)
+
+        if False:
+            del torch.relu
+    '''), encoding="utf-8")
+    kiln.build(str(src), out_dir=str(tmp_path / "out"))
+    report = json.loads((tmp_path / "out" / "kiln_mdel_attr.kiln.json").read_text())
+    outcome = {fn["name"]: [(s["target"], s["outcome"]) for s in fn["sites"]] for fn in report["functions"]}
+    assert ("torch.relu", "claimed") not in outcome["g"], outcome
+    assert outcome["h"] == [("torch.tanh", "claimed")], outcome
