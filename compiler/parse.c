@@ -1451,6 +1451,12 @@ static KlNode *loop_stmt(Parser *p) {
  * Several items nest, as in Python. Whether an item is a guard kiln
  * applies itself (torch.no_grad(), torch.inference_mode()) is decided once
  * names are resolved (resolve.c); parenthesised item lists stay Python. */
+/* +1 for a token that opens a bracket, -1 for one that closes it, else 0. */
+static int bracket_step(KlTokKind k) {
+  if (k == KL_TOK_LPAREN || k == KL_TOK_LBRACKET || k == KL_TOK_LBRACE) return 1;
+  return k == KL_TOK_RPAREN || k == KL_TOK_RBRACKET || k == KL_TOK_RBRACE ? -1 : 0;
+}
+
 /* Is the `(` here the start of a parenthesised item list, `with (a as b,
  * c):` (its `)` followed by the `:`)? Else it starts an item's expression. */
 static bool with_item_list(Parser *p) {
@@ -1458,8 +1464,8 @@ static bool with_item_list(Parser *p) {
   int depth = 0;
   for (int i = p->pos; i < p->ntoks && p->toks[i].kind != KL_TOK_EOF; i++) {
     KlTokKind k = p->toks[i].kind;
-    if (k == KL_TOK_LPAREN || k == KL_TOK_LBRACKET || k == KL_TOK_LBRACE) depth++;
-    else if ((k == KL_TOK_RPAREN || k == KL_TOK_RBRACKET || k == KL_TOK_RBRACE) && --depth == 0)
+    if (bracket_step(k) > 0) depth++;
+    else if (bracket_step(k) < 0 && --depth == 0)
       return i + 1 < p->ntoks && p->toks[i + 1].kind == KL_TOK_COLON;
     else if (k == KL_TOK_NEWLINE && depth == 0) return false;
   }
@@ -2546,7 +2552,15 @@ static void note_names(Parser *p, int from, int to) {
     KlToken *t = &p->toks[i];
     KlTokKind prev = i > from ? p->toks[i - 1].kind : KL_TOK_NEWLINE;
     switch (t->kind) {
-    case KL_TOK_LPAREN: case KL_TOK_LBRACKET: case KL_TOK_LBRACE: depth++; break;
+    case KL_TOK_LPAREN: case KL_TOK_LBRACKET:
+      if (prev == KL_TOK_KW_AS) { /* `with c as (a, b):` binds a and b */
+        int end = i + 1;
+        for (int d = 1; end < to && d > 0; end++) d += bracket_step(p->toks[end].kind);
+        bind_targets(p, i, end);
+      }
+      depth++;
+      break;
+    case KL_TOK_LBRACE: depth++; break;
     case KL_TOK_RPAREN: case KL_TOK_RBRACKET: case KL_TOK_RBRACE: depth--; break;
     case KL_TOK_COLON:
       if (depth != 0) break;
@@ -2582,8 +2596,7 @@ static void note_names(Parser *p, int from, int to) {
       for (int d = 0; end < to; end++) {
         KlTokKind k = p->toks[end].kind;
         if (d == 0 && (k == KL_TOK_NEWLINE || k == KL_TOK_SEMI)) break;
-        d += k == KL_TOK_LPAREN || k == KL_TOK_LBRACKET || k == KL_TOK_LBRACE;
-        d -= k == KL_TOK_RPAREN || k == KL_TOK_RBRACKET || k == KL_TOK_RBRACE;
+        d += bracket_step(k);
       }
       bind_targets(p, i + 1, end);
       break;
@@ -2803,8 +2816,7 @@ static void funcdef(Parser *p) {
     int depth = 0;
     while (!at(p, KL_TOK_EOF)) {
       KlTokKind k = peek(p)->kind;
-      if (k == KL_TOK_LPAREN || k == KL_TOK_LBRACKET || k == KL_TOK_LBRACE) depth++;
-      else if (k == KL_TOK_RPAREN || k == KL_TOK_RBRACKET || k == KL_TOK_RBRACE) depth--;
+      if (bracket_step(k)) depth += bracket_step(k);
       else if (k == KL_TOK_COLON && depth <= 0) break;
       else if (k == KL_TOK_NEWLINE) break;
       next(p);
