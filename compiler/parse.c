@@ -2470,7 +2470,10 @@ static void note_attr_store(Parser *p, int j, int to) {
   }
   /* `a.b[i] = v` or `a.b(c).d = v` changes no binding of a.b itself */
   KlTokKind nk = k < to ? p->toks[k].kind : KL_TOK_ASSIGN;
-  if (nk != KL_TOK_LBRACKET && nk != KL_TOK_LPAREN) {
+  bool seen = false;
+  for (int i = 0; i < p->mod->nattr_stores && !seen; i++)
+    seen = !strcmp(p->mod->attr_stores[i], b.data ? b.data : "");
+  if (nk != KL_TOK_LBRACKET && nk != KL_TOK_LPAREN && !seen) {
     KlModule *m = p->mod;
     if (m->nattr_stores == m->capattr_stores) {
       int cap = m->capattr_stores ? m->capattr_stores * 2 : 8;
@@ -2485,10 +2488,10 @@ static void note_attr_store(Parser *p, int j, int to) {
 }
 
 /* The names an assignment target list [from, to) binds: plain names, also
- * inside (...) / [...] unpacking. `a.b = v` and `a[i] = v` bind nothing
- * (the former is noted as an attribute store), and names inside a
- * subscript or call (`a[i]`, `f(x).y`) are read, not bound. */
-static void bind_targets(Parser *p, int from, int to) {
+ * inside (...) / [...] unpacking (when bind_names). `a.b = v` and `a[i] = v`
+ * bind nothing (the former is noted as an attribute store), and names inside
+ * a subscript or call (`a[i]`, `f(x).y`) are read, not bound. */
+static void scan_targets(Parser *p, int from, int to, bool bind_names) {
   enum { MAXD = 64 };
   bool trailer[MAXD]; /* per open bracket: a subscript or call (else a display) */
   int depth = 0, in_trailer = 0;
@@ -2510,7 +2513,7 @@ static void bind_targets(Parser *p, int from, int to) {
       if (in_trailer > 0 || prev == KL_TOK_DOT) break;
       KlTokKind nk = j + 1 < to ? p->toks[j + 1].kind : KL_TOK_ASSIGN;
       if (nk == KL_TOK_DOT) note_attr_store(p, j, to);
-      else if (nk != KL_TOK_LBRACKET && nk != KL_TOK_LPAREN) bind_global(p, t->str, t->loc, NULL);
+      else if (nk != KL_TOK_LBRACKET && nk != KL_TOK_LPAREN && bind_names) bind_global(p, t->str, t->loc, NULL);
       break;
     }
     default: break;
@@ -2518,7 +2521,57 @@ static void bind_targets(Parser *p, int from, int to) {
   }
 }
 
+static void bind_targets(Parser *p, int from, int to) { scan_targets(p, from, to, true); }
+
 static bool is_augassign(KlTokKind k) { return k >= KL_TOK_PLUSEQ && k <= KL_TOK_DSTAREQ; }
+
+/* Every attribute store in the source, in any scope (`torch.relu = f` in a
+ * function, a method, a nested def): code kiln compiles and code it leaves
+ * to CPython alike may replace what a path denotes, so resolve.c drops what
+ * it would resolve through a path stored over anywhere in the module (the
+ * root taken as the module's global of that name; a store whose root is
+ * none changes nothing). Targets are found by tokens: those of `=` and
+ * augmented assignments, `del`, `for ... in`, `with ... as`, and an
+ * annotated `a.b: T`. */
+static void note_attr_stores_everywhere(Parser *p) {
+  int stmt = 0, depth = 0;
+  for (int i = 0; i < p->ntoks; i++) {
+    KlTokKind k = p->toks[i].kind;
+    depth += bracket_step(k);
+    if (depth < 0) depth = 0;
+    if (depth > 0) continue;
+    if (k == KL_TOK_NEWLINE || k == KL_TOK_INDENT || k == KL_TOK_DEDENT || k == KL_TOK_SEMI) {
+      stmt = i + 1;
+    } else if (k == KL_TOK_COLON) {
+      /* `a.b: T [= v]`: the statement so far is one dotted name */
+      bool dotted = i - stmt >= 3 && p->toks[stmt].kind == KL_TOK_NAME;
+      for (int j = stmt + 1; dotted && j < i; j += 2)
+        dotted = j + 1 < i && p->toks[j].kind == KL_TOK_DOT && p->toks[j + 1].kind == KL_TOK_NAME;
+      if (dotted) note_attr_store(p, stmt, i);
+      stmt = i + 1;
+    } else if (k == KL_TOK_ASSIGN || is_augassign(k)) {
+      scan_targets(p, stmt, i, false);
+      stmt = i + 1;
+    }
+  }
+  /* del, for and with-as targets: to the end of the statement, the `in`,
+   * or the next `,` / `:` / `)` at the keyword's bracket depth */
+  for (int i = 0; i < p->ntoks; i++) {
+    KlTokKind k = p->toks[i].kind;
+    if (k != KL_TOK_KW_DEL && k != KL_TOK_KW_FOR && k != KL_TOK_KW_AS) continue;
+    int end = i + 1;
+    for (int d = 0; end < p->ntoks; end++) {
+      KlTokKind e = p->toks[end].kind;
+      if (d == 0 && (e == KL_TOK_NEWLINE || e == KL_TOK_SEMI || e == KL_TOK_EOF || e == KL_TOK_COLON)) break;
+      if (d == 0 && k == KL_TOK_KW_FOR && e == KL_TOK_KW_IN) break;
+      if (d == 0 && k == KL_TOK_KW_AS && (e == KL_TOK_COMMA || bracket_step(e) < 0)) break;
+      d += bracket_step(e);
+      if (d < 0) break;
+    }
+    scan_targets(p, i + 1, end, false);
+  }
+}
+
 
 /* Token i may be in the patterns of a `case` line starting at line_start (a
  * soft keyword: not `case = 1`, `case.x = 1`, `case: int`; `case(x)` may be
@@ -2916,6 +2969,7 @@ KlModule *kl_parse(KlCtx *ctx, KlToken *toks, int ntoks) {
   ctx->module = p.mod;
   for (int i = 0; i < ntoks && !p.mod->dynamic_names; i++)
     p.mod->dynamic_names = toks[i].kind == KL_TOK_NAME && binds_names_unseen(toks[i].str);
+  note_attr_stores_everywhere(&p);
   while (!at(&p, KL_TOK_EOF)) {
     if (accept(&p, KL_TOK_NEWLINE)) continue;
     if (at(&p, KL_TOK_INDENT) || at(&p, KL_TOK_DEDENT)) {

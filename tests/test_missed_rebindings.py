@@ -12,6 +12,11 @@ function kept using what the name was bound to at build time.
   unbinds the name as an assignment rebinds it: the compiled `math.sqrt(x)`
   returned the square root where Python raises NameError. So does a
   module-level `with ... as (math, other):` (a parenthesised target).
+- A store over a path in a function, a method or a nested def (`math.sqrt
+  = g`, `torch.relu = f`; also augmented, `for`/`with` targets, annotated)
+  stops kiln resolving that path, as a module-level store did; before, the
+  compiled `torch.relu(x)` kept running kiln's relu after a method had
+  replaced it.
 
 Each module is built with kiln and imported as plain Python too; the
 functions are compared before and after the rebinding, and the report must
@@ -223,3 +228,112 @@ def test_module_level_del_of_a_path_is_a_store_over_it(tmp_path):
     outcome = {fn["name"]: [(s["target"], s["outcome"]) for s in fn["sites"]] for fn in report["functions"]}
     assert ("torch.relu", "claimed") not in outcome["g"], outcome
     assert outcome["h"] == [("torch.tanh", "claimed")], outcome
+
+
+# name -> (the function f reading a math path, the code that stores over it,
+# the call that runs that code). Each store replaces a real math attribute:
+# the test puts it back.
+PATH_STORES = {
+    "compiled_function": ("return math.sqrt(x)", '''
+        def patch() -> None:
+            math.sqrt = lambda v: -1.0
+        ''', "patch()"),
+    "class_method": ("return math.sqrt(x)", '''
+        class P:
+            def patch(self):
+                math.sqrt = lambda v: -1.0
+        ''', "P().patch()"),
+    "nested_def": ("return math.sqrt(x)", '''
+        def patch() -> None:
+            def inner() -> None:
+                math.sqrt = lambda v: -1.0
+            inner()
+        ''', "patch()"),
+    "tuple_target": ("return math.sqrt(x)", '''
+        def patch() -> None:
+            a, math.sqrt = 1, (lambda v: -1.0)
+        ''', "patch()"),
+    "augmented": ("return math.pi * x", '''
+        def patch() -> None:
+            math.pi += 1.0
+        ''', "patch()"),
+    "for_target": ("return math.tau * x", '''
+        def patch() -> None:
+            for math.tau in [5.0]:
+                pass
+        ''', "patch()"),
+    "with_target": ("return math.e * x", '''
+        import contextlib
+        def patch():
+            with contextlib.nullcontext(7.0) as math.e:
+                pass
+        ''', "patch()"),
+    "annotated": ("return math.inf * x", '''
+        def patch():
+            math.inf: float = 2.0
+        ''', "patch()"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PATH_STORES))
+def test_store_over_a_path_in_any_function_is_seen(case, tmp_path):
+    import math
+
+    body, code, trigger = PATH_STORES[case]
+    src_text = f"import math\n\ndef f(x: float) -> float:\n    {body}\n" + textwrap.dedent(code)
+    stem = f"kiln_pstore_{case}"
+    src = tmp_path / f"{stem}.py"
+    src.write_text(src_text, encoding="utf-8")
+    native = kiln.build(str(src), out_dir=str(tmp_path / "out"))
+    py_dir = tmp_path / "py"
+    py_dir.mkdir()
+    (py_dir / f"{stem}_py.py").write_text(src_text, encoding="utf-8")
+    plain = _load(py_dir / f"{stem}_py.py", f"{stem}_py")
+    saved = dict(vars(math))
+    try:
+        results = []
+        for mod in (native, plain):
+            before = _outcome(lambda: mod.f(4.0))
+            exec(trigger, vars(mod))
+            after = _outcome(lambda: mod.f(4.0))
+            for k, v in saved.items():  # the next module starts from the real math
+                setattr(math, k, v)
+            results.append((before, after))
+        assert results[0] == results[1], results
+        assert results[1][0] != results[1][1]
+    finally:
+        for k, v in saved.items():
+            setattr(math, k, v)
+        sys.modules.pop(f"{stem}_py", None)
+
+
+def test_store_over_torch_path_in_a_method_is_seen(tmp_path):
+    torch = pytest.importorskip("torch")
+    src = tmp_path / "kiln_pstore_torch.py"
+    src.write_text(textwrap.dedent('''
+        import torch
+        from kiln.torch import TensorF32Cpu2D
+
+        def g(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+            return torch.relu(x)
+
+        def h(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+            return torch.tanh(x)
+
+        class Patch:
+            def apply(self, fn):
+                torch.relu = fn
+    '''), encoding="utf-8")
+    native = kiln.build(str(src), out_dir=str(tmp_path / "out"))
+    report = json.loads((tmp_path / "out" / "kiln_pstore_torch.kiln.json").read_text())
+    outcome = {fn["name"]: [(s["target"], s["outcome"]) for s in fn["sites"]] for fn in report["functions"]}
+    assert ("torch.relu", "claimed") not in outcome["g"], outcome
+    assert outcome["h"] == [("torch.tanh", "claimed")], outcome
+    x = torch.tensor([[-1.5, 2.0], [0.0, 3.0]])
+    relu = torch.relu
+    try:
+        assert torch.equal(native.g(x), relu(x))
+        native.Patch().apply(lambda t: t * 2)
+        assert torch.equal(native.g(x), x * 2)
+    finally:
+        torch.relu = relu
