@@ -520,8 +520,10 @@ typedef struct KlModule {
   int nglobals, capglobals;
   bool star_import;   /* `from x import *`: any name may be bound */
   bool dynamic_names; /* globals(), vars(), exec, setattr, builtins...: names may be bound unseen */
-  const char **attr_stores; /* `root.a.b = v` at module level, by spelling (parse.c) */
+  const char **attr_stores; /* `root.a.b = v` anywhere, by spelling (parse.c); paths after resolve.c */
   int nattr_stores, capattr_stores;
+  const char **import_binds; /* name, path, name, path...: what every import anywhere may bind (parse.c) */
+  int nimport_binds, capimport_binds;
   const char **unknown; /* names already reported as KILN020 (resolve.c) */
   int nunknown, capunknown;
 } KlModule;

@@ -2525,6 +2525,79 @@ static void bind_targets(Parser *p, int from, int to) { scan_targets(p, from, to
 
 static bool is_augassign(KlTokKind k) { return k >= KL_TOK_PLUSEQ && k <= KL_TOK_DSTAREQ; }
 
+static void add_import_bind(Parser *p, const char *name, const char *path) {
+  KlModule *m = p->mod;
+  if (m->nimport_binds + 2 > m->capimport_binds) {
+    int cap = m->capimport_binds ? m->capimport_binds * 2 : 16;
+    const char **a = kl_alloc(p->ctx, sizeof(char *) * (size_t)cap);
+    if (m->nimport_binds) memcpy(a, m->import_binds, sizeof(char *) * (size_t)m->nimport_binds);
+    m->import_binds = a;
+    m->capimport_binds = cap;
+  }
+  m->import_binds[m->nimport_binds++] = name;
+  m->import_binds[m->nimport_binds++] = path;
+}
+
+/* The dotted name at tokens [*i, ...) ("a.b.c"), *i moved past it; NULL if
+ * none starts there. */
+static const char *token_dotted(Parser *p, int *i) {
+  if (*i >= p->ntoks || p->toks[*i].kind != KL_TOK_NAME) return NULL;
+  KlBuf b = {0};
+  kl_buf_puts(&b, p->toks[(*i)++].str);
+  while (*i + 1 < p->ntoks && p->toks[*i].kind == KL_TOK_DOT && p->toks[*i + 1].kind == KL_TOK_NAME) {
+    kl_buf_puts(&b, ".");
+    kl_buf_puts(&b, p->toks[*i + 1].str);
+    *i += 2;
+  }
+  const char *s = kl_strndup(p->ctx, b.data, b.len);
+  kl_buf_free(&b);
+  return s;
+}
+
+/* Every name an import statement anywhere binds, with the path it binds
+ * (`import a.b` binds a to a, `import a.b as c` c to a.b, `from a import b
+ * as c` c to a.b): resolve.c maps a store through a function's local
+ * import (`import torch` then `torch.relu = f`) to the path it stores over.
+ * Relative and star imports bind no known path. */
+static void note_import_names(Parser *p) {
+  for (int i = 0; i < p->ntoks; i++) {
+    KlTokKind k = p->toks[i].kind;
+    if (k == KL_TOK_KW_IMPORT && (i == 0 || p->toks[i - 1].kind != KL_TOK_NAME)) { /* not `from a import` */
+      int j = i + 1;
+      for (;;) {
+        const char *path = token_dotted(p, &j);
+        if (!path) break;
+        if (j + 1 < p->ntoks && p->toks[j].kind == KL_TOK_KW_AS && p->toks[j + 1].kind == KL_TOK_NAME) {
+          add_import_bind(p, p->toks[j + 1].str, path);
+          j += 2;
+        } else {
+          const char *dot = strchr(path, '.');
+          const char *top = dot ? kl_strndup(p->ctx, path, (size_t)(dot - path)) : path;
+          add_import_bind(p, top, top);
+        }
+        if (j >= p->ntoks || p->toks[j].kind != KL_TOK_COMMA) break;
+        j++;
+      }
+    } else if (k == KL_TOK_KW_FROM) {
+      int j = i + 1;
+      const char *path = token_dotted(p, &j);
+      if (!path || j >= p->ntoks || p->toks[j].kind != KL_TOK_KW_IMPORT) continue; /* relative, or `yield from` */
+      j++;
+      if (j < p->ntoks && p->toks[j].kind == KL_TOK_LPAREN) j++;
+      while (j < p->ntoks && p->toks[j].kind == KL_TOK_NAME) {
+        const char *item = p->toks[j++].str, *as = item;
+        if (j + 1 < p->ntoks && p->toks[j].kind == KL_TOK_KW_AS && p->toks[j + 1].kind == KL_TOK_NAME) {
+          as = p->toks[j + 1].str;
+          j += 2;
+        }
+        add_import_bind(p, as, kl_fmt(p->ctx, "%s.%s", path, item));
+        if (j >= p->ntoks || p->toks[j].kind != KL_TOK_COMMA) break;
+        j++;
+      }
+    }
+  }
+}
+
 /* Every attribute store in the source, in any scope (`torch.relu = f` in a
  * function, a method, a nested def): code kiln compiles and code it leaves
  * to CPython alike may replace what a path denotes, so resolve.c drops what
@@ -2970,6 +3043,7 @@ KlModule *kl_parse(KlCtx *ctx, KlToken *toks, int ntoks) {
   for (int i = 0; i < ntoks && !p.mod->dynamic_names; i++)
     p.mod->dynamic_names = toks[i].kind == KL_TOK_NAME && binds_names_unseen(toks[i].str);
   note_attr_stores_everywhere(&p);
+  note_import_names(&p);
   while (!at(&p, KL_TOK_EOF)) {
     if (accept(&p, KL_TOK_NEWLINE)) continue;
     if (at(&p, KL_TOK_INDENT) || at(&p, KL_TOK_DEDENT)) {

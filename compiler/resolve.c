@@ -196,12 +196,40 @@ int kl_grad_guard_path(const char *path) {
   return 0;
 }
 
-/* Module-level attribute stores (`torch.backends.cudnn.benchmark = v`) as
- * the dotted paths they assign, once the module's imports are known; a store
- * whose root is no import changes nothing kiln resolves. */
+/* Attribute stores (`torch.backends.cudnn.benchmark = v`, anywhere in the
+ * module) as the dotted paths they assign, once the module's imports are
+ * known: through the module's global of the root's name, and through every
+ * path an import anywhere binds that name to (a function's `import torch`
+ * then `torch.relu = f`; a superset where two functions import different
+ * paths as one name). A store whose root is no import changes nothing kiln
+ * resolves. */
+static bool root_is(const char *spelling, const char *dot, const char *name) {
+  return strlen(name) == (size_t)(dot - spelling) && !strncmp(name, spelling, (size_t)(dot - spelling));
+}
+
 static void resolve_attr_stores(KlCtx *ctx, KlModule *m) {
-  for (int i = 0; i < m->nattr_stores; i++)
-    m->attr_stores[i] = strchr(m->attr_stores[i], '.') ? kl_spelled_path(ctx, m, m->attr_stores[i], NULL) : NULL;
+  /* each store yields its global's path and one per import binding its root's name */
+  int roots = 0;
+  for (int i = 0; i < m->nattr_stores; i++) {
+    const char *st = m->attr_stores[i], *dot = strchr(st, '.');
+    if (!dot) continue;
+    roots++;
+    for (int j = 0; j + 1 < m->nimport_binds; j += 2)
+      roots += root_is(st, dot, m->import_binds[j]);
+  }
+  const char **out = kl_alloc(ctx, sizeof(char *) * (size_t)(roots ? roots : 1));
+  int n = 0;
+  for (int i = 0; i < m->nattr_stores; i++) {
+    const char *st = m->attr_stores[i], *dot = strchr(st, '.');
+    if (!dot) continue;
+    const char *global = kl_spelled_path(ctx, m, st, NULL);
+    if (global) out[n++] = global;
+    for (int j = 0; j + 1 < m->nimport_binds; j += 2)
+      if (root_is(st, dot, m->import_binds[j]))
+        out[n++] = kl_fmt(ctx, "%s%s", m->import_binds[j + 1], dot);
+  }
+  m->attr_stores = out;
+  m->nattr_stores = m->capattr_stores = n;
 }
 
 /* Whether `base.name` is, or lies under, a path the module assigns: then it
@@ -221,6 +249,13 @@ static bool stored_over(KlModule *m, const char *base, const char *name) {
     }
   }
   return false;
+}
+
+/* A name bound to a path by `from a import b` (a.b): whether the module
+ * stores over a.b (or a prefix of it) anywhere. */
+static bool path_stored_over(KlCtx *ctx, KlModule *m, const char *path) {
+  const char *dot = path ? strrchr(path, '.') : NULL;
+  return dot && stored_over(m, kl_strndup(ctx, path, (size_t)(dot - path)), dot + 1);
 }
 
 /* `a.b` where a resolved to a path: a's path + ".b", unless a is a builtin
@@ -801,7 +836,7 @@ static void resolve_expr(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) {
     KlGlobal *g = kl_find_global(m, n->name);
     if (g) {
       n->binding = KL_B_GLOBAL;
-      n->dotted = g->dotted;
+      n->dotted = path_stored_over(ctx, m, g->dotted) ? NULL : g->dotted;
     } else if (kl_is_native_builtin(m, n->name)) {
       n->binding = KL_B_BUILTIN;
       n->dotted = kl_fmt(ctx, "builtins.%s", n->name);
@@ -1126,7 +1161,8 @@ static void resolve_static_paths(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode *n) 
   if (n->kind == KL_N_LAMBDA) return; /* its body runs in CPython */
   if (n->kind == KL_N_NAME) {
     if (n->binding == KL_B_LOCAL && !n->dotted && !n->maybe_unbound && n->slot >= 0 && n->slot < f->nlocals &&
-        !f->locals[n->slot].cell && f->locals[n->slot].static_path)
+        !f->locals[n->slot].cell && f->locals[n->slot].static_path &&
+        !path_stored_over(ctx, m, f->locals[n->slot].static_path))
       n->dotted = f->locals[n->slot].static_path;
     return;
   }

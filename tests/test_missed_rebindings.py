@@ -16,7 +16,9 @@ function kept using what the name was bound to at build time.
   = g`, `torch.relu = f`; also augmented, `for`/`with` targets, annotated)
   stops kiln resolving that path, as a module-level store did; before, the
   compiled `torch.relu(x)` kept running kiln's relu after a method had
-  replaced it.
+  replaced it. A store through a function's local `import math` counts
+  too, and a name bound by `from math import sqrt` is not resolved when
+  `math.sqrt` is stored over.
 
 Each module is built with kiln and imported as plain Python too; the
 functions are compared before and after the rebinding, and the report must
@@ -337,3 +339,89 @@ def test_store_over_torch_path_in_a_method_is_seen(tmp_path):
         assert torch.equal(native.g(x), x * 2)
     finally:
         torch.relu = relu
+
+
+# A store through a function's local import (`import math` in its body):
+# kiln resolves such locals to the import's path (2026-12-03 evening), so
+# the store must reach that path too.
+LOCAL_IMPORT_STORES = {
+    "import_in_both": ('''
+        def f(x: float) -> float:
+            import math
+            return math.sqrt(x)
+
+        def patch() -> None:
+            import math
+            math.sqrt = lambda v: -1.0
+        ''', "patch()"),
+    "alias_in_patcher": ('''
+        def f(x: float) -> float:
+            import math
+            return math.sqrt(x)
+
+        class P:
+            def patch(self):
+                import math as m
+                m.sqrt = lambda v: -1.0
+        ''', "P().patch()"),
+    "from_import_module": ('''
+        def f(x: float) -> float:
+            from math import sqrt
+            return sqrt(x)
+
+        def patch() -> None:
+            import math
+            math.sqrt = lambda v: -1.0
+        ''', "patch()"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LOCAL_IMPORT_STORES))
+def test_store_through_a_local_import_is_seen(case, tmp_path):
+    import math
+
+    code, trigger = LOCAL_IMPORT_STORES[case]
+    src_text = textwrap.dedent(code)
+    stem = f"kiln_lstore_{case}"
+    src = tmp_path / f"{stem}.py"
+    src.write_text(src_text, encoding="utf-8")
+    native = kiln.build(str(src), out_dir=str(tmp_path / "out"))
+    py_dir = tmp_path / "py"
+    py_dir.mkdir()
+    (py_dir / f"{stem}_py.py").write_text(src_text, encoding="utf-8")
+    plain = _load(py_dir / f"{stem}_py.py", f"{stem}_py")
+    sqrt = math.sqrt
+    try:
+        results = []
+        for mod in (native, plain):
+            before = _outcome(lambda: mod.f(4.0))
+            exec(trigger, vars(mod))
+            after = _outcome(lambda: mod.f(4.0))
+            math.sqrt = sqrt
+            results.append((before, after))
+        assert results[0] == results[1] == [(("ok", 2.0), ("ok", -1.0))][0], results
+    finally:
+        math.sqrt = sqrt
+        sys.modules.pop(f"{stem}_py", None)
+
+
+def test_from_import_after_a_module_level_store_takes_the_stored_value(tmp_path):
+    """`math.sqrt = g` then `from math import sqrt`: sqrt is g, so a name
+    bound by a from-import is not resolved when its path is stored over."""
+    import math
+
+    src = tmp_path / "kiln_fstore.py"
+    src.write_text(textwrap.dedent('''
+        import math
+        math.sqrt = lambda v: -1.0
+        from math import sqrt
+
+        def f(x: float) -> float:
+            return sqrt(x)
+    '''), encoding="utf-8")
+    sqrt = math.sqrt
+    try:
+        native = kiln.build(str(src), out_dir=str(tmp_path / "out"))
+        assert native.f(4.0) == -1.0
+    finally:
+        math.sqrt = sqrt
