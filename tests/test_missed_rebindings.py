@@ -114,12 +114,56 @@ MODULE_LEVEL = {
 }
 
 
-def _load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+@pytest.fixture
+def build(tmp_path):
+    """build(stem, source) -> (kiln's module, the plain Python module, the
+    report's sites per function as (target, outcome) pairs)."""
+    loaded = []
+
+    def make(stem, src_text, plain=True):
+        src = tmp_path / f"{stem}.py"
+        src.write_text(src_text, encoding="utf-8")
+        native = kiln.build(str(src), out_dir=str(tmp_path / "out"))
+        report = json.loads((tmp_path / "out" / f"{stem}.kiln.json").read_text())
+        sites = {fn["name"]: [(s["target"], s["outcome"]) for s in fn["sites"]] for fn in report["functions"]}
+        if not plain:
+            return native, None, sites
+        py = tmp_path / "py" / f"{stem}_py.py"
+        py.parent.mkdir(exist_ok=True)
+        py.write_text(src_text, encoding="utf-8")
+        spec = importlib.util.spec_from_file_location(f"{stem}_py", py)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = mod
+        loaded.append(spec.name)
+        spec.loader.exec_module(mod)
+        return native, mod, sites
+
+    yield make
+    for name in loaded:
+        sys.modules.pop(name, None)
+
+
+@pytest.fixture
+def restore_math():
+    """The stores below replace real math attributes: put them back."""
+    import math
+
+    saved = dict(vars(math))
+    yield lambda: [setattr(math, k, v) for k, v in saved.items()]
+    for k, v in saved.items():
+        setattr(math, k, v)
+
+
+TORCH_USER = '''
+import torch
+from kiln.torch import TensorF32Cpu2D
+
+def g(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.relu(x)
+
+def h(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.tanh(x)
+'''
 
 
 def _outcome(call):
@@ -130,54 +174,30 @@ def _outcome(call):
 
 
 @pytest.mark.parametrize("case", sorted(REBINDERS))
-def test_global_in_nested_code_is_seen(case, tmp_path):
+def test_global_in_nested_code_is_seen(case, build):
     code, trigger = REBINDERS[case]
-    src_text = MATH_USER + textwrap.dedent(code)
-    stem = f"kiln_gnest_{case}"
-    src = tmp_path / f"{stem}.py"
-    src.write_text(src_text, encoding="utf-8")
-    native = kiln.build(str(src), out_dir=str(tmp_path / "out"))
-    report = json.loads((tmp_path / "out" / f"{stem}.kiln.json").read_text())
-    sites = [s for fn in report["functions"] if fn["name"] == "f" for s in fn["sites"]]
+    native, plain, sites = build(f"kiln_gnest_{case}", MATH_USER + textwrap.dedent(code))
     # math may be rebound at run time: `math.sqrt` is not resolved to C
-    assert ("math.sqrt", "scalar") not in [(s["target"], s["outcome"]) for s in sites], sites
-    py_dir = tmp_path / "py"
-    py_dir.mkdir()
-    (py_dir / f"{stem}_py.py").write_text(src_text, encoding="utf-8")
-    plain = _load(py_dir / f"{stem}_py.py", f"{stem}_py")
-    try:
-        for mod in (native, plain):
-            assert _outcome(lambda: mod.f(4.0)) == ("ok", 2.0)
-            exec(trigger, vars(mod))
-            assert mod.math is None
-        got = _outcome(lambda: native.f(4.0))
-        want = _outcome(lambda: plain.f(4.0))
-        assert got == want and want[0] == "AttributeError", (got, want)
-    finally:
-        sys.modules.pop(f"{stem}_py", None)
+    assert ("math.sqrt", "scalar") not in sites["f"], sites
+    for mod in (native, plain):
+        assert _outcome(lambda: mod.f(4.0)) == ("ok", 2.0)
+        exec(trigger, vars(mod))
+        assert mod.math is None
+    got = _outcome(lambda: native.f(4.0))
+    want = _outcome(lambda: plain.f(4.0))
+    assert got == want and want[0] == "AttributeError", (got, want)
 
 
-def test_global_in_a_class_method_unresolves_torch(tmp_path):
+def test_global_in_a_class_method_unresolves_torch(build):
     torch = pytest.importorskip("torch")
-    src_text = textwrap.dedent('''
-        import torch
-        from kiln.torch import TensorF32Cpu2D
-
+    native, _, sites = build("kiln_gnest_torch", TORCH_USER + textwrap.dedent('''
         class Switch:
             def use_abs(self):
                 global torch
                 import types
                 torch = types.SimpleNamespace(relu=lambda x: x.abs())
-
-        def g(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-            return torch.relu(x)
-    ''')
-    src = tmp_path / "kiln_gnest_torch.py"
-    src.write_text(src_text, encoding="utf-8")
-    native = kiln.build(str(src), out_dir=str(tmp_path / "out"))
-    report = json.loads((tmp_path / "out" / "kiln_gnest_torch.kiln.json").read_text())
-    outcomes = [(s["target"], s["outcome"]) for fn in report["functions"] if fn["name"] == "g" for s in fn["sites"]]
-    assert ("torch.relu", "claimed") not in outcomes, outcomes
+    '''), plain=False)
+    assert ("torch.relu", "claimed") not in sites["g"], sites
     x = torch.tensor([[-1.5, 2.0], [0.0, -0.0]])
     assert torch.equal(native.g(x), torch.relu(x))
     native.Switch().use_abs()
@@ -185,51 +205,22 @@ def test_global_in_a_class_method_unresolves_torch(tmp_path):
 
 
 @pytest.mark.parametrize("case", sorted(MODULE_LEVEL))
-def test_module_level_unbinding_is_seen(case, tmp_path):
+def test_module_level_unbinding_is_seen(case, build):
     code, exc = MODULE_LEVEL[case]
-    src_text = MATH_USER + "\n" + code + "\n"
-    stem = f"kiln_mdel_{case}"
-    src = tmp_path / f"{stem}.py"
-    src.write_text(src_text, encoding="utf-8")
-    native = kiln.build(str(src), out_dir=str(tmp_path / "out"))
-    report = json.loads((tmp_path / "out" / f"{stem}.kiln.json").read_text())
-    sites = [(s["target"], s["outcome"]) for fn in report["functions"] if fn["name"] == "f" for s in fn["sites"]]
-    assert ("math.sqrt", "scalar") not in sites, sites
-    py_dir = tmp_path / "py"
-    py_dir.mkdir()
-    (py_dir / f"{stem}_py.py").write_text(src_text, encoding="utf-8")
-    plain = _load(py_dir / f"{stem}_py.py", f"{stem}_py")
-    try:
-        got = _outcome(lambda: native.f(4.0))
-        want = _outcome(lambda: plain.f(4.0))
-        assert got == want and want[0] == exc, (got, want)
-    finally:
-        sys.modules.pop(f"{stem}_py", None)
+    native, plain, sites = build(f"kiln_mdel_{case}", MATH_USER + "\n" + code + "\n")
+    assert ("math.sqrt", "scalar") not in sites["f"], sites
+    got = _outcome(lambda: native.f(4.0))
+    want = _outcome(lambda: plain.f(4.0))
+    assert got == want and want[0] == exc, (got, want)
 
 
-def test_module_level_del_of_a_path_is_a_store_over_it(tmp_path):
+def test_module_level_del_of_a_path_is_a_store_over_it(build):
     """`del torch.relu` at module level stores over the path (report only:
     running it would delete the attribute from the real torch module)."""
     pytest.importorskip("torch")
-    src = tmp_path / "kiln_mdel_attr.py"
-    src.write_text(textwrap.dedent('''
-        import torch
-        from kiln.torch import TensorF32Cpu2D
-
-        def g(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-            return torch.relu(x)
-
-        def h(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-            return torch.tanh(x)
-
-        if False:
-            del torch.relu
-    '''), encoding="utf-8")
-    kiln.build(str(src), out_dir=str(tmp_path / "out"))
-    report = json.loads((tmp_path / "out" / "kiln_mdel_attr.kiln.json").read_text())
-    outcome = {fn["name"]: [(s["target"], s["outcome"]) for s in fn["sites"]] for fn in report["functions"]}
-    assert ("torch.relu", "claimed") not in outcome["g"], outcome
-    assert outcome["h"] == [("torch.tanh", "claimed")], outcome
+    _, _, sites = build("kiln_mdel_attr", TORCH_USER + "\nif False:\n    del torch.relu\n", plain=False)
+    assert ("torch.relu", "claimed") not in sites["g"], sites
+    assert sites["h"] == [("torch.tanh", "claimed")], sites
 
 
 # name -> (the function f reading a math path, the code that stores over it,
@@ -277,60 +268,37 @@ PATH_STORES = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(PATH_STORES))
-def test_store_over_a_path_in_any_function_is_seen(case, tmp_path):
-    import math
+def _before_and_after(mods, trigger, restore):
+    """f(4.0) before and after running trigger, per module (math restored
+    after each, so the next module starts from the real one)."""
+    results = []
+    for mod in mods:
+        before = _outcome(lambda: mod.f(4.0))
+        exec(trigger, vars(mod))
+        results.append((before, _outcome(lambda: mod.f(4.0))))
+        restore()
+    return results
 
+
+@pytest.mark.parametrize("case", sorted(PATH_STORES))
+def test_store_over_a_path_in_any_function_is_seen(case, build, restore_math):
     body, code, trigger = PATH_STORES[case]
     src_text = f"import math\n\ndef f(x: float) -> float:\n    {body}\n" + textwrap.dedent(code)
-    stem = f"kiln_pstore_{case}"
-    src = tmp_path / f"{stem}.py"
-    src.write_text(src_text, encoding="utf-8")
-    native = kiln.build(str(src), out_dir=str(tmp_path / "out"))
-    py_dir = tmp_path / "py"
-    py_dir.mkdir()
-    (py_dir / f"{stem}_py.py").write_text(src_text, encoding="utf-8")
-    plain = _load(py_dir / f"{stem}_py.py", f"{stem}_py")
-    saved = dict(vars(math))
-    try:
-        results = []
-        for mod in (native, plain):
-            before = _outcome(lambda: mod.f(4.0))
-            exec(trigger, vars(mod))
-            after = _outcome(lambda: mod.f(4.0))
-            for k, v in saved.items():  # the next module starts from the real math
-                setattr(math, k, v)
-            results.append((before, after))
-        assert results[0] == results[1], results
-        assert results[1][0] != results[1][1]
-    finally:
-        for k, v in saved.items():
-            setattr(math, k, v)
-        sys.modules.pop(f"{stem}_py", None)
+    native, plain, _ = build(f"kiln_pstore_{case}", src_text)
+    results = _before_and_after((native, plain), trigger, restore_math)
+    assert results[0] == results[1], results
+    assert results[1][0] != results[1][1]
 
 
-def test_store_over_torch_path_in_a_method_is_seen(tmp_path):
+def test_store_over_torch_path_in_a_method_is_seen(build):
     torch = pytest.importorskip("torch")
-    src = tmp_path / "kiln_pstore_torch.py"
-    src.write_text(textwrap.dedent('''
-        import torch
-        from kiln.torch import TensorF32Cpu2D
-
-        def g(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-            return torch.relu(x)
-
-        def h(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-            return torch.tanh(x)
-
+    native, _, sites = build("kiln_pstore_torch", TORCH_USER + textwrap.dedent('''
         class Patch:
             def apply(self, fn):
                 torch.relu = fn
-    '''), encoding="utf-8")
-    native = kiln.build(str(src), out_dir=str(tmp_path / "out"))
-    report = json.loads((tmp_path / "out" / "kiln_pstore_torch.kiln.json").read_text())
-    outcome = {fn["name"]: [(s["target"], s["outcome"]) for s in fn["sites"]] for fn in report["functions"]}
-    assert ("torch.relu", "claimed") not in outcome["g"], outcome
-    assert outcome["h"] == [("torch.tanh", "claimed")], outcome
+    '''), plain=False)
+    assert ("torch.relu", "claimed") not in sites["g"], sites
+    assert sites["h"] == [("torch.tanh", "claimed")], sites
     x = torch.tensor([[-1.5, 2.0], [0.0, 3.0]])
     relu = torch.relu
     try:
@@ -377,51 +345,22 @@ LOCAL_IMPORT_STORES = {
 
 
 @pytest.mark.parametrize("case", sorted(LOCAL_IMPORT_STORES))
-def test_store_through_a_local_import_is_seen(case, tmp_path):
-    import math
-
+def test_store_through_a_local_import_is_seen(case, build, restore_math):
     code, trigger = LOCAL_IMPORT_STORES[case]
-    src_text = textwrap.dedent(code)
-    stem = f"kiln_lstore_{case}"
-    src = tmp_path / f"{stem}.py"
-    src.write_text(src_text, encoding="utf-8")
-    native = kiln.build(str(src), out_dir=str(tmp_path / "out"))
-    py_dir = tmp_path / "py"
-    py_dir.mkdir()
-    (py_dir / f"{stem}_py.py").write_text(src_text, encoding="utf-8")
-    plain = _load(py_dir / f"{stem}_py.py", f"{stem}_py")
-    sqrt = math.sqrt
-    try:
-        results = []
-        for mod in (native, plain):
-            before = _outcome(lambda: mod.f(4.0))
-            exec(trigger, vars(mod))
-            after = _outcome(lambda: mod.f(4.0))
-            math.sqrt = sqrt
-            results.append((before, after))
-        assert results[0] == results[1] == [(("ok", 2.0), ("ok", -1.0))][0], results
-    finally:
-        math.sqrt = sqrt
-        sys.modules.pop(f"{stem}_py", None)
+    native, plain, _ = build(f"kiln_lstore_{case}", textwrap.dedent(code))
+    results = _before_and_after((native, plain), trigger, restore_math)
+    assert results[0] == results[1] == (("ok", 2.0), ("ok", -1.0)), results
 
 
-def test_from_import_after_a_module_level_store_takes_the_stored_value(tmp_path):
+def test_from_import_after_a_module_level_store_takes_the_stored_value(build, restore_math):
     """`math.sqrt = g` then `from math import sqrt`: sqrt is g, so a name
     bound by a from-import is not resolved when its path is stored over."""
-    import math
-
-    src = tmp_path / "kiln_fstore.py"
-    src.write_text(textwrap.dedent('''
+    native, _, _ = build("kiln_fstore", textwrap.dedent('''
         import math
         math.sqrt = lambda v: -1.0
         from math import sqrt
 
         def f(x: float) -> float:
             return sqrt(x)
-    '''), encoding="utf-8")
-    sqrt = math.sqrt
-    try:
-        native = kiln.build(str(src), out_dir=str(tmp_path / "out"))
-        assert native.f(4.0) == -1.0
-    finally:
-        math.sqrt = sqrt
+    '''), plain=False)
+    assert native.f(4.0) == -1.0
