@@ -1446,17 +1446,17 @@ static KlNode *loop_stmt(Parser *p) {
   return n;
 }
 
-/* with_stmt = "with" item ("," item)* ":" block
- * item      = test ["as" target]
- * Several items nest, as in Python. Whether an item is a guard kiln
- * applies itself (torch.no_grad(), torch.inference_mode()) is decided once
- * names are resolved (resolve.c); parenthesised item lists stay Python. */
 /* +1 for a token that opens a bracket, -1 for one that closes it, else 0. */
 static int bracket_step(KlTokKind k) {
   if (k == KL_TOK_LPAREN || k == KL_TOK_LBRACKET || k == KL_TOK_LBRACE) return 1;
   return k == KL_TOK_RPAREN || k == KL_TOK_RBRACKET || k == KL_TOK_RBRACE ? -1 : 0;
 }
 
+/* with_stmt = "with" item ("," item)* ":" block
+ * item      = test ["as" target]
+ * Several items nest, as in Python. Whether an item is a guard kiln
+ * applies itself (torch.no_grad(), torch.inference_mode()) is decided once
+ * names are resolved (resolve.c); parenthesised item lists stay Python. */
 /* Is the `(` here the start of a parenthesised item list, `with (a as b,
  * c):` (its `)` followed by the `:`)? Else it starts an item's expression. */
 static bool with_item_list(Parser *p) {
@@ -2602,8 +2602,9 @@ static void note_import_names(Parser *p) {
  * function, a method, a nested def): code kiln compiles and code it leaves
  * to CPython alike may replace what a path denotes, so resolve.c drops what
  * it would resolve through a path stored over anywhere in the module (the
- * root taken as the module's global of that name; a store whose root is
- * none changes nothing). Targets are found by tokens: those of `=` and
+ * root taken as the module's global of that name and as whatever any
+ * import binds it to; a store whose root is neither changes nothing).
+ * Targets are found by tokens: those of `=` and
  * augmented assignments, `del`, `for ... in`, `with ... as`, and an
  * annotated `a.b: T`. */
 static void note_attr_stores_everywhere(Parser *p) {
@@ -2644,7 +2645,6 @@ static void note_attr_stores_everywhere(Parser *p) {
     scan_targets(p, i + 1, end, false);
   }
 }
-
 
 /* Token i may be in the patterns of a `case` line starting at line_start (a
  * soft keyword: not `case = 1`, `case.x = 1`, `case: int`; `case(x)` may be

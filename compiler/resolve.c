@@ -196,6 +196,11 @@ int kl_grad_guard_path(const char *path) {
   return 0;
 }
 
+/* Whether a store spelled "root.rest" (dot at its first '.') has that root name. */
+static bool root_is(const char *spelling, const char *dot, const char *name) {
+  return strlen(name) == (size_t)(dot - spelling) && !strncmp(name, spelling, (size_t)(dot - spelling));
+}
+
 /* Attribute stores (`torch.backends.cudnn.benchmark = v`, anywhere in the
  * module) as the dotted paths they assign, once the module's imports are
  * known: through the module's global of the root's name, and through every
@@ -203,10 +208,6 @@ int kl_grad_guard_path(const char *path) {
  * then `torch.relu = f`; a superset where two functions import different
  * paths as one name). A store whose root is no import changes nothing kiln
  * resolves. */
-static bool root_is(const char *spelling, const char *dot, const char *name) {
-  return strlen(name) == (size_t)(dot - spelling) && !strncmp(name, spelling, (size_t)(dot - spelling));
-}
-
 static void resolve_attr_stores(KlCtx *ctx, KlModule *m) {
   /* each store yields its global's path and one per import binding its root's name */
   int roots = 0;
