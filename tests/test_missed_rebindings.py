@@ -154,16 +154,17 @@ def restore_math():
         setattr(math, k, v)
 
 
-TORCH_USER = '''
-import torch
-from kiln.torch import TensorF32Cpu2D
+# (indented: tests/other_pythons.sh skips files with a torch import at column 0)
+TORCH_USER = textwrap.dedent('''
+    import torch
+    from kiln.torch import TensorF32Cpu2D
 
-def g(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    return torch.relu(x)
+    def g(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+        return torch.relu(x)
 
-def h(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    return torch.tanh(x)
-'''
+    def h(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+        return torch.tanh(x)
+''')
 
 
 def _outcome(call):
