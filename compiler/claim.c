@@ -248,15 +248,17 @@ KlSiteInfo *kl_decide_site(KlCtx *ctx, KlFunc *f, KlNode *n) {
   return si;
 }
 
-static void check_node(KlCtx *ctx, KlNode *n);
+static void check_node(KlCtx *ctx, KlFunc *f, KlNode *n);
 
-static void check_list(KlCtx *ctx, KlNodeList l) {
-  for (int i = 0; i < l.len; i++) check_node(ctx, l.items[i]);
+static void check_list(KlCtx *ctx, KlFunc *f, KlNodeList l) {
+  for (int i = 0; i < l.len; i++) check_node(ctx, f, l.items[i]);
 }
 
-static void check_node(KlCtx *ctx, KlNode *n) {
+static void check_node(KlCtx *ctx, KlFunc *f, KlNode *n) {
   if (!n) return;
   KlSiteInfo *s = n->site;
+  if (s && n->kind == KL_N_CALL && (s->outcome == KL_SITE_CLAIMED || s->outcome == KL_SITE_SCALAR))
+    kl_note_import_guard(ctx, f, n->a);
   if (s && s->conflict > 0)
     kl_diag(ctx, KL_SEV_ERROR, KL_KILN040, n->loc, "plugins '%s' and '%s' both claim this site",
             ctx->plugins[s->plugin]->name, ctx->plugins[s->conflict]->name);
@@ -270,16 +272,16 @@ static void check_node(KlCtx *ctx, KlNode *n) {
   if (s && s->outcome == KL_SITE_REJECTED)
     kl_diag(ctx, KL_SEV_WARNING, s->claim.code, n->loc, "%s; runs on the Python fallback",
             s->claim.message ? s->claim.message : kl_code_title(s->claim.code));
-  check_node(ctx, n->a);
-  check_node(ctx, n->b);
-  check_node(ctx, n->c);
-  check_list(ctx, n->list);
-  check_list(ctx, n->kw);
-  check_list(ctx, n->body);
-  check_list(ctx, n->orelse);
+  check_node(ctx, f, n->a);
+  check_node(ctx, f, n->b);
+  check_node(ctx, f, n->c);
+  check_list(ctx, f, n->list);
+  check_list(ctx, f, n->kw);
+  check_list(ctx, f, n->body);
+  check_list(ctx, f, n->orelse);
 }
 
 void kl_claim_sites(KlCtx *ctx, KlModule *m) {
   for (int i = 0; i < m->nfuncs; i++)
-    if (!m->funcs[i]->unsupported) check_list(ctx, m->funcs[i]->body);
+    if (!m->funcs[i]->unsupported) check_list(ctx, m->funcs[i], m->funcs[i]->body);
 }

@@ -2963,12 +2963,19 @@ void kl_emit_module(KlCtx *ctx, KlModule *m, KlBuf *out) {
   kl_buf_put(out, mod.consts->data ? mod.consts->data : "", mod.consts->len);
   kl_buf_free(mod.consts);
   kl_buf_puts(out, "  return 0;\n}\n\n");
-  /* function table */
+  /* import guards (parse.c guard_conditional_imports), then the function table */
+  for (int i = 0; i < m->nfuncs; i++) {
+    KlFunc *f = m->funcs[i];
+    if (f->unsupported || !f->nimport_guards) continue;
+    kl_buf_printf(out, "static const char *const kgd_%d[] = {", i);
+    for (int j = 0; j < f->nimport_guards; j++) kl_buf_printf(out, "\"%s\", ", c_str(ctx, f->import_guards[j]));
+    kl_buf_puts(out, "NULL};\n");
+  }
   kl_buf_printf(out, "static KrFuncDef kl_funcs[%d] = {\n", m->nfuncs ? m->nfuncs : 1);
   for (int i = 0; i < m->nfuncs; i++) {
     KlFunc *f = m->funcs[i];
     if (f->unsupported)
-      kl_buf_printf(out, "  {\"%s\", NULL, NULL, \"python\", \"%s: %s at line %d\", {0}, NULL, 0, %d, %d},\n",
+      kl_buf_printf(out, "  {\"%s\", NULL, NULL, \"python\", \"%s: %s at line %d\", {0}, NULL, 0, %d, %d, NULL},\n",
                     c_str(ctx, f->name), kl_code_name(f->why_code), c_str(ctx, f->why), f->why_loc.line, f->first_line,
                     f->loc.line);
     else {
@@ -2979,10 +2986,12 @@ void kl_emit_module(KlCtx *ctx, KlModule *m, KlBuf *out) {
                     c_str(ctx, f->name), i, i);
       if (n) kl_buf_printf(out, "kl_lambdas + %d, %d, ", first, n);
       else kl_buf_puts(out, "NULL, 0, ");
-      kl_buf_printf(out, "%d, %d},\n", f->first_line, f->loc.line);
+      kl_buf_printf(out, "%d, %d, ", f->first_line, f->loc.line);
+      if (f->nimport_guards) kl_buf_printf(out, "kgd_%d},\n", i);
+      else kl_buf_puts(out, "NULL},\n");
     }
   }
-  if (!m->nfuncs) kl_buf_puts(out, "  {NULL, NULL, NULL, NULL, NULL, {0}, NULL, 0, 0, 0},\n");
+  if (!m->nfuncs) kl_buf_puts(out, "  {NULL, NULL, NULL, NULL, NULL, {0}, NULL, 0, 0, 0, NULL},\n");
   kl_buf_puts(out, "};\n\n");
   /* the original source, executed at import */
   kl_buf_puts(out, "static const char kl_source[] =\n");

@@ -475,6 +475,8 @@ struct KlFunc {
   int nglobal_names;
   bool kiln_decorated;
   int grad_guard;      /* KL_GUARD_*: @torch.no_grad() / @torch.inference_mode(), applied during calls */
+  const char **import_guards; /* resolve.c: name, path pairs: the guarded globals it resolved through */
+  int nimport_guards;
   const char *guard_spelling; /* parse.c: the decorator that may be that guard (`a.b`), */
   bool guard_mode_arg;        /* called with mode=True, */
   KlLoc guard_loc;            /* at its '@'; resolve.c decides */
@@ -510,6 +512,11 @@ typedef struct KlGlobal {
   bool assigned;      /* assigned by ordinary statements too */
   int nbind;          /* statements binding it (a def counts too) */
   const char *alias;  /* `NAME = a.b.c` as its only binding: that spelling */
+  bool unguardable;   /* bound other than by an import outside an `except` handler of a module-level
+                         statement (a def, an assignment, a function's `global`) */
+  bool guarded;       /* dotted is its imports' one path, but other module-level code may bind it:
+                         it holds only if the global is that object once the module has run (runtime
+                         checks at install; see guard_conditional_imports) */
   KlLoc loc;
 } KlGlobal;
 
@@ -541,6 +548,9 @@ KlGlobal *kl_find_global(KlModule *m, const char *name);
 /* "a.b.c" as the path it denotes through the import bound to `a` (its
  * dotted path + ".b.c"), or NULL; *root (if given) gets a's global or NULL. */
 const char *kl_spelled_path(KlCtx *ctx, KlModule *m, const char *spelling, KlGlobal **root);
+/* f acts on the static path of expression path (a claimed or scalar call's
+ * callee, a grad guard): if its root is a guarded import, f gets its guard. */
+void kl_note_import_guard(KlCtx *ctx, KlFunc *f, const KlNode *path);
 /* The grad guard (KL_GUARD_*) torch's object at this path is, else 0. */
 int kl_grad_guard_path(const char *path);
 int kl_func_local(KlCtx *ctx, KlFunc *f, const char *name);

@@ -24,6 +24,7 @@ typedef struct Parser {
   int loops;           /* enclosing loop bodies in the current function */
   int lambda_bodies;   /* enclosing lambda bodies (a := there binds in the lambda) */
   bool named_ok;       /* the next test() may be `NAME := test` (named_test) */
+  bool guardable_bind; /* note_names: the binding being noted may leave an import guarded */
 } Parser;
 
 /* Nesting deeper than this (parser recursion, or AST depth of a function)
@@ -2378,6 +2379,7 @@ static KlGlobal *add_global(Parser *p, const char *name, KlLoc loc) {
 static void bind_global(Parser *p, const char *name, KlLoc loc, const char *dotted) {
   KlGlobal *g = add_global(p, name, loc);
   g->nbind++;
+  if (!dotted && !p->guardable_bind) g->unguardable = true;
   if (g->dotted || g->is_func || g->assigned) {
     if (!g->dotted || !dotted || strcmp(g->dotted, dotted)) g->dotted = NULL;
     g->assigned = true;
@@ -2598,6 +2600,23 @@ static void note_import_names(Parser *p) {
   }
 }
 
+/* Where the targets after the del, for or as keyword at kw end (before
+ * to): at the end of the statement, the `in`, or the next `,` / `:` / `)`
+ * at the keyword's bracket depth (`with a as b, c as d:`). */
+static int targets_end(Parser *p, int kw, int to) {
+  KlTokKind k = p->toks[kw].kind;
+  int end = kw + 1;
+  for (int d = 0; end < to; end++) {
+    KlTokKind e = p->toks[end].kind;
+    if (d == 0 && (e == KL_TOK_NEWLINE || e == KL_TOK_SEMI || e == KL_TOK_EOF || e == KL_TOK_COLON)) break;
+    if (d == 0 && k == KL_TOK_KW_FOR && e == KL_TOK_KW_IN) break;
+    if (d == 0 && k == KL_TOK_KW_AS && (e == KL_TOK_COMMA || bracket_step(e) < 0)) break;
+    d += bracket_step(e);
+    if (d < 0) break;
+  }
+  return end;
+}
+
 /* Every attribute store in the source, in any scope (`torch.relu = f` in a
  * function, a method, a nested def): code kiln compiles and code it leaves
  * to CPython alike may replace what a path denotes, so resolve.c drops what
@@ -2628,21 +2647,10 @@ static void note_attr_stores_everywhere(Parser *p) {
       stmt = i + 1;
     }
   }
-  /* del, for and with-as targets: to the end of the statement, the `in`,
-   * or the next `,` / `:` / `)` at the keyword's bracket depth */
   for (int i = 0; i < p->ntoks; i++) {
     KlTokKind k = p->toks[i].kind;
-    if (k != KL_TOK_KW_DEL && k != KL_TOK_KW_FOR && k != KL_TOK_KW_AS) continue;
-    int end = i + 1;
-    for (int d = 0; end < p->ntoks; end++) {
-      KlTokKind e = p->toks[end].kind;
-      if (d == 0 && (e == KL_TOK_NEWLINE || e == KL_TOK_SEMI || e == KL_TOK_EOF || e == KL_TOK_COLON)) break;
-      if (d == 0 && k == KL_TOK_KW_FOR && e == KL_TOK_KW_IN) break;
-      if (d == 0 && k == KL_TOK_KW_AS && (e == KL_TOK_COMMA || bracket_step(e) < 0)) break;
-      d += bracket_step(e);
-      if (d < 0) break;
-    }
-    scan_targets(p, i + 1, end, false);
+    if (k == KL_TOK_KW_DEL || k == KL_TOK_KW_FOR || k == KL_TOK_KW_AS)
+      scan_targets(p, i + 1, targets_end(p, i, p->ntoks), false);
   }
 }
 
@@ -2662,7 +2670,9 @@ static bool case_pattern(Parser *p, int line_start, int i) {
 /* Names a skipped module-level statement may bind: the targets of `=`,
  * augmented and annotated assignments (bind_targets), names after def,
  * class, as, global, import and in for-targets, and walrus targets. Other
- * names (uses, calls like float("inf"), annotations) are not bindings. */
+ * names (uses, calls like float("inf"), annotations) are not bindings.
+ * Imports, and bindings inside an `except` handler's block, leave a name
+ * guardable (`try: import torch` / `except ImportError: torch = None`). */
 static void note_names(Parser *p, int from, int to) {
   /* a class body binds names in the class, not the module: only the class
    * name, and what its methods declare global */
@@ -2674,9 +2684,18 @@ static void note_names(Parser *p, int from, int to) {
   int depth = 0, line_start = from;
   int target_end = -1; /* an annotated assignment's target ends here (`x: int = 3`) */
   bool in_for = false, in_import = false;
+  int level = 0, handler_level = -1; /* block nesting; the open `except` clause's, or -1 */
   for (int i = from; i < to; i++) {
     KlToken *t = &p->toks[i];
     KlTokKind prev = i > from ? p->toks[i - 1].kind : KL_TOK_NEWLINE;
+    if (t->kind == KL_TOK_INDENT) level++;
+    else if (t->kind == KL_TOK_DEDENT) level--;
+    else if (prev == KL_TOK_NEWLINE || prev == KL_TOK_INDENT || prev == KL_TOK_DEDENT) {
+      /* a statement at the handler's level or outside it ends the handler */
+      if (handler_level >= 0 && level <= handler_level) handler_level = -1;
+      if (t->kind == KL_TOK_KW_EXCEPT && handler_level < 0) handler_level = level;
+    }
+    p->guardable_bind = handler_level >= 0;
     switch (t->kind) {
     case KL_TOK_LPAREN: case KL_TOK_LBRACKET:
       if (prev == KL_TOK_KW_AS) { /* `with c as (a, b):` binds a and b */
@@ -2717,32 +2736,26 @@ static void note_names(Parser *p, int from, int to) {
     case KL_TOK_ASSIGN:
       if (depth == 0) bind_targets(p, line_start, target_end >= 0 ? target_end : i);
       break;
-    case KL_TOK_KW_DEL: { /* `del a, b[i], c.d`: unbinds a (and stores over c.d) as `a = ...` binds it */
-      int end = i + 1;
-      for (int d = 0; end < to; end++) {
-        KlTokKind k = p->toks[end].kind;
-        if (d == 0 && (k == KL_TOK_NEWLINE || k == KL_TOK_SEMI)) break;
-        d += bracket_step(k);
-      }
-      bind_targets(p, i + 1, end);
+    case KL_TOK_KW_DEL: /* `del a, b[i], c.d`: unbinds a (and stores over c.d) as `a = ...` binds it */
+      bind_targets(p, i + 1, targets_end(p, i, to));
       break;
-    }
     case KL_TOK_NAME: {
       KlTokKind nk = i + 1 < to ? p->toks[i + 1].kind : KL_TOK_EOF;
+      bool import_name = in_import && nk != KL_TOK_KW_AS && prev != KL_TOK_DOT;
       bool bound = prev == KL_TOK_KW_DEF || prev == KL_TOK_KW_CLASS || prev == KL_TOK_KW_AS ||
-                   prev == KL_TOK_KW_GLOBAL || nk == KL_TOK_WALRUS ||
-                   (in_for && prev != KL_TOK_DOT) || (in_import && nk != KL_TOK_KW_AS && prev != KL_TOK_DOT);
-      if (prev == KL_TOK_KW_GLOBAL || prev == KL_TOK_COMMA) {
-        /* global a, b */
+                   nk == KL_TOK_WALRUS || (in_for && prev != KL_TOK_DOT) || import_name;
+      bool declared = prev == KL_TOK_KW_GLOBAL; /* a function's `global a, b`: it may bind a after the module ran */
+      if (prev == KL_TOK_COMMA) {
         for (int j = i - 1; j >= line_start; j--) {
-          if (p->toks[j].kind == KL_TOK_KW_GLOBAL) bound = true;
+          if (p->toks[j].kind == KL_TOK_KW_GLOBAL) declared = true;
           if (p->toks[j].kind != KL_TOK_COMMA && p->toks[j].kind != KL_TOK_NAME) break;
         }
       }
       if (case_pattern(p, line_start, i) && prev != KL_TOK_DOT && nk != KL_TOK_DOT && nk != KL_TOK_LPAREN &&
           nk != KL_TOK_ASSIGN)
         bound = true; /* a capture (or `_`, or a mapping's key: binding more only makes names dynamic) */
-      if (bound) bind_global(p, t->str, t->loc, NULL);
+      p->guardable_bind = !declared && (handler_level >= 0 || import_name || (prev == KL_TOK_KW_AS && in_import));
+      if (bound || declared) bind_global(p, t->str, t->loc, NULL);
       break;
     }
     default:
@@ -2750,6 +2763,7 @@ static void note_names(Parser *p, int from, int to) {
       break;
     }
   }
+  p->guardable_bind = false;
 }
 
 /* params = param ("," param)* ; param = NAME [":" test] ["=" test] | "*" | "/" | "*" NAME | "**" NAME
@@ -2963,6 +2977,7 @@ static void funcdef(Parser *p) {
   /* Register the function (a redefinition replaces the earlier one). */
   KlGlobal *g = add_global(p, f->name, f->loc);
   g->nbind++;
+  g->unguardable = true;
   if (g->dotted || g->assigned || g->is_func) {
     g->dotted = NULL;
     g->assigned = true;
@@ -3036,6 +3051,35 @@ static bool binds_names_unseen(const char *name) {
   return false;
 }
 
+/* A name every import of which binds one path, bound otherwise only by
+ * module-level code in `except` handlers (`try: import torch` / `except
+ * ImportError: torch = None`), resolves to that path as if imported once,
+ * guarded: the runtime keeps each function that resolved through it as
+ * Python unless, once the module has run, the global is the object at the
+ * path. Nothing later rebinds it unseen: a function's `global` makes it
+ * unguardable. kiln.compile binds while the module still runs, so there
+ * the name stays dynamic. All imports anywhere count (import_binds), local
+ * ones too: a superset, only ever fewer guards. */
+static void guard_conditional_imports(Parser *p) {
+  KlModule *m = p->mod;
+  if (p->ctx->flags & KL_FLAG_BIND_GLOBALS) return;
+  for (int i = 0; i < m->nglobals; i++) {
+    KlGlobal *g = &m->globals[i];
+    if (g->dotted || g->unguardable || g->is_func) continue;
+    const char *path = NULL;
+    bool one = true;
+    for (int j = 0; j + 1 < m->nimport_binds && one; j += 2) {
+      if (strcmp(m->import_binds[j], g->name)) continue;
+      one = !path || !strcmp(path, m->import_binds[j + 1]);
+      path = m->import_binds[j + 1];
+    }
+    if (path && one) {
+      g->dotted = path;
+      g->guarded = true;
+    }
+  }
+}
+
 KlModule *kl_parse(KlCtx *ctx, KlToken *toks, int ntoks) {
   Parser p = {.ctx = ctx, .toks = toks, .ntoks = ntoks};
   p.mod = kl_alloc(ctx, sizeof(KlModule));
@@ -3052,6 +3096,7 @@ KlModule *kl_parse(KlCtx *ctx, KlToken *toks, int ntoks) {
     }
     module_stmt(&p);
   }
+  guard_conditional_imports(&p);
   if (p.nfkc_name)
     for (int i = 0; i < p.mod->nfuncs; i++) mark_python(&p, p.mod->funcs[i], p.nfkc_name);
   return p.mod;
@@ -3144,7 +3189,7 @@ void kl_dump_module(KlCtx *ctx, KlModule *m, KlBuf *out) {
   for (int i = 0; i < m->nglobals; i++) {
     KlGlobal *g = &m->globals[i];
     kl_buf_printf(out, "global %s%s%s%s\n", g->name, g->dotted ? " = " : "", g->dotted ? g->dotted : "",
-                  g->is_func ? " (def)" : g->assigned ? " (assigned)" : "");
+                  g->is_func ? " (def)" : g->guarded ? " (guarded)" : g->assigned ? " (assigned)" : "");
   }
   for (int i = 0; i < m->nfuncs; i++) {
     KlFunc *f = m->funcs[i];

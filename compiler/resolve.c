@@ -259,6 +259,27 @@ static bool path_stored_over(KlCtx *ctx, KlModule *m, const char *path) {
   return dot && stored_over(m, kl_strndup(ctx, path, (size_t)(dot - path)), dot + 1);
 }
 
+/* f relies on what it resolved through g, a guarded import (parse.c): the
+ * runtime installs f only if g is its path's object once the module has
+ * run. Only a path kiln acts on (a claimed or scalar call, a grad guard)
+ * needs it: elsewhere the compiled code looks the global up as Python does. */
+static void add_import_guard(KlCtx *ctx, KlFunc *f, const KlGlobal *g) {
+  if (!f || !g || !g->guarded) return;
+  for (int i = 0; i + 1 < f->nimport_guards; i += 2)
+    if (!strcmp(f->import_guards[i], g->name)) return;
+  const char **a = kl_alloc(ctx, sizeof(char *) * (size_t)(f->nimport_guards + 2));
+  if (f->nimport_guards) memcpy(a, f->import_guards, sizeof(char *) * (size_t)f->nimport_guards);
+  a[f->nimport_guards++] = g->name;
+  a[f->nimport_guards++] = g->dotted;
+  f->import_guards = a;
+}
+
+void kl_note_import_guard(KlCtx *ctx, KlFunc *f, const KlNode *path) {
+  while (path && path->kind == KL_N_ATTR) path = path->a;
+  if (path && path->kind == KL_N_NAME && path->binding == KL_B_GLOBAL && path->dotted)
+    add_import_guard(ctx, f, kl_find_global(ctx->module, path->name));
+}
+
 /* `a.b` where a resolved to a path: a's path + ".b", unless a is a builtin
  * or the module stores over that path. */
 static void attr_path(KlCtx *ctx, KlModule *m, KlNode *n) {
@@ -1068,7 +1089,9 @@ static KlNode *find_generator(KlNode *n) {
  * any other leaves the function as Python (KILN012). */
 static bool resolve_guard_decorator(KlCtx *ctx, KlModule *m, KlFunc *f) {
   if (!f->guard_spelling) return true;
-  const char *path = kl_spelled_path(ctx, m, f->guard_spelling, NULL);
+  KlGlobal *root;
+  const char *path = kl_spelled_path(ctx, m, f->guard_spelling, &root);
+  if (path) add_import_guard(ctx, f, root);
   const char *dot = path ? strrchr(path, '.') : NULL;
   if (dot && stored_over(m, kl_strndup(ctx, path, (size_t)(dot - path)), dot + 1)) path = NULL;
   int kind = kl_grad_guard_path(path);
@@ -1106,6 +1129,7 @@ static bool resolve_withs(KlCtx *ctx, KlFunc *f, KlNodeList body) {
     KlNode *s = body.items[i];
     if (s->kind == KL_N_WITH && !s->op) { /* (run again after resolve_static_paths) */
       s->op = s->b ? 0 : with_guard(s->a);
+      if (s->op) kl_note_import_guard(ctx, f, s->a->a);
       if (s->op) s->a = NULL;
     }
     if (!resolve_withs(ctx, f, s->body) || !resolve_withs(ctx, f, s->orelse)) return false;

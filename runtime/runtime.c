@@ -770,6 +770,56 @@ static int made_by_def(const KrFuncDef *f, PyObject *orig) {
   return PyUnicode_CompareWithASCIIString(code->co_name, f->name) == 0;
 }
 
+/* The object at a dotted path ("torch.nn.functional", "math.sqrt"): the
+ * module sys.modules holds under its first name, then attributes (no
+ * import is run). NULL with no error if there is none. */
+static PyObject *object_at_path(const char *path) {
+  const char *dot = strchr(path, '.');
+  PyObject *top = PyUnicode_FromStringAndSize(path, dot ? (Py_ssize_t)(dot - path) : (Py_ssize_t)strlen(path));
+  if (!top) return NULL;
+  PyObject *obj = PyImport_GetModule(top);
+  Py_DECREF(top);
+  while (obj && dot) {
+    const char *next = strchr(dot + 1, '.');
+    PyObject *name = PyUnicode_FromStringAndSize(dot + 1, next ? (Py_ssize_t)(next - dot - 1) : (Py_ssize_t)strlen(dot + 1));
+    PyObject *attr = name ? PyObject_GetAttr(obj, name) : NULL;
+    Py_XDECREF(name);
+    Py_SETREF(obj, attr);
+    dot = next;
+  }
+  if (!obj && PyErr_ExceptionMatches(PyExc_Exception)) PyErr_Clear(); /* a module's __getattr__ may raise anything */
+  return obj;
+}
+
+/* The first of f's import guards (name, path pairs) whose global is not the
+ * object at its path now that the module has run (`torch = None` in an
+ * `except ImportError:`): what kiln resolved through it does not hold.
+ * NULL when all hold; *failed = -1 on an error to propagate. */
+static const char *broken_import_guard(const KrFuncDef *f, PyObject *globals, int *failed) {
+  *failed = 0;
+  for (const char *const *g = f->import_guards; g && g[0] && g[1]; g += 2) {
+    PyObject *bound = PyMapping_GetItemString(globals, g[0]);
+    if (!bound) {
+      if (!PyErr_ExceptionMatches(PyExc_KeyError)) {
+        *failed = -1;
+        return NULL;
+      }
+      PyErr_Clear();
+      return g[0];
+    }
+    PyObject *want = object_at_path(g[1]);
+    int same = want == bound;
+    Py_DECREF(bound);
+    Py_XDECREF(want);
+    if (PyErr_Occurred()) {
+      *failed = -1;
+      return NULL;
+    }
+    if (!same) return g[0];
+  }
+  return NULL;
+}
+
 /* Looks up the originals, fills defaults, records __kiln_python__ and
  * installs the functions by mode. `originals` is a mapping (or the globals
  * dict); `install` is where the chosen callables go: the module dict (exec
@@ -822,6 +872,26 @@ static int install_functions(PyObject *module, KrModuleDef *def, PyObject *origi
                                 "has other functions, so they cannot be told apart";
       }
     }
+    PyObject *guard_msg = NULL;
+    if (is_native && mode != MODE_PYTHON && f->import_guards) {
+      int failed;
+      const char *name = broken_import_guard(f, originals, &failed);
+      if (failed) {
+        Py_DECREF(orig);
+        goto fail;
+      }
+      if (name) {
+        is_native = 0;
+        guard_msg = PyUnicode_FromFormat("once the module ran, its global '%s' was not the object its import binds "
+                                         "(did an `except` handler bind it instead?), and kiln resolved it ahead of time",
+                                         name);
+        if (!guard_msg) {
+          Py_DECREF(orig);
+          goto fail;
+        }
+        reason = PyUnicode_AsUTF8(guard_msg);
+      }
+    }
     PyObject *obj = NULL;
     if (mode == MODE_PYTHON || (!is_native && mode == MODE_AUTO)) {
       obj = orig;
@@ -838,6 +908,7 @@ static int install_functions(PyObject *module, KrModuleDef *def, PyObject *origi
       }
     }
     Py_DECREF(orig);
+    Py_XDECREF(guard_msg);
     if (!obj) goto fail;
     int rc = PyDict_SetItemString(mdict, f->name, obj);
     Py_DECREF(obj);

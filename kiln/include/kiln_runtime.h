@@ -16,7 +16,7 @@
 #include <stdbool.h>
 
 /* 14: tensor ops sub/mul/div/softmax/neg, tensor_scalar_op and tensor_ewise */
-#define KR_ABI_VERSION 15
+#define KR_ABI_VERSION 16
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
 enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
@@ -223,6 +223,9 @@ typedef struct KrFuncDef {
   KrLambda *lambdas;       /* the function's lambdas, or NULL */
   int nlambdas;
   int first_line, def_line; /* its def statement's first line (a decorator's) and its `def` line */
+  const char *const *import_guards; /* NULL, or name, path, ..., NULL: module globals bound by a
+                                       conditional import, which must be the object at path once the
+                                       module has run, else the function is installed as Python */
 } KrFuncDef;
 
 typedef struct KrModuleDef {

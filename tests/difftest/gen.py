@@ -188,6 +188,17 @@ HEADER = ("import math\n"
           "import torch.nn.functional as F\n"
           "from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D\n")
 
+# The same imports as a conditional import (tests/test_guarded_imports.py):
+# kiln resolves them under a guard the runtime checks once the module has run.
+GUARDED_HEADER = ("try:\n"
+                  "    import math\n"
+                  "    import torch\n"
+                  "    import torch.nn.functional as F\n"
+                  "except ImportError:\n"
+                  "    math = torch = F = None\n"
+                  "from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D\n")
+GUARDED_HEADER_P = 0.3    # share of modules that import so
+
 I64_MAX = 2**63 - 1
 
 INT_CONSTS = [0, 1, 2, 3, 4, 5, 7, 8, 10, 16, 31, 63, 100, 255, 1000, -1, -2, -3, -7, -100,
@@ -4680,7 +4691,9 @@ def gen_module(rng: random.Random, n_funcs: int = 50, tensor_frac: float = 0.3,
                genexpr_weight: float = GENEXPR_WEIGHT,
                local_import_weight: float = LOCAL_IMPORT_WEIGHT) -> Module:
     side = random.Random(repr(rng.getstate()[1][:8]))  # draws nothing from rng
-    parts = [HEADER] + (UNPACK_HELPERS if unpack_weight > 0 else []) + \
+    header_rng = random.Random(repr(rng.getstate()[1][:8]) + "header")  # nor from side
+    header = GUARDED_HEADER if header_rng.random() < GUARDED_HEADER_P else HEADER
+    parts = [header] + (UNPACK_HELPERS if unpack_weight > 0 else []) + \
         (MATCH_HELPERS if match_weight > 0 else []) + (GENEXPR_HELPERS if genexpr_weight > 0 else [])
     infos: list[FuncInfo] = []
     for k in range(n_funcs):

@@ -99,12 +99,12 @@ error:
 }
 
 static KrFuncDef kt_funcs[] = {
-    {"f", (PyCFunction)(void (*)(void))kf_f, &f_sig, "native", NULL, {0}, NULL, 0, 2, 2},
-    {"q", (PyCFunction)(void (*)(void))kf_q, &q_sig, "native", NULL, {0}, NULL, 0, 5, 5},
-    {"one", (PyCFunction)(void (*)(void))kf_one, &one_sig, "native", NULL, {0}, NULL, 0, 7, 7},
-    {"g", NULL, &g_sig, "python", "uses an unsupported construct [KILN099]", {0}, NULL, 0, 9, 9},
-    {"h", (PyCFunction)(void (*)(void))kf_h, &h_sig, "native", NULL, {0}, NULL, 0, 11, 11},
-    {"kwo", (PyCFunction)(void (*)(void))kf_kwo, &kwo_sig, "native", NULL, {0}, NULL, 0, 13, 13},
+    {"f", (PyCFunction)(void (*)(void))kf_f, &f_sig, "native", NULL, {0}, NULL, 0, 2, 2, NULL},
+    {"q", (PyCFunction)(void (*)(void))kf_q, &q_sig, "native", NULL, {0}, NULL, 0, 5, 5, NULL},
+    {"one", (PyCFunction)(void (*)(void))kf_one, &one_sig, "native", NULL, {0}, NULL, 0, 7, 7, NULL},
+    {"g", NULL, &g_sig, "python", "uses an unsupported construct [KILN099]", {0}, NULL, 0, 9, 9, NULL},
+    {"h", (PyCFunction)(void (*)(void))kf_h, &h_sig, "native", NULL, {0}, NULL, 0, 11, 11, NULL},
+    {"kwo", (PyCFunction)(void (*)(void))kf_kwo, &kwo_sig, "native", NULL, {0}, NULL, 0, 13, 13, NULL},
 };
 
 static const char *const kt_strings[] = {"alpha", "beta", "x"};
@@ -122,8 +122,8 @@ static PyObject *kb_globals;
 SIG(bf, 2, 1, "a", "k")
 ECHO_FN(bf)
 static KrFuncDef kb_funcs[] = {
-    {"bf", (PyCFunction)(void (*)(void))kf_bf, &bf_sig, "native", NULL, {0}, NULL, 0, 0, 0}, /* lines unknown */
-    {"bg", NULL, NULL, "python", "closure [KILN042]", {0}, NULL, 0, 0, 0},
+    {"bf", (PyCFunction)(void (*)(void))kf_bf, &bf_sig, "native", NULL, {0}, NULL, 0, 0, 0, NULL}, /* lines unknown */
+    {"bg", NULL, NULL, "python", "closure [KILN042]", {0}, NULL, 0, 0, 0, NULL},
 };
 static PyObject *kb_interned[1];
 static KrModuleDef kb_def = {
