@@ -1208,8 +1208,27 @@ static void resolve_static_paths_list(KlCtx *ctx, KlModule *m, KlFunc *f, KlNode
   for (int i = 0; i < l.len; i++) resolve_static_paths(ctx, m, f, l.items[i]);
 }
 
+/* A module-level alias of a path (`F = torch.nn.functional`, `relu =
+ * torch.relu`, `m = math`), the name's only binding, stands for the path as an import
+ * would, under a guard (parse.c guard_conditional_imports): the functions
+ * acting on it run natively only if, once the module has run, the name is
+ * the object at the path. Not under kiln.compile, which binds while the
+ * module runs. */
+static void resolve_path_aliases(KlCtx *ctx, KlModule *m) {
+  if (ctx->flags & KL_FLAG_BIND_GLOBALS) return;
+  for (int i = 0; i < m->nglobals; i++) {
+    KlGlobal *g = &m->globals[i];
+    if (!g->alias || g->nbind != 1 || g->dotted) continue;
+    const char *path = kl_spelled_path(ctx, m, g->alias, NULL);
+    if (!path || !strncmp(path, "builtins.", 9) || path_stored_over(ctx, m, path)) continue;
+    g->dotted = path;
+    g->guarded = true;
+  }
+}
+
 void kl_resolve(KlCtx *ctx, KlModule *m) {
   resolve_attr_stores(ctx, m);
+  resolve_path_aliases(ctx, m);
   for (int i = 0; i < m->nfuncs; i++) {
     KlFunc *f = m->funcs[i];
     if (f->unsupported || !resolve_guard_decorator(ctx, m, f)) continue;

@@ -258,9 +258,9 @@ def render_html(source: bytes, report: dict[str, Any], c_source: str | None) -> 
         if guards:
             spelled = ", ".join(f"{g.get('name')} ({g.get('path')})" for g in guards)
             notes.setdefault(line, []).append(
-                ("fallback", f"function {name} resolved {spelled} through a conditional import: it runs "
-                             "natively only if, once the module has run, each is what its import binds, "
-                             "else as Python"))
+                ("fallback", f"function {name} resolved {spelled} ahead of time (a conditional import "
+                             "or an alias): it runs natively only if, once the module has run, each is the "
+                             "object at its path, else as Python"))
         for body in fn.get("python_bodies", []) or []:
             # a nested def, class, lambda or generator expression: CPython runs its code
             first, last = int(body.get("line") or 0), int(body.get("end_line") or 0)

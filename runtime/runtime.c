@@ -795,7 +795,7 @@ static PyObject *object_at_path(const char *path) {
  * object at its path now that the module has run (`torch = None` in an
  * `except ImportError:`): what kiln resolved through it does not hold.
  * NULL when all hold; *failed = -1 on an error to propagate. */
-static const char *broken_import_guard(const KrFuncDef *f, PyObject *globals, int *failed) {
+static const char *const *broken_import_guard(const KrFuncDef *f, PyObject *globals, int *failed) {
   *failed = 0;
   for (const char *const *g = f->import_guards; g && g[0] && g[1]; g += 2) {
     PyObject *bound = PyMapping_GetItemString(globals, g[0]);
@@ -805,7 +805,7 @@ static const char *broken_import_guard(const KrFuncDef *f, PyObject *globals, in
         return NULL;
       }
       PyErr_Clear();
-      return g[0];
+      return g;
     }
     PyObject *want = object_at_path(g[1]);
     int same = want == bound;
@@ -815,7 +815,7 @@ static const char *broken_import_guard(const KrFuncDef *f, PyObject *globals, in
       *failed = -1;
       return NULL;
     }
-    if (!same) return g[0];
+    if (!same) return g;
   }
   return NULL;
 }
@@ -875,16 +875,16 @@ static int install_functions(PyObject *module, KrModuleDef *def, PyObject *origi
     PyObject *guard_msg = NULL;
     if (is_native && mode != MODE_PYTHON && f->import_guards) {
       int failed;
-      const char *name = broken_import_guard(f, originals, &failed);
+      const char *const *guard = broken_import_guard(f, originals, &failed);
       if (failed) {
         Py_DECREF(orig);
         goto fail;
       }
-      if (name) {
+      if (guard) {
         is_native = 0;
-        guard_msg = PyUnicode_FromFormat("once the module ran, its global '%s' was not the object its import binds "
-                                         "(did an `except` handler bind it instead?), and kiln resolved it ahead of time",
-                                         name);
+        guard_msg = PyUnicode_FromFormat("kiln resolved the global '%s' to %s ahead of time, but once the module "
+                                         "ran it was not that object (did an `except` handler bind it?)",
+                                         guard[0], guard[1]);
         if (!guard_msg) {
           Py_DECREF(orig);
           goto fail;

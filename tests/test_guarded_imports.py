@@ -1,4 +1,6 @@
-"""Conditional imports: a module name bound by an import and otherwise only
+"""Conditional imports and aliases of paths.
+
+A module name bound by an import and otherwise only
 in `except` handlers of module-level code (`try: import torch` / `except
 ImportError: torch = None`) resolves as an import, under a guard.
 
@@ -12,6 +14,11 @@ what it computes is what Python computes either way. A binding anywhere
 else (the `try` body, `else`, `finally`, another statement, a function's
 `global`) keeps the name dynamic, as does kiln.compile, which binds while
 the module is still running.
+
+A module-level alias of a path, the name's only binding (`F =
+torch.nn.functional`, `relu = torch.relu`, `sqrt = math.sqrt`, `m = math`),
+resolves to the path under the same guard; before, calls through it ran on
+the Python fallback.
 
 Each module is built with kiln and imported as plain Python too; the
 functions are compared on several inputs, and the report says what was
@@ -304,7 +311,8 @@ def test_only_functions_acting_on_the_path_are_guarded(build):
 def test_failed_guard_under_kiln_mode_native_says_why(build, monkeypatch):
     monkeypatch.setenv("KILN_MODE", "native")
     native, _, _ = build("kiln_guard_mode_native", textwrap.dedent(GUARD_FAILS["handler_ran"]) + MATH_F)
-    with pytest.raises(RuntimeError, match=r"global 'math' was not the object its import binds"):
+    with pytest.raises(RuntimeError, match=r"resolved the global 'math' to math ahead of time, but once the "
+                                           r"module ran it was not that object"):
         native.f(4.0)
 
 
@@ -395,7 +403,7 @@ def test_torch_guard_fails_runs_eager(build):
 def test_html_report_names_the_guard(build, tmp_path):
     native, plain, fns = build("kiln_guard_html", textwrap.dedent(GUARD_HOLDS["import_except_none"]) + MATH_F)
     html = (tmp_path / "out" / "kiln_guard_html.kiln.html").read_text(encoding="utf-8")
-    assert "function f resolved math (math) through a conditional import" in html
+    assert "function f resolved math (math) ahead of time (a conditional import or an alias)" in html
     assert fns["f"]["import_guards"] == [{"name": "math", "path": "math"}]
 
 
@@ -428,3 +436,95 @@ def test_tensorflow_guarded_claims(build):
         b = tf.constant(rng.standard_normal(n_out), dtype=tf.float32)
         np.testing.assert_allclose(native.chain(x, w, b).numpy(), plain.chain(x, w, b).numpy(),
                                    rtol=1e-5, atol=1e-5)
+
+
+ALIASES = textwrap.dedent('''
+    import math
+    sqrt = math.sqrt
+    m = math
+
+    def f(x: float) -> float:
+        return sqrt(x) + m.fabs(x)
+
+    def g(x: float) -> float:
+        return x + 1.0
+    ''')
+
+
+def test_alias_of_a_path_resolves_guarded(build):
+    native, plain, fns = build("kiln_alias_math", ALIASES)
+    assert ("math.sqrt", "scalar") in _sites(fns["f"]) and ("math.fabs", "scalar") in _sites(fns["f"])
+    assert sorted((g["name"], g["path"]) for g in fns["f"]["import_guards"]) == [("m", "math"), ("sqrt", "math.sqrt")]
+    assert fns["g"]["import_guards"] == []
+    assert _is_compiled(native, "f")
+    _same_results(native, plain)
+
+
+@pytest.fixture
+def restore_sqrt():
+    import math
+
+    saved = math.sqrt
+    yield
+    math.sqrt = saved
+
+
+def test_alias_guard_fails_when_the_path_moved(build, restore_sqrt):
+    """`setattr` is not seen by the parser: the path no longer holds the
+    object the alias took, so f runs as Python (its sqrt is the original)."""
+    native, plain, fns = build("kiln_alias_moved", ALIASES + textwrap.dedent('''
+        import math as _m
+        setattr(_m, "sqrt", lambda x: -1.0)
+        '''))
+    assert ("math.sqrt", "scalar") in _sites(fns["f"])
+    assert not _is_compiled(native, "f") and _is_compiled(native, "g")
+    # (the plain module ran after the native one's setattr: its sqrt is the lambda)
+    assert native.f(4.0) == 6.0 and native.f(2.25) == 3.75 and plain.f(4.0) == 3.0
+
+
+# name -> module code under which `sqrt = math.sqrt` is not an alias kiln resolves
+ALIAS_NOT_RESOLVED = {
+    "rebound_later": "sqrt = abs\n",
+    "deleted_later": "del sqrt\nsqrt = abs\n",
+    "global_in_function": "def rebind():\n    global sqrt\n    sqrt = abs\n",
+    "path_stored_over": "def patch():\n    math.sqrt = abs\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(ALIAS_NOT_RESOLVED))
+def test_alias_with_other_bindings_stays_dynamic(case, build, restore_sqrt):
+    native, plain, fns = build(f"kiln_alias_dyn_{case}", ALIASES + ALIAS_NOT_RESOLVED[case])
+    assert ("math.sqrt", "scalar") not in _sites(fns["f"])
+    assert "sqrt" not in [g["name"] for g in fns["f"]["import_guards"]]
+    _same_results(native, plain)
+    for trigger in ("rebind", "patch"):
+        if hasattr(native, trigger):
+            getattr(native, trigger)()
+            getattr(plain, trigger)()
+            _same_results(native, plain)
+
+
+TORCH_ALIASES = textwrap.dedent('''
+    import torch
+    F = torch.nn.functional
+    relu = torch.relu
+    from kiln.torch import TensorF32Cpu2D
+
+    def f(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+        return F.relu(x) * 2.0
+
+    def g(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+        return relu(x) + 1.0
+''')
+
+
+def test_torch_aliases_claim(build):
+    torch = pytest.importorskip("torch")
+    native, plain, fns = build("kiln_alias_torch", TORCH_ALIASES)
+    assert ("torch.nn.functional.relu", "claimed") in _sites(fns["f"])
+    assert ("torch.relu", "claimed") in _sites(fns["g"])
+    assert fns["f"]["import_guards"] == [{"name": "F", "path": "torch.nn.functional"}]
+    assert _is_compiled(native, "f") and _is_compiled(native, "g")
+    x = torch.tensor([[-1.0, 0.0, -0.0, 2.5, float("inf"), float("-inf")]])
+    for fn in ("f", "g"):
+        assert torch.equal(getattr(native, fn)(x), getattr(plain, fn)(x))

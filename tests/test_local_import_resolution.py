@@ -346,14 +346,19 @@ MODULE_ALIAS = textwrap.dedent('''
 ''')
 
 
-def test_module_level_alias_stays_a_receiver(tmp_path, torch):
-    """`F = torch.nn.functional` at module level: F.relu is a receiver call
-    (not-covered), as in the reference plugins; the result is eager's."""
+def test_module_level_alias_is_claimed_under_a_guard(tmp_path, torch):
+    """`F = torch.nn.functional` at module level, F's only binding: F.relu is
+    claimed as torch.nn.functional.relu (until 2026-12-03 a receiver call,
+    not-covered, as in the reference plugins), guarded by F being that
+    module once the module has run (tests/test_guarded_imports.py); the
+    result is eager's."""
     src = tmp_path / "modalias_mod.py"
     src.write_text(MODULE_ALIAS, encoding="utf-8")
     mod = kiln.build(str(src), out_dir=str(tmp_path))
     (f,) = json.loads((tmp_path / "modalias_mod.kiln.json").read_text())["functions"]
-    assert [(s["target"], s["outcome"]) for s in f["sites"]] == [("relu", "not-covered")]
+    assert [(s["target"], s["outcome"]) for s in f["sites"]] == [("torch.nn.functional.relu", "claimed")]
+    assert f["import_guards"] == [{"name": "F", "path": "torch.nn.functional"}]
+    assert mod.through_alias is not mod.__kiln_python__["through_alias"]
     for m, k in SHAPES:
         check_equivalent(mod, "through_alias", edge_inputs(m, k))
 

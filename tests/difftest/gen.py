@@ -197,7 +197,15 @@ GUARDED_HEADER = ("try:\n"
                   "except ImportError:\n"
                   "    math = torch = F = None\n"
                   "from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D\n")
+# ... and as module-level aliases of the imports (resolved under the same guard)
+ALIAS_HEADER = ("import math as _math\n"
+                "import torch as _torch\n"
+                "math = _math\n"
+                "torch = _torch\n"
+                "F = torch.nn.functional\n"
+                "from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D\n")
 GUARDED_HEADER_P = 0.3    # share of modules that import so
+ALIAS_HEADER_P = 0.2      # share of modules that alias so
 
 I64_MAX = 2**63 - 1
 
@@ -4692,7 +4700,9 @@ def gen_module(rng: random.Random, n_funcs: int = 50, tensor_frac: float = 0.3,
                local_import_weight: float = LOCAL_IMPORT_WEIGHT) -> Module:
     side = random.Random(repr(rng.getstate()[1][:8]))  # draws nothing from rng
     header_rng = random.Random(repr(rng.getstate()[1][:8]) + "header")  # nor from side
-    header = GUARDED_HEADER if header_rng.random() < GUARDED_HEADER_P else HEADER
+    draw = header_rng.random()
+    header = GUARDED_HEADER if draw < GUARDED_HEADER_P else \
+        ALIAS_HEADER if draw < GUARDED_HEADER_P + ALIAS_HEADER_P else HEADER
     parts = [header] + (UNPACK_HELPERS if unpack_weight > 0 else []) + \
         (MATCH_HELPERS if match_weight > 0 else []) + (GENEXPR_HELPERS if genexpr_weight > 0 else [])
     infos: list[FuncInfo] = []
