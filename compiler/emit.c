@@ -2963,7 +2963,7 @@ void kl_emit_module(KlCtx *ctx, KlModule *m, KlBuf *out) {
   kl_buf_put(out, mod.consts->data ? mod.consts->data : "", mod.consts->len);
   kl_buf_free(mod.consts);
   kl_buf_puts(out, "  return 0;\n}\n\n");
-  /* import guards (parse.c guard_conditional_imports), then the function table */
+  /* import guards (KlGlobal.guarded), then the function table */
   for (int i = 0; i < m->nfuncs; i++) {
     KlFunc *f = m->funcs[i];
     if (f->unsupported || !f->nimport_guards) continue;

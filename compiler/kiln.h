@@ -475,7 +475,7 @@ struct KlFunc {
   int nglobal_names;
   bool kiln_decorated;
   int grad_guard;      /* KL_GUARD_*: @torch.no_grad() / @torch.inference_mode(), applied during calls */
-  const char **import_guards; /* resolve.c: name, path pairs: the guarded globals it resolved through */
+  const char **import_guards; /* resolve.c: name, path pairs: the guarded globals it acts through */
   int nimport_guards;
   const char *guard_spelling; /* parse.c: the decorator that may be that guard (`a.b`), */
   bool guard_mode_arg;        /* called with mode=True, */
@@ -514,9 +514,10 @@ typedef struct KlGlobal {
   const char *alias;  /* `NAME = a.b.c` as its only binding: that spelling */
   bool unguardable;   /* bound other than by an import outside an `except` handler of a module-level
                          statement (a def, an assignment, a function's `global`) */
-  bool guarded;       /* dotted is its imports' one path, but other module-level code may bind it:
-                         it holds only if the global is that object once the module has run (runtime
-                         checks at install; see guard_conditional_imports) */
+  bool guarded;       /* dotted is its imports' one path (other module-level code may bind it) or its
+                         alias's: it holds only if the global is that object once the module has run
+                         (the runtime checks at install; parse.c guard_conditional_imports, resolve.c
+                         resolve_path_aliases) */
   KlLoc loc;
 } KlGlobal;
 

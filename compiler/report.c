@@ -125,8 +125,9 @@ void kl_emit_report(KlCtx *ctx, KlModule *m, KlBuf *out) {
     kl_buf_puts(out, "], \"python_bodies\": [");
     Walk pw = {ctx, out, 0};
     for (int j = 0; !f->unsupported && j < f->body.len; j++) walk_python_bodies(&pw, f->body.items[j]);
-    /* globals of conditional imports it resolved through: it runs as Python
-     * if one is not its path's object once the module has run */
+    /* guarded globals it resolved through (a conditional import, an alias
+     * of a path): it runs as Python if one is not its path's object once
+     * the module has run */
     kl_buf_puts(out, "], \"import_guards\": [");
     for (int j = 0; !f->unsupported && j + 1 < f->nimport_guards; j += 2) {
       kl_buf_puts(out, j ? ", {\"name\": " : "{\"name\": ");

@@ -223,9 +223,10 @@ typedef struct KrFuncDef {
   KrLambda *lambdas;       /* the function's lambdas, or NULL */
   int nlambdas;
   int first_line, def_line; /* its def statement's first line (a decorator's) and its `def` line */
-  const char *const *import_guards; /* NULL, or name, path, ..., NULL: module globals bound by a
-                                       conditional import, which must be the object at path once the
-                                       module has run, else the function is installed as Python */
+  const char *const *import_guards; /* NULL, or name, path, ..., NULL: module globals kiln resolved
+                                       under a guard (a conditional import, an alias of a path), which
+                                       must be the object at path once the module has run, else the
+                                       function is installed as Python */
 } KrFuncDef;
 
 typedef struct KrModuleDef {
