@@ -173,14 +173,15 @@ static const char *const code_explains[] = {
         "Nothing to fix: the site runs on eager PyTorch, which raises for a bool;\n"
         "write `x - int(flag)` to subtract 0 or 1."),
     [KL_KILN_TORCH_005] = EXPLAIN(
-        ".mean and .sum are native only as .mean(dim=1, keepdim=False) /\n"
-        ".sum(dim=1, keepdim=False) on rank 2: both keywords, literal values (dim\n"
-        "may also be -1), in any order, and no positional arguments.",
+        ".mean, .sum, torch.mean and torch.sum are native only over dim 1 of a rank-2\n"
+        "tensor: the dim the literal 1 or -1 (positional or dim=), keepdim left out\n"
+        "or the literal False (positional or keepdim=), and no dtype= or other\n"
+        "arguments. Other forms run on eager PyTorch through the fallback.",
         "    def f(x: TensorF32Cpu2D) -> TensorF32Cpu1D:\n"
-        "        return x.mean(1)               # KILN-TORCH-005: positional dim",
-        "Write `x.mean(dim=1, keepdim=False)` (or `.sum(...)`) on a TensorF32Cpu2D;\n"
-        "`dim` must be the literal 1 and `keepdim` the literal False. Reduce other\n"
-        "axes by transposing first (that step runs on the fallback)."),
+        "        return x.mean(dim=0)           # KILN-TORCH-005: not dim 1",
+        "Write `x.mean(dim=1)`, `x.sum(1)` or `torch.mean(x, dim=1)` on a\n"
+        "TensorF32Cpu2D. Reduce other axes by transposing first (that step runs on\n"
+        "the fallback)."),
     [KL_KILN_TORCH_006] = EXPLAIN(
         "torch.softmax, torch.nn.functional.softmax and .softmax are native over the\n"
         "last dimension of a rank-1 or rank-2 float32 CPU tensor, with the dim a\n"

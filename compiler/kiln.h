@@ -86,7 +86,7 @@ _Noreturn void kl_internal_error(const char *file, int line);
   X(KILN_TORCH_002, "torch: activation method takes no arguments, rank 1 or 2")  \
   X(KILN_TORCH_003, "torch: matmul needs two rank-2 tensors and no keywords")    \
   X(KILN_TORCH_004, "torch: + needs ranks 1+1, 2+2, 2+1 or 1+2")                 \
-  X(KILN_TORCH_005, "torch: mean/sum needs literal dim=1, keepdim=False on rank 2") \
+  X(KILN_TORCH_005, "torch: mean/sum is native over literal dim 1 of rank 2 only") \
   X(KILN_TORCH_006, "torch: softmax needs the literal last dim and no other arguments") \
   X(KILN_TORCH_010, "torch: tensor operation outside the proven surface")        \
   X(KILN_TF_001, "tensorflow: matmul needs two rank-2 tensors and no keywords")  \

@@ -222,8 +222,10 @@ def test_local_imports_leave_the_other_draws_alone():
     for seed in range(12):
         plain = gen_module(random.Random(seed), n_funcs=20, tensor_frac=0.5, local_import_weight=0).source
         mixed = gen_module(random.Random(seed), n_funcs=20, tensor_frac=0.5, local_import_weight=1).source
-        kept = [ln for ln in mixed.split("\n") if ln.strip() not in LOCAL_IMPORTS or not ln.startswith("    ")
-                or ln.startswith("        ")]
+        lines = mixed.split("\n")
+        first_def = next(i for i, ln in enumerate(lines) if ln.startswith("def "))  # after the header's imports
+        kept = lines[:first_def] + [ln for ln in lines[first_def:] if ln.strip() not in LOCAL_IMPORTS or
+                                    not ln.startswith("    ") or ln.startswith("        ")]
         inserted += mixed.count("\n") - plain.count("\n")
         assert "\n".join(kept) == plain
     assert inserted > 20

@@ -201,6 +201,9 @@ def form_args(name, M, K, N, maker=gen):
         "binop_receiver": (maker(1, M, K), maker(2, K, N), maker(3, N)),
         "call_receiver": (maker(1, M, K), maker(2, N, K), maker(3, N)),
         "mean_kw_order": (a2,), "sum_kw_order": (a2,), "mean_kw": (a2,), "sum_kw": (a2,),
+        "mean_dim_only": (a2,), "mean_positional": (a2,), "sum_last": (a2,), "sum_positional_keepdim": (a2,),
+        "mean_fn": (a2,), "sum_fn": (a2,), "mean_fn_positional": (a2,),
+        "post_fn_mean": (maker(1, M, K), maker(2, K, N), maker(3, N)),
         "add_11": (a1, maker(13, K)), "add_22": (a2, maker(14, M, K)),
         "add_21": (a2, a1), "add_12": (a1, maker(15, M, K)),
         "relu_1": (a1,), "relu_2": (a2,), "sigmoid_1": (a1,), "sigmoid_2": (a2,),
@@ -226,6 +229,8 @@ def form_args(name, M, K, N, maker=gen):
 
 FORM_STEM = {"linear_from": "tp_linear_from_import", "linear_dotted": "tp_linear_import_torch"}
 FORMS = ["binop_receiver", "call_receiver", "mean_kw_order", "sum_kw_order", "mean_kw", "sum_kw",
+         "mean_dim_only", "mean_positional", "sum_last", "sum_positional_keepdim", "mean_fn", "sum_fn",
+         "mean_fn_positional", "post_fn_mean",
          "add_11", "add_22", "add_21", "add_12", "relu_1", "relu_2", "sigmoid_1", "sigmoid_2",
          "tanh_1", "tanh_2", "relu_fn_1", "relu_fn_2", "sigmoid_fn_1", "sigmoid_fn_2", "tanh_fn_1",
          "tanh_fn_2", "matmul_op", "matmul_call", "matmul_method", "linear_f", "linear_full",
@@ -309,7 +314,9 @@ def rejected_args(name):
         "linear_keyword_bias": (x2, w2, b1),
         "linear_no_bias": (x2, w2),
         "mean_dim0": (x2,), "mean_keepdim_true": (x2,), "mean_dynamic_dim": (x2, 0),
-        "sum_positional": (x2,), "sum_whole": (x2,), "mean_rank1": (gen(4, 6),),
+        "sum_positional_dim0": (x2,), "sum_positional_keepdim_true": (x2,), "sum_whole": (x2,),
+        "mean_rank1": (gen(4, 6),), "mean_fn_dim0": (x2,), "sum_fn_whole": (x2,), "sum_fn_dtype": (x2,),
+        "mean_dim_twice": (x2,),
         "matmul_1d_2d": (gen(1, 4), x2),
         "matmul_call_2d_1d": (x2, gen(5, 5)),
         "matmul_method_2d_1d": (x2, gen(5, 5)),
@@ -321,7 +328,8 @@ def rejected_args(name):
 
 
 REJECTED_NAMES = ["linear_1d_input", "linear_keyword_bias", "linear_no_bias", "mean_dim0",
-                  "mean_keepdim_true", "mean_dynamic_dim", "sum_positional", "sum_whole", "mean_rank1",
+                  "mean_keepdim_true", "mean_dynamic_dim", "sum_positional_dim0", "sum_positional_keepdim_true",
+                  "sum_whole", "mean_rank1", "mean_fn_dim0", "sum_fn_whole", "sum_fn_dtype", "mean_dim_twice",
                   "matmul_1d_2d", "matmul_call_2d_1d", "matmul_method_2d_1d", "relu_with_arg", "softmax",
                   "exp", "inplace_relu", "relu_inplace_kw", "power", "floor_div", "transpose", "add_bool_sub",
                   "unannotated_add"]

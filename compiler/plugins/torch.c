@@ -69,11 +69,26 @@ static const char *const softmax_message =
     "softmax is native only over the last dimension of a rank-1 or rank-2 tensor; write `torch.softmax(x, dim=-1)`, "
     "`F.softmax(x, dim=1)` or `x.softmax(-1)`: the dim a literal, no dtype= or other arguments";
 
-/* dim=1 (or -1) and keepdim=False, both literal, nothing else. */
-static bool reduction_keywords_ok(const KlSite *s) {
+/* A mean or sum over dim 1 of x (the receiver, or the first positional of
+ * torch.mean / torch.sum): then the dim, positional or dim=, the literal 1
+ * or -1, and keepdim, positional or keepdim=, the literal False or left
+ * out; nothing else. */
+static bool row_reduction_ok(const KlSite *s, int first) {
   const KlSiteKeyword *dim = pu_kw(s, "dim"), *keep = pu_kw(s, "keepdim");
-  return s->nargs == 0 && s->nkw == 2 && (pu_lit_int(dim, 1) || pu_lit_int(dim, -1)) && pu_lit_false(keep);
+  int npos = s->nargs - first;
+  if (npos < 0 || npos > 2 || s->nkw != (dim != NULL) + (keep != NULL)) return false;
+  if (npos >= 1 ? dim != NULL : dim == NULL) return false; /* the dim once: positional or keyword */
+  if (npos == 2 && keep) return false;
+  bool dim_ok = npos >= 1 ? s->arg_lit[first] == KL_LIT_INT && (s->arg_ival[first] == 1 || s->arg_ival[first] == -1)
+                          : pu_lit_int(dim, 1) || pu_lit_int(dim, -1);
+  bool keep_ok = npos == 2 ? s->arg_lit[first + 1] == KL_LIT_BOOL && s->arg_ival[first + 1] == 0
+                           : !keep || pu_lit_false(keep);
+  return dim_ok && keep_ok;
 }
+
+static const char *const reduction_message =
+    "reductions are native only on rank 2 over dim 1; write `x.mean(dim=1)`, `x.sum(1)` or `torch.mean(x, dim=1)`: "
+    "the dim the literal 1 or -1, keepdim (if given) the literal False, no dtype= or other arguments";
 
 static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
   if (s->has_star_args) return pu_not_covered();
@@ -108,6 +123,14 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
         return pu_claimed(rank == 1 ? "kiln-torch/tensor-neg-f32-cpu-1d" : "kiln-torch/tensor-neg-f32-cpu-2d", s->args[0]);
       return pu_not_covered(); /* out= and the like: eager's */
     }
+    if (pu_eq(s->target, "torch.mean") || pu_eq(s->target, "torch.sum")) {
+      if (!pu_any_ours(s, tids)) return pu_not_covered();
+      if (s->nargs >= 1 && pu_rank(s->args[0], tids) == 2 && row_reduction_ok(s, 1))
+        return pu_claimed(pu_eq(s->target, "torch.mean") ? "kiln-torch/tensor-mean-dim1-f32-cpu-2d"
+                                                         : "kiln-torch/tensor-sum-dim1-f32-cpu-2d",
+                          tids[T1]);
+      return pu_rejected(KL_KILN_TORCH_005, reduction_message);
+    }
     if (pu_eq(s->target, "torch.matmul")) {
       if (!pu_any_ours(s, tids)) return pu_not_covered();
       if (s->nargs == 2 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2 && pu_rank(s->args[1], tids) == 2)
@@ -135,11 +158,11 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
       return pu_rejected(KL_KILN_TORCH_006, softmax_message);
     }
     if (pu_eq(s->target, "mean") || pu_eq(s->target, "sum")) {
-      if (rank == 2 && reduction_keywords_ok(s))
+      if (rank == 2 && row_reduction_ok(s, 0))
         return pu_claimed(pu_eq(s->target, "mean") ? "kiln-torch/tensor-mean-dim1-f32-cpu-2d"
                                                    : "kiln-torch/tensor-sum-dim1-f32-cpu-2d",
                           tids[T1]);
-      return pu_rejected(KL_KILN_TORCH_005, "reductions are native only on rank 2 over dim 1; write `.mean(dim=1, keepdim=False)` or `.sum(dim=1, keepdim=False)`: `dim` must be the literal 1 and `keepdim` the literal False, no positionals");
+      return pu_rejected(KL_KILN_TORCH_005, reduction_message);
     }
     return pu_not_covered();
   }
@@ -226,8 +249,8 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/tensor-sub-scalar-f32-cpu", "a - s, s - a; s an int or float (eager refuses a bool)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-mul-scalar-f32-cpu", "a * s, s * a; s an int, float or bool", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-div-scalar-f32-cpu", "a / s, s / a (as a.reciprocal() * s); s an int, float or bool", "claimed", KL_NUM_CODES, true},
-    {"kiln-torch/tensor-mean-dim1-f32-cpu-2d", "x.mean(dim=1, keepdim=False) rank 2", "claimed", KL_NUM_CODES, true},
-    {"kiln-torch/tensor-sum-dim1-f32-cpu-2d", "x.sum(dim=1, keepdim=False) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-mean-dim1-f32-cpu-2d", "x.mean(dim=1) / x.mean(1) / torch.mean(x, dim=1) rank 2; dim 1 or -1, keepdim=False if given", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-sum-dim1-f32-cpu-2d", "x.sum(dim=1) / x.sum(1) / torch.sum(x, dim=1) rank 2; dim 1 or -1, keepdim=False if given", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-neg-f32-cpu-1d", "-x, x.neg(), torch.neg(x) rank 1", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-neg-f32-cpu-2d", "-x, x.neg(), torch.neg(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/softmax-f32-cpu-1d", "torch.softmax / F.softmax(x, dim) / x.softmax(dim) rank 1, dim 0 or -1", "claimed", KL_NUM_CODES, true},
@@ -235,7 +258,7 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/linear-other-forms", "linear with other ranks, keywords or no bias", "rejected", KL_KILN_TORCH_001, true},
     {"kiln-torch/activation-with-arguments", ".relu/.sigmoid/.tanh, torch.relu/F.relu/... with arguments", "rejected", KL_KILN_TORCH_002, true},
     {"kiln-torch/matmul-other-ranks", "matmul forms with ranks other than 2,2 or keywords", "rejected", KL_KILN_TORCH_003, true},
-    {"kiln-torch/reduction-other-forms", ".mean/.sum without literal dim=1, keepdim=False on rank 2", "rejected", KL_KILN_TORCH_005, true},
+    {"kiln-torch/reduction-other-forms", ".mean/.sum, torch.mean/torch.sum over another dim, a dim not literal, keepdim=True, dtype= or not rank 2", "rejected", KL_KILN_TORCH_005, true},
     {"kiln-torch/softmax-other-forms", "softmax over another dim, a dim not literal, or with dtype= / other arguments", "rejected", KL_KILN_TORCH_006, true},
     {"kiln-torch/other-torch-calls", "any other torch call or tensor method", "not-covered", KL_NUM_CODES, true},
     {NULL, NULL, NULL, KL_NUM_CODES, false},

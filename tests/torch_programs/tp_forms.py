@@ -1,5 +1,6 @@
 """Forms the issue requires beyond the reference examples: method calls on
-any receiver expression, keyword order of the reductions, every `+` rank
+any receiver expression, keyword order and the other spellings of the
+reductions (positional, keepdim left out, torch.mean / torch.sum), every `+` rank
 pair, every activation on both ranks (methods, torch.* and F.* functions),
 all matmul spellings."""
 from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D
@@ -141,3 +142,35 @@ def post_linear_sum(x: TensorF32Cpu2D, w: TensorF32Cpu2D, c: TensorF32Cpu1D,
 
 def post_bias(x: TensorF32Cpu2D, w: TensorF32Cpu2D, c: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
     return (x @ w + c).relu() + b
+
+
+def mean_dim_only(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.mean(dim=1)
+
+
+def mean_positional(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.mean(1)
+
+
+def sum_last(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.sum(-1)
+
+
+def sum_positional_keepdim(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.sum(1, False)
+
+
+def mean_fn(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return torch.mean(x, dim=1)
+
+
+def sum_fn(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return torch.sum(x, -1, keepdim=False)
+
+
+def mean_fn_positional(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return torch.mean(x, 1, False)
+
+
+def post_fn_mean(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return torch.mean(torch.relu(x @ w + b), dim=1)

@@ -16,8 +16,13 @@ EXPECT = {
     "mean_dim0": ("mean", "rejected", "KILN-TORCH-005"),
     "mean_keepdim_true": ("mean", "rejected", "KILN-TORCH-005"),
     "mean_dynamic_dim": ("mean", "rejected", "KILN-TORCH-005"),
-    "sum_positional": ("sum", "rejected", "KILN-TORCH-005"),
+    "sum_positional_dim0": ("sum", "rejected", "KILN-TORCH-005"),
+    "sum_positional_keepdim_true": ("sum", "rejected", "KILN-TORCH-005"),
     "sum_whole": ("sum", "rejected", "KILN-TORCH-005"),
+    "mean_fn_dim0": ("torch.mean", "rejected", "KILN-TORCH-005"),
+    "sum_fn_whole": ("torch.sum", "rejected", "KILN-TORCH-005"),
+    "sum_fn_dtype": ("torch.sum", "rejected", "KILN-TORCH-005"),
+    "mean_dim_twice": ("mean", "rejected", "KILN-TORCH-005"),
     "mean_rank1": ("mean", "rejected", "KILN-TORCH-005"),
     "matmul_1d_2d": ("@", "rejected", "KILN-TORCH-003"),
     "matmul_call_2d_1d": ("torch.matmul", "rejected", "KILN-TORCH-003"),
@@ -59,8 +64,28 @@ def mean_dynamic_dim(t: TensorF32Cpu2D, d: int):
     return t.mean(dim=d, keepdim=False)
 
 
-def sum_positional(t: TensorF32Cpu2D):
-    return t.sum(1)
+def sum_positional_dim0(t: TensorF32Cpu2D):
+    return t.sum(0)
+
+
+def sum_positional_keepdim_true(t: TensorF32Cpu2D):
+    return t.sum(1, True)
+
+
+def mean_fn_dim0(t: TensorF32Cpu2D):
+    return torch.mean(t, 0)
+
+
+def sum_fn_whole(t: TensorF32Cpu2D):
+    return torch.sum(t)
+
+
+def sum_fn_dtype(t: TensorF32Cpu2D):
+    return torch.sum(t, dim=1, dtype=torch.float64)
+
+
+def mean_dim_twice(t: TensorF32Cpu2D):
+    return t.mean(1, dim=1)
 
 
 def sum_whole(t: TensorF32Cpu2D):
