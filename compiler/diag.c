@@ -137,15 +137,14 @@ static const char *const code_explains[] = {
         "Nothing to fix: it exists to test kiln. Use kilntest.relu(x) to see a\n"
         "claimed site instead."),
     [KL_KILN_TORCH_001] = EXPLAIN(
-        "torch.nn.functional.linear is native only as linear(x, w, b) with three\n"
-        "positional tensors of ranks 2, 2 and 1 and no keywords. Other forms (no\n"
-        "bias, bias=..., other ranks) run on eager PyTorch through the Python\n"
-        "fallback.",
+        "torch.nn.functional.linear is native only as linear(x, w, b) or\n"
+        "linear(x, w), the tensors positional, of ranks 2, 2 and 1, and no\n"
+        "keywords. Other forms (bias=..., a bias of None, other ranks) run on\n"
+        "eager PyTorch through the Python fallback.",
         "    def f(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
-        "        return F.linear(x, w)          # KILN-TORCH-001: no bias",
+        "        return F.linear(x, w, None)    # KILN-TORCH-001: a None bias",
         "Write `F.linear(x, w, b)` with x: TensorF32Cpu2D, w: TensorF32Cpu2D,\n"
-        "b: TensorF32Cpu1D, all positional. Without a bias, multiply by a\n"
-        "pre-transposed rank-2 weight instead: `x @ wt` is a native matmul."),
+        "b: TensorF32Cpu1D, all positional, or `F.linear(x, w)` without a bias."),
     [KL_KILN_TORCH_002] = EXPLAIN(
         ".relu(), .sigmoid() and .tanh(), and torch.relu / F.relu, torch.sigmoid /\n"
         "F.sigmoid, torch.tanh / F.tanh of one tensor, are native with no other\n"

@@ -178,6 +178,11 @@ static bool leaf_ok(KlNode *n) {
   return n->kind == KL_N_NAME ? n->binding == KL_B_LOCAL && !n->maybe_unbound : is_literal(n);
 }
 
+/* A product a bias row can join: a matmul, or a linear without its own bias. */
+static bool unbiased_gemm(KlNode *n) {
+  return op_of(n) == KL_TOP_MATMUL || (op_of(n) == KL_TOP_LINEAR && n->site->lowered.noperands == 2);
+}
+
 bool kl_plan_fusion(KlCtx *ctx, KlFunc *f, KlNode *root, KlFusion *out) {
   memset(out, 0, sizeof *out);
   KlNode *n = root;
@@ -213,12 +218,12 @@ bool kl_plan_fusion(KlCtx *ctx, KlFunc *f, KlNode *root, KlFusion *out) {
     KlNode *x = kl_site_operand(n, 0), *y = kl_site_operand(n, 1);
     KlNode *fx = kl_forwarded(f, x), *fy = kl_forwarded(f, y);
     int rank_x = ctx->types[x->type].rank, rank_y = ctx->types[y->type].rank;
-    if (op_of(fx) == KL_TOP_MATMUL && rank_y == 1) {
+    if (unbiased_gemm(fx) && rank_y == 1) {
       out->bias_node = n;
       out->leaf[3] = y;
       n = fx;
       ops++;
-    } else if (op_of(fy) == KL_TOP_MATMUL && rank_x == 1) {
+    } else if (unbiased_gemm(fy) && rank_x == 1) {
       out->bias_node = n;
       out->bias_first = true;
       out->leaf[3] = x;

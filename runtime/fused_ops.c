@@ -62,8 +62,9 @@ KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *
   if (bk != K) return one_by_one(f, a, b, c, d, e, file);
   const float *bias = NULL;
   int64_t bias_s = 0;
-  KrTensor *row = f->base == KR_OP_LINEAR ? c : (f->bias_line > 0 ? d : NULL);
-  if (f->base == KR_OP_LINEAR && f->bias_line > 0) return one_by_one(f, a, b, c, d, e, file); /* two biases */
+  /* linear's own bias, else the row a bias node adds (F.linear(x, w) + b counts as x @ w.T + b) */
+  KrTensor *row = f->base == KR_OP_LINEAR && c ? c : (f->bias_line > 0 ? d : NULL);
+  if (f->base == KR_OP_LINEAR && c && f->bias_line > 0) return one_by_one(f, a, b, c, d, e, file); /* two biases */
   if (row) {
     if (row->shape[0] != N && row->shape[0] != 1) return one_by_one(f, a, b, c, d, e, file);
     bias = row->data;

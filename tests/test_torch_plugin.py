@@ -203,6 +203,10 @@ def form_args(name, M, K, N, maker=gen):
         "mean_kw_order": (a2,), "sum_kw_order": (a2,), "mean_kw": (a2,), "sum_kw": (a2,),
         "mean_dim_only": (a2,), "mean_positional": (a2,), "sum_last": (a2,), "sum_positional_keepdim": (a2,),
         "mean_fn": (a2,), "sum_fn": (a2,), "mean_fn_positional": (a2,),
+        "linear_nobias": (maker(1, M, K), maker(2, N, K)),
+        "linear_nobias_row": (maker(1, M, K), maker(2, N, K), maker(3, N)),
+        "linear_nobias_row_first": (maker(1, M, K), maker(2, N, K), maker(3, N)),
+        "matmul_mm": (maker(1, M, K), maker(2, K, N)), "matmul_mm_method": (maker(1, M, K), maker(2, K, N), maker(3, N)),
         "post_fn_mean": (maker(1, M, K), maker(2, K, N), maker(3, N)),
         "add_11": (a1, maker(13, K)), "add_22": (a2, maker(14, M, K)),
         "add_21": (a2, a1), "add_12": (a1, maker(15, M, K)),
@@ -230,7 +234,8 @@ def form_args(name, M, K, N, maker=gen):
 FORM_STEM = {"linear_from": "tp_linear_from_import", "linear_dotted": "tp_linear_import_torch"}
 FORMS = ["binop_receiver", "call_receiver", "mean_kw_order", "sum_kw_order", "mean_kw", "sum_kw",
          "mean_dim_only", "mean_positional", "sum_last", "sum_positional_keepdim", "mean_fn", "sum_fn",
-         "mean_fn_positional", "post_fn_mean",
+         "mean_fn_positional", "post_fn_mean", "linear_nobias", "linear_nobias_row", "linear_nobias_row_first",
+         "matmul_mm", "matmul_mm_method",
          "add_11", "add_22", "add_21", "add_12", "relu_1", "relu_2", "sigmoid_1", "sigmoid_2",
          "tanh_1", "tanh_2", "relu_fn_1", "relu_fn_2", "sigmoid_fn_1", "sigmoid_fn_2", "tanh_fn_1",
          "tanh_fn_2", "matmul_op", "matmul_call", "matmul_method", "linear_f", "linear_full",
@@ -312,7 +317,7 @@ def rejected_args(name):
     return {
         "linear_1d_input": (gen(1, 5), w2, b1),
         "linear_keyword_bias": (x2, w2, b1),
-        "linear_no_bias": (x2, w2),
+        "linear_none_bias": (x2, w2),
         "mean_dim0": (x2,), "mean_keepdim_true": (x2,), "mean_dynamic_dim": (x2, 0),
         "sum_positional_dim0": (x2,), "sum_positional_keepdim_true": (x2,), "sum_whole": (x2,),
         "mean_rank1": (gen(4, 6),), "mean_fn_dim0": (x2,), "sum_fn_whole": (x2,), "sum_fn_dtype": (x2,),
@@ -327,7 +332,7 @@ def rejected_args(name):
     }[name]
 
 
-REJECTED_NAMES = ["linear_1d_input", "linear_keyword_bias", "linear_no_bias", "mean_dim0",
+REJECTED_NAMES = ["linear_1d_input", "linear_keyword_bias", "linear_none_bias", "mean_dim0",
                   "mean_keepdim_true", "mean_dynamic_dim", "sum_positional_dim0", "sum_positional_keepdim_true",
                   "sum_whole", "mean_rank1", "mean_fn_dim0", "sum_fn_whole", "sum_fn_dtype", "mean_dim_twice",
                   "matmul_1d_2d", "matmul_call_2d_1d", "matmul_method_2d_1d", "relu_with_arg", "softmax",

@@ -1,8 +1,8 @@
-/* plugins/torch.c — the PyTorch surface: linear, relu/sigmoid/tanh (methods,
- * torch.* and F.* functions), matmul
- * (@, torch.matmul, .matmul), + - * / (between tensors, or a tensor and an
- * int/float/bool), unary -, softmax over the last dim, and .mean/.sum(dim=1,
- * keepdim=False), on float32 CPU
+/* plugins/torch.c — the PyTorch surface: linear (with or without a bias),
+ * relu/sigmoid/tanh (methods, torch.* and F.* functions), matmul (@,
+ * torch.matmul, .matmul, torch.mm, .mm), + - * / (between tensors, or a
+ * tensor and an int/float/bool), unary -, softmax over the last dim, and
+ * the mean and sum over dim 1 (methods and torch.*), on float32 CPU
  * tensors of rank 1 and 2. Everything else with torch operands
  * is rejected (recognised, wrong shape) or not covered, and runs on eager
  * PyTorch through the Python fallback. */
@@ -99,7 +99,9 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
       if (s->nargs == 3 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2 && pu_rank(s->args[1], tids) == 2 &&
           pu_rank(s->args[2], tids) == 1)
         return pu_claimed("kiln-torch/functional-linear-f32-cpu-2d", tids[T2]);
-      return pu_rejected(KL_KILN_TORCH_001, "linear is native only with three positional tensors and no keywords; write `F.linear(x, w, b)` with x, w rank 2 and b rank 1");
+      if (s->nargs == 2 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2 && pu_rank(s->args[1], tids) == 2)
+        return pu_claimed("kiln-torch/functional-linear-nobias-f32-cpu-2d", tids[T2]);
+      return pu_rejected(KL_KILN_TORCH_001, "linear is native only with positional tensors and no keywords; write `F.linear(x, w, b)` or `F.linear(x, w)` with x, w rank 2 and b rank 1");
     }
     {
       const char *fn = function_activation(s->target);
@@ -137,6 +139,11 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
         return pu_claimed("kiln-torch/tensor-matmul-call-f32-cpu-2d", tids[T2]);
       return pu_rejected(KL_KILN_TORCH_003, "torch.matmul is native only for two rank-2 tensors; write `torch.matmul(a, b)` with a and b rank 2 and no keywords");
     }
+    if (pu_eq(s->target, "torch.mm")) { /* torch.mm takes only matrices: other ranks are eager's error */
+      if (s->nargs == 2 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2 && pu_rank(s->args[1], tids) == 2)
+        return pu_claimed("kiln-torch/tensor-mm-f32-cpu-2d", tids[T2]);
+      return pu_not_covered();
+    }
     return pu_not_covered();
   case KL_SK_METHOD: {
     int rank = pu_rank(s->receiver, tids);
@@ -145,6 +152,11 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
     if (rule) {
       if (s->nargs == 0 && s->nkw == 0) return pu_claimed(rule, s->receiver);
       return pu_rejected(KL_KILN_TORCH_002, "activation methods are native only without arguments; write `x.relu()`, `x.sigmoid()` or `x.tanh()` (no inplace=, no out=)");
+    }
+    if (pu_eq(s->target, "mm")) {
+      if (rank == 2 && s->nargs == 1 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2)
+        return pu_claimed("kiln-torch/tensor-mm-f32-cpu-2d", tids[T2]);
+      return pu_not_covered();
     }
     if (pu_eq(s->target, "matmul")) {
       if (rank == 2 && s->nargs == 1 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2)
@@ -208,7 +220,8 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
   if (again.kind != KL_CLAIM_CLAIMED || !pu_eq(again.rule, c->rule) || again.result != c->result) return false;
   const char *r = c->rule;
   if (pu_eq(r, "kiln-torch/functional-linear-f32-cpu-2d")) *out = pu_op(KL_TOP_LINEAR, 3, c->result);
-  else if (strstr(r, "-matmul-")) *out = pu_op(KL_TOP_MATMUL, 2, c->result);
+  else if (pu_eq(r, "kiln-torch/functional-linear-nobias-f32-cpu-2d")) *out = pu_op(KL_TOP_LINEAR, 2, c->result);
+  else if (strstr(r, "-matmul-") || strstr(r, "-mm-")) *out = pu_op(KL_TOP_MATMUL, 2, c->result);
   else if (strstr(r, "-add-")) *out = pu_op(KL_TOP_ADD, 2, c->result);
   else if (strstr(r, "-sub-")) *out = pu_op(KL_TOP_SUB, 2, c->result);
   else if (strstr(r, "-mul-")) *out = pu_op(KL_TOP_MUL, 2, c->result);
@@ -226,6 +239,7 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
 
 static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/functional-linear-f32-cpu-2d", "torch.nn.functional.linear(x, w, b) ranks 2,2,1", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/functional-linear-nobias-f32-cpu-2d", "torch.nn.functional.linear(x, w) ranks 2,2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-relu-f32-cpu-1d", "x.relu() rank 1", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-relu-f32-cpu-2d", "x.relu() rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-sigmoid-f32-cpu-1d", "x.sigmoid() rank 1", "claimed", KL_NUM_CODES, true},
@@ -240,6 +254,7 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/function-tanh-f32-cpu-2d", "torch.tanh(x) / F.tanh(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-matmul-f32-cpu-2d", "a @ b ranks 2,2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-matmul-call-f32-cpu-2d", "torch.matmul(a, b) / a.matmul(b) ranks 2,2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-mm-f32-cpu-2d", "torch.mm(a, b) / a.mm(b) ranks 2,2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-add-f32-cpu-same-rank", "a + b ranks 1+1, 2+2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-add-f32-cpu-2d-1d-broadcast", "a + b ranks 2+1, 1+2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-sub-f32-cpu", "a - b ranks 1-1, 2-2, 2-1, 1-2", "claimed", KL_NUM_CODES, true},
@@ -255,7 +270,7 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/tensor-neg-f32-cpu-2d", "-x, x.neg(), torch.neg(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/softmax-f32-cpu-1d", "torch.softmax / F.softmax(x, dim) / x.softmax(dim) rank 1, dim 0 or -1", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/softmax-f32-cpu-2d", "torch.softmax / F.softmax(x, dim) / x.softmax(dim) rank 2, dim 1 or -1", "claimed", KL_NUM_CODES, true},
-    {"kiln-torch/linear-other-forms", "linear with other ranks, keywords or no bias", "rejected", KL_KILN_TORCH_001, true},
+    {"kiln-torch/linear-other-forms", "linear with other ranks or keywords", "rejected", KL_KILN_TORCH_001, true},
     {"kiln-torch/activation-with-arguments", ".relu/.sigmoid/.tanh, torch.relu/F.relu/... with arguments", "rejected", KL_KILN_TORCH_002, true},
     {"kiln-torch/matmul-other-ranks", "matmul forms with ranks other than 2,2 or keywords", "rejected", KL_KILN_TORCH_003, true},
     {"kiln-torch/reduction-other-forms", ".mean/.sum, torch.mean/torch.sum over another dim, a dim not literal, keepdim=True, dtype= or not rank 2", "rejected", KL_KILN_TORCH_005, true},

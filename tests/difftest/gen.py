@@ -4518,6 +4518,8 @@ class ScalarGen:
 class TensorGen:
     def __init__(self, rng: random.Random, name: str):
         self.r = rng
+        # picks among equivalent spellings of a drawn op; draws nothing from rng
+        self.spell = random.Random(repr(rng.getstate()[1][:8]) + name)
         self.name = name
         self.params: list = []          # (name, kind)
         self.vars: dict[str, tuple] = {}
@@ -4563,6 +4565,8 @@ class TensorGen:
             b = self.param("b", (dout,))
             f = r.choice(["F.linear", "F.linear", "torch.nn.functional.linear"])
             self.mm += 1
+            if self.spell.random() < 0.25:  # the bias added to a linear without one
+                return f"({f}({v}, {w}) + {b})", (s[0], dout)
             return f"{f}({v}, {w}, {b})", (s[0], dout)
         if len(s) == 2 and k <= 6:
             other = self.pick(2) if r.random() < 0.2 else None
@@ -4573,6 +4577,8 @@ class TensorGen:
                 w = self.param("w", (s[1], dout))
             self.mm += 1
             form = r.choice(["{a} @ {b}", "torch.matmul({a}, {b})", "{a}.matmul({b})"])
+            if self.spell.random() < 0.2:
+                form = self.spell.choice(["torch.mm({a}, {b})", "{a}.mm({b})"])
             return form.format(a=self.paren(v), b=w), (s[0], dout)
         if k <= 9:
             return f"{self.paren(v)}.{r.choice(['relu', 'sigmoid', 'tanh'])}()", s
@@ -4593,6 +4599,11 @@ class TensorGen:
             red = r.choice(["mean", "sum"])
             dim = r.choice(["1", "1", "-1"])
             kw = (f"dim={dim}, keepdim=False" if r.random() < 0.7 else f"keepdim=False, dim={dim}")
+            if self.spell.random() < 0.5:  # the other spellings kiln claims since 2026-12-03
+                form = self.spell.choice(["{x}.{red}(dim={dim})", "{x}.{red}({dim})", "{x}.{red}({dim}, False)",
+                                          "torch.{red}({v}, dim={dim})", "torch.{red}({v}, {dim})",
+                                          "torch.{red}({v}, {dim}, keepdim=False)"])
+                return form.format(x=self.paren(v), v=v, red=red, dim=dim), (s[0],)
             return f"{self.paren(v)}.{red}({kw})", (s[0],)
         # forms that run on the Python fallback (0, 1, 4), and softmax (2)
         # and tensor arithmetic with another tensor or a scalar (3, 5, 6),

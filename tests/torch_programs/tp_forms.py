@@ -1,6 +1,7 @@
 """Forms the issue requires beyond the reference examples: method calls on
 any receiver expression, keyword order and the other spellings of the
-reductions (positional, keepdim left out, torch.mean / torch.sum), every `+` rank
+reductions (positional, keepdim left out, torch.mean / torch.sum), linear
+without a bias (alone and with a row added), torch.mm and .mm, every `+` rank
 pair, every activation on both ranks (methods, torch.* and F.* functions),
 all matmul spellings."""
 from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D
@@ -174,3 +175,23 @@ def mean_fn_positional(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
 
 def post_fn_mean(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
     return torch.mean(torch.relu(x @ w + b), dim=1)
+
+
+def linear_nobias(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.linear(x, w)
+
+
+def linear_nobias_row(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return (F.linear(x, w) + b).relu()
+
+
+def linear_nobias_row_first(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return torch.sigmoid(b + F.linear(x, w)).sum(1)
+
+
+def matmul_mm(a: TensorF32Cpu2D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.mm(a, b)
+
+
+def matmul_mm_method(a: TensorF32Cpu2D, b: TensorF32Cpu2D, bias: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return a.mm(b) + bias

@@ -12,7 +12,7 @@ import torch.nn.functional as F
 EXPECT = {
     "linear_1d_input": ("torch.nn.functional.linear", "rejected", "KILN-TORCH-001"),
     "linear_keyword_bias": ("torch.nn.functional.linear", "rejected", "KILN-TORCH-001"),
-    "linear_no_bias": ("torch.nn.functional.linear", "rejected", "KILN-TORCH-001"),
+    "linear_none_bias": ("torch.nn.functional.linear", "rejected", "KILN-TORCH-001"),
     "mean_dim0": ("mean", "rejected", "KILN-TORCH-005"),
     "mean_keepdim_true": ("mean", "rejected", "KILN-TORCH-005"),
     "mean_dynamic_dim": ("mean", "rejected", "KILN-TORCH-005"),
@@ -48,8 +48,8 @@ def linear_keyword_bias(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D)
     return F.linear(x, w, bias=b)
 
 
-def linear_no_bias(x: TensorF32Cpu2D, w: TensorF32Cpu2D):
-    return F.linear(x, w)
+def linear_none_bias(x: TensorF32Cpu2D, w: TensorF32Cpu2D):
+    return F.linear(x, w, None)
 
 
 def mean_dim0(t: TensorF32Cpu2D):
