@@ -199,13 +199,15 @@ static const char *const code_explains[] = {
         "Nothing is wrong: the site runs correctly on eager PyTorch. To make it\n"
         "native, express it with the native surface (`kiln rules` lists it)."),
     [KL_KILN_TF_001] = EXPLAIN(
-        "tf.matmul / tf.linalg.matmul and a @ b are native for two rank-2 tensors\n"
-        "without keywords (no transpose_a/transpose_b). Others run on the Python\n"
-        "fallback.",
+        "tf.matmul / tf.linalg.matmul and a @ b are native for two rank-2 tensors,\n"
+        "tf.matmul also with the literal transpose_b=True (or False) and\n"
+        "transpose_a=False. Others (transpose_a=True, adjoint_*, other keywords or\n"
+        "ranks) run on the Python fallback.",
         "    def f(a: TensorF32Cpu2D, b: TensorF32Cpu2D):\n"
-        "        return tf.matmul(a, b, transpose_b=True)   # KILN-TF-001",
-        "Write `tf.matmul(a, b)` or `a @ b` with both operands TensorF32Cpu2D and\n"
-        "no keywords; transpose the weight once, outside the hot function."),
+        "        return tf.matmul(a, b, transpose_a=True)   # KILN-TF-001",
+        "Write `tf.matmul(a, b)`, `tf.matmul(a, b, transpose_b=True)` or `a @ b`\n"
+        "with both operands TensorF32Cpu2D; transpose a once, outside the hot\n"
+        "function."),
     [KL_KILN_TF_002] = EXPLAIN(
         "tf.nn.relu is native for one rank-1 or rank-2 tensor and no keywords.",
         "    def f(x: TensorF32Cpu2D):\n"
@@ -219,9 +221,9 @@ static const char *const code_explains[] = {
         "        return tf.add(a, b, name=\"sum\")   # KILN-TF-003",
         "Write `tf.add(a, b)` (or `a + b`) with two kiln tensors and no keywords."),
     [KL_KILN_TF_004] = EXPLAIN(
-        "tf.reduce_mean is native on rank 2 with the literal axis=1 (keyword or\n"
-        "second positional, -1 also accepted) and optionally the literal\n"
-        "keepdims=False.",
+        "tf.reduce_mean and tf.reduce_sum are native on rank 2 with the literal\n"
+        "axis=1 (keyword or second positional, -1 also accepted) and optionally\n"
+        "the literal keepdims=False.",
         "    def f(x: TensorF32Cpu2D):\n"
         "        return tf.reduce_mean(x, axis=0)   # KILN-TF-004: axis 0",
         "Write `tf.reduce_mean(x, axis=1)` on a TensorF32Cpu2D; `axis` must be the\n"

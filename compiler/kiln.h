@@ -89,10 +89,10 @@ _Noreturn void kl_internal_error(const char *file, int line);
   X(KILN_TORCH_005, "torch: mean/sum is native over literal dim 1 of rank 2 only") \
   X(KILN_TORCH_006, "torch: softmax needs the literal last dim and no other arguments") \
   X(KILN_TORCH_010, "torch: tensor operation outside the proven surface")        \
-  X(KILN_TF_001, "tensorflow: matmul needs two rank-2 tensors and no keywords")  \
+  X(KILN_TF_001, "tensorflow: matmul needs two rank-2 tensors, no transpose_a")  \
   X(KILN_TF_002, "tensorflow: relu needs one rank-1 or rank-2 tensor, no keywords") \
   X(KILN_TF_003, "tensorflow: add needs ranks 1+1, 2+2, 2+1 or 1+2, no keywords") \
-  X(KILN_TF_004, "tensorflow: reduce_mean needs rank 2 and literal axis=1")      \
+  X(KILN_TF_004, "tensorflow: reduce_mean/sum needs rank 2 and literal axis=1")      \
   X(KILN_TF_005, "tensorflow: sigmoid needs one rank-1 or rank-2 tensor, no keywords") \
   X(KILN_TF_006, "tensorflow: binary + needs ranks 1+1, 2+2, 2+1 or 1+2")        \
   X(KILN_TF_010, "tensorflow: tensor operation outside the proven surface")

@@ -220,6 +220,11 @@ EXPECTED_CLAIMS = {
     **{n: ["reduce-mean-axis1-f32-cpu-2d"] for n in ("mean_kw", "mean_pos", "mean_keep_false",
                                                      "mean_pos_keep_false", "math_mean",
                                                      "math_mean_keep_false", "mean_neg1")},
+    **{n: ["reduce-sum-axis1-f32-cpu-2d"] for n in ("sum_kw", "math_sum_pos_keep_false", "sum_neg1")},
+    "mm_tb": ["matmul-transpose-b-f32-cpu-2d"], "mm_linalg_tb": ["matmul-transpose-b-f32-cpu-2d"],
+    "mm_tb_false": ["matmul-f32-cpu-2d"],
+    "chain_tb": ["relu-f32-cpu-2d", "add-binop-f32-cpu", "matmul-transpose-b-f32-cpu-2d",
+                 "reduce-sum-axis1-f32-cpu-2d"],
 }
 
 
@@ -241,7 +246,7 @@ def test_accepted_forms_are_claimed(prog, acc, acc_full):
 EXPECTED_REJECTED = {
     "mm_rank1": ("rejected", "KILN-TF-001"),
     "mm_rank21": ("rejected", "KILN-TF-001"),
-    "mm_transpose_b": ("rejected", "KILN-TF-001"),
+    "mm_transpose_a": ("rejected", "KILN-TF-001"),
     "mm_at_rank1": ("rejected", "KILN-TF-001"),
     "relu_kw": ("rejected", "KILN-TF-002"),
     "sigmoid_kw": ("rejected", "KILN-TF-005"),
@@ -332,6 +337,19 @@ def test_matmul_forms(accm, m, k, n, special):
 
 @pytest.mark.parametrize("special", [False, True], ids=["finite", "nan-inf"])
 @pytest.mark.parametrize("m,k,n", MM_SHAPES)
+def test_matmul_transpose_b(accm, m, k, n, special):
+    """tf.matmul(a, b, transpose_b=True): b is [n, k], read in place (a
+    linear without a bias); with a row added and a row sum, one fused call."""
+    mod, _ = accm
+    a, b, bt = t(rnd((m, k), 1, special)), t(rnd((n, k), 2, special)), t(rnd((k, n), 3, special))
+    for fn in ("mm_tb", "mm_linalg_tb"):
+        same_as_eager(mod, fn, a, b, op="matmul", k=k)
+    same_as_eager(mod, "mm_tb_false", a, bt, op="matmul", k=k)
+    same_as_eager(mod, "chain_tb", a, t(rnd((n, k), 4)), t(rnd((n,), 5, special)), op="matmul", k=k * max(n, 1))
+
+
+@pytest.mark.parametrize("special", [False, True], ids=["finite", "nan-inf"])
+@pytest.mark.parametrize("m,k,n", MM_SHAPES)
 def test_reference_chain_shapes(accm, m, k, n, special):
     mod, _ = accm
     x, w, b = t(rnd((m, k), 3, special)), t(rnd((k, n), 4)), t(rnd((n,), 5, special))
@@ -349,7 +367,7 @@ def test_unary_and_mean_rank2(accm, shape, special):
     x = t(rnd(shape, 6, special) * 4)
     same_as_eager(mod, "relu2", x, op="relu")
     for fn in ("sigmoid2", "sigmoid_top", "mean_kw", "mean_pos", "mean_keep_false", "mean_pos_keep_false",
-               "math_mean", "math_mean_keep_false", "mean_neg1"):
+               "math_mean", "math_mean_keep_false", "mean_neg1", "sum_kw", "math_sum_pos_keep_false", "sum_neg1"):
         same_as_eager(mod, fn, x)
 
 
@@ -496,7 +514,7 @@ def rejected_args(fn):
     return {
         "mm_rank1": (v3, w),  # eager raises (rank-1 matmul)
         "mm_rank21": (x, v3),
-        "mm_transpose_b": (x, t(rnd((5, 3), 1))),
+        "mm_transpose_a": (t(rnd((3, 4), 1)), t(rnd((3, 5), 2))),
         "mm_at_rank1": (v3, w),
         "relu_kw": (x,), "sigmoid_kw": (x,), "add_kw": (x, t([1.0, 2.0, 3.0])),
         "mean_noaxis": (x,), "mean_axis0": (x,), "mean_keepdims_true": (x,), "mean_rank1": (v3,),
@@ -762,7 +780,7 @@ class TestBoundary:
         rmod, _ = rej
         before = [sys.getrefcount(o) for o in (x, w)]
         for _ in range(2_000):
-            rmod.mm_transpose_b(x, x)
+            rmod.mm_transpose_a(x, x)
             rmod.cos(x)
             with pytest.raises(tf.errors.InvalidArgumentError):
                 rmod.mm_rank1(b, w)

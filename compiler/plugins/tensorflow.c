@@ -34,6 +34,15 @@ static const char *const div_names[] = {"tensorflow.divide", "tensorflow.math.di
 static const char *const neg_names[] = {"tensorflow.negative", "tensorflow.math.negative", NULL};
 static const char *const tanh_names[] = {"tensorflow.nn.tanh", "tensorflow.tanh", "tensorflow.math.tanh", NULL};
 static const char *const mean_names[] = {"tensorflow.reduce_mean", "tensorflow.math.reduce_mean", NULL};
+static const char *const sum_names[] = {"tensorflow.reduce_sum", "tensorflow.math.reduce_sum", NULL};
+
+/* tf.matmul's keywords: transpose_a the literal False and transpose_b a
+ * literal bool, each optional, nothing else; *bt: transpose_b is True. */
+static bool matmul_keywords_ok(const KlSite *s, bool *bt) {
+  const KlSiteKeyword *ta = pu_kw(s, "transpose_a"), *tb = pu_kw(s, "transpose_b");
+  *bt = tb && tb->lit == KL_LIT_BOOL && tb->ival != 0;
+  return s->nkw == (ta != NULL) + (tb != NULL) && (!ta || pu_lit_false(ta)) && (!tb || tb->lit == KL_LIT_BOOL);
+}
 
 /* Operands outside the vocabulary: untyped (object) stays not covered,
  * anything typed otherwise (scalars, other frameworks' tensors) is rejected. */
@@ -81,7 +90,7 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
   bool arith = is_any(t, sub_names) || is_any(t, mul_names) || is_any(t, div_names);
   bool known = is_any(t, matmul_names) || is_any(t, relu_names) || is_any(t, sigmoid_names) ||
                is_any(t, tanh_names) || is_any(t, neg_names) || is_any(t, add_names) || is_any(t, mean_names) ||
-               arith;
+               is_any(t, sum_names) || arith;
   if (!known) return pu_not_covered();
   if (untyped_operands(s, tids)) return pu_not_covered();
   /* the tensor operands only: an extra argument (`tf.nn.relu(x, "name")`)
@@ -91,9 +100,11 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
     if (!pu_rank(s->args[i], tids))
       return pu_rejected(KL_KILN_TF_010, "an operand is not a kiln-tensorflow tensor (a Python scalar or another framework's tensor); pass only TensorF32Cpu1D/TensorF32Cpu2D operands");
   if (is_any(t, matmul_names)) {
-    if (s->nargs == 2 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2 && pu_rank(s->args[1], tids) == 2)
-      return pu_claimed("kiln-tensorflow/matmul-f32-cpu-2d", tids[T2]);
-    return pu_rejected(KL_KILN_TF_001, "tf.matmul is native only for two rank-2 tensors; write `tf.matmul(a, b)` with a and b rank 2 and no keywords (no transpose_a/transpose_b)");
+    bool bt;
+    if (s->nargs == 2 && matmul_keywords_ok(s, &bt) && pu_rank(s->args[0], tids) == 2 && pu_rank(s->args[1], tids) == 2)
+      return pu_claimed(bt ? "kiln-tensorflow/matmul-transpose-b-f32-cpu-2d" : "kiln-tensorflow/matmul-f32-cpu-2d",
+                        tids[T2]);
+    return pu_rejected(KL_KILN_TF_001, "tf.matmul is native only for two rank-2 tensors; write `tf.matmul(a, b)` or `tf.matmul(a, b, transpose_b=True)` with a and b rank 2 (no transpose_a=True, no adjoint_*, no other keywords)");
   }
   if (is_any(t, neg_names)) {
     if (s->nargs == 1 && s->nkw == 0)
@@ -133,7 +144,7 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
       return pu_claimed("kiln-tensorflow/add-call-f32-cpu", ra >= rb ? s->args[0] : s->args[1]);
     return pu_rejected(KL_KILN_TF_003, "tf.add is native only for two tensors without keywords; write `tf.add(a, b)` with ranks 1+1, 2+2, 2+1 or 1+2");
   }
-  /* reduce_mean: rank 2, axis=1 (keyword or literal second positional), keepdims absent or False */
+  /* reduce_mean / reduce_sum: rank 2, axis=1 (keyword or literal second positional), keepdims absent or False */
   {
     const KlSiteKeyword *axis = pu_kw(s, "axis"), *keep = pu_kw(s, "keepdims");
     bool axis_ok, ok = true;
@@ -145,9 +156,12 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
     int expected_kw = (axis ? 1 : 0) + (keep ? 1 : 0);
     if (s->nkw != expected_kw) ok = false;
     if (keep && !pu_lit_false(keep)) ok = false;
+    bool sum = is_any(t, sum_names);
     if (ok && axis_ok && pu_rank(s->args[0], tids) == 2)
-      return pu_claimed("kiln-tensorflow/reduce-mean-axis1-f32-cpu-2d", tids[T1]);
-    return pu_rejected(KL_KILN_TF_004, "tf.reduce_mean is native only on rank 2 over axis 1; write `tf.reduce_mean(x, axis=1)`: `axis` must be the literal 1 and `keepdims`, if given, the literal False");
+      return pu_claimed(sum ? "kiln-tensorflow/reduce-sum-axis1-f32-cpu-2d" : "kiln-tensorflow/reduce-mean-axis1-f32-cpu-2d",
+                        tids[T1]);
+    return pu_rejected(KL_KILN_TF_004, sum ? "tf.reduce_sum is native only on rank 2 over axis 1; write `tf.reduce_sum(x, axis=1)`: `axis` must be the literal 1 (or -1) and `keepdims`, if given, the literal False"
+                                           : "tf.reduce_mean is native only on rank 2 over axis 1; write `tf.reduce_mean(x, axis=1)`: `axis` must be the literal 1 (or -1) and `keepdims`, if given, the literal False");
   }
 }
 
@@ -155,7 +169,8 @@ static bool tf_lower(const KlSite *s, const KlClaim *c, const KlType *tids, KlLo
   KlClaim again = tf_claim(s, tids);
   if (again.kind != KL_CLAIM_CLAIMED || !pu_eq(again.rule, c->rule) || again.result != c->result) return false;
   const char *r = c->rule;
-  if (strstr(r, "/matmul-")) *out = pu_op(KL_TOP_MATMUL, 2, c->result);
+  if (strstr(r, "/matmul-transpose-b-")) *out = pu_op(KL_TOP_LINEAR, 2, c->result); /* a @ b.T */
+  else if (strstr(r, "/matmul-")) *out = pu_op(KL_TOP_MATMUL, 2, c->result);
   else if (strstr(r, "/add-")) *out = pu_op(KL_TOP_ADD, 2, c->result);
   else if (strstr(r, "/sub-") || strstr(r, "/subtract-")) *out = pu_op(KL_TOP_SUB, 2, c->result);
   else if (strstr(r, "/mul-") || strstr(r, "/multiply-")) *out = pu_op(KL_TOP_MUL, 2, c->result);
@@ -165,12 +180,14 @@ static bool tf_lower(const KlSite *s, const KlClaim *c, const KlType *tids, KlLo
   else if (strstr(r, "/relu-")) *out = pu_op(KL_TOP_RELU, 1, c->result);
   else if (strstr(r, "/sigmoid-")) *out = pu_op(KL_TOP_SIGMOID, 1, c->result);
   else if (strstr(r, "/reduce-mean-")) *out = pu_op(KL_TOP_ROWMEAN, 1, c->result);
+  else if (strstr(r, "/reduce-sum-")) *out = pu_op(KL_TOP_ROWSUM, 1, c->result);
   else return false;
   return true;
 }
 
 static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/matmul-f32-cpu-2d", "tf.matmul / tf.linalg.matmul(a, b) ranks 2,2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/matmul-transpose-b-f32-cpu-2d", "tf.matmul / tf.linalg.matmul(a, b, transpose_b=True) ranks 2,2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/matmul-binop-f32-cpu-2d", "a @ b ranks 2,2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/relu-f32-cpu-1d", "tf.nn.relu(x) rank 1", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/relu-f32-cpu-2d", "tf.nn.relu(x) rank 2", "claimed", KL_NUM_CODES, true},
@@ -193,10 +210,11 @@ static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/mul-scalar-binop-f32-cpu", "a * s, s * a; s an int, float or bool", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/div-scalar-binop-f32-cpu", "a / s, s / a; s an int, float or bool", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/reduce-mean-axis1-f32-cpu-2d", "tf.reduce_mean(x, axis=1[, keepdims=False]) rank 2", "claimed", KL_NUM_CODES, true},
-    {"kiln-tensorflow/matmul-other-forms", "matmul with other ranks or keywords", "rejected", KL_KILN_TF_001, true},
+    {"kiln-tensorflow/reduce-sum-axis1-f32-cpu-2d", "tf.reduce_sum / tf.math.reduce_sum(x, axis=1[, keepdims=False]) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/matmul-other-forms", "matmul with other ranks, transpose_a=True or other keywords", "rejected", KL_KILN_TF_001, true},
     {"kiln-tensorflow/relu-other-forms", "tf.nn.relu with keywords or extra arguments", "rejected", KL_KILN_TF_002, true},
     {"kiln-tensorflow/add-other-forms", "tf.add / tf.subtract / tf.multiply / tf.divide with keywords", "rejected", KL_KILN_TF_003, true},
-    {"kiln-tensorflow/reduce-mean-other-forms", "reduce_mean without literal axis=1 or with keepdims=True", "rejected", KL_KILN_TF_004, true},
+    {"kiln-tensorflow/reduce-mean-other-forms", "reduce_mean / reduce_sum without literal axis=1 or with keepdims=True", "rejected", KL_KILN_TF_004, true},
     {"kiln-tensorflow/sigmoid-other-forms", "tf.nn.sigmoid / tf.nn.tanh / tf.negative with keywords or extra arguments", "rejected", KL_KILN_TF_005, true},
     {"kiln-tensorflow/unsupported-tensor-surface", "covered symbols with operand types outside the vocabulary", "rejected", KL_KILN_TF_010, true},
     {"kiln-tensorflow/other-calls", "any other TensorFlow call", "not-covered", KL_NUM_CODES, true},

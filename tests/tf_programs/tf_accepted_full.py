@@ -134,3 +134,32 @@ def math_mean_keep_false(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
 
 def mean_neg1(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
     return tensorflow.reduce_mean(x, axis=-1)
+
+
+def sum_kw(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return tensorflow.reduce_sum(x, axis=1)
+
+
+def math_sum_pos_keep_false(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return tensorflow.math.reduce_sum(x, 1, keepdims=False)
+
+
+def sum_neg1(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return tensorflow.reduce_sum(x, axis=-1)
+
+
+def mm_tb(a: TensorF32Cpu2D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tensorflow.matmul(a, b, transpose_b=True)
+
+
+def mm_linalg_tb(a: TensorF32Cpu2D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tensorflow.linalg.matmul(a, b, transpose_a=False, transpose_b=True)
+
+
+def mm_tb_false(a: TensorF32Cpu2D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tensorflow.matmul(a, b, transpose_b=False)
+
+
+def chain_tb(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    h = tensorflow.nn.relu(tensorflow.matmul(x, w, transpose_b=True) + b)
+    return tensorflow.reduce_sum(h, axis=1)

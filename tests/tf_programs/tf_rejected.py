@@ -15,8 +15,8 @@ def mm_rank21(a: TensorF32Cpu2D, v: TensorF32Cpu1D):
     return tf.linalg.matmul(a, v)
 
 
-def mm_transpose_b(a: TensorF32Cpu2D, b: TensorF32Cpu2D):
-    return tf.matmul(a, b, transpose_b=True)
+def mm_transpose_a(a: TensorF32Cpu2D, b: TensorF32Cpu2D):
+    return tf.matmul(a, b, transpose_a=True)
 
 
 def mm_at_rank1(v: TensorF32Cpu1D, w: TensorF32Cpu2D):
