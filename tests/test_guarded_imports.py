@@ -28,13 +28,10 @@ resolved and under which guard.
 from __future__ import annotations
 
 import importlib.util
-import json
 import sys
 import textwrap
 
 import pytest
-
-import kiln
 
 MATH_F = '''
 def f(x: float) -> float:
@@ -175,30 +172,10 @@ STAYS_DYNAMIC = {
 
 
 @pytest.fixture
-def build(tmp_path):
+def build(build_with_twin):
     """build(stem, source) -> (kiln's module, the plain Python module, the
     report's functions by name)."""
-    loaded = []
-
-    def make(stem, src_text):
-        src = tmp_path / f"{stem}.py"
-        src.write_text(src_text, encoding="utf-8")
-        native = kiln.build(str(src), out_dir=str(tmp_path / "out"))
-        report = json.loads((tmp_path / "out" / f"{stem}.kiln.json").read_text())
-        fns = {fn["name"]: fn for fn in report["functions"]}
-        py = tmp_path / "py" / f"{stem}_py.py"
-        py.parent.mkdir(exist_ok=True)
-        py.write_text(src_text, encoding="utf-8")
-        spec = importlib.util.spec_from_file_location(f"{stem}_py", py)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = mod
-        loaded.append(spec.name)
-        spec.loader.exec_module(mod)
-        return native, mod, fns
-
-    yield make
-    for name in loaded:
-        sys.modules.pop(name, None)
+    return build_with_twin
 
 
 def _outcome(call):

@@ -27,14 +27,9 @@ not resolve the rebound name.
 
 from __future__ import annotations
 
-import importlib.util
-import json
-import sys
 import textwrap
 
 import pytest
-
-import kiln
 
 MATH_USER = '''
 import math
@@ -115,32 +110,15 @@ MODULE_LEVEL = {
 
 
 @pytest.fixture
-def build(tmp_path):
+def build(build_with_twin):
     """build(stem, source) -> (kiln's module, the plain Python module, the
     report's sites per function as (target, outcome) pairs)."""
-    loaded = []
 
     def make(stem, src_text, plain=True):
-        src = tmp_path / f"{stem}.py"
-        src.write_text(src_text, encoding="utf-8")
-        native = kiln.build(str(src), out_dir=str(tmp_path / "out"))
-        report = json.loads((tmp_path / "out" / f"{stem}.kiln.json").read_text())
-        sites = {fn["name"]: [(s["target"], s["outcome"]) for s in fn["sites"]] for fn in report["functions"]}
-        if not plain:
-            return native, None, sites
-        py = tmp_path / "py" / f"{stem}_py.py"
-        py.parent.mkdir(exist_ok=True)
-        py.write_text(src_text, encoding="utf-8")
-        spec = importlib.util.spec_from_file_location(f"{stem}_py", py)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = mod
-        loaded.append(spec.name)
-        spec.loader.exec_module(mod)
-        return native, mod, sites
+        native, mod, fns = build_with_twin(stem, src_text, plain)
+        return native, mod, {name: [(s["target"], s["outcome"]) for s in fn["sites"]] for name, fn in fns.items()}
 
-    yield make
-    for name in loaded:
-        sys.modules.pop(name, None)
+    return make
 
 
 @pytest.fixture
