@@ -205,6 +205,55 @@ static KlType fallback_type(KlNode *n) {
   return KL_T_OBJECT;
 }
 
+/* `t.T` with t a rank-2 tensor: t, else NULL. */
+static KlNode *transposed_base(KlCtx *ctx, KlNode *n) {
+  if (!n || n->kind != KL_N_ATTR || strcmp(n->name, "T") || !n->a || !kl_is_tensor(ctx, n->a->type)) return NULL;
+  return ctx->types[n->a->type].rank == 2 ? n->a : NULL;
+}
+
+KlNode *kl_site_arg(const KlSiteInfo *s, int i, KlNode *arg) {
+  bool t = s && s->outcome == KL_SITE_CLAIMED && i >= 0 && i < 32 && ((s->meta.transposed >> i) & 1u);
+  return t ? arg->a : arg;
+}
+
+/* A site not claimed as written, offered again with each `t.T` operand as
+ * t transposed (`x @ w.T`, `torch.matmul(x, w.T)`) to the plugins that read
+ * KlSite.transposed; only a claim is taken from them. */
+static void offer_transposed(KlCtx *ctx, KlNode *n, KlSiteInfo *si) {
+  KlNode *items[KL_SITE_MAX_ARGS];
+  int nitems = 0;
+  if (n->kind == KL_N_BINOP) {
+    items[nitems++] = n->a;
+    items[nitems++] = n->b;
+  } else if (n->kind == KL_N_CALL) {
+    for (int i = 0; i < n->list.len && nitems < KL_SITE_MAX_ARGS; i++) items[nitems++] = n->list.items[i];
+  } else {
+    return;
+  }
+  KlSite meta = si->meta;
+  for (int i = 0; i < nitems && i < meta.nargs; i++) {
+    KlNode *base = transposed_base(ctx, items[i]);
+    if (!base) continue;
+    meta.args[i] = base->type;
+    meta.transposed |= 1u << i;
+  }
+  if (!meta.transposed) return;
+  for (int p = 0; p < ctx->nplugins; p++) {
+    if (!ctx->plugins[p]->transposed_operands) continue;
+    KlClaim c = ctx->plugins[p]->claim(&meta, ctx->plugin_tids[p]);
+    if (c.kind != KL_CLAIM_CLAIMED) continue;
+    si->meta = meta;
+    si->plugin = p;
+    si->claim = c;
+    si->conflict = 0;
+    si->outcome = KL_SITE_CLAIMED;
+    if (!ctx->plugins[p]->lower(&si->meta, &si->claim, ctx->plugin_tids[p], &si->lowered) ||
+        si->lowered.result != c.result)
+      si->drift = true;
+    return;
+  }
+}
+
 KlSiteInfo *kl_decide_site(KlCtx *ctx, KlFunc *f, KlNode *n) {
   (void)f;
   KlSiteInfo *si = kl_alloc(ctx, sizeof *si);
@@ -245,6 +294,7 @@ KlSiteInfo *kl_decide_site(KlCtx *ctx, KlFunc *f, KlNode *n) {
       si->claim.result = KL_T_OBJECT;
     }
   }
+  if (si->outcome != KL_SITE_CLAIMED) offer_transposed(ctx, n, si);
   return si;
 }
 

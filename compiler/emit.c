@@ -836,7 +836,7 @@ static Val call(E *e, KlNode *n) {
     Val ops[KL_SITE_MAX_ARGS + 1];
     int nops = 0;
     if (method) ops[nops++] = ev(e, fn->a);
-    for (int i = 0; i < n->list.len; i++) ops[nops++] = ev(e, n->list.items[i]);
+    for (int i = 0; i < n->list.len; i++) ops[nops++] = ev(e, kl_site_arg(s, i, n->list.items[i]));
     return tensor_op(e, s, ops, nops, L);
   }
   /* Python fallback: vectorcall with keywords. */
@@ -1402,8 +1402,8 @@ static Val ev(E *e, KlNode *n) {
   case KL_N_JOINEDSTR: return joined_str(e, n);
   case KL_N_CALL: return call(e, n);
   case KL_N_BINOP: {
-    Val a = ev(e, n->a);
-    Val b = ev(e, n->b);
+    Val a = ev(e, kl_site_arg(n->site, 0, n->a));
+    Val b = ev(e, kl_site_arg(n->site, 1, n->b));
     return binop_vals(e, n->site, n->op, n->type, a, b, false, start_line(n));
   }
   case KL_N_UNARY: {

@@ -17,11 +17,12 @@
 
 KlNode *kl_site_operand(KlNode *n, int k) {
   switch (n->kind) {
-  case KL_N_BINOP: return k == 0 ? n->a : n->b;
+  case KL_N_BINOP: return kl_site_arg(n->site, k, k == 0 ? n->a : n->b);
   case KL_N_UNARY: return k == 0 ? n->a : NULL;
   case KL_N_CALL:
-    if (n->site && n->site->meta.kind == KL_SK_METHOD) return k == 0 ? n->a->a : n->list.items[k - 1];
-    return n->list.items[k];
+    if (n->site && n->site->meta.kind == KL_SK_METHOD)
+      return k == 0 ? n->a->a : kl_site_arg(n->site, k - 1, n->list.items[k - 1]);
+    return kl_site_arg(n->site, k, n->list.items[k]);
   default: return NULL;
   }
 }

@@ -605,6 +605,8 @@ typedef struct KlSite {
   int nkw;
   KlSiteKeyword kw[KL_SITE_MAX_KW];
   bool has_star_args;  /* *args or **kwargs present: never claimable */
+  unsigned transposed; /* bit i: positional i is written `t.T`, t a rank-2 tensor, and args[i] is t's
+                          type; such sites go only to plugins with transposed_operands (claim.c) */
 } KlSite;
 
 /* Native tensor operations a plugin can lower to (the kiln IR vocabulary).
@@ -669,9 +671,14 @@ typedef struct KlPlugin {
   /* Re-validates the claim and describes the native op; false = drift. */
   bool (*lower)(const KlSite *site, const KlClaim *claim, const KlType *tids, KlLowered *out);
   const KlRuleRecord *rules;     /* terminated by {NULL} */
+  bool transposed_operands;      /* understands KlSite.transposed (offered when a site is not claimed as written) */
 } KlPlugin;
 
 extern const KlPlugin kl_plugin_torch, kl_plugin_tensorflow, kl_plugin_test, kl_plugin_test_twin;
+
+/* Positional arg i of a site as its claim reads it: `t` for a `t.T` the
+ * claim took transposed (KlSite.transposed), else arg itself. */
+KlNode *kl_site_arg(const KlSiteInfo *s, int i, KlNode *arg);
 
 struct KlSiteInfo {
   KlSiteOutcome outcome;

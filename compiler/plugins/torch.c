@@ -90,8 +90,23 @@ static const char *const reduction_message =
     "reductions are native only on rank 2 over dim 1; write `x.mean(dim=1)`, `x.sum(1)` or `torch.mean(x, dim=1)`: "
     "the dim the literal 1 or -1, keepdim (if given) the literal False, no dtype= or other arguments";
 
+/* A matmul whose right operand is written `b.T` (KlSite.transposed): `a @
+ * b.T`, torch.matmul / torch.mm(a, b.T), a.matmul / a.mm(b.T), ranks 2, 2:
+ * b is read transposed in place, the layout of linear's weight. */
+static KlClaim transposed_claim(const KlSite *s, const KlType *tids) {
+  bool method = s->kind == KL_SK_METHOD;
+  bool matmul = (s->kind == KL_SK_BINOP && pu_eq(s->target, "@")) ||
+                (s->kind == KL_SK_CALL && (pu_eq(s->target, "torch.matmul") || pu_eq(s->target, "torch.mm"))) ||
+                (method && (pu_eq(s->target, "matmul") || pu_eq(s->target, "mm")));
+  int n = method ? 1 : 2;
+  if (!matmul || s->nkw || s->nargs != n || s->transposed != (method ? 1u : 2u)) return pu_not_covered();
+  int ra = pu_rank(method ? s->receiver : s->args[0], tids), rb = pu_rank(s->args[n - 1], tids);
+  return ra == 2 && rb == 2 ? pu_claimed("kiln-torch/tensor-matmul-bt-f32-cpu-2d", tids[T2]) : pu_not_covered();
+}
+
 static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
   if (s->has_star_args) return pu_not_covered();
+  if (s->transposed) return transposed_claim(s, tids);
   switch (s->kind) {
   case KL_SK_CALL:
     if (pu_eq(s->target, "torch.nn.functional.linear")) {
@@ -220,7 +235,8 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
   if (again.kind != KL_CLAIM_CLAIMED || !pu_eq(again.rule, c->rule) || again.result != c->result) return false;
   const char *r = c->rule;
   if (pu_eq(r, "kiln-torch/functional-linear-f32-cpu-2d")) *out = pu_op(KL_TOP_LINEAR, 3, c->result);
-  else if (pu_eq(r, "kiln-torch/functional-linear-nobias-f32-cpu-2d")) *out = pu_op(KL_TOP_LINEAR, 2, c->result);
+  else if (pu_eq(r, "kiln-torch/functional-linear-nobias-f32-cpu-2d") || pu_eq(r, "kiln-torch/tensor-matmul-bt-f32-cpu-2d"))
+    *out = pu_op(KL_TOP_LINEAR, 2, c->result); /* a @ w.T */
   else if (strstr(r, "-matmul-") || strstr(r, "-mm-")) *out = pu_op(KL_TOP_MATMUL, 2, c->result);
   else if (strstr(r, "-add-")) *out = pu_op(KL_TOP_ADD, 2, c->result);
   else if (strstr(r, "-sub-")) *out = pu_op(KL_TOP_SUB, 2, c->result);
@@ -255,6 +271,7 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/tensor-matmul-f32-cpu-2d", "a @ b ranks 2,2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-matmul-call-f32-cpu-2d", "torch.matmul(a, b) / a.matmul(b) ranks 2,2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-mm-f32-cpu-2d", "torch.mm(a, b) / a.mm(b) ranks 2,2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-matmul-bt-f32-cpu-2d", "a @ b.T, torch.matmul / torch.mm(a, b.T), a.matmul / a.mm(b.T) ranks 2,2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-add-f32-cpu-same-rank", "a + b ranks 1+1, 2+2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-add-f32-cpu-2d-1d-broadcast", "a + b ranks 2+1, 1+2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-sub-f32-cpu", "a - b ranks 1-1, 2-2, 2-1, 1-2", "claimed", KL_NUM_CODES, true},
@@ -288,4 +305,5 @@ const KlPlugin kl_plugin_torch = {
     .claim = torch_claim,
     .lower = torch_lower,
     .rules = torch_rules,
+    .transposed_operands = true,
 };

@@ -4565,8 +4565,11 @@ class TensorGen:
             b = self.param("b", (dout,))
             f = r.choice(["F.linear", "F.linear", "torch.nn.functional.linear"])
             self.mm += 1
-            if self.spell.random() < 0.25:  # the bias added to a linear without one
+            spell = self.spell.random()
+            if spell < 0.25:  # the bias added to a linear without one
                 return f"({f}({v}, {w}) + {b})", (s[0], dout)
+            if spell < 0.45:  # the weight transposed by hand
+                return f"({self.paren(v)} @ {w}.T + {b})", (s[0], dout)
             return f"{f}({v}, {w}, {b})", (s[0], dout)
         if len(s) == 2 and k <= 6:
             other = self.pick(2) if r.random() < 0.2 else None

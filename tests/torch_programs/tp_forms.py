@@ -1,7 +1,8 @@
 """Forms the issue requires beyond the reference examples: method calls on
 any receiver expression, keyword order and the other spellings of the
 reductions (positional, keepdim left out, torch.mean / torch.sum), linear
-without a bias (alone and with a row added), torch.mm and .mm, every `+` rank
+without a bias (alone and with a row added), torch.mm and .mm, matmuls
+against `w.T` (read transposed in place, as linear's weight), every `+` rank
 pair, every activation on both ranks (methods, torch.* and F.* functions),
 all matmul spellings."""
 from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D
@@ -195,3 +196,19 @@ def matmul_mm(a: TensorF32Cpu2D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 def matmul_mm_method(a: TensorF32Cpu2D, b: TensorF32Cpu2D, bias: TensorF32Cpu1D) -> TensorF32Cpu2D:
     return a.mm(b) + bias
+
+
+def matmul_bt(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x @ w.T
+
+
+def matmul_bt_head(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return (x @ w.T + b).relu().mean(1)
+
+
+def matmul_bt_call(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.matmul(x, w.T).sigmoid()
+
+
+def matmul_bt_mm_method(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return b + x.mm(w.T)

@@ -25,6 +25,8 @@ EXPECT = {
     "mean_dim_twice": ("mean", "rejected", "KILN-TORCH-005"),
     "mean_rank1": ("mean", "rejected", "KILN-TORCH-005"),
     "matmul_1d_2d": ("@", "rejected", "KILN-TORCH-003"),
+    "matmul_a_transposed": ("@", "not-covered", None),
+    "matmul_bt_rank1": ("@", "not-covered", None),
     "matmul_call_2d_1d": ("torch.matmul", "rejected", "KILN-TORCH-003"),
     "matmul_method_2d_1d": ("matmul", "rejected", "KILN-TORCH-003"),
     "relu_with_arg": ("relu", "rejected", "KILN-TORCH-002"),
@@ -98,6 +100,14 @@ def mean_rank1(t: TensorF32Cpu1D):
 
 def matmul_1d_2d(a_1d: TensorF32Cpu1D, b_2d: TensorF32Cpu2D):
     return a_1d @ b_2d
+
+
+def matmul_a_transposed(a: TensorF32Cpu2D, b: TensorF32Cpu2D):
+    return a.T @ b
+
+
+def matmul_bt_rank1(a: TensorF32Cpu2D, v: TensorF32Cpu1D):
+    return a @ v.T
 
 
 def matmul_call_2d_1d(a: TensorF32Cpu2D, b: TensorF32Cpu1D):
