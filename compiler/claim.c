@@ -216,6 +216,17 @@ KlNode *kl_site_arg(const KlSiteInfo *s, int i, KlNode *arg) {
   return t ? arg->a : arg;
 }
 
+/* Records plugin p's claim c of the site and its lowering (drift: the
+ * lowering disagrees with the claim). */
+static void take_claim(KlCtx *ctx, KlSiteInfo *si, int p, KlClaim c) {
+  si->plugin = p;
+  si->claim = c;
+  si->outcome = KL_SITE_CLAIMED;
+  if (!ctx->plugins[p]->lower(&si->meta, &si->claim, ctx->plugin_tids[p], &si->lowered) ||
+      si->lowered.result != c.result)
+    si->drift = true;
+}
+
 /* A site not claimed as written, offered again with each `t.T` operand as
  * t transposed (`x @ w.T`, `torch.matmul(x, w.T)`) to the plugins that read
  * KlSite.transposed; only a claim is taken from them. */
@@ -243,13 +254,8 @@ static void offer_transposed(KlCtx *ctx, KlNode *n, KlSiteInfo *si) {
     KlClaim c = ctx->plugins[p]->claim(&meta, ctx->plugin_tids[p]);
     if (c.kind != KL_CLAIM_CLAIMED) continue;
     si->meta = meta;
-    si->plugin = p;
-    si->claim = c;
     si->conflict = 0;
-    si->outcome = KL_SITE_CLAIMED;
-    if (!ctx->plugins[p]->lower(&si->meta, &si->claim, ctx->plugin_tids[p], &si->lowered) ||
-        si->lowered.result != c.result)
-      si->drift = true;
+    take_claim(ctx, si, p, c);
     return;
   }
 }
@@ -282,14 +288,11 @@ KlSiteInfo *kl_decide_site(KlCtx *ctx, KlFunc *f, KlNode *n) {
       si->conflict = p; /* reported by kl_claim_sites */
       continue;
     }
-    si->plugin = p;
-    si->claim = c;
     if (c.kind == KL_CLAIM_CLAIMED) {
-      si->outcome = KL_SITE_CLAIMED;
-      if (!ctx->plugins[p]->lower(&si->meta, &si->claim, ctx->plugin_tids[p], &si->lowered) ||
-          si->lowered.result != c.result)
-        si->drift = true;
+      take_claim(ctx, si, p, c);
     } else {
+      si->plugin = p;
+      si->claim = c;
       si->outcome = KL_SITE_REJECTED;
       si->claim.result = KL_T_OBJECT;
     }
