@@ -205,15 +205,23 @@ static KlType fallback_type(KlNode *n) {
   return KL_T_OBJECT;
 }
 
-/* `t.T` with t a rank-2 tensor: t, else NULL. */
+/* `t.T`, or `t.t()` whose own site no plugin claims, with t a rank-2
+ * tensor: t, else NULL. */
 static KlNode *transposed_base(KlCtx *ctx, KlNode *n) {
-  if (!n || n->kind != KL_N_ATTR || strcmp(n->name, "T") || !n->a || !kl_is_tensor(ctx, n->a->type)) return NULL;
-  return ctx->types[n->a->type].rank == 2 ? n->a : NULL;
+  KlNode *t = NULL;
+  if (n && n->kind == KL_N_ATTR && !strcmp(n->name, "T")) {
+    t = n->a;
+  } else if (n && n->kind == KL_N_CALL && n->a->kind == KL_N_ATTR && !n->a->dotted && !strcmp(n->a->name, "t") &&
+             n->list.len == 0 && n->kw.len == 0 && n->site && n->site->outcome == KL_SITE_NOT_COVERED) {
+    t = n->a->a;
+  }
+  return t && kl_is_tensor(ctx, t->type) && ctx->types[t->type].rank == 2 ? t : NULL;
 }
 
 KlNode *kl_site_arg(const KlSiteInfo *s, int i, KlNode *arg) {
   bool t = s && s->outcome == KL_SITE_CLAIMED && i >= 0 && i < 32 && ((s->meta.transposed >> i) & 1u);
-  return t ? arg->a : arg;
+  if (!t) return arg;
+  return arg->kind == KL_N_CALL ? arg->a->a : arg->a; /* t.t() or t.T */
 }
 
 /* Records plugin p's claim c of the site and its lowering (drift: the
@@ -227,9 +235,12 @@ static void take_claim(KlCtx *ctx, KlSiteInfo *si, int p, KlClaim c) {
     si->drift = true;
 }
 
-/* A site not claimed as written, offered again with each `t.T` operand as
- * t transposed (`x @ w.T`, `torch.matmul(x, w.T)`) to the plugins that read
- * KlSite.transposed; only a claim is taken from them. */
+/* A site not claimed as written, offered again with each `t.T` or `t.t()`
+ * operand as t transposed (`x @ w.T`, `torch.matmul(x, w.t())`) to the
+ * plugins that read KlSite.transposed; only a claim is taken from them. A
+ * claimed site reads t in place: a `t.t()` is then no site of its own (it
+ * is not evaluated, as `.T` is not; on a tensor neither has an effect a
+ * compiled function could see). */
 static void offer_transposed(KlCtx *ctx, KlNode *n, KlSiteInfo *si) {
   KlNode *items[KL_SITE_MAX_ARGS];
   int nitems = 0;
@@ -256,6 +267,8 @@ static void offer_transposed(KlCtx *ctx, KlNode *n, KlSiteInfo *si) {
     si->meta = meta;
     si->conflict = 0;
     take_claim(ctx, si, p, c);
+    for (int i = 0; i < nitems && i < 32; i++)
+      if (((meta.transposed >> i) & 1u) && items[i]->kind == KL_N_CALL) items[i]->site->outcome = KL_SITE_NONE;
     return;
   }
 }

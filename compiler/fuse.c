@@ -169,7 +169,14 @@ void kl_plan_forwarding(KlCtx *ctx, KlFunc *f) {
 
 /* ---- fusion ---- */
 
-static bool is_act(int op) { return op == KL_TOP_RELU || op == KL_TOP_SIGMOID || op == KL_TOP_TANH; }
+/* An elementwise function of one operand the GEMM epilogue applies (kk_act). */
+static bool is_act(int op) {
+  switch (op) {
+  case KL_TOP_RELU: case KL_TOP_SIGMOID: case KL_TOP_TANH: case KL_TOP_ABS: case KL_TOP_SQRT: case KL_TOP_SQUARE:
+  case KL_TOP_EXP: case KL_TOP_SILU: return true;
+  default: return false;
+  }
+}
 
 /* An elementwise op of one operand: an activation, or -x. */
 static bool is_unary_ew(int op) { return is_act(op) || op == KL_TOP_NEG; }

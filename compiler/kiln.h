@@ -605,7 +605,7 @@ typedef struct KlSite {
   int nkw;
   KlSiteKeyword kw[KL_SITE_MAX_KW];
   bool has_star_args;  /* *args or **kwargs present: never claimable */
-  unsigned transposed; /* bit i: positional i is written `t.T`, t a rank-2 tensor, and args[i] is t's
+  unsigned transposed; /* bit i: positional i is written `t.T` or `t.t()`, t a rank-2 tensor, and args[i] is t's
                           type; such sites go only to plugins with transposed_operands (claim.c) */
 } KlSite;
 
@@ -620,7 +620,9 @@ typedef struct KlSite {
   X(ROWSUM, "rowsum") X(ROWMEAN, "rowmean")                                \
   X(SUB, "sub") X(MUL, "mul") X(DIV, "div") /* as ADD */               \
   X(SOFTMAX, "softmax")     /* each row of a rank-2 tensor, or the vector */ \
-  X(NEG, "neg")             /* r = -a */
+  X(NEG, "neg")             /* r = -a */                                \
+  X(ABS, "abs") X(SQRT, "sqrt") X(SQUARE, "square") X(EXP, "exp")          \
+  X(SILU, "silu")           /* elementwise, as relu */
 
 typedef enum {
 #define X(name, text) KL_TOP_##name,
@@ -676,7 +678,7 @@ typedef struct KlPlugin {
 
 extern const KlPlugin kl_plugin_torch, kl_plugin_tensorflow, kl_plugin_test, kl_plugin_test_twin;
 
-/* Positional arg i of a site as its claim reads it: `t` for a `t.T` the
+/* Positional arg i of a site as its claim reads it: `t` for a `t.T` or `t.t()` the
  * claim took transposed (KlSite.transposed), else arg itself. */
 KlNode *kl_site_arg(const KlSiteInfo *s, int i, KlNode *arg);
 

@@ -182,10 +182,25 @@ static inline float ref_tanh(float x)
   return u2f(f2u(y) | sign); /* odd function; keeps tanh(-0) = -0 */
 }
 
+static inline float ref_clamp_exp(float x) { return x < KK_EXP_MIN ? KK_EXP_MIN : (x > KK_EXP_MAX ? KK_EXP_MAX : x); }
+
+/* e^x; a NaN quietened, sign kept (as torch and TF give it) */
+static inline float ref_exp(float x) { return x != x ? x + x : ref_exp_core(ref_clamp_exp(x)); }
+
+/* Eager torch's silu, x / (1 + e^-x). Where e^-x is inf, x / inf: -0.0
+ * below x = -88.7, NaN at -inf. A NaN x wins the division: itself, quietened. */
+static inline float ref_silu(float x) { return x != x ? x + x : x / (1.0f + ref_exp_core(-ref_clamp_exp(x))); }
+
 static inline float ref_act(int act, float x)
 {
   uint32_t u = f2u(x);
   switch (act) {
+  case KK_ACT_ABS: return u2f(u & 0x7fffffffu);
+  case KK_ACT_SQRT: return x < 0.0f ? u2f(0x7fc00000u) : __builtin_sqrtf(x);
+  case KK_ACT_SQRT_TF: return __builtin_sqrtf(x);
+  case KK_ACT_SQUARE: return x * x;
+  case KK_ACT_EXP: return ref_exp(x);
+  case KK_ACT_SILU: return ref_silu(x);
   case KK_ACT_RELU: /* negative, non-zero, not NaN -> +0 */
     return ((u & 0x80000000u) && u != 0x80000000u && !isnan_bits(u)) ? 0.0f : x;
   case KK_ACT_RELU_TF: /* keep x >= FLT_MIN or NaN */
@@ -426,9 +441,31 @@ KK_AVX2 KK_INLINE __m256 relu_tf_avx2(__m256 x) /* keep x >= FLT_MIN or NaN */
   return _mm256_and_ps(_mm256_cmp_ps(x, _mm256_set1_ps(FLT_MIN), _CMP_NLT_UQ), x);
 }
 
+KK_AVX2 KK_INLINE __m256 exp_clamped_avx2_s(const int NEG, __m256 x) /* see sigmoid_avx2_s */
+{
+  __m256 c = _mm256_min_ps(_mm256_set1_ps(KK_EXP_MAX), _mm256_max_ps(_mm256_set1_ps(KK_EXP_MIN), x));
+  return exp_core_avx2_s(NEG, c);
+}
+
+KK_AVX2 KK_INLINE __m256 exp_avx2(__m256 x) { return nanfix_avx2(exp_clamped_avx2_s(0, x), x); } /* see ref_exp */
+
+KK_AVX2 KK_INLINE __m256 silu_avx2(__m256 x) /* see ref_silu */
+{
+  __m256 y = _mm256_div_ps(x, _mm256_add_ps(_mm256_set1_ps(1.0f), exp_clamped_avx2_s(1, x)));
+  return nanfix_avx2(y, x);
+}
+
 KK_AVX2 KK_INLINE __m256 act_avx2(int act, __m256 x)
 {
   switch (act) {
+  case KK_ACT_ABS: return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
+  case KK_ACT_SQRT: /* negative -> torch's positive NaN */
+    return _mm256_blendv_ps(_mm256_sqrt_ps(x), _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)),
+                            _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ));
+  case KK_ACT_SQRT_TF: return _mm256_sqrt_ps(x);
+  case KK_ACT_SQUARE: return _mm256_mul_ps(x, x);
+  case KK_ACT_EXP: return exp_avx2(x);
+  case KK_ACT_SILU: return silu_avx2(x);
   case KK_ACT_RELU: return relu_avx2(x);
   case KK_ACT_RELU_TF: return relu_tf_avx2(x);
   case KK_ACT_SIGMOID: return sigmoid_avx2_s(0, x);
@@ -620,6 +657,17 @@ KK_AVX2 static void act_row__avx2(int act, int64_t n, const float *x, float *y)
   case KK_ACT_TANH:
     for (; j + 8 <= n; j += 8) _mm256_storeu_ps(y + j, tanh_avx2(_mm256_loadu_ps(x + j)));
     break;
+#define KK_ACT_ROW_CASE_AVX2(ACT) \
+  case ACT: \
+    for (; j + 8 <= n; j += 8) _mm256_storeu_ps(y + j, act_avx2(ACT, _mm256_loadu_ps(x + j))); \
+    break;
+  KK_ACT_ROW_CASE_AVX2(KK_ACT_ABS)
+  KK_ACT_ROW_CASE_AVX2(KK_ACT_SQRT)
+  KK_ACT_ROW_CASE_AVX2(KK_ACT_SQUARE)
+  KK_ACT_ROW_CASE_AVX2(KK_ACT_EXP)
+  KK_ACT_ROW_CASE_AVX2(KK_ACT_SILU)
+  KK_ACT_ROW_CASE_AVX2(KK_ACT_SQRT_TF)
+#undef KK_ACT_ROW_CASE_AVX2
   default: return;
   }
   if (j < n) {
@@ -837,9 +885,31 @@ KK_AVX512 KK_INLINE __m512 relu_tf_avx512(__m512 x)
   return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, _mm512_set1_ps(FLT_MIN), _CMP_NLT_UQ), x);
 }
 
+KK_AVX512 KK_INLINE __m512 exp_clamped_avx512_s(const int NEG, __m512 x) /* see sigmoid_avx2_s */
+{
+  __m512 c = _mm512_min_ps(_mm512_set1_ps(KK_EXP_MAX), _mm512_max_ps(_mm512_set1_ps(KK_EXP_MIN), x));
+  return exp_core_avx512_s(NEG, c);
+}
+
+KK_AVX512 KK_INLINE __m512 exp_avx512(__m512 x) { return nanfix_avx512(exp_clamped_avx512_s(0, x), x); }
+
+KK_AVX512 KK_INLINE __m512 silu_avx512(__m512 x) /* see ref_silu */
+{
+  __m512 y = _mm512_div_ps(x, _mm512_add_ps(_mm512_set1_ps(1.0f), exp_clamped_avx512_s(1, x)));
+  return nanfix_avx512(y, x);
+}
+
 KK_AVX512 KK_INLINE __m512 act_avx512(int act, __m512 x)
 {
   switch (act) {
+  case KK_ACT_ABS: return _mm512_andnot_ps(_mm512_set1_ps(-0.0f), x);
+  case KK_ACT_SQRT: /* negative -> torch's positive NaN */
+    return _mm512_mask_mov_ps(_mm512_sqrt_ps(x), _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ),
+                              _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)));
+  case KK_ACT_SQRT_TF: return _mm512_sqrt_ps(x);
+  case KK_ACT_SQUARE: return _mm512_mul_ps(x, x);
+  case KK_ACT_EXP: return exp_avx512(x);
+  case KK_ACT_SILU: return silu_avx512(x);
   case KK_ACT_RELU: return relu_avx512(x);
   case KK_ACT_RELU_TF: return relu_tf_avx512(x);
   case KK_ACT_SIGMOID: return sigmoid_avx512_s(0, x);
@@ -876,8 +946,26 @@ KK_AVX512 KK_INLINE __m512 sub_b_nan_avx512(__m512 a, __m512 b)
 /* torch's a + b: b's NaN where both are NaN. */
 KK_AVX512 KK_INLINE __m512 add_avx512(__m512 a, __m512 b) { return first_nan_avx512(KK_BIN_ADD, b, a); }
 
-KK_AVX512 KK_NOINLINE static void epi_finish_avx512(int64_t mr, int64_t nr, const float *tile,
-                                                    float *c, int64_t ldc, int act, float *rowsum)
+/* Calls BODY(A) with A the constant act: loops that apply an activation per
+ * vector get one copy per kk_act, with no switch inside them. */
+#define KK_ACT_DISPATCH(act, BODY)                                                                  \
+  switch (act) {                                                                                   \
+  case KK_ACT_RELU: BODY(KK_ACT_RELU); break;                                                      \
+  case KK_ACT_RELU_TF: BODY(KK_ACT_RELU_TF); break;                                                \
+  case KK_ACT_SIGMOID: BODY(KK_ACT_SIGMOID); break;                                                \
+  case KK_ACT_SIGMOID_TF: BODY(KK_ACT_SIGMOID_TF); break;                                          \
+  case KK_ACT_TANH: BODY(KK_ACT_TANH); break;                                                      \
+  case KK_ACT_ABS: BODY(KK_ACT_ABS); break;                                                        \
+  case KK_ACT_SQRT: BODY(KK_ACT_SQRT); break;                                                      \
+  case KK_ACT_SQUARE: BODY(KK_ACT_SQUARE); break;                                                  \
+  case KK_ACT_EXP: BODY(KK_ACT_EXP); break;                                                        \
+  case KK_ACT_SILU: BODY(KK_ACT_SILU); break;                                                      \
+  case KK_ACT_SQRT_TF: BODY(KK_ACT_SQRT_TF); break;                                                \
+  default: BODY(KK_ACT_NONE); break;                                                               \
+  }
+
+KK_AVX512 KK_INLINE void epi_finish_act_avx512(const int act, int64_t mr, int64_t nr, const float *tile,
+                                               float *c, int64_t ldc, float *rowsum)
 {
   __mmask16 m0 = mask16(nr), m1 = mask16(nr - 16);
   for (int64_t i = 0; i < mr; i++) {
@@ -890,6 +978,14 @@ KK_AVX512 KK_NOINLINE static void epi_finish_avx512(int64_t mr, int64_t nr, cons
     if (rowsum)
       rowsum[i] += _mm512_reduce_add_ps(_mm512_add_ps(_mm512_maskz_mov_ps(m0, x0), _mm512_maskz_mov_ps(m1, x1)));
   }
+}
+
+KK_AVX512 KK_NOINLINE static void epi_finish_avx512(int64_t mr, int64_t nr, const float *tile,
+                                                    float *c, int64_t ldc, int act, float *rowsum)
+{
+#define KK_EPI_FINISH(A) epi_finish_act_avx512(A, mr, nr, tile, c, ldc, rowsum)
+  KK_ACT_DISPATCH(act, KK_EPI_FINISH)
+#undef KK_EPI_FINISH
 }
 
 /* The assembly loops' accumulators, zmm4 + i for i = 0..15 (8 rows of two
@@ -1706,8 +1802,8 @@ KK_AVX512 KK_INLINE __m512 post_add_avx512(const xw_post *pp, __m512 pv, __m512 
 }
 
 /* act (and the post row) over an R x 64 tile (row stride 64) into C and/or row sums. */
-KK_AVX512 KK_NOINLINE static void epi_finish64_avx512(int R, const float *tile, int act, const xw_post *pp,
-                                                      const __m512 *pv, float *c, int64_t ldc, float *rowout)
+KK_AVX512 KK_INLINE void epi_finish64_act_avx512(const int act, int R, const float *tile, const xw_post *pp,
+                                                 const __m512 *pv, float *c, int64_t ldc, float *rowout)
 {
   for (int i = 0; i < R; i++) {
     __m512 rs = _mm512_setzero_ps();
@@ -1719,6 +1815,14 @@ KK_AVX512 KK_NOINLINE static void epi_finish64_avx512(int R, const float *tile, 
     }
     if (rowout) rowout[i] += _mm512_reduce_add_ps(rs);
   }
+}
+
+KK_AVX512 KK_NOINLINE static void epi_finish64_avx512(int R, const float *tile, int act, const xw_post *pp,
+                                                      const __m512 *pv, float *c, int64_t ldc, float *rowout)
+{
+#define KK_EPI_FINISH64(A) epi_finish64_act_avx512(A, R, tile, pp, pv, c, ldc, rowout)
+  KK_ACT_DISPATCH(act, KK_EPI_FINISH64)
+#undef KK_EPI_FINISH64
 }
 
 /* Small M times a row-major B (x @ W with bs1 == 1), 64 columns at a time:
@@ -1788,10 +1892,11 @@ KK_AVX512 KK_INLINE void xw_tile_avx512(const int R, int64_t K, const float *a, 
 #pragma GCC unroll 4
   for (int v = 0; v < 4; v++)
     pv[v] = pp->post ? load_bias_avx512(pp->post + 16 * v * pp->post_s, pp->post_s, 16) : _mm512_setzero_ps();
-  if (act == KK_ACT_SIGMOID || act == KK_ACT_SIGMOID_TF || act == KK_ACT_TANH) {
-    /* through a stack tile: unrolled over the register tile, their ~25
+  if (act != KK_ACT_NONE && act != KK_ACT_RELU && act != KK_ACT_RELU_TF) {
+    /* through a stack tile: unrolled over the register tile, sigmoid's ~25
      * instructions a vector made the 8-row sigmoid layer slower than the
-     * 32-wide micro-kernel's row pass */
+     * 32-wide micro-kernel's row pass; and a switch over every kk_act in
+     * the loop below cost the TF chain (relu) 4% */
     _Alignas(64) float tile[6 * 64];
 #pragma GCC unroll 6
     for (int i = 0; i < R; i++)
@@ -1807,8 +1912,9 @@ KK_AVX512 KK_INLINE void xw_tile_avx512(const int R, int64_t K, const float *a, 
     __m512 rs = _mm512_setzero_ps();
 #pragma GCC unroll 4
     for (int v = 0; v < 4; v++) {
-      __m512 x = KU == 2 ? _mm512_add_ps(acc[0][i][v], acc[1][i][v]) : acc[0][i][v];
-      x = act_avx512(act, _mm512_add_ps(x, bv[v]));
+      __m512 x = _mm512_add_ps(KU == 2 ? _mm512_add_ps(acc[0][i][v], acc[1][i][v]) : acc[0][i][v], bv[v]);
+      if (act == KK_ACT_RELU) x = relu_avx512(x);
+      else if (act == KK_ACT_RELU_TF) x = relu_tf_avx512(x);
       if (pp->post) x = post_add_avx512(pp, pv[v], x);
       if (c) _mm512_storeu_ps(c + i * ldc + 16 * v, x);
       if (rowout) rs = _mm512_add_ps(rs, x);
@@ -1943,6 +2049,17 @@ KK_AVX512 static void act_row__avx512(int act, int64_t n, const float *x, float 
   case KK_ACT_TANH:
     for (; j + 16 <= n; j += 16) _mm512_storeu_ps(y + j, tanh_avx512(_mm512_loadu_ps(x + j)));
     break;
+#define KK_ACT_ROW_CASE_AVX512(ACT) \
+  case ACT: \
+    for (; j + 16 <= n; j += 16) _mm512_storeu_ps(y + j, act_avx512(ACT, _mm512_loadu_ps(x + j))); \
+    break;
+  KK_ACT_ROW_CASE_AVX512(KK_ACT_ABS)
+  KK_ACT_ROW_CASE_AVX512(KK_ACT_SQRT)
+  KK_ACT_ROW_CASE_AVX512(KK_ACT_SQUARE)
+  KK_ACT_ROW_CASE_AVX512(KK_ACT_EXP)
+  KK_ACT_ROW_CASE_AVX512(KK_ACT_SILU)
+  KK_ACT_ROW_CASE_AVX512(KK_ACT_SQRT_TF)
+#undef KK_ACT_ROW_CASE_AVX512
   default: return;
   }
   if (j < n) {
@@ -2083,6 +2200,12 @@ KK_AVX2 static void bin_rows__avx2(int op, int nan_b, int64_t m, int64_t n, cons
   KK_EW_ACT_CASE(ISA, KK_ACT_SIGMOID)                                                              \
   KK_EW_ACT_CASE(ISA, KK_ACT_SIGMOID_TF)                                                           \
   KK_EW_ACT_CASE(ISA, KK_ACT_TANH)                                                                 \
+  KK_EW_ACT_CASE(ISA, KK_ACT_ABS)                                                                  \
+  KK_EW_ACT_CASE(ISA, KK_ACT_SQRT)                                                                 \
+  KK_EW_ACT_CASE(ISA, KK_ACT_SQUARE)                                                               \
+  KK_EW_ACT_CASE(ISA, KK_ACT_EXP)                                                                  \
+  KK_EW_ACT_CASE(ISA, KK_ACT_SILU)                                                                 \
+  KK_EW_ACT_CASE(ISA, KK_ACT_SQRT_TF)                                                              \
   case KK_EW_CODE_NEG:                                                                             \
     _Pragma("GCC unroll 4") for (int q = 0; q < V; q++) v[q] = neg_##ISA(v[q]);                   \
     break;                                                                                         \
@@ -2187,6 +2310,12 @@ KK_AVX512 static void add_rows__avx512(int act, int64_t M, int64_t N, const floa
   case KK_ACT_SIGMOID: add_rows_avx512(KK_ACT_SIGMOID, M, N, a, as0, b, bs0, c); break;
   case KK_ACT_SIGMOID_TF: add_rows_avx512(KK_ACT_SIGMOID_TF, M, N, a, as0, b, bs0, c); break;
   case KK_ACT_TANH: add_rows_avx512(KK_ACT_TANH, M, N, a, as0, b, bs0, c); break;
+  case KK_ACT_ABS: add_rows_avx512(KK_ACT_ABS, M, N, a, as0, b, bs0, c); break;
+  case KK_ACT_SQRT: add_rows_avx512(KK_ACT_SQRT, M, N, a, as0, b, bs0, c); break;
+  case KK_ACT_SQUARE: add_rows_avx512(KK_ACT_SQUARE, M, N, a, as0, b, bs0, c); break;
+  case KK_ACT_EXP: add_rows_avx512(KK_ACT_EXP, M, N, a, as0, b, bs0, c); break;
+  case KK_ACT_SILU: add_rows_avx512(KK_ACT_SILU, M, N, a, as0, b, bs0, c); break;
+  case KK_ACT_SQRT_TF: add_rows_avx512(KK_ACT_SQRT_TF, M, N, a, as0, b, bs0, c); break;
   default: add_rows_avx512(KK_ACT_NONE, M, N, a, as0, b, bs0, c); break;
   }
 }

@@ -31,9 +31,19 @@ typedef enum {
    * scalar tail (the last n % 8 elements of a tensor) keeps -0.0 instead, so no
    * elementwise function can match TF bit-for-bit at every position. */
   KK_ACT_RELU_TF,
-  KK_ACT_SIGMOID_TF /* tf.nn.sigmoid: as KK_ACT_SIGMOID, but a NaN keeps its sign */
+  KK_ACT_SIGMOID_TF, /* tf.nn.sigmoid: as KK_ACT_SIGMOID, but a NaN keeps its sign */
+  /* Elementwise functions both frameworks compute alike. A NaN comes out
+   * quietened with its sign (abs: its sign cleared, not quietened). */
+  KK_ACT_ABS,    /* |x|: the sign bit cleared, bit for bit */
+  KK_ACT_SQRT,   /* eager torch.sqrt: IEEE sqrt, correctly rounded (torch's Sleef one is within 1 ulp),
+                    sqrt(-0.0) = -0.0, and for x < 0 the positive quiet NaN 0x7fc00000 (torch's) */
+  KK_ACT_SQUARE, /* x * x, bit for bit (torch.square, x ** 2, tf.square) */
+  KK_ACT_EXP,    /* e^x within 1 ulp of the true value where normal (torch uses Sleef, TF Eigen:
+                    each within 1 ulp too); inf from x = 88.7228394, 0 below -103.97 */
+  KK_ACT_SILU,   /* eager torch's F.silu, x / (1 + e^-x): silu(-inf) is NaN, as eager's */
+  KK_ACT_SQRT_TF /* tf.sqrt: IEEE sqrt, bit for bit; for x < 0 the x86 default NaN 0xffc00000 */
 } kk_act;
-#define KK_NUM_ACTS 6
+#define KK_NUM_ACTS 12
 
 void kk_init(void);            /* idempotent; picks ISA */
 const char *kk_isa_name(void); /* "avx512", "avx2", "reference" */

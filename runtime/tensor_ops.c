@@ -12,18 +12,26 @@
 #include <stdio.h>
 
 static const char *const op_names[KR_NUM_OPS] = {"matmul", "linear", "add", "relu", "sigmoid", "tanh", "sum", "mean",
-                                                 "sub", "mul", "div", "softmax", "neg"};
+                                                 "sub", "mul", "div", "softmax", "neg", "abs", "sqrt", "square",
+                                                 "exp", "silu"};
 
 static bool is_arith(int op) { return op == KR_OP_ADD || op == KR_OP_SUB || op == KR_OP_MUL || op == KR_OP_DIV; }
 
-/* The kernel activation of a KR_OP_RELU / SIGMOID / TANH for a framework:
- * TF's relu gives +0.0 for -0.0, torch's sigmoid flips a NaN's sign (see
- * kernels.h). Anything else: KK_ACT_NONE. */
+/* The kernel activation of an elementwise op of one tensor (KR_OP_RELU,
+ * SIGMOID, TANH, ABS, SQRT, SQUARE, EXP, SILU) for a framework: TF's relu
+ * gives +0.0 for -0.0, torch's sigmoid flips a NaN's sign, torch's sqrt of
+ * a negative number is +NaN where TF's is x86's -NaN (see kernels.h).
+ * Anything else: KK_ACT_NONE. */
 int kr_act_of(int op, int fw) {
   switch (op) {
   case KR_OP_RELU: return fw == KR_FW_TF ? KK_ACT_RELU_TF : KK_ACT_RELU;
   case KR_OP_SIGMOID: return fw == KR_FW_TF ? KK_ACT_SIGMOID_TF : KK_ACT_SIGMOID;
   case KR_OP_TANH: return KK_ACT_TANH;
+  case KR_OP_ABS: return KK_ACT_ABS;
+  case KR_OP_SQRT: return fw == KR_FW_TF ? KK_ACT_SQRT_TF : KK_ACT_SQRT;
+  case KR_OP_SQUARE: return KK_ACT_SQUARE;
+  case KR_OP_EXP: return KK_ACT_EXP;
+  case KR_OP_SILU: return KK_ACT_SILU;
   default: return KK_ACT_NONE;
   }
 }
@@ -255,7 +263,12 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
   }
   case KR_OP_RELU:
   case KR_OP_SIGMOID:
-  case KR_OP_TANH: {
+  case KR_OP_TANH:
+  case KR_OP_ABS:
+  case KR_OP_SQRT:
+  case KR_OP_SQUARE:
+  case KR_OP_EXP:
+  case KR_OP_SILU: {
     kk_act act = kr_act_of(op, fw);
     Mat x = as_mat(a);
     r = kr_tensor_new(fw, a->rank, a->shape);
@@ -402,7 +415,7 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
   bool right_one[KR_EW_MAX] = {false}; /* a tensor step's right operand has one element */
   for (int k = 0; k < p->nsteps; k++) {
     const KrEwStep *st = &p->step[k];
-    bool act = st->op == KR_OP_RELU || st->op == KR_OP_SIGMOID || st->op == KR_OP_TANH || st->op == KR_OP_NEG;
+    bool act = kr_act_of(st->op, fw) != KK_ACT_NONE || st->op == KR_OP_NEG;
     if (st->kind == KR_EW_ACT ? !act : !is_arith(st->op)) {
       PyErr_Format(PyExc_SystemError, "kiln: bad elementwise step %d (%s:%d)", st->op, file, st->line);
       return NULL;

@@ -172,6 +172,12 @@ def arith(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def math_fns(tmp_path_factory):
+    """tf.abs / sqrt / square / exp (compared with eager in test_math_ops.py)."""
+    return build("tf_math", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
 def mixed(tmp_path_factory):
     return build("tf_mixed", tmp_path_factory)
 
@@ -800,9 +806,9 @@ def test_boundary_on_public_path_in_subprocess():
 # every verified tensorflow rule is exercised here
 
 
-def test_verified_rules_exercised(acc, acc_full, rej, mixed, errs, arith):
+def test_verified_rules_exercised(acc, acc_full, rej, mixed, errs, arith, math_fns):
     from kiln import _compiler
-    reports = [m[1] for m in (acc, acc_full, rej, mixed, errs, arith)]
+    reports = [m[1] for m in (acc, acc_full, rej, mixed, errs, arith, math_fns)]
     all_sites = [s for r in reports for f in r["functions"] for s in f["sites"]]
     missing = []
     for rule in _compiler.rules():

@@ -52,7 +52,7 @@ ROOT = PROGRAMS.parent.parent
 # First on a subprocess's PYTHONPATH: it imports this checkout's kiln, not an installed one.
 ROOT_PYTHONPATH = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 STEMS = ["tp_phase_a", "tp_expanded", "tp_forms", "tp_linear_from_import",
-         "tp_linear_import_torch", "tp_rejected", "tp_fallback_mutation", "tp_modes", "tp_arith"]
+         "tp_linear_import_torch", "tp_rejected", "tp_fallback_mutation", "tp_modes", "tp_arith", "tp_math"]
 RTOL, ATOL = 1e-5, 1e-6
 
 # (M, K, N): batch, inner, output width — square, non-square, 1-wide, batch 0, K 0, wide.
@@ -210,6 +210,9 @@ def form_args(name, M, K, N, maker=gen):
         "matmul_bt": (maker(1, M, K), maker(2, N, K)), "matmul_bt_head": (maker(1, M, K), maker(2, N, K), maker(3, N)),
         "matmul_bt_call": (maker(1, M, K), maker(2, N, K)),
         "matmul_bt_mm_method": (maker(1, M, K), maker(2, N, K), maker(3, N)),
+        "matmul_bt_method": (maker(1, M, K), maker(2, N, K)),
+        "matmul_bt_method_head": (maker(1, M, K), maker(2, N, K), maker(3, N)),
+        "matmul_bt_method_mm": (maker(1, M, K), maker(2, N, K), maker(3, N)),
         "post_fn_mean": (maker(1, M, K), maker(2, K, N), maker(3, N)),
         "add_11": (a1, maker(13, K)), "add_22": (a2, maker(14, M, K)),
         "add_21": (a2, a1), "add_12": (a1, maker(15, M, K)),
@@ -239,6 +242,7 @@ FORMS = ["binop_receiver", "call_receiver", "mean_kw_order", "sum_kw_order", "me
          "mean_dim_only", "mean_positional", "sum_last", "sum_positional_keepdim", "mean_fn", "sum_fn",
          "mean_fn_positional", "post_fn_mean", "linear_nobias", "linear_nobias_row", "linear_nobias_row_first",
          "matmul_mm", "matmul_mm_method", "matmul_bt", "matmul_bt_head", "matmul_bt_call", "matmul_bt_mm_method",
+         "matmul_bt_method", "matmul_bt_method_head", "matmul_bt_method_mm",
          "add_11", "add_22", "add_21", "add_12", "relu_1", "relu_2", "sigmoid_1", "sigmoid_2",
          "tanh_1", "tanh_2", "relu_fn_1", "relu_fn_2", "sigmoid_fn_1", "sigmoid_fn_2", "tanh_fn_1",
          "tanh_fn_2", "matmul_op", "matmul_call", "matmul_method", "linear_f", "linear_full",
@@ -327,10 +331,12 @@ def rejected_args(name):
         "mean_dim_twice": (x2,),
         "matmul_1d_2d": (gen(1, 4), x2),
         "matmul_a_transposed": (x2, gen(7, 4, 3)), "matmul_bt_rank1": (x2, gen(8, 5)),
+        "matmul_at_method": (x2, gen(7, 4, 3)), "matmul_bt_method_rank1": (x2, gen(8, 5)),
+        "matmul_bt_method_arg": (x2, gen(9, 3, 5), True),
         "matmul_call_2d_1d": (x2, gen(5, 5)),
         "matmul_method_2d_1d": (x2, gen(5, 5)),
         "relu_with_arg": (x2, False),
-        "softmax": (x2,), "exp": (x2,), "inplace_relu": (x2,), "relu_inplace_kw": (x2,),
+        "softmax": (x2,), "log": (x2,), "inplace_relu": (x2,), "relu_inplace_kw": (x2,),
         "power": (x2, gen(6, 4, 5)), "floor_div": (x2, gen(6, 4, 5)), "transpose": (x2,),
         "add_bool_sub": (x2, True), "unannotated_add": (x2, b1[:1]),
     }[name]
@@ -339,10 +345,27 @@ def rejected_args(name):
 REJECTED_NAMES = ["linear_1d_input", "linear_keyword_bias", "linear_none_bias", "mean_dim0",
                   "mean_keepdim_true", "mean_dynamic_dim", "sum_positional_dim0", "sum_positional_keepdim_true",
                   "sum_whole", "mean_rank1", "mean_fn_dim0", "sum_fn_whole", "sum_fn_dtype", "mean_dim_twice",
-                  "matmul_1d_2d", "matmul_a_transposed", "matmul_bt_rank1", "matmul_call_2d_1d",
+                  "matmul_1d_2d", "matmul_a_transposed", "matmul_bt_rank1", "matmul_at_method",
+                  "matmul_bt_method_rank1", "matmul_bt_method_arg", "matmul_call_2d_1d",
                   "matmul_method_2d_1d", "relu_with_arg", "softmax",
-                  "exp", "inplace_relu", "relu_inplace_kw", "power", "floor_div", "transpose", "add_bool_sub",
+                  "log", "inplace_relu", "relu_inplace_kw", "power", "floor_div", "transpose", "add_bool_sub",
                   "unannotated_add"]
+
+
+def test_transposed_method_read_in_place(built):
+    """`x @ w.t()` (and torch.matmul / .mm against `w.t()`) is linear's
+    kernel reading w in place: `.t()` is no site of its own, not evaluated,
+    and a bias, an activation and a reduction after it fuse into one call."""
+    _, report = built["tp_forms"]
+    for name in ("matmul_bt_method", "matmul_bt_method_head", "matmul_bt_method_mm"):
+        sites = funcs_of(report)[name]["sites"]
+        assert "kiln-torch/tensor-matmul-bt-f32-cpu-2d" in [s["rule"] for s in sites], sites
+        assert all(s["target"] != "t" and s["outcome"] in ("claimed", "scalar") for s in sites), sites
+    c = subprocess.run([sys.executable, "-m", "kiln", "emit", str(PROGRAMS / "tp_forms.py")], capture_output=True,
+                       text=True, check=True, timeout=120, env={**os.environ, "PYTHONPATH": ROOT_PYTHONPATH}).stdout
+    i = c.index("/* def matmul_bt_method_head ")
+    body = c[i:c.find("/* def ", i + 10)]
+    assert body.count("kr->tensor_fused(") == 1 and "KR_OP_SILU" in body and "kr->tensor_op(" not in body
 
 
 @pytest.mark.parametrize("name", REJECTED_NAMES)
@@ -1025,7 +1048,7 @@ def fails(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 
 def plain(w: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    return w.exp()                      # eager torch on the fallback
+    return w.log()                      # eager torch on the fallback
 
 
 @torch.no_grad()

@@ -1,5 +1,6 @@
 /* plugins/torch.c — the PyTorch surface: linear (with or without a bias),
- * relu/sigmoid/tanh (methods, torch.* and F.* functions), matmul (@,
+ * relu/sigmoid/tanh (methods, torch.* and F.* functions), abs/sqrt/square/exp
+ * (methods and torch.*), t ** 2, F.silu, matmul (@,
  * torch.matmul, .matmul, torch.mm, .mm), + - * / (between tensors, or a
  * tensor and an int/float/bool), unary -, softmax over the last dim, and
  * the mean and sum over dim 1 (methods and torch.*), on float32 CPU
@@ -49,6 +50,53 @@ static const char *function_rule(const char *name, int rank) {
   return rules[pu_eq(name, "relu") ? 0 : pu_eq(name, "sigmoid") ? 1 : 2][rank - 1];
 }
 
+/* Elementwise functions of one tensor, as torch.F(x) and x.M(): the op's
+ * name in the rule and its two rules (ranks 1, 2). */
+typedef struct {
+  const char *function, *method, *op, *rules[2];
+} MathFn;
+
+static const MathFn math_fns[] = {
+    {"torch.abs", "abs", "abs", {"kiln-torch/tensor-abs-f32-cpu-1d", "kiln-torch/tensor-abs-f32-cpu-2d"}},
+    {"torch.sqrt", "sqrt", "sqrt", {"kiln-torch/tensor-sqrt-f32-cpu-1d", "kiln-torch/tensor-sqrt-f32-cpu-2d"}},
+    {"torch.square", "square", "square", {"kiln-torch/tensor-square-f32-cpu-1d", "kiln-torch/tensor-square-f32-cpu-2d"}},
+    {"torch.exp", "exp", "exp", {"kiln-torch/tensor-exp-f32-cpu-1d", "kiln-torch/tensor-exp-f32-cpu-2d"}},
+    {"torch.nn.functional.silu", NULL, "silu", {"kiln-torch/function-silu-f32-cpu-1d", "kiln-torch/function-silu-f32-cpu-2d"}},
+};
+
+static const MathFn *math_fn(const KlSite *s) {
+  for (size_t i = 0; i < sizeof math_fns / sizeof *math_fns; i++) {
+    const MathFn *m = &math_fns[i];
+    if (s->kind == KL_SK_CALL ? pu_eq(s->target, m->function) : m->method && pu_eq(s->target, m->method)) return m;
+  }
+  return NULL;
+}
+
+/* torch.F(x) / x.M() with nothing else (F.silu: also inplace=False); other
+ * arguments (out=, inplace=True) are eager's. */
+static KlClaim math_claim(const KlSite *s, const MathFn *m, const KlType *tids) {
+  bool method = s->kind == KL_SK_METHOD;
+  int rank = pu_rank(method ? s->receiver : (s->nargs >= 1 ? s->args[0] : KL_T_OBJECT), tids);
+  const KlSiteKeyword *inplace = pu_kw(s, "inplace");
+  bool kw_ok = s->nkw == 0 || (s->nkw == 1 && pu_eq(m->op, "silu") && inplace && pu_lit_false(inplace));
+  if (!rank || s->nargs != (method ? 0 : 1) || !kw_ok) return pu_not_covered();
+  return pu_claimed(m->rules[rank - 1], method ? s->receiver : s->args[0]);
+}
+
+/* t ** 2, t.pow(2), torch.pow(t, 2): the exponent the literal int 2, which
+ * eager computes as t * t. */
+static KlClaim pow_two_claim(const KlSite *s, const KlType *tids) {
+  bool method = s->kind == KL_SK_METHOD;
+  bool pow = (s->kind == KL_SK_BINOP && pu_eq(s->target, "**")) || (method && pu_eq(s->target, "pow")) ||
+             (s->kind == KL_SK_CALL && pu_eq(s->target, "torch.pow"));
+  int e = method ? 0 : 1; /* the exponent's position */
+  if (!pow || s->nkw || s->nargs != e + 1) return pu_not_covered();
+  int rank = pu_rank(method ? s->receiver : s->args[0], tids);
+  if (!rank || s->arg_lit[e] != KL_LIT_INT || s->arg_ival[e] != 2) return pu_not_covered();
+  return pu_claimed(rank == 1 ? "kiln-torch/tensor-pow-two-f32-cpu-1d" : "kiln-torch/tensor-pow-two-f32-cpu-2d",
+                    method ? s->receiver : s->args[0]);
+}
+
 /* softmax over the last dim: x (the receiver, or the first positional of
  * torch.softmax / F.softmax) then the dim, positional or dim=, a literal
  * naming the last dimension; nothing else. */
@@ -90,9 +138,9 @@ static const char *const reduction_message =
     "reductions are native only on rank 2 over dim 1; write `x.mean(dim=1)`, `x.sum(1)` or `torch.mean(x, dim=1)`: "
     "the dim the literal 1 or -1, keepdim (if given) the literal False, no dtype= or other arguments";
 
-/* A matmul whose right operand is written `b.T` (KlSite.transposed): `a @
- * b.T`, torch.matmul / torch.mm(a, b.T), a.matmul / a.mm(b.T), ranks 2, 2:
- * b is read transposed in place, the layout of linear's weight. */
+/* A matmul whose right operand is written `b.T` or `b.t()` (KlSite.transposed):
+ * `a @ b.T`, torch.matmul / torch.mm(a, b.T), a.matmul / a.mm(b.T), ranks
+ * 2, 2: b is read transposed in place, the layout of linear's weight. */
 static KlClaim transposed_claim(const KlSite *s, const KlType *tids) {
   bool method = s->kind == KL_SK_METHOD;
   bool matmul = (s->kind == KL_SK_BINOP && pu_eq(s->target, "@")) ||
@@ -107,6 +155,14 @@ static KlClaim transposed_claim(const KlSite *s, const KlType *tids) {
 static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
   if (s->has_star_args) return pu_not_covered();
   if (s->transposed) return transposed_claim(s, tids);
+  if (s->kind == KL_SK_CALL || s->kind == KL_SK_METHOD) {
+    const MathFn *m = math_fn(s);
+    if (m) return math_claim(s, m, tids);
+  }
+  {
+    KlClaim c = pow_two_claim(s, tids);
+    if (c.kind == KL_CLAIM_CLAIMED) return c;
+  }
   switch (s->kind) {
   case KL_SK_CALL:
     if (pu_eq(s->target, "torch.nn.functional.linear")) {
@@ -249,6 +305,11 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
   else if (strstr(r, "-sum-")) *out = pu_op(KL_TOP_ROWSUM, 1, c->result);
   else if (strstr(r, "/softmax-")) *out = pu_op(KL_TOP_SOFTMAX, 1, c->result);
   else if (strstr(r, "-neg-")) *out = pu_op(KL_TOP_NEG, 1, c->result);
+  else if (strstr(r, "-abs-")) *out = pu_op(KL_TOP_ABS, 1, c->result);
+  else if (strstr(r, "-sqrt-")) *out = pu_op(KL_TOP_SQRT, 1, c->result);
+  else if (strstr(r, "-square-") || strstr(r, "-pow-two-")) *out = pu_op(KL_TOP_SQUARE, 1, c->result);
+  else if (strstr(r, "-exp-")) *out = pu_op(KL_TOP_EXP, 1, c->result);
+  else if (strstr(r, "-silu-")) *out = pu_op(KL_TOP_SILU, 1, c->result);
   else return false;
   return true;
 }
@@ -271,7 +332,7 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/tensor-matmul-f32-cpu-2d", "a @ b ranks 2,2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-matmul-call-f32-cpu-2d", "torch.matmul(a, b) / a.matmul(b) ranks 2,2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-mm-f32-cpu-2d", "torch.mm(a, b) / a.mm(b) ranks 2,2", "claimed", KL_NUM_CODES, true},
-    {"kiln-torch/tensor-matmul-bt-f32-cpu-2d", "a @ b.T, torch.matmul / torch.mm(a, b.T), a.matmul / a.mm(b.T) ranks 2,2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-matmul-bt-f32-cpu-2d", "a @ b.T, torch.matmul / torch.mm(a, b.T), a.matmul / a.mm(b.T) ranks 2,2; also b.t()", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-add-f32-cpu-same-rank", "a + b ranks 1+1, 2+2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-add-f32-cpu-2d-1d-broadcast", "a + b ranks 2+1, 1+2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-sub-f32-cpu", "a - b ranks 1-1, 2-2, 2-1, 1-2", "claimed", KL_NUM_CODES, true},
@@ -285,6 +346,18 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/tensor-sum-dim1-f32-cpu-2d", "x.sum(dim=1) / x.sum(1) / torch.sum(x, dim=1) rank 2; dim 1 or -1, keepdim=False if given", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-neg-f32-cpu-1d", "-x, x.neg(), torch.neg(x) rank 1", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-neg-f32-cpu-2d", "-x, x.neg(), torch.neg(x) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-abs-f32-cpu-1d", "x.abs(), torch.abs(x) rank 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-abs-f32-cpu-2d", "x.abs(), torch.abs(x) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-sqrt-f32-cpu-1d", "x.sqrt(), torch.sqrt(x) rank 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-sqrt-f32-cpu-2d", "x.sqrt(), torch.sqrt(x) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-square-f32-cpu-1d", "x.square(), torch.square(x) rank 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-square-f32-cpu-2d", "x.square(), torch.square(x) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-pow-two-f32-cpu-1d", "x ** 2, x.pow(2), torch.pow(x, 2) rank 1, the exponent the literal 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-pow-two-f32-cpu-2d", "x ** 2, x.pow(2), torch.pow(x, 2) rank 2, the exponent the literal 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-exp-f32-cpu-1d", "x.exp(), torch.exp(x) rank 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-exp-f32-cpu-2d", "x.exp(), torch.exp(x) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/function-silu-f32-cpu-1d", "F.silu(x) rank 1 (inplace=False if given)", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/function-silu-f32-cpu-2d", "F.silu(x) rank 2 (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/softmax-f32-cpu-1d", "torch.softmax / F.softmax(x, dim) / x.softmax(dim) rank 1, dim 0 or -1", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/softmax-f32-cpu-2d", "torch.softmax / F.softmax(x, dim) / x.softmax(dim) rank 2, dim 1 or -1", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/linear-other-forms", "linear with other ranks or keywords", "rejected", KL_KILN_TORCH_001, true},

@@ -15,8 +15,8 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-/* 14: tensor ops sub/mul/div/softmax/neg, tensor_scalar_op and tensor_ewise */
-#define KR_ABI_VERSION 16
+/* 17: tensor ops abs/sqrt/square/exp/silu */
+#define KR_ABI_VERSION 17
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
 enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
@@ -31,6 +31,8 @@ enum {
   KR_OP_SUB, KR_OP_MUL, KR_OP_DIV, /* a - b, a * b, a / b; broadcast as KR_OP_ADD */
   KR_OP_SOFTMAX,                    /* softmax of each row (rank 2) or of the vector */
   KR_OP_NEG,                        /* -a */
+  KR_OP_ABS, KR_OP_SQRT, KR_OP_SQUARE, KR_OP_EXP, /* elementwise, as kk_act's */
+  KR_OP_SILU,                       /* a / (1 + e^-a), torch's F.silu */
   KR_NUM_OPS
 };
 
@@ -160,7 +162,7 @@ typedef struct KrTensor {
 /* An elementwise chain the compiler fused (fuse.c kl_plan_ewise):
  *   v = first; then for each step: v = act(v), v = v op x or (swap) x op v,
  * x a tensor or a Python scalar (KrEwArg); op KR_OP_ADD/SUB/MUL/DIV or
- * KR_OP_RELU/SIGMOID/TANH/NEG. One pass over the result, computed as the ops
+ * KR_OP_RELU/SIGMOID/TANH/NEG/ABS/SQRT/SQUARE/EXP/SILU. One pass over the result, computed as the ops
  * one by one compute it (same roundings, NaNs and errors, each error naming
  * its op's line); no intermediate tensor. */
 #define KR_EW_MAX 16

@@ -4569,7 +4569,8 @@ class TensorGen:
             if spell < 0.25:  # the bias added to a linear without one
                 return f"({f}({v}, {w}) + {b})", (s[0], dout)
             if spell < 0.45:  # the weight transposed by hand
-                return f"({self.paren(v)} @ {w}.T + {b})", (s[0], dout)
+                t = ".T" if spell < 0.35 else ".t()"
+                return f"({self.paren(v)} @ {w}{t} + {b})", (s[0], dout)
             return f"{f}({v}, {w}, {b})", (s[0], dout)
         if len(s) == 2 and k <= 6:
             other = self.pick(2) if r.random() < 0.2 else None
@@ -4584,7 +4585,13 @@ class TensorGen:
                 form = self.spell.choice(["torch.mm({a}, {b})", "{a}.mm({b})"])
             return form.format(a=self.paren(v), b=w), (s[0], dout)
         if k <= 9:
-            return f"{self.paren(v)}.{r.choice(['relu', 'sigmoid', 'tanh'])}()", s
+            act = r.choice(['relu', 'sigmoid', 'tanh'])
+            if self.spell.random() < 0.3:  # the elementwise functions kiln claims since 2026-12-04
+                form = self.spell.choice(["{x}.abs()", "torch.abs({v})", "{x}.square()", "{x} ** 2",
+                                          "torch.sqrt({x}.abs())", "{x}.abs().sqrt()", "torch.exp({x}.tanh())",
+                                          "F.silu({v})", "torch.nn.functional.silu({v})"])
+                return form.format(x=self.paren(v), v=v), s
+            return f"{self.paren(v)}.{act}()", s
         if k <= 12:
             x = r.random()
             if len(s) == 2 and x < 0.4:

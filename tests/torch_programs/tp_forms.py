@@ -212,3 +212,15 @@ def matmul_bt_call(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 def matmul_bt_mm_method(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
     return b + x.mm(w.T)
+
+
+def matmul_bt_method(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x @ w.t()
+
+
+def matmul_bt_method_head(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return F.silu(torch.matmul(x, w.t()) + b).sum(-1)
+
+
+def matmul_bt_method_mm(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return x.mm(w.t()) + b

@@ -27,11 +27,14 @@ EXPECT = {
     "matmul_1d_2d": ("@", "rejected", "KILN-TORCH-003"),
     "matmul_a_transposed": ("@", "not-covered", None),
     "matmul_bt_rank1": ("@", "not-covered", None),
+    "matmul_at_method": ("@", "not-covered", None),
+    "matmul_bt_method_rank1": ("@", "not-covered", None),
+    "matmul_bt_method_arg": ("@", "not-covered", None),
     "matmul_call_2d_1d": ("torch.matmul", "rejected", "KILN-TORCH-003"),
     "matmul_method_2d_1d": ("matmul", "rejected", "KILN-TORCH-003"),
     "relu_with_arg": ("relu", "rejected", "KILN-TORCH-002"),
     "softmax": ("torch.softmax", "rejected", "KILN-TORCH-006"),
-    "exp": ("torch.exp", "not-covered", None),
+    "log": ("torch.log", "not-covered", None),
     "inplace_relu": ("relu_", "not-covered", None),
     "relu_inplace_kw": ("torch.nn.functional.relu", "rejected", "KILN-TORCH-002"),
     "power": ("**", "not-covered", None),
@@ -110,6 +113,18 @@ def matmul_bt_rank1(a: TensorF32Cpu2D, v: TensorF32Cpu1D):
     return a @ v.T
 
 
+def matmul_at_method(a: TensorF32Cpu2D, b: TensorF32Cpu2D):
+    return a.t() @ b
+
+
+def matmul_bt_method_rank1(a: TensorF32Cpu2D, v: TensorF32Cpu1D):
+    return a @ v.t()
+
+
+def matmul_bt_method_arg(a: TensorF32Cpu2D, b: TensorF32Cpu2D, flag: bool):
+    return a @ b.t(flag)  # not a bare .t(): eager's (TypeError)
+
+
 def matmul_call_2d_1d(a: TensorF32Cpu2D, b: TensorF32Cpu1D):
     return torch.matmul(a, b)
 
@@ -126,8 +141,8 @@ def softmax(x: TensorF32Cpu2D):
     return torch.softmax(x, dim=0)  # the last dim is native (tp_arith.py)
 
 
-def exp(x: TensorF32Cpu2D):
-    return torch.exp(x)
+def log(x: TensorF32Cpu2D):
+    return torch.log(x)
 
 
 def relu_inplace_kw(x: TensorF32Cpu2D):

@@ -1,0 +1,260 @@
+"""abs, sqrt, square (t ** 2), exp and F.silu on kiln's kernels, for torch
+(tests/torch_programs/tp_math.py) and TensorFlow (tests/tf_programs/
+tf_math.py), against each framework's eager result on many shapes, three
+memory layouts and every special value (NaNs with payloads, +-inf, +-0,
+subnormals, the largest floats, exp's overflow and underflow edges).
+
+abs and square are IEEE operations: bit for bit. sqrt is correctly rounded
+in kiln; eager torch's (Sleef) is within one ulp of it, TF's is IEEE and
+matches bit for bit. exp and silu are polynomials in every library: kiln's exp is within 1 ulp
+of the true value and 2 of eager's, its silu within 2 of the true value
+and 4 of eager's (whose own silu is within 2 of the true value). Everywhere a NaN comes out with eager's exact bits: the input's
+payload quietened with its sign (abs: unquietened, sign cleared), and for
+sqrt of a negative number torch's 0x7fc00000 or TF's 0xffc00000.
+"""
+import json
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+import kiln  # noqa: E402
+from tests.test_elementwise import bits, layouts, salted  # noqa: E402
+
+HERE = pathlib.Path(__file__).resolve().parent
+SHAPES = [(1, 1), (3, 5), (4, 16), (2, 17), (5, 33), (16, 64), (7, 129), (0, 4), (4, 0)]
+
+# exp's and silu's edges: overflow at 88.7228394 (the largest x with a
+# finite e^x is 88.7228317), subnormal results below -87.34, zero below
+# -103.97, silu's -0.0 below -88.72 and NaN at -inf
+EDGES = np.array([88.72283, 88.7228317, 88.72284, 88.8, 89.0, -87.33, -87.34, -100.0, -103.9, -103.97, -104.0,
+                  -110.0, -1e3, 1e3, 20.0, -20.0, 1e-7, -1e-7, 0.5, -0.5, 3.4028235e38, -3.4028235e38],
+                 dtype=np.float32)
+
+
+def build(stem, folder, tmp_path_factory):
+    out = tmp_path_factory.mktemp(stem)
+    mod = kiln.build(str(HERE / folder / f"{stem}.py"), out_dir=str(out))
+    return mod, json.loads((out / f"{stem}.kiln.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def tmod(tmp_path_factory):
+    return build("tp_math", "torch_programs", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def tfmod(tmp_path_factory):
+    pytest.importorskip("tensorflow")
+    return build("tf_math", "tf_programs", tmp_path_factory)
+
+
+def values(shape, seed):
+    """salted() values with exp's edges and negatives of every size mixed in."""
+    a = salted(shape, seed)
+    flat = a.reshape(-1)
+    for i in range(min(flat.size // 2, len(EDGES))):
+        flat[(i * 104729 + 3 * seed + 1) % flat.size] = EDGES[(i + seed) % len(EDGES)]
+    return a
+
+
+def ulps(a):
+    """float32 values on a monotonic integer line (ulp distance = difference)."""
+    i = bits(a).astype(np.int64)
+    return np.where(i & 0x80000000, 0x80000000 - i, i)
+
+
+def assert_close_ulps(got, exp, max_ulps, where):
+    """NaNs and infinities bit for bit, everything else within max_ulps."""
+    g = np.asarray(got, dtype=np.float32)
+    e = np.asarray(exp, dtype=np.float32)
+    assert g.shape == e.shape, (where, g.shape, e.shape)
+    exact = np.isnan(e) | np.isnan(g) | np.isinf(e) | np.isinf(g)
+    bad = (exact & (bits(g) != bits(e))) | (~exact & (np.abs(ulps(g) - ulps(e)) > max_ulps))
+    assert not bad.any(), (f"{where}: {int(bad.sum())} of {g.size} differ; first at {np.argwhere(bad)[0].tolist()}: "
+                           f"{g[bad][:4]} ({[hex(v) for v in bits(g[bad][:4])]}) vs "
+                           f"{e[bad][:4]} ({[hex(v) for v in bits(e[bad][:4])]})")
+
+
+# op -> largest ulp distance from eager torch / TF (0: bit for bit)
+TORCH_ULPS = {"abs": 0, "square": 0, "pow": 0, "pow_method": 0, "pow_call": 0, "sqrt": 1, "exp": 2, "silu": 4}
+TF_ULPS = {"abs": 0, "square": 0, "sqrt": 0, "exp": 2}
+
+
+def test_torch_sites_claimed(tmod):
+    _, report = tmod
+    by_name = {f["name"]: f for f in report["functions"]}
+    for name, f in by_name.items():
+        assert f["status"] == "native", (name, f["reason"])
+        outcomes = {s["outcome"] for s in f["sites"]}
+        if name.endswith("_eager"):
+            assert "not-covered" in outcomes, (name, f["sites"])
+        else:
+            assert outcomes <= {"claimed", "scalar"}, (name, f["sites"])
+    rules = {s["rule"] for f in report["functions"] for s in f["sites"] if s["outcome"] == "claimed"}
+    for op in ("abs", "sqrt", "square", "exp", "pow-two"):
+        for rank in (1, 2):
+            assert f"kiln-torch/tensor-{op}-f32-cpu-{rank}d" in rules, op
+    assert {"kiln-torch/function-silu-f32-cpu-1d", "kiln-torch/function-silu-f32-cpu-2d"} <= rules
+
+
+def test_torch_chains_fuse():
+    """Elementwise chains through the new functions are one pass; a GEMM
+    followed by one of them (and a reduction) is one fused kernel call."""
+    src = HERE / "torch_programs" / "tp_math.py"
+    c = subprocess.run([sys.executable, "-m", "kiln", "emit", str(src)], capture_output=True, text=True,
+                       check=True, timeout=120).stdout
+
+    def body(name):
+        i = c.index(f"/* def {name} ")
+        return c[i:c.find("/* def ", i + 10)]
+    for name in ("rms_chain", "gauss_chain"):
+        assert body(name).count("kr->tensor_ewise(") == 1, name
+        assert "kr->tensor_op(" not in body(name), name
+    for name, act in [("silu_mlp", "KR_OP_SILU"), ("exp_head", "KR_OP_EXP"), ("square_sum", "KR_OP_SQUARE")]:
+        b = body(name)
+        assert b.count("kr->tensor_fused(") == 1 and act in b and "kr->tensor_op(" not in b, name
+    assert "KR_OP_SQRT" in body("abs_sqrt_head") and "KR_OP_ABS" in body("abs_sqrt_head")
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("op", ["abs", "sqrt", "square", "pow", "pow_method", "exp", "silu"])
+def test_torch_values(tmod, op, shape):
+    mod, _ = tmod
+    py = mod.__kiln_python__
+    x = values(shape, 11)
+    for layout, xt in layouts(x):
+        assert_close_ulps(getattr(mod, f"{op}_2")(xt), py[f"{op}_2"](xt), TORCH_ULPS[op], f"{op}_2 {shape} {layout}")
+    fn1 = {"pow": "pow_call_1", "pow_method": None}.get(op, f"{op}_1")
+    if fn1:
+        v = values((shape[1],), 12)
+        for layout, vt in layouts(v):
+            assert_close_ulps(getattr(mod, fn1)(vt), py[fn1](vt), TORCH_ULPS[op], f"{fn1} {shape[1]} {layout}")
+
+
+def test_torch_exp_silu_sweep(tmod):
+    """exp and silu over a dense sweep of the float line through every range
+    (subnormal, underflowing and overflowing results): within 2 ulp of eager,
+    infinities, zeros and NaNs exactly where eager has them."""
+    mod, _ = tmod
+    py = mod.__kiln_python__
+    x = np.concatenate([np.linspace(-120, 120, 200003, dtype=np.float32),
+                        np.linspace(88.7, 88.75, 1001, dtype=np.float32),
+                        np.linspace(-104.5, -86.5, 5001, dtype=np.float32),
+                        np.float32([np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-45, -1e-45])])
+    t = torch.from_numpy(x)
+    xd = x.astype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        truth = {"exp_1": np.exp(xd), "silu_1": xd / (1 + np.exp(-xd))}
+    for name, to_eager, to_truth in [("exp_1", 2, 1), ("silu_1", 4, 2)]:
+        got = getattr(mod, name)(t)
+        assert_close_ulps(got, py[name](t), to_eager, name)
+        # where results and e^-x are normal floats (beyond, both libraries
+        # give eager's inf, 0 and -0.0 above, not the true value)
+        normal = (xd > -87.3) & (xd < 88.72)
+        assert_close_ulps(got.numpy()[normal], truth[name][normal].astype(np.float32), to_truth, f"{name} vs float64")
+
+
+def test_torch_nan_bits(tmod):
+    """NaN payloads and signs come out as eager's, and sqrt of a negative
+    number (down to the smallest subnormal, and -inf) is torch's 0x7fc00000."""
+    mod, _ = tmod
+    py = mod.__kiln_python__
+    raw = np.array([0x7FA00001, 0xFFA00001, 0x7FC00005, 0xFFC00005, 0xFF800000, 0xBF800000, 0x80000001,
+                    0x80000000, 0x00000001] * 5, dtype=np.uint32).view(np.float32)
+    t = torch.from_numpy(raw.copy())
+    for name in ("abs_1", "sqrt_1", "square_1", "pow_call_1", "exp_1", "silu_1"):
+        got, exp = bits(getattr(mod, name)(t)), bits(py[name](t))
+        nan = np.isnan(raw)
+        assert (got[nan] == exp[nan]).all(), (name, [hex(v) for v in got[nan]], [hex(v) for v in exp[nan]])
+    assert (bits(mod.sqrt_1(t))[[4, 5, 6]] == 0x7FC00000).all()
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 16), (5, 33), (16, 64), (0, 4)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_torch_fused(tmod, shape):
+    mod, _ = tmod
+    py = mod.__kiln_python__
+    m, n = shape
+    x, y = values(shape, 21), values(shape, 22)
+    r = values((n,), 23)
+    for layout, xt in layouts(x):
+        yt, rt = torch.from_numpy(y), torch.from_numpy(r)
+        for name, args in [("rms_chain", (xt, yt)), ("gauss_chain", (xt, rt)), ("silu_chain", (xt, rt))]:
+            assert_close_ulps(getattr(mod, name)(*args), py[name](*args), 4, f"{name} {shape} {layout}")
+    # GEMM epilogues: finite inputs (kiln's and MKL's sums round differently)
+    rng = np.random.default_rng(m * 100 + n)
+    xs = torch.from_numpy(rng.standard_normal((m, n)).astype(np.float32))
+    w = torch.from_numpy(rng.standard_normal((n, 24)).astype(np.float32) * 0.3)
+    b = torch.from_numpy(rng.standard_normal(24).astype(np.float32))
+    wt = w.T.contiguous()
+    kw = dict(rtol=2e-5, atol=2e-5)
+    torch.testing.assert_close(mod.silu_mlp(xs, wt, b), py["silu_mlp"](xs, wt, b), **kw)
+    torch.testing.assert_close(mod.exp_head(xs, w, b), py["exp_head"](xs, w, b), **kw)
+    torch.testing.assert_close(mod.square_sum(xs, w), py["square_sum"](xs, w), rtol=2e-5, atol=1e-4)
+    torch.testing.assert_close(mod.abs_sqrt_head(xs, wt, b), py["abs_sqrt_head"](xs, wt, b), **kw)
+    with pytest.raises(RuntimeError, match=r"kiln: linear: incompatible shapes"):
+        mod.silu_mlp(xs, w[:, :3].T.contiguous() if n != 3 else torch.ones(2, 5), b)
+
+
+def test_torch_eager_forms(tmod):
+    """Spellings left to eager torch give eager's results (and mutations)."""
+    mod, _ = tmod
+    py = mod.__kiln_python__
+    x = torch.from_numpy(values((4, 9), 31))
+    for name in ("pow_three_eager", "pow_float_eager", "silu_inplace_eager"):
+        assert_close_ulps(getattr(mod, name)(x), py[name](x), 0, name)
+    out1, out2 = torch.zeros(4, 9), torch.zeros(4, 9)
+    r1, r2 = mod.exp_out_eager(x, out1), py["exp_out_eager"](x, out2)
+    assert r1 is out1 and r2 is out2
+    assert_close_ulps(out1, out2, 0, "exp_out_eager")
+
+
+# ==========================================================================
+# TensorFlow
+
+
+def test_tf_sites_claimed(tfmod):
+    _, report = tfmod
+    for f in report["functions"]:
+        assert f["status"] == "native", (f["name"], f["reason"])
+        for s in f["sites"]:
+            if f["name"] == "exp_kw":
+                assert (s["outcome"], s["code"]) == ("rejected", "KILN-TF-005"), s
+            else:
+                assert s["outcome"] in ("claimed", "scalar"), (f["name"], s)
+    rules = {s["rule"] for f in report["functions"] for s in f["sites"] if s["outcome"] == "claimed"}
+    for op in ("abs", "sqrt", "square", "exp"):
+        assert {f"kiln-tensorflow/{op}-f32-cpu-1d", f"kiln-tensorflow/{op}-f32-cpu-2d"} <= rules, op
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("op", ["abs", "sqrt", "square", "exp"])
+def test_tf_values(tfmod, op, shape):
+    """TF runs these with subnormals flushed (inputs read as zero, results
+    flushed): kiln's TF ops too, so sqrt(-1e-40) is -0.0 and exp's
+    subnormal results 0."""
+    import tensorflow as tf
+    mod, _ = tfmod
+    py = mod.__kiln_python__
+    x, v = tf.constant(values(shape, 41)), tf.constant(values((shape[1],), 42))
+    assert_close_ulps(getattr(mod, f"{op}_2")(x).numpy(), py[f"{op}_2"](x).numpy(), TF_ULPS[op], f"{op}_2 {shape}")
+    assert_close_ulps(getattr(mod, f"{op}_1")(v).numpy(), py[f"{op}_1"](v).numpy(), TF_ULPS[op], f"{op}_1 {shape}")
+
+
+def test_tf_fused_and_rejected(tfmod):
+    import tensorflow as tf
+    mod, _ = tfmod
+    py = mod.__kiln_python__
+    for m, n in [(1, 1), (3, 16), (5, 33), (0, 4)]:
+        x, y = tf.constant(values((m, n), 51)), tf.constant(values((m, n), 52))
+        assert_close_ulps(mod.rms_chain(x, y).numpy(), py["rms_chain"](x, y).numpy(), 3, f"rms_chain {m}x{n}")
+        rng = np.random.default_rng(m + n)
+        xs = tf.constant(rng.standard_normal((m, n)).astype(np.float32))
+        w = tf.constant(rng.standard_normal((n, 8)).astype(np.float32) * 0.3)
+        b = tf.constant(rng.standard_normal(8).astype(np.float32))
+        np.testing.assert_allclose(mod.exp_head(xs, w, b).numpy(), py["exp_head"](xs, w, b).numpy(),
+                                   rtol=2e-5, atol=2e-5)
+        assert_close_ulps(mod.exp_kw(x).numpy(), py["exp_kw"](x).numpy(), 0, "exp_kw")

@@ -1,0 +1,51 @@
+"""The elementwise functions of one tensor kiln-tensorflow claims besides
+the activations: tf.abs, tf.sqrt, tf.square and tf.exp (and their tf.math
+names), alone, fused and after a GEMM; compared with eager TensorFlow by
+tests/test_math_ops.py. NAME_1 / NAME_2: the operand's rank."""
+import tensorflow as tf
+
+from kiln.tensorflow import TensorF32Cpu1D, TensorF32Cpu2D
+
+
+def abs_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.abs(x)
+
+
+def abs_1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return tf.math.abs(v)
+
+
+def sqrt_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.sqrt(x)
+
+
+def sqrt_1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return tf.math.sqrt(v)
+
+
+def square_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.math.square(x)
+
+
+def square_1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return tf.square(v)
+
+
+def exp_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.exp(x)
+
+
+def exp_1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return tf.math.exp(v)
+
+
+def rms_chain(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.sqrt(tf.square(x - y) + 1e-6) * 0.5
+
+
+def exp_head(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return tf.reduce_mean(tf.exp(tf.matmul(x, w) + b), axis=1)
+
+
+def exp_kw(x: TensorF32Cpu2D):
+    return tf.exp(x, name="e")  # KILN-TF-005: eager TensorFlow

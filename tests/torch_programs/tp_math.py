@@ -1,0 +1,110 @@
+"""The elementwise functions of one tensor kiln-torch claims besides the
+activations: abs, sqrt, square (and t ** 2), exp and F.silu, in every
+spelling, alone, in fused elementwise chains and as a GEMM's epilogue;
+compared with eager torch by tests/test_math_ops.py. NAME_1 / NAME_2: the
+operand's rank. The *_eager functions are spellings kiln leaves to eager
+torch (not covered): their results must still be eager's."""
+import torch
+import torch.nn.functional as F
+
+from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D
+
+
+def abs_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.abs()
+
+
+def abs_1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return torch.abs(v)
+
+
+def sqrt_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.sqrt(x)
+
+
+def sqrt_1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return v.sqrt()
+
+
+def square_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.square()
+
+
+def square_1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return torch.square(v)
+
+
+def pow_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x ** 2
+
+
+def pow_method_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.pow(2)
+
+
+def pow_call_1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return torch.pow(v, 2)
+
+
+def exp_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.exp(x)
+
+
+def exp_1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return v.exp()
+
+
+def silu_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.silu(x)
+
+
+def silu_1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return F.silu(v, inplace=False)
+
+
+# ---- fused: one elementwise pass, and a GEMM's epilogue ---------------------
+
+def rms_chain(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.sqrt((x - y) ** 2 + 1e-6) * 0.5
+
+
+def gauss_chain(x: TensorF32Cpu2D, mu: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return torch.exp(-(x - mu).square() * 0.5).abs()
+
+
+def silu_chain(x: TensorF32Cpu2D, g: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return F.silu(x * g) + x.abs()
+
+
+def silu_mlp(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return F.silu(F.linear(x, w, b)).mean(dim=1)
+
+
+def exp_head(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return torch.exp(x @ w + b)
+
+
+def square_sum(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return ((x @ w) ** 2).sum(1)
+
+
+def abs_sqrt_head(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return torch.sqrt(torch.abs(x @ w.T + b))
+
+
+# ---- left to eager torch ------------------------------------------------------
+
+def pow_three_eager(x: TensorF32Cpu2D):
+    return x ** 3
+
+
+def pow_float_eager(x: TensorF32Cpu2D):
+    return x ** 2.0
+
+
+def exp_out_eager(x: TensorF32Cpu2D, out):
+    return torch.exp(x, out=out)
+
+
+def silu_inplace_eager(x: TensorF32Cpu2D):
+    return F.silu(x * 1.0, inplace=True)
