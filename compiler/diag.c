@@ -230,9 +230,9 @@ static const char *const code_explains[] = {
         "literal 1 and keepdims, if given, the literal False."),
     [KL_KILN_TF_005] = EXPLAIN(
         "tf.nn.sigmoid and tf.nn.tanh (also tf.sigmoid, tf.math.sigmoid, tf.tanh,\n"
-        "tf.math.tanh), tf.negative, tf.abs, tf.sqrt, tf.square and tf.exp (and\n"
-        "their tf.math names) are native for one rank-1 or rank-2 tensor and no\n"
-        "keywords.",
+        "tf.math.tanh), tf.negative, tf.abs, tf.sqrt, tf.square, tf.exp (and\n"
+        "their tf.math names) and tf.math.log are native for one rank-1 or\n"
+        "rank-2 tensor and no keywords.",
         "    def f(x: TensorF32Cpu1D):\n"
         "        return tf.nn.sigmoid(x, name=\"p\")   # KILN-TF-005",
         "Write `tf.nn.sigmoid(x)`: one positional tensor, no keywords."),

@@ -622,7 +622,7 @@ typedef struct KlSite {
   X(SOFTMAX, "softmax")     /* each row of a rank-2 tensor, or the vector */ \
   X(NEG, "neg")             /* r = -a */                                \
   X(ABS, "abs") X(SQRT, "sqrt") X(SQUARE, "square") X(EXP, "exp")          \
-  X(SILU, "silu")           /* elementwise, as relu */
+  X(SILU, "silu") X(LOG, "log") /* elementwise, as relu */
 
 typedef enum {
 #define X(name, text) KL_TOP_##name,

@@ -123,6 +123,18 @@ static inline int isnan_bits(uint32_t u) { return (u & 0x7fffffffu) > 0x7f800000
 #define KK_TANH_T3 0.021704159677028656f
 #define KK_TANH_T4 -0.00818527489900589f
 #define KK_TANH_T5 0.002149677835404873f
+/* log: Cephes logf (x = 2^e m, m in [sqrt(1/2), sqrt(2)), degree-8
+ * polynomial in m - 1), ln 2 split as exp's. */
+#define KK_SQRTHF 0.707106781186547524f
+#define KK_LOG_P0 7.0376836292e-2f
+#define KK_LOG_P1 -1.1514610310e-1f
+#define KK_LOG_P2 1.1676998740e-1f
+#define KK_LOG_P3 -1.2420140846e-1f
+#define KK_LOG_P4 1.4249322787e-1f
+#define KK_LOG_P5 -1.6668057665e-1f
+#define KK_LOG_P6 2.0000714765e-1f
+#define KK_LOG_P7 -2.4999993993e-1f
+#define KK_LOG_P8 3.3333331174e-1f
 /* exp argument clamps: below -110 the result is 0 in float, above 110 it is
  * inf (sigmoid's e^-x); tanh saturates to 1 in float for |x| > 9.01, so 2|x|
  * is clamped at 20. */
@@ -191,6 +203,46 @@ static inline float ref_exp(float x) { return x != x ? x + x : ref_exp_core(ref_
  * below x = -88.7, NaN at -inf. A NaN x wins the division: itself, quietened. */
 static inline float ref_silu(float x) { return x != x ? x + x : x / (1.0f + ref_exp_core(-ref_clamp_exp(x))); }
 
+/* log of a finite x > 0 (subnormals scaled into the normal range first) */
+static inline float ref_log_core(float x)
+{
+  int e = 0;
+  if (x < FLT_MIN) {
+    x *= 8388608.0f;
+    e = -23;
+  }
+  uint32_t u = f2u(x);
+  e += (int)(u >> 23) - 126;
+  float m = u2f((u & 0x007fffffu) | 0x3f000000u); /* [0.5, 1) */
+  if (m < KK_SQRTHF) {
+    e -= 1;
+    m = m + m;
+  }
+  m = m - 1.0f;
+  float z = m * m, y = KK_LOG_P0;
+  y = y * m + KK_LOG_P1;
+  y = y * m + KK_LOG_P2;
+  y = y * m + KK_LOG_P3;
+  y = y * m + KK_LOG_P4;
+  y = y * m + KK_LOG_P5;
+  y = y * m + KK_LOG_P6;
+  y = y * m + KK_LOG_P7;
+  y = y * m + KK_LOG_P8;
+  y = y * m * z;
+  const float fe = (float)e;
+  y = fe * KK_LN2_LO + y;
+  y = -0.5f * z + y;
+  return fe * KK_LN2_HI + (m + y);
+}
+
+static inline float ref_log(int tf, float x)
+{
+  if (x != x) return tf ? u2f(0xffffffffu) : x + x;
+  if (x < 0.0f) return u2f(tf ? 0xffffffffu : 0x7fc00000u);
+  if (x == 0.0f) return -INFINITY;
+  return x == INFINITY ? x : ref_log_core(x);
+}
+
 static inline float ref_act(int act, float x)
 {
   uint32_t u = f2u(x);
@@ -198,6 +250,8 @@ static inline float ref_act(int act, float x)
   case KK_ACT_ABS: return u2f(u & 0x7fffffffu);
   case KK_ACT_SQRT: return x < 0.0f ? u2f(0x7fc00000u) : __builtin_sqrtf(x);
   case KK_ACT_SQRT_TF: return __builtin_sqrtf(x);
+  case KK_ACT_LOG: return ref_log(0, x);
+  case KK_ACT_LOG_TF: return ref_log(1, x);
   case KK_ACT_SQUARE: return x * x;
   case KK_ACT_EXP: return ref_exp(x);
   case KK_ACT_SILU: return ref_silu(x);
@@ -455,6 +509,43 @@ KK_AVX2 KK_INLINE __m256 silu_avx2(__m256 x) /* see ref_silu */
   return nanfix_avx2(y, x);
 }
 
+/* See ref_log: the same steps, 8 lanes */
+KK_AVX2 KK_INLINE __m256 log_avx2_s(const int TF, __m256 x)
+{
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256 tiny = _mm256_cmp_ps(x, _mm256_set1_ps(FLT_MIN), _CMP_LT_OQ);
+  const __m256 xs = _mm256_blendv_ps(x, _mm256_mul_ps(x, _mm256_set1_ps(8388608.0f)), tiny);
+  const __m256i u = _mm256_castps_si256(xs);
+  __m256 e = _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_srli_epi32(u, 23), _mm256_set1_epi32(126)));
+  e = _mm256_sub_ps(e, _mm256_and_ps(tiny, _mm256_set1_ps(23.0f)));
+  __m256 m = _mm256_castsi256_ps(
+      _mm256_or_si256(_mm256_and_si256(u, _mm256_set1_epi32(0x007fffff)), _mm256_set1_epi32(0x3f000000)));
+  const __m256 lo = _mm256_cmp_ps(m, _mm256_set1_ps(KK_SQRTHF), _CMP_LT_OQ);
+  e = _mm256_sub_ps(e, _mm256_and_ps(lo, one));
+  m = _mm256_sub_ps(_mm256_add_ps(m, _mm256_and_ps(lo, m)), one);
+  const __m256 z = _mm256_mul_ps(m, m);
+  __m256 y = _mm256_set1_ps(KK_LOG_P0);
+  y = _mm256_fmadd_ps(y, m, _mm256_set1_ps(KK_LOG_P1));
+  y = _mm256_fmadd_ps(y, m, _mm256_set1_ps(KK_LOG_P2));
+  y = _mm256_fmadd_ps(y, m, _mm256_set1_ps(KK_LOG_P3));
+  y = _mm256_fmadd_ps(y, m, _mm256_set1_ps(KK_LOG_P4));
+  y = _mm256_fmadd_ps(y, m, _mm256_set1_ps(KK_LOG_P5));
+  y = _mm256_fmadd_ps(y, m, _mm256_set1_ps(KK_LOG_P6));
+  y = _mm256_fmadd_ps(y, m, _mm256_set1_ps(KK_LOG_P7));
+  y = _mm256_fmadd_ps(y, m, _mm256_set1_ps(KK_LOG_P8));
+  y = _mm256_mul_ps(_mm256_mul_ps(y, m), z);
+  y = _mm256_fmadd_ps(e, _mm256_set1_ps(KK_LN2_LO), y);
+  y = _mm256_fnmadd_ps(_mm256_set1_ps(0.5f), z, y);
+  __m256 r = _mm256_fmadd_ps(e, _mm256_set1_ps(KK_LN2_HI), _mm256_add_ps(m, y));
+  r = _mm256_blendv_ps(r, _mm256_set1_ps(-INFINITY), _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_EQ_OQ));
+  r = _mm256_blendv_ps(r, x, _mm256_cmp_ps(x, _mm256_set1_ps(INFINITY), _CMP_EQ_OQ));
+  const __m256 bad = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ); /* negative; NaNs below */
+  const __m256 nan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
+  if (TF) return _mm256_or_ps(r, _mm256_or_ps(bad, nan)); /* all ones */
+  r = _mm256_blendv_ps(r, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)), bad);
+  return _mm256_blendv_ps(r, _mm256_add_ps(x, x), nan);
+}
+
 KK_AVX2 KK_INLINE __m256 act_avx2(int act, __m256 x)
 {
   switch (act) {
@@ -463,6 +554,8 @@ KK_AVX2 KK_INLINE __m256 act_avx2(int act, __m256 x)
     return _mm256_blendv_ps(_mm256_sqrt_ps(x), _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)),
                             _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ));
   case KK_ACT_SQRT_TF: return _mm256_sqrt_ps(x);
+  case KK_ACT_LOG: return log_avx2_s(0, x);
+  case KK_ACT_LOG_TF: return log_avx2_s(1, x);
   case KK_ACT_SQUARE: return _mm256_mul_ps(x, x);
   case KK_ACT_EXP: return exp_avx2(x);
   case KK_ACT_SILU: return silu_avx2(x);
@@ -667,6 +760,8 @@ KK_AVX2 static void act_row__avx2(int act, int64_t n, const float *x, float *y)
   KK_ACT_ROW_CASE_AVX2(KK_ACT_EXP)
   KK_ACT_ROW_CASE_AVX2(KK_ACT_SILU)
   KK_ACT_ROW_CASE_AVX2(KK_ACT_SQRT_TF)
+  KK_ACT_ROW_CASE_AVX2(KK_ACT_LOG)
+  KK_ACT_ROW_CASE_AVX2(KK_ACT_LOG_TF)
 #undef KK_ACT_ROW_CASE_AVX2
   default: return;
   }
@@ -899,6 +994,43 @@ KK_AVX512 KK_INLINE __m512 silu_avx512(__m512 x) /* see ref_silu */
   return nanfix_avx512(y, x);
 }
 
+/* See ref_log: the same steps, 16 lanes */
+KK_AVX512 KK_INLINE __m512 log_avx512_s(const int TF, __m512 x)
+{
+  const __m512 one = _mm512_set1_ps(1.0f);
+  const __mmask16 tiny = _mm512_cmp_ps_mask(x, _mm512_set1_ps(FLT_MIN), _CMP_LT_OQ);
+  const __m512 xs = _mm512_mask_mul_ps(x, tiny, x, _mm512_set1_ps(8388608.0f));
+  const __m512i u = _mm512_castps_si512(xs);
+  __m512 e = _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_srli_epi32(u, 23), _mm512_set1_epi32(126)));
+  e = _mm512_mask_sub_ps(e, tiny, e, _mm512_set1_ps(23.0f));
+  __m512 m = _mm512_castsi512_ps(
+      _mm512_or_si512(_mm512_and_si512(u, _mm512_set1_epi32(0x007fffff)), _mm512_set1_epi32(0x3f000000)));
+  const __mmask16 lo = _mm512_cmp_ps_mask(m, _mm512_set1_ps(KK_SQRTHF), _CMP_LT_OQ);
+  e = _mm512_mask_sub_ps(e, lo, e, one);
+  m = _mm512_sub_ps(_mm512_mask_add_ps(m, lo, m, m), one);
+  const __m512 z = _mm512_mul_ps(m, m);
+  __m512 y = _mm512_set1_ps(KK_LOG_P0);
+  y = _mm512_fmadd_ps(y, m, _mm512_set1_ps(KK_LOG_P1));
+  y = _mm512_fmadd_ps(y, m, _mm512_set1_ps(KK_LOG_P2));
+  y = _mm512_fmadd_ps(y, m, _mm512_set1_ps(KK_LOG_P3));
+  y = _mm512_fmadd_ps(y, m, _mm512_set1_ps(KK_LOG_P4));
+  y = _mm512_fmadd_ps(y, m, _mm512_set1_ps(KK_LOG_P5));
+  y = _mm512_fmadd_ps(y, m, _mm512_set1_ps(KK_LOG_P6));
+  y = _mm512_fmadd_ps(y, m, _mm512_set1_ps(KK_LOG_P7));
+  y = _mm512_fmadd_ps(y, m, _mm512_set1_ps(KK_LOG_P8));
+  y = _mm512_mul_ps(_mm512_mul_ps(y, m), z);
+  y = _mm512_fmadd_ps(e, _mm512_set1_ps(KK_LN2_LO), y);
+  y = _mm512_fnmadd_ps(_mm512_set1_ps(0.5f), z, y);
+  __m512 r = _mm512_fmadd_ps(e, _mm512_set1_ps(KK_LN2_HI), _mm512_add_ps(m, y));
+  r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_EQ_OQ), _mm512_set1_ps(-INFINITY));
+  r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, _mm512_set1_ps(INFINITY), _CMP_EQ_OQ), x);
+  const __mmask16 bad = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ); /* negative; NaNs below */
+  const __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+  if (TF) return _mm512_mask_mov_ps(r, bad | nan, _mm512_castsi512_ps(_mm512_set1_epi32(-1)));
+  r = _mm512_mask_mov_ps(r, bad, _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)));
+  return _mm512_mask_add_ps(r, nan, x, x);
+}
+
 KK_AVX512 KK_INLINE __m512 act_avx512(int act, __m512 x)
 {
   switch (act) {
@@ -907,6 +1039,8 @@ KK_AVX512 KK_INLINE __m512 act_avx512(int act, __m512 x)
     return _mm512_mask_mov_ps(_mm512_sqrt_ps(x), _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ),
                               _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)));
   case KK_ACT_SQRT_TF: return _mm512_sqrt_ps(x);
+  case KK_ACT_LOG: return log_avx512_s(0, x);
+  case KK_ACT_LOG_TF: return log_avx512_s(1, x);
   case KK_ACT_SQUARE: return _mm512_mul_ps(x, x);
   case KK_ACT_EXP: return exp_avx512(x);
   case KK_ACT_SILU: return silu_avx512(x);
@@ -961,6 +1095,8 @@ KK_AVX512 KK_INLINE __m512 add_avx512(__m512 a, __m512 b) { return first_nan_avx
   case KK_ACT_EXP: BODY(KK_ACT_EXP); break;                                                        \
   case KK_ACT_SILU: BODY(KK_ACT_SILU); break;                                                      \
   case KK_ACT_SQRT_TF: BODY(KK_ACT_SQRT_TF); break;                                                \
+  case KK_ACT_LOG: BODY(KK_ACT_LOG); break;                                                        \
+  case KK_ACT_LOG_TF: BODY(KK_ACT_LOG_TF); break;                                                  \
   default: BODY(KK_ACT_NONE); break;                                                               \
   }
 
@@ -2059,6 +2195,8 @@ KK_AVX512 static void act_row__avx512(int act, int64_t n, const float *x, float 
   KK_ACT_ROW_CASE_AVX512(KK_ACT_EXP)
   KK_ACT_ROW_CASE_AVX512(KK_ACT_SILU)
   KK_ACT_ROW_CASE_AVX512(KK_ACT_SQRT_TF)
+  KK_ACT_ROW_CASE_AVX512(KK_ACT_LOG)
+  KK_ACT_ROW_CASE_AVX512(KK_ACT_LOG_TF)
 #undef KK_ACT_ROW_CASE_AVX512
   default: return;
   }
@@ -2206,6 +2344,8 @@ KK_AVX2 static void bin_rows__avx2(int op, int nan_b, int64_t m, int64_t n, cons
   KK_EW_ACT_CASE(ISA, KK_ACT_EXP)                                                                  \
   KK_EW_ACT_CASE(ISA, KK_ACT_SILU)                                                                 \
   KK_EW_ACT_CASE(ISA, KK_ACT_SQRT_TF)                                                              \
+  KK_EW_ACT_CASE(ISA, KK_ACT_LOG)                                                                  \
+  KK_EW_ACT_CASE(ISA, KK_ACT_LOG_TF)                                                               \
   case KK_EW_CODE_NEG:                                                                             \
     _Pragma("GCC unroll 4") for (int q = 0; q < V; q++) v[q] = neg_##ISA(v[q]);                   \
     break;                                                                                         \
@@ -2316,6 +2456,8 @@ KK_AVX512 static void add_rows__avx512(int act, int64_t M, int64_t N, const floa
   case KK_ACT_EXP: add_rows_avx512(KK_ACT_EXP, M, N, a, as0, b, bs0, c); break;
   case KK_ACT_SILU: add_rows_avx512(KK_ACT_SILU, M, N, a, as0, b, bs0, c); break;
   case KK_ACT_SQRT_TF: add_rows_avx512(KK_ACT_SQRT_TF, M, N, a, as0, b, bs0, c); break;
+  case KK_ACT_LOG: add_rows_avx512(KK_ACT_LOG, M, N, a, as0, b, bs0, c); break;
+  case KK_ACT_LOG_TF: add_rows_avx512(KK_ACT_LOG_TF, M, N, a, as0, b, bs0, c); break;
   default: add_rows_avx512(KK_ACT_NONE, M, N, a, as0, b, bs0, c); break;
   }
 }

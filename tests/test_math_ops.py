@@ -67,21 +67,24 @@ def ulps(a):
     return np.where(i & 0x80000000, 0x80000000 - i, i)
 
 
-def assert_close_ulps(got, exp, max_ulps, where):
-    """NaNs and infinities bit for bit, everything else within max_ulps."""
+def assert_close_ulps(got, exp, max_ulps, where, nan_bits=True):
+    """NaNs and infinities bit for bit (nan_bits=False: any NaN where eager
+    has one), everything else within max_ulps."""
     g = np.asarray(got, dtype=np.float32)
     e = np.asarray(exp, dtype=np.float32)
     assert g.shape == e.shape, (where, g.shape, e.shape)
     exact = np.isnan(e) | np.isnan(g) | np.isinf(e) | np.isinf(g)
-    bad = (exact & (bits(g) != bits(e))) | (~exact & (np.abs(ulps(g) - ulps(e)) > max_ulps))
+    differ = (bits(g) != bits(e)) & ~(np.isnan(g) & np.isnan(e) & (not nan_bits))
+    bad = (exact & differ) | (~exact & (np.abs(ulps(g) - ulps(e)) > max_ulps))
     assert not bad.any(), (f"{where}: {int(bad.sum())} of {g.size} differ; first at {np.argwhere(bad)[0].tolist()}: "
                            f"{g[bad][:4]} ({[hex(v) for v in bits(g[bad][:4])]}) vs "
                            f"{e[bad][:4]} ({[hex(v) for v in bits(e[bad][:4])]})")
 
 
 # op -> largest ulp distance from eager torch / TF (0: bit for bit)
-TORCH_ULPS = {"abs": 0, "square": 0, "pow": 0, "pow_method": 0, "pow_call": 0, "sqrt": 1, "exp": 2, "silu": 4}
-TF_ULPS = {"abs": 0, "square": 0, "sqrt": 0, "exp": 2}
+TORCH_ULPS = {"abs": 0, "square": 0, "pow": 0, "pow_method": 0, "pow_call": 0, "sqrt": 1, "exp": 2, "silu": 4,
+              "log": 2}
+TF_ULPS = {"abs": 0, "square": 0, "sqrt": 0, "exp": 2, "log": 4}
 
 
 def test_torch_sites_claimed(tmod):
@@ -95,7 +98,7 @@ def test_torch_sites_claimed(tmod):
         else:
             assert outcomes <= {"claimed", "scalar"}, (name, f["sites"])
     rules = {s["rule"] for f in report["functions"] for s in f["sites"] if s["outcome"] == "claimed"}
-    for op in ("abs", "sqrt", "square", "exp", "pow-two"):
+    for op in ("abs", "sqrt", "square", "exp", "log", "pow-two"):
         for rank in (1, 2):
             assert f"kiln-torch/tensor-{op}-f32-cpu-{rank}d" in rules, op
     assert {"kiln-torch/function-silu-f32-cpu-1d", "kiln-torch/function-silu-f32-cpu-2d"} <= rules
@@ -121,7 +124,7 @@ def test_torch_chains_fuse():
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
-@pytest.mark.parametrize("op", ["abs", "sqrt", "square", "pow", "pow_method", "exp", "silu"])
+@pytest.mark.parametrize("op", ["abs", "sqrt", "square", "pow", "pow_method", "exp", "silu", "log"])
 def test_torch_values(tmod, op, shape):
     mod, _ = tmod
     py = mod.__kiln_python__
@@ -158,6 +161,21 @@ def test_torch_exp_silu_sweep(tmod):
         assert_close_ulps(got.numpy()[normal], truth[name][normal].astype(np.float32), to_truth, f"{name} vs float64")
 
 
+def test_torch_log_sweep(tmod):
+    """log over the float line's magnitudes, subnormals included: within 2
+    ulp of eager's and 1 of the true value; -inf at +-0, eager's NaN below."""
+    mod, _ = tmod
+    py = mod.__kiln_python__
+    pos = np.concatenate([np.geomspace(1e-45, 3e38, 300007).astype(np.float32),
+                          np.linspace(0.5, 2.0, 100003, dtype=np.float32)])
+    x = np.concatenate([pos, np.float32([0.0, -0.0, -1e-45, -1.0, -np.inf, np.inf, np.nan, 1.0])])
+    t = torch.from_numpy(x)
+    got = mod.log_1(t)
+    assert_close_ulps(got, py["log_1"](t), 2, "log_1")
+    truth = np.log(pos[pos > 0].astype(np.float64)).astype(np.float32)
+    assert_close_ulps(got.numpy()[:pos.size][pos > 0], truth, 1, "log_1 vs float64")
+
+
 def test_torch_nan_bits(tmod):
     """NaN payloads and signs come out as eager's, and sqrt of a negative
     number (down to the smallest subnormal, and -inf) is torch's 0x7fc00000."""
@@ -166,11 +184,12 @@ def test_torch_nan_bits(tmod):
     raw = np.array([0x7FA00001, 0xFFA00001, 0x7FC00005, 0xFFC00005, 0xFF800000, 0xBF800000, 0x80000001,
                     0x80000000, 0x00000001] * 5, dtype=np.uint32).view(np.float32)
     t = torch.from_numpy(raw.copy())
-    for name in ("abs_1", "sqrt_1", "square_1", "pow_call_1", "exp_1", "silu_1"):
+    for name in ("abs_1", "sqrt_1", "square_1", "pow_call_1", "exp_1", "silu_1", "log_1"):
         got, exp = bits(getattr(mod, name)(t)), bits(py[name](t))
         nan = np.isnan(raw)
         assert (got[nan] == exp[nan]).all(), (name, [hex(v) for v in got[nan]], [hex(v) for v in exp[nan]])
     assert (bits(mod.sqrt_1(t))[[4, 5, 6]] == 0x7FC00000).all()
+    assert (bits(mod.log_1(t))[[4, 5, 6]] == 0x7FC00000).all() and (bits(mod.log_1(t))[[7, 8]] != 0x7FC00000).all()
 
 
 @pytest.mark.parametrize("shape", [(1, 1), (3, 16), (5, 33), (16, 64), (0, 4)], ids=lambda s: f"{s[0]}x{s[1]}")
@@ -195,6 +214,7 @@ def test_torch_fused(tmod, shape):
     torch.testing.assert_close(mod.exp_head(xs, w, b), py["exp_head"](xs, w, b), **kw)
     torch.testing.assert_close(mod.square_sum(xs, w), py["square_sum"](xs, w), rtol=2e-5, atol=1e-4)
     torch.testing.assert_close(mod.abs_sqrt_head(xs, wt, b), py["abs_sqrt_head"](xs, wt, b), **kw)
+    torch.testing.assert_close(mod.log_likelihood(xs, w, b), py["log_likelihood"](xs, w, b), rtol=2e-5, atol=1e-4)
     with pytest.raises(RuntimeError, match=r"kiln: linear: incompatible shapes"):
         mod.silu_mlp(xs, w[:, :3].T.contiguous() if n != 3 else torch.ones(2, 5), b)
 
@@ -226,22 +246,34 @@ def test_tf_sites_claimed(tfmod):
             else:
                 assert s["outcome"] in ("claimed", "scalar"), (f["name"], s)
     rules = {s["rule"] for f in report["functions"] for s in f["sites"] if s["outcome"] == "claimed"}
-    for op in ("abs", "sqrt", "square", "exp"):
+    for op in ("abs", "sqrt", "square", "exp", "log"):
         assert {f"kiln-tensorflow/{op}-f32-cpu-1d", f"kiln-tensorflow/{op}-f32-cpu-2d"} <= rules, op
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
-@pytest.mark.parametrize("op", ["abs", "sqrt", "square", "exp"])
+@pytest.mark.parametrize("op", ["abs", "sqrt", "square", "exp", "log"])
 def test_tf_values(tfmod, op, shape):
     """TF runs these with subnormals flushed (inputs read as zero, results
     flushed): kiln's TF ops too, so sqrt(-1e-40) is -0.0 and exp's
-    subnormal results 0."""
+    subnormal results 0. TF's log gives NaNs of two kinds: its vectorised
+    loop 0xffffffff (kiln's), the scalar tail of a tensor (its last n % 8
+    elements) the x86 default NaN, so there only NaN-ness is compared."""
     import tensorflow as tf
     mod, _ = tfmod
     py = mod.__kiln_python__
-    x, v = tf.constant(values(shape, 41)), tf.constant(values((shape[1],), 42))
-    assert_close_ulps(getattr(mod, f"{op}_2")(x).numpy(), py[f"{op}_2"](x).numpy(), TF_ULPS[op], f"{op}_2 {shape}")
-    assert_close_ulps(getattr(mod, f"{op}_1")(v).numpy(), py[f"{op}_1"](v).numpy(), TF_ULPS[op], f"{op}_1 {shape}")
+    xa, va = values(shape, 41), values((shape[1],), 42)
+    if op == "log":  # the tail does not flush subnormals either: only the loop's log(+-1e-40) is -inf
+        xa[np.abs(xa) < 1.1754944e-38] = 0.0
+        va[np.abs(va) < 1.1754944e-38] = 0.0
+    x, v = tf.constant(xa), tf.constant(va)
+    nan_bits = op != "log"
+    assert_close_ulps(getattr(mod, f"{op}_2")(x).numpy(), py[f"{op}_2"](x).numpy(), TF_ULPS[op], f"{op}_2 {shape}",
+                      nan_bits)
+    assert_close_ulps(getattr(mod, f"{op}_1")(v).numpy(), py[f"{op}_1"](v).numpy(), TF_ULPS[op], f"{op}_1 {shape}",
+                      nan_bits)
+    if op == "log":  # the vectorised loop's NaNs (TF's all-ones) and subnormals, bit for bit
+        neg = tf.constant(np.float32([-1.0, np.nan, -np.inf, 1e-40, -1e-40, 0.0, 2.0, 1.0] * 2))
+        assert (bits(mod.log_1(neg).numpy())[:8] == bits(py["log_1"](neg).numpy())[:8]).all()
 
 
 def test_tf_fused_and_rejected(tfmod):

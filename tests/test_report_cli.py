@@ -159,7 +159,7 @@ def test_deny_fallback_lists_each_site(tmp_path: Path) -> None:
     assert (tmp_path / "report_model.kiln.html").exists()  # the report says why
     src = str(DEMO.relative_to(ROOT))
     expected = [
-        f"{src}:13:15: call torch.log in mlp runs on the Python fallback "
+        f"{src}:13:15: call torch.log2 in mlp runs on the Python fallback "
         "(outcome not-covered, code -)",
         f"{src}:14:11: method sum in mlp runs on the Python fallback "
         "(outcome rejected, code KILN-TORCH-005: ",

@@ -336,7 +336,7 @@ def rejected_args(name):
         "matmul_call_2d_1d": (x2, gen(5, 5)),
         "matmul_method_2d_1d": (x2, gen(5, 5)),
         "relu_with_arg": (x2, False),
-        "softmax": (x2,), "log": (x2,), "inplace_relu": (x2,), "relu_inplace_kw": (x2,),
+        "softmax": (x2,), "log2": (x2,), "inplace_relu": (x2,), "relu_inplace_kw": (x2,),
         "power": (x2, gen(6, 4, 5)), "floor_div": (x2, gen(6, 4, 5)), "transpose": (x2,),
         "add_bool_sub": (x2, True), "unannotated_add": (x2, b1[:1]),
     }[name]
@@ -348,7 +348,7 @@ REJECTED_NAMES = ["linear_1d_input", "linear_keyword_bias", "linear_none_bias", 
                   "matmul_1d_2d", "matmul_a_transposed", "matmul_bt_rank1", "matmul_at_method",
                   "matmul_bt_method_rank1", "matmul_bt_method_arg", "matmul_call_2d_1d",
                   "matmul_method_2d_1d", "relu_with_arg", "softmax",
-                  "log", "inplace_relu", "relu_inplace_kw", "power", "floor_div", "transpose", "add_bool_sub",
+                  "log2", "inplace_relu", "relu_inplace_kw", "power", "floor_div", "transpose", "add_bool_sub",
                   "unannotated_add"]
 
 
@@ -1048,7 +1048,7 @@ def fails(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 
 def plain(w: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    return w.log()                      # eager torch on the fallback
+    return w.log2()                     # eager torch on the fallback
 
 
 @torch.no_grad()

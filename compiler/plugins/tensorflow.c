@@ -1,6 +1,6 @@
 /* plugins/tensorflow.c — the TensorFlow surface: tf.matmul / tf.linalg.matmul
  * (and @), tf.nn.relu, tf.nn.sigmoid, tf.nn.tanh, tf.negative (and -x), tf.abs, tf.sqrt,
- * tf.square, tf.exp, tf.add / tf.subtract /
+ * tf.square, tf.exp, tf.math.log, tf.add / tf.subtract /
  * tf.multiply / tf.divide between tensors, the operators + - * / between
  * tensors or a tensor and an int/float/bool, and
  * tf.reduce_mean(x, axis=1) on float32 CPU:0 EagerTensors of rank 1 and 2.
@@ -38,6 +38,7 @@ static const char *const abs_names[] = {"tensorflow.abs", "tensorflow.math.abs",
 static const char *const sqrt_names[] = {"tensorflow.sqrt", "tensorflow.math.sqrt", NULL};
 static const char *const square_names[] = {"tensorflow.square", "tensorflow.math.square", NULL};
 static const char *const exp_names[] = {"tensorflow.exp", "tensorflow.math.exp", NULL};
+static const char *const log_names[] = {"tensorflow.math.log", NULL};
 static const char *const mean_names[] = {"tensorflow.reduce_mean", "tensorflow.math.reduce_mean", NULL};
 static const char *const sum_names[] = {"tensorflow.reduce_sum", "tensorflow.math.reduce_sum", NULL};
 
@@ -94,7 +95,8 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
   const char *t = s->target;
   bool arith = is_any(t, sub_names) || is_any(t, mul_names) || is_any(t, div_names);
   const char *math = is_any(t, abs_names) ? "abs" : is_any(t, sqrt_names) ? "sqrt"
-                   : is_any(t, square_names) ? "square" : is_any(t, exp_names) ? "exp" : NULL;
+                   : is_any(t, square_names) ? "square" : is_any(t, exp_names) ? "exp"
+                   : is_any(t, log_names) ? "log" : NULL;
   bool known = math || is_any(t, matmul_names) || is_any(t, relu_names) || is_any(t, sigmoid_names) ||
                is_any(t, tanh_names) || is_any(t, neg_names) || is_any(t, add_names) || is_any(t, mean_names) ||
                is_any(t, sum_names) || arith;
@@ -119,16 +121,17 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
                         s->args[0]);
     return pu_rejected(KL_KILN_TF_005, "tf.negative is native only with one tensor; write `tf.negative(x)` or `-x` with x rank 1 or 2 and no keywords");
   }
-  if (math) { /* tf.abs / tf.sqrt / tf.square / tf.exp and their tf.math names */
-    static const char *const rules[4][2] = {
+  if (math) { /* tf.abs / tf.sqrt / tf.square / tf.exp, their tf.math names, tf.math.log */
+    static const char *const rules[5][2] = {
         {"kiln-tensorflow/abs-f32-cpu-1d", "kiln-tensorflow/abs-f32-cpu-2d"},
         {"kiln-tensorflow/sqrt-f32-cpu-1d", "kiln-tensorflow/sqrt-f32-cpu-2d"},
         {"kiln-tensorflow/square-f32-cpu-1d", "kiln-tensorflow/square-f32-cpu-2d"},
         {"kiln-tensorflow/exp-f32-cpu-1d", "kiln-tensorflow/exp-f32-cpu-2d"},
+        {"kiln-tensorflow/log-f32-cpu-1d", "kiln-tensorflow/log-f32-cpu-2d"},
     };
-    int k = math[0] == 'a' ? 0 : pu_eq(math, "sqrt") ? 1 : math[0] == 's' ? 2 : 3;
+    int k = math[0] == 'a' ? 0 : pu_eq(math, "sqrt") ? 1 : math[0] == 's' ? 2 : math[0] == 'e' ? 3 : 4;
     if (s->nargs == 1 && s->nkw == 0) return pu_claimed(rules[k][pu_rank(s->args[0], tids) - 1], s->args[0]);
-    return pu_rejected(KL_KILN_TF_005, "tf.abs, tf.sqrt, tf.square and tf.exp are native only with one tensor; write `tf.exp(x)` with x rank 1 or 2 and no keywords");
+    return pu_rejected(KL_KILN_TF_005, "tf.abs, tf.sqrt, tf.square, tf.exp and tf.math.log are native only with one tensor; write `tf.exp(x)` with x rank 1 or 2 and no keywords");
   }
   if (is_any(t, tanh_names)) {
     if (s->nargs == 1 && s->nkw == 0)
@@ -199,6 +202,7 @@ static bool tf_lower(const KlSite *s, const KlClaim *c, const KlType *tids, KlLo
   else if (strstr(r, "/sqrt-")) *out = pu_op(KL_TOP_SQRT, 1, c->result);
   else if (strstr(r, "/square-")) *out = pu_op(KL_TOP_SQUARE, 1, c->result);
   else if (strstr(r, "/exp-")) *out = pu_op(KL_TOP_EXP, 1, c->result);
+  else if (strstr(r, "/log-")) *out = pu_op(KL_TOP_LOG, 1, c->result);
   else if (strstr(r, "/relu-")) *out = pu_op(KL_TOP_RELU, 1, c->result);
   else if (strstr(r, "/sigmoid-")) *out = pu_op(KL_TOP_SIGMOID, 1, c->result);
   else if (strstr(r, "/reduce-mean-")) *out = pu_op(KL_TOP_ROWMEAN, 1, c->result);
@@ -227,6 +231,8 @@ static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/square-f32-cpu-2d", "tf.square / tf.math.square(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/exp-f32-cpu-1d", "tf.exp / tf.math.exp(x) rank 1", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/exp-f32-cpu-2d", "tf.exp / tf.math.exp(x) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/log-f32-cpu-1d", "tf.math.log(x) rank 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/log-f32-cpu-2d", "tf.math.log(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/tanh-f32-cpu-1d", "tf.nn.tanh / tf.tanh / tf.math.tanh(x) rank 1", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/tanh-f32-cpu-2d", "tf.nn.tanh / tf.tanh / tf.math.tanh(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/subtract-call-f32-cpu", "tf.subtract / tf.math.subtract(a, b) ranks 1+1, 2+2, 2+1, 1+2", "claimed", KL_NUM_CODES, true},
@@ -245,7 +251,7 @@ static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/relu-other-forms", "tf.nn.relu with keywords or extra arguments", "rejected", KL_KILN_TF_002, true},
     {"kiln-tensorflow/add-other-forms", "tf.add / tf.subtract / tf.multiply / tf.divide with keywords", "rejected", KL_KILN_TF_003, true},
     {"kiln-tensorflow/reduce-mean-other-forms", "reduce_mean / reduce_sum without literal axis=1 or with keepdims=True", "rejected", KL_KILN_TF_004, true},
-    {"kiln-tensorflow/sigmoid-other-forms", "tf.nn.sigmoid / tf.nn.tanh / tf.negative / tf.abs / tf.sqrt / tf.square / tf.exp with keywords or extra arguments", "rejected", KL_KILN_TF_005, true},
+    {"kiln-tensorflow/sigmoid-other-forms", "tf.nn.sigmoid / tf.nn.tanh / tf.negative / tf.abs / tf.sqrt / tf.square / tf.exp / tf.math.log with keywords or extra arguments", "rejected", KL_KILN_TF_005, true},
     {"kiln-tensorflow/unsupported-tensor-surface", "covered symbols with operand types outside the vocabulary", "rejected", KL_KILN_TF_010, true},
     {"kiln-tensorflow/other-calls", "any other TensorFlow call", "not-covered", KL_NUM_CODES, true},
     {NULL, NULL, NULL, KL_NUM_CODES, false},

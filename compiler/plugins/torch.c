@@ -1,5 +1,5 @@
 /* plugins/torch.c — the PyTorch surface: linear (with or without a bias),
- * relu/sigmoid/tanh (methods, torch.* and F.* functions), abs/sqrt/square/exp
+ * relu/sigmoid/tanh (methods, torch.* and F.* functions), abs/sqrt/square/exp/log
  * (methods and torch.*), t ** 2, F.silu, matmul (@,
  * torch.matmul, .matmul, torch.mm, .mm), + - * / (between tensors, or a
  * tensor and an int/float/bool), unary -, softmax over the last dim, and
@@ -61,6 +61,7 @@ static const MathFn math_fns[] = {
     {"torch.sqrt", "sqrt", "sqrt", {"kiln-torch/tensor-sqrt-f32-cpu-1d", "kiln-torch/tensor-sqrt-f32-cpu-2d"}},
     {"torch.square", "square", "square", {"kiln-torch/tensor-square-f32-cpu-1d", "kiln-torch/tensor-square-f32-cpu-2d"}},
     {"torch.exp", "exp", "exp", {"kiln-torch/tensor-exp-f32-cpu-1d", "kiln-torch/tensor-exp-f32-cpu-2d"}},
+    {"torch.log", "log", "log", {"kiln-torch/tensor-log-f32-cpu-1d", "kiln-torch/tensor-log-f32-cpu-2d"}},
     {"torch.nn.functional.silu", NULL, "silu", {"kiln-torch/function-silu-f32-cpu-1d", "kiln-torch/function-silu-f32-cpu-2d"}},
 };
 
@@ -310,6 +311,7 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
   else if (strstr(r, "-square-") || strstr(r, "-pow-two-")) *out = pu_op(KL_TOP_SQUARE, 1, c->result);
   else if (strstr(r, "-exp-")) *out = pu_op(KL_TOP_EXP, 1, c->result);
   else if (strstr(r, "-silu-")) *out = pu_op(KL_TOP_SILU, 1, c->result);
+  else if (strstr(r, "-log-")) *out = pu_op(KL_TOP_LOG, 1, c->result);
   else return false;
   return true;
 }
@@ -356,6 +358,8 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/tensor-pow-two-f32-cpu-2d", "x ** 2, x.pow(2), torch.pow(x, 2) rank 2, the exponent the literal 2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-exp-f32-cpu-1d", "x.exp(), torch.exp(x) rank 1", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-exp-f32-cpu-2d", "x.exp(), torch.exp(x) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-log-f32-cpu-1d", "x.log(), torch.log(x) rank 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-log-f32-cpu-2d", "x.log(), torch.log(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-silu-f32-cpu-1d", "F.silu(x) rank 1 (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-silu-f32-cpu-2d", "F.silu(x) rank 2 (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/softmax-f32-cpu-1d", "torch.softmax / F.softmax(x, dim) / x.softmax(dim) rank 1, dim 0 or -1", "claimed", KL_NUM_CODES, true},

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-/* 17: tensor ops abs/sqrt/square/exp/silu */
+/* 17: tensor ops abs/sqrt/square/exp/silu/log */
 #define KR_ABI_VERSION 17
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
@@ -33,6 +33,7 @@ enum {
   KR_OP_NEG,                        /* -a */
   KR_OP_ABS, KR_OP_SQRT, KR_OP_SQUARE, KR_OP_EXP, /* elementwise, as kk_act's */
   KR_OP_SILU,                       /* a / (1 + e^-a), torch's F.silu */
+  KR_OP_LOG,                        /* natural log, elementwise */
   KR_NUM_OPS
 };
 
@@ -162,7 +163,7 @@ typedef struct KrTensor {
 /* An elementwise chain the compiler fused (fuse.c kl_plan_ewise):
  *   v = first; then for each step: v = act(v), v = v op x or (swap) x op v,
  * x a tensor or a Python scalar (KrEwArg); op KR_OP_ADD/SUB/MUL/DIV or
- * KR_OP_RELU/SIGMOID/TANH/NEG/ABS/SQRT/SQUARE/EXP/SILU. One pass over the result, computed as the ops
+ * KR_OP_RELU/SIGMOID/TANH/NEG/ABS/SQRT/SQUARE/EXP/SILU/LOG. One pass over the result, computed as the ops
  * one by one compute it (same roundings, NaNs and errors, each error naming
  * its op's line); no intermediate tensor. */
 #define KR_EW_MAX 16

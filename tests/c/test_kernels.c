@@ -70,6 +70,8 @@ static double act_d(int act, double x)
   case KK_ACT_SQUARE: return x * x;
   case KK_ACT_EXP: return exp(x);
   case KK_ACT_SILU: return x / (1.0 + exp(-x));
+  case KK_ACT_LOG:
+  case KK_ACT_LOG_TF: return x < 0 ? NAN : log(x);
   default: return x;
   }
 }
@@ -79,7 +81,9 @@ static double act_d(int act, double x)
  * so there any value or NaN passes: returns INFINITY). */
 static double act_spread(int act, double p, double atol)
 {
-  if ((act == KK_ACT_SQRT || act == KK_ACT_SQRT_TF) && fabs(p) <= 2 * atol) return INFINITY;
+  if ((act == KK_ACT_SQRT || act == KK_ACT_SQRT_TF || act == KK_ACT_LOG || act == KK_ACT_LOG_TF) &&
+      fabs(p) <= 2 * atol)
+    return INFINITY;
   double lo = act_d(act, p - atol), hi = act_d(act, p + atol), mid = act_d(act, p);
   if (isnan(lo) || isnan(hi)) return 0;
   return fmax(fabs(hi - mid), fabs(mid - lo));
@@ -735,8 +739,8 @@ static float pick(int64_t i)
 static int same_or_close(int act, float got, float ref)
 {
   if (act == KK_ACT_SIGMOID || act == KK_ACT_SIGMOID_TF || act == KK_ACT_TANH || act == KK_ACT_EXP ||
-      act == KK_ACT_SILU)
-    return ulpdist(got, ref) <= 4 || fabsf(got - ref) <= 1e-6f;
+      act == KK_ACT_SILU || act == KK_ACT_LOG || act == KK_ACT_LOG_TF)
+    return (ulpdist(got, ref) <= 4 && isnan(got) == isnan(ref)) || fabsf(got - ref) <= 1e-6f;
   return bits(got) == bits(ref);
 }
 
@@ -770,9 +774,11 @@ static void test_elementwise(void)
             for (int64_t j = 0; j < N; j++) {
               float x = X[i * s0 + j * s1];
               if (isfinite(x) && (act == KK_ACT_SIGMOID || act == KK_ACT_SIGMOID_TF || act == KK_ACT_TANH ||
-                                  act == KK_ACT_EXP || act == KK_ACT_SILU)) {
+                                  act == KK_ACT_EXP || act == KK_ACT_SILU || act == KK_ACT_LOG ||
+                                  act == KK_ACT_LOG_TF)) {
                 double w = act_d(act, x);
-                ok &= isinf(w) ? Zr[i * N + j] == w : fabs(Zr[i * N + j] - w) <= 1e-6 + 1e-5 * fabs(w);
+                ok &= isnan(w) ? isnan(Zr[i * N + j]) != 0
+                    : isinf(w) ? Zr[i * N + j] == w : fabs(Zr[i * N + j] - w) <= 1e-6 + 1e-5 * fabs(w);
               }
             }
           snprintf(what, sizeof what, "unary act=%d M=%lld N=%lld s=(%lld,%lld)", act, (long long)M,
@@ -899,6 +905,19 @@ static void test_elementwise(void)
     for (size_t i = 0; i < NSPEC; i++)
       if (isnan(in[i])) ok &= bits(out[i]) == (specials[i] | 0x00400000u) && bits(out_tf[i]) == bits(out[i]);
     report(ok, "exp and silu specials (silu(-inf) = NaN as eager's x / (1 + e^-x))");
+    /* log: -inf at +-0, +inf at +inf, 0 at 1, subnormals finite; a negative
+     * number torch's 0x7fc00000; NaNs quietened (TF: every NaN 0xffffffff) */
+    kk_unary(KK_ACT_LOG, 1, NSPEC, in, NSPEC, 1, out);
+    kk_unary(KK_ACT_LOG_TF, 1, NSPEC, in, NSPEC, 1, out_tf);
+    ok = 1;
+    for (size_t i = 0; i < NSPEC; i++) {
+      const float x = in[i];
+      const uint32_t want = isnan(x) ? specials[i] | 0x00400000u : x < 0 ? 0x7fc00000u
+                          : x == 0 ? 0xff800000u : x == INFINITY ? 0x7f800000u : x == 1.0f ? 0u : bits(out[i]);
+      ok &= bits(out[i]) == want && bits(out_tf[i]) == (isnan(x) || x < 0 ? 0xffffffffu : want);
+      if (x > 0 && x < INFINITY) ok &= isfinite(out[i]) && fabs(out[i] - log((double)x)) <= 1e-6 * fabs(log((double)x));
+    }
+    report(ok, "log specials (torch's and TF's NaNs)");
   }
   /* row sums: long rows, column sums, strided */
   static const int64_t RN[] = {0, 1, 5, 16, 17, 63, 64, 65, 1000, 4097, 9000};
@@ -1039,8 +1058,8 @@ static void test_act_accuracy(void)
 {
   enum { N = 4096 };
   static float x[N], y[N];
-  const int acts[] = {KK_ACT_SIGMOID, KK_ACT_TANH, KK_ACT_EXP, KK_ACT_SILU};
-  const int64_t bound[] = {2, 1, 1, 2};
+  const int acts[] = {KK_ACT_SIGMOID, KK_ACT_TANH, KK_ACT_EXP, KK_ACT_SILU, KK_ACT_LOG};
+  const int64_t bound[] = {2, 1, 1, 2, 1};
   for (size_t a = 0; a < sizeof acts / sizeof *acts; a++) {
     int64_t worst = 0;
     float at = 0;

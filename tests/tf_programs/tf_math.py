@@ -1,6 +1,6 @@
 """The elementwise functions of one tensor kiln-tensorflow claims besides
 the activations: tf.abs, tf.sqrt, tf.square and tf.exp (and their tf.math
-names), alone, fused and after a GEMM; compared with eager TensorFlow by
+names) and tf.math.log, alone, fused and after a GEMM; compared with eager TensorFlow by
 tests/test_math_ops.py. NAME_1 / NAME_2: the operand's rank."""
 import tensorflow as tf
 
@@ -37,6 +37,14 @@ def exp_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 def exp_1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
     return tf.math.exp(v)
+
+
+def log_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.math.log(x)
+
+
+def log_1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return tf.math.log(v)
 
 
 def rms_chain(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:

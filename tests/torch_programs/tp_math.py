@@ -1,5 +1,5 @@
 """The elementwise functions of one tensor kiln-torch claims besides the
-activations: abs, sqrt, square (and t ** 2), exp and F.silu, in every
+activations: abs, sqrt, square (and t ** 2), exp, log and F.silu, in every
 spelling, alone, in fused elementwise chains and as a GEMM's epilogue;
 compared with eager torch by tests/test_math_ops.py. NAME_1 / NAME_2: the
 operand's rank. The *_eager functions are spellings kiln leaves to eager
@@ -54,6 +54,14 @@ def exp_1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
     return v.exp()
 
 
+def log_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.log(x)
+
+
+def log_1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return v.log()
+
+
 def silu_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return F.silu(x)
 
@@ -74,6 +82,10 @@ def gauss_chain(x: TensorF32Cpu2D, mu: TensorF32Cpu1D) -> TensorF32Cpu2D:
 
 def silu_chain(x: TensorF32Cpu2D, g: TensorF32Cpu1D) -> TensorF32Cpu2D:
     return F.silu(x * g) + x.abs()
+
+
+def log_likelihood(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return torch.log(torch.sigmoid(x @ w + b)).sum(1)
 
 
 def silu_mlp(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
