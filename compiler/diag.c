@@ -182,8 +182,9 @@ static const char *const code_explains[] = {
         "TensorF32Cpu2D. Reduce other axes by transposing first (that step runs on\n"
         "the fallback)."),
     [KL_KILN_TORCH_006] = EXPLAIN(
-        "torch.softmax, torch.nn.functional.softmax and .softmax are native over the\n"
-        "last dimension of a rank-1 or rank-2 float32 CPU tensor, with the dim a\n"
+        "torch.softmax, torch.nn.functional.softmax and .softmax (and the same\n"
+        "for log_softmax) are native over the last dimension of a rank-1 or\n"
+        "rank-2 float32 CPU tensor, with the dim a\n"
         "literal (positional or dim=) and no other arguments (no dtype=, no\n"
         "implicit dim). Other forms run on eager PyTorch through the fallback.",
         "    def f(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"

@@ -622,7 +622,8 @@ typedef struct KlSite {
   X(SOFTMAX, "softmax")     /* each row of a rank-2 tensor, or the vector */ \
   X(NEG, "neg")             /* r = -a */                                \
   X(ABS, "abs") X(SQRT, "sqrt") X(SQUARE, "square") X(EXP, "exp")          \
-  X(SILU, "silu") X(LOG, "log") /* elementwise, as relu */
+  X(SILU, "silu") X(LOG, "log") /* elementwise, as relu */ \
+  X(LOG_SOFTMAX, "log_softmax") /* as SOFTMAX */
 
 typedef enum {
 #define X(name, text) KL_TOP_##name,

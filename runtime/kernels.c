@@ -3775,24 +3775,50 @@ int kk_ewise(int nsteps, const kk_ew_step *steps, int64_t M, int64_t N, const fl
   return 0;
 }
 
+/* max of a strided row, NaN if the row holds one (as eager's max) */
+static float row_max(int64_t N, const float *x, int64_t xs1)
+{
+  float m = -INFINITY;
+  bool nan = false;
+  for (int64_t j = 0; j < N; j++) {
+    float v = x[j * xs1];
+    nan |= v != v;
+    m = v > m ? v : m;
+  }
+  return nan ? NAN : m;
+}
+
 void kk_softmax(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, float *Y)
 {
   const kk_isa_table *t = isa();
   for (int64_t i = 0; i < M && N > 0; i++) {
     const float *x = X + i * xs0;
     float *y = Y + i * N;
-    float m = -INFINITY;
-    bool nan = false;
-    for (int64_t j = 0; j < N; j++) {
-      float v = x[j * xs1];
-      nan |= v != v;
-      m = v > m ? v : m;
-    }
-    if (nan) m = NAN; /* a NaN anywhere makes the row NaN, as eager's max does */
+    float m = row_max(N, x, xs1); /* a NaN anywhere makes the row NaN, as eager's max does */
     kk_binary(KK_BIN_SUB, 0, 1, N, x, 0, xs1, &m, 0, 0, y);
     t->exp_row(N, y, y);
     float inv = 1.0f / t->sum_row(N, y);
     kk_binary(KK_BIN_MUL, 0, 1, N, y, 0, 1, &inv, 0, 0, y);
+  }
+}
+
+void kk_log_softmax(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, float *Y)
+{
+  const kk_isa_table *t = isa();
+  float e[256]; /* e^(x - max), a block at a time: only their sum is kept */
+  for (int64_t i = 0; i < M && N > 0; i++) {
+    const float *x = X + i * xs0;
+    float *y = Y + i * N;
+    float m = row_max(N, x, xs1);
+    kk_binary(KK_BIN_SUB, 0, 1, N, x, 0, xs1, &m, 0, 0, y);
+    float s = 0.0f;
+    for (int64_t j = 0; j < N; j += 256) {
+      const int64_t n = N - j < 256 ? N - j : 256;
+      t->exp_row(n, y + j, e);
+      s += t->sum_row(n, e);
+    }
+    float lse = logf(s);
+    kk_binary(KK_BIN_SUB, 0, 1, N, y, 0, 1, &lse, 0, 0, y);
   }
 }
 

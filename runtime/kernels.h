@@ -125,6 +125,10 @@ void kk_neg(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, floa
    e^(x - max) / sum, times 1 / sum; a NaN in a row, or a +inf (inf - inf), makes
    the row NaN, as does a row of -inf. Within float32 rounding of eager's exp. */
 void kk_softmax(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, float *Y);
+/* Y[M×N] dense = log_softmax of each row of a strided X, as eager torch computes it:
+   (x - max) - log(sum(e^(x - max))); the rows kk_softmax makes NaN are NaN. Within
+   float32 rounding of eager's. */
+void kk_log_softmax(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, float *Y);
 /* out[i] = sum_j X[i,j]  (mean: / N) for a strided X[M×N]. */
 void kk_rowsum(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, int mean, float *out);
 /* Whether x[j * s], j < n, holds a NaN (s 0: x[0] alone). */

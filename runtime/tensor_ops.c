@@ -13,7 +13,7 @@
 
 static const char *const op_names[KR_NUM_OPS] = {"matmul", "linear", "add", "relu", "sigmoid", "tanh", "sum", "mean",
                                                  "sub", "mul", "div", "softmax", "neg", "abs", "sqrt", "square",
-                                                 "exp", "silu", "log"};
+                                                 "exp", "silu", "log", "log_softmax"};
 
 static bool is_arith(int op) { return op == KR_OP_ADD || op == KR_OP_SUB || op == KR_OP_MUL || op == KR_OP_DIV; }
 
@@ -289,12 +289,14 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     kk_neg(x.m, x.n, a->data, x.s0, x.s1, r->data);
     return r;
   }
-  case KR_OP_SOFTMAX: {
+  case KR_OP_SOFTMAX:
+  case KR_OP_LOG_SOFTMAX: {
     Mat x = as_mat(a);
     r = kr_tensor_new(fw, a->rank, a->shape);
     if (!r) return NULL;
     KrKernelScope ks = kr_kernel_enter(fw, 8.0 * (double)x.m * (double)x.n);
-    kk_softmax(x.m, x.n, a->data, x.s0, x.s1, r->data);
+    if (op == KR_OP_SOFTMAX) kk_softmax(x.m, x.n, a->data, x.s0, x.s1, r->data);
+    else kk_log_softmax(x.m, x.n, a->data, x.s0, x.s1, r->data);
     kr_kernel_leave(ks);
     return r;
   }

@@ -2,7 +2,7 @@
  * relu/sigmoid/tanh (methods, torch.* and F.* functions), abs/sqrt/square/exp/log
  * (methods and torch.*), t ** 2, F.silu, matmul (@,
  * torch.matmul, .matmul, torch.mm, .mm), + - * / (between tensors, or a
- * tensor and an int/float/bool), unary -, softmax over the last dim, and
+ * tensor and an int/float/bool), unary -, softmax and log_softmax over the last dim, and
  * the mean and sum over dim 1 (methods and torch.*), on float32 CPU
  * tensors of rank 1 and 2. Everything else with torch operands
  * is rejected (recognised, wrong shape) or not covered, and runs on eager
@@ -115,8 +115,23 @@ static bool softmax_dim_ok(const KlSite *s, int first, int rank) {
 }
 
 static const char *const softmax_message =
-    "softmax is native only over the last dimension of a rank-1 or rank-2 tensor; write `torch.softmax(x, dim=-1)`, "
-    "`F.softmax(x, dim=1)` or `x.softmax(-1)`: the dim a literal, no dtype= or other arguments";
+    "softmax and log_softmax are native only over the last dimension of a rank-1 or rank-2 tensor; write "
+    "`torch.softmax(x, dim=-1)`, `F.log_softmax(x, dim=1)` or `x.softmax(-1)`: the dim a literal, no dtype= or other "
+    "arguments";
+
+/* torch.softmax / F.softmax / x.softmax and the log_softmax spellings: the
+ * rule (by rank), or NULL. */
+static const char *softmax_rule(const KlSite *s, int rank) {
+  bool method = s->kind == KL_SK_METHOD;
+  bool soft = method ? pu_eq(s->target, "softmax")
+                     : pu_eq(s->target, "torch.softmax") || pu_eq(s->target, "torch.nn.functional.softmax");
+  bool log = method ? pu_eq(s->target, "log_softmax")
+                    : pu_eq(s->target, "torch.log_softmax") || pu_eq(s->target, "torch.nn.functional.log_softmax");
+  if (!soft && !log) return NULL;
+  static const char *const rules[2][2] = {{"kiln-torch/softmax-f32-cpu-1d", "kiln-torch/softmax-f32-cpu-2d"},
+                                          {"kiln-torch/log-softmax-f32-cpu-1d", "kiln-torch/log-softmax-f32-cpu-2d"}};
+  return rules[log][rank == 2];
+}
 
 /* A mean or sum over dim 1 of x (the receiver, or the first positional of
  * torch.mean / torch.sum): then the dim, positional or dim=, the literal 1
@@ -184,10 +199,10 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
         return pu_rejected(KL_KILN_TORCH_002, "activation functions are native only on one tensor without keywords; write `torch.relu(x)`, `F.relu(x)`, `torch.sigmoid(x)` or `torch.tanh(x)` (no inplace=, no out=)");
       }
     }
-    if (pu_eq(s->target, "torch.softmax") || pu_eq(s->target, "torch.nn.functional.softmax")) {
+    if (softmax_rule(s, 1)) {
       if (!pu_any_ours(s, tids)) return pu_not_covered();
       int rank = s->nargs >= 1 ? pu_rank(s->args[0], tids) : 0;
-      if (rank && softmax_dim_ok(s, 1, rank)) return pu_claimed(rank == 1 ? "kiln-torch/softmax-f32-cpu-1d" : "kiln-torch/softmax-f32-cpu-2d", s->args[0]);
+      if (rank && softmax_dim_ok(s, 1, rank)) return pu_claimed(softmax_rule(s, rank), s->args[0]);
       return pu_rejected(KL_KILN_TORCH_006, softmax_message);
     }
     if (pu_eq(s->target, "torch.neg") || pu_eq(s->target, "torch.negative")) {
@@ -237,8 +252,8 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
     }
     if ((pu_eq(s->target, "neg") || pu_eq(s->target, "negative")) && s->nargs == 0 && s->nkw == 0)
       return pu_claimed(rank == 1 ? "kiln-torch/tensor-neg-f32-cpu-1d" : "kiln-torch/tensor-neg-f32-cpu-2d", s->receiver);
-    if (pu_eq(s->target, "softmax")) {
-      if (softmax_dim_ok(s, 0, rank)) return pu_claimed(rank == 1 ? "kiln-torch/softmax-f32-cpu-1d" : "kiln-torch/softmax-f32-cpu-2d", s->receiver);
+    if (softmax_rule(s, rank)) {
+      if (softmax_dim_ok(s, 0, rank)) return pu_claimed(softmax_rule(s, rank), s->receiver);
       return pu_rejected(KL_KILN_TORCH_006, softmax_message);
     }
     if (pu_eq(s->target, "mean") || pu_eq(s->target, "sum")) {
@@ -305,6 +320,7 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
   else if (strstr(r, "-mean-")) *out = pu_op(KL_TOP_ROWMEAN, 1, c->result);
   else if (strstr(r, "-sum-")) *out = pu_op(KL_TOP_ROWSUM, 1, c->result);
   else if (strstr(r, "/softmax-")) *out = pu_op(KL_TOP_SOFTMAX, 1, c->result);
+  else if (strstr(r, "/log-softmax-")) *out = pu_op(KL_TOP_LOG_SOFTMAX, 1, c->result);
   else if (strstr(r, "-neg-")) *out = pu_op(KL_TOP_NEG, 1, c->result);
   else if (strstr(r, "-abs-")) *out = pu_op(KL_TOP_ABS, 1, c->result);
   else if (strstr(r, "-sqrt-")) *out = pu_op(KL_TOP_SQRT, 1, c->result);
@@ -364,11 +380,13 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/function-silu-f32-cpu-2d", "F.silu(x) rank 2 (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/softmax-f32-cpu-1d", "torch.softmax / F.softmax(x, dim) / x.softmax(dim) rank 1, dim 0 or -1", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/softmax-f32-cpu-2d", "torch.softmax / F.softmax(x, dim) / x.softmax(dim) rank 2, dim 1 or -1", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/log-softmax-f32-cpu-1d", "torch.log_softmax / F.log_softmax(x, dim) / x.log_softmax(dim) rank 1, dim 0 or -1", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/log-softmax-f32-cpu-2d", "torch.log_softmax / F.log_softmax(x, dim) / x.log_softmax(dim) rank 2, dim 1 or -1", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/linear-other-forms", "linear with other ranks or keywords", "rejected", KL_KILN_TORCH_001, true},
     {"kiln-torch/activation-with-arguments", ".relu/.sigmoid/.tanh, torch.relu/F.relu/... with arguments", "rejected", KL_KILN_TORCH_002, true},
     {"kiln-torch/matmul-other-ranks", "matmul forms with ranks other than 2,2 or keywords", "rejected", KL_KILN_TORCH_003, true},
     {"kiln-torch/reduction-other-forms", ".mean/.sum, torch.mean/torch.sum over another dim, a dim not literal, keepdim=True, dtype= or not rank 2", "rejected", KL_KILN_TORCH_005, true},
-    {"kiln-torch/softmax-other-forms", "softmax over another dim, a dim not literal, or with dtype= / other arguments", "rejected", KL_KILN_TORCH_006, true},
+    {"kiln-torch/softmax-other-forms", "softmax / log_softmax over another dim, a dim not literal, or with dtype= / other arguments", "rejected", KL_KILN_TORCH_006, true},
     {"kiln-torch/other-torch-calls", "any other torch call or tensor method", "not-covered", KL_NUM_CODES, true},
     {NULL, NULL, NULL, KL_NUM_CODES, false},
 };

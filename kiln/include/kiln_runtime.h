@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-/* 17: tensor ops abs/sqrt/square/exp/silu/log */
+/* 17: tensor ops abs/sqrt/square/exp/silu/log/log_softmax */
 #define KR_ABI_VERSION 17
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
@@ -34,6 +34,7 @@ enum {
   KR_OP_ABS, KR_OP_SQRT, KR_OP_SQUARE, KR_OP_EXP, /* elementwise, as kk_act's */
   KR_OP_SILU,                       /* a / (1 + e^-a), torch's F.silu */
   KR_OP_LOG,                        /* natural log, elementwise */
+  KR_OP_LOG_SOFTMAX,                /* log_softmax of each row (rank 2) or of the vector */
   KR_NUM_OPS
 };
 

@@ -948,6 +948,50 @@ static void test_elementwise(void)
   free(L); free(X); free(Y); free(Z); free(Zr);
 }
 
+/* kk_log_softmax against float64 on every row length around the vector
+ * widths and kk_log_softmax's 256-float blocks, strided and dense, with
+ * eager's NaN rows (a NaN, a +inf, all -inf) and a -inf kept as -inf. */
+static void test_log_softmax(void)
+{
+  static const int64_t Ns[] = {1, 2, 15, 16, 17, 255, 256, 257, 700};
+  enum { M = 5 };
+  float *X = malloc(2 * M * 700 * sizeof(float)), *Y = malloc(M * 700 * sizeof(float));
+  char what[120];
+  for (size_t ni = 0; ni < sizeof Ns / sizeof *Ns; ni++)
+    for (int strided = 0; strided < 2; strided++) {
+      const int64_t N = Ns[ni], s1 = strided ? 2 : 1, s0 = N * s1;
+      for (int64_t i = 0; i < 2 * M * N; i++) X[i] = 20.0f * frand();
+      if (N > 2) {
+        X[1 * s0 + 1 * s1] = NAN;                         /* row 1: NaN */
+        X[2 * s0 + 2 * s1] = INFINITY;                    /* row 2: +inf */
+        for (int64_t j = 0; j < N; j++) X[3 * s0 + j * s1] = -INFINITY; /* row 3: all -inf */
+        X[4 * s0] = -INFINITY;                            /* row 4: one -inf */
+      }
+      kk_log_softmax(M, N, X, s0, s1, Y);
+      int ok = 1;
+      for (int64_t i = 0; i < M; i++) {
+        double mx = -INFINITY, sum = 0;
+        int nanrow = 0;
+        for (int64_t j = 0; j < N; j++) {
+          const double v = X[i * s0 + j * s1];
+          nanrow |= isnan(v) || v == INFINITY;
+          if (v > mx) mx = v;
+        }
+        nanrow |= mx == -INFINITY;
+        for (int64_t j = 0; j < N; j++) sum += exp(X[i * s0 + j * s1] - mx);
+        for (int64_t j = 0; j < N; j++) {
+          const float got = Y[i * N + j];
+          const double want = nanrow ? NAN : X[i * s0 + j * s1] - mx - log(sum);
+          ok &= nanrow ? isnan(got) != 0 : isinf(want) ? got == want : fabs(got - want) <= 2e-6 + 1e-5 * fabs(want);
+        }
+      }
+      snprintf(what, sizeof what, "log_softmax N=%lld strided=%d", (long long)N, strided);
+      report(ok, what);
+    }
+  free(X);
+  free(Y);
+}
+
 /* kk_any_nan: every length around the vector widths, one NaN (quiet,
  * signalling, negative) at each position or none (infinities and the
  * largest finite values are not NaN), strides 1, 0 and 3. */
@@ -1112,6 +1156,7 @@ int main(void)
     test_elementwise();
     test_ewise();
     test_any_nan();
+    test_log_softmax();
     test_act_accuracy();
     /* the threaded path: every GEMM shape again with a 3-thread budget
        (capped at the CPU count) and no size threshold, so rows are split

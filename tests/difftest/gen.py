@@ -4589,7 +4589,8 @@ class TensorGen:
             if self.spell.random() < 0.3:  # the elementwise functions kiln claims since 2026-12-04
                 form = self.spell.choice(["{x}.abs()", "torch.abs({v})", "{x}.square()", "{x} ** 2",
                                           "torch.sqrt({x}.abs())", "{x}.abs().sqrt()", "torch.exp({x}.tanh())",
-                                          "F.silu({v})", "torch.nn.functional.silu({v})"])
+                                          "F.silu({v})", "torch.nn.functional.silu({v})", "torch.log({x}.abs() + 1.0)",
+                                          "{x}.sigmoid().log()"])
                 return form.format(x=self.paren(v), v=v), s
             return f"{self.paren(v)}.{act}()", s
         if k <= 12:
@@ -4624,6 +4625,11 @@ class TensorGen:
         if x == 1 and len(s) == 2:
             return f"{self.paren(v)}.{r.choice(['mean', 'sum'])}(dim=1, keepdim=True)", (s[0], "1")
         if x == 2:
+            if self.spell.random() < 0.4:
+                form = self.spell.choice(["F.log_softmax({v}, dim=-1)", "{x}.log_softmax(-1)", "torch.log_softmax({v}, 1)"])
+                if len(s) == 1:
+                    form = form.replace("dim=-1", "dim=0").replace("(-1)", "(0)").replace(", 1)", ", -1)")
+                return form.format(x=self.paren(v), v=v), s
             return f"torch.softmax({v}, dim=-1)", s
         if x == 3:
             other = self.pick(len(s))

@@ -70,6 +70,26 @@ def silu_1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
     return F.silu(v, inplace=False)
 
 
+def log_softmax_fn(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.log_softmax(x, dim=-1)
+
+
+def log_softmax_f(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.log_softmax(x, dim=1)
+
+
+def log_softmax_method(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.log_softmax(-1)
+
+
+def log_softmax_1d(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return F.log_softmax(v, 0)
+
+
+def nll_head(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return F.log_softmax(F.linear(x, w, b), dim=-1)
+
+
 # ---- fused: one elementwise pass, and a GEMM's epilogue ---------------------
 
 def rms_chain(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
@@ -120,3 +140,7 @@ def exp_out_eager(x: TensorF32Cpu2D, out):
 
 def silu_inplace_eager(x: TensorF32Cpu2D):
     return F.silu(x * 1.0, inplace=True)
+
+
+def log_softmax_dim0_eager(x: TensorF32Cpu2D):
+    return F.log_softmax(x, dim=0)  # KILN-TORCH-006: not the last dim
