@@ -12,7 +12,6 @@ and 4 of eager's (whose own silu is within 2 of the true value). Everywhere a Na
 payload quietened with its sign (abs: unquietened, sign cleared), and for
 sqrt of a negative number torch's 0x7fc00000 or TF's 0xffc00000.
 """
-import json
 import pathlib
 import subprocess
 import sys
@@ -21,8 +20,7 @@ import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
-import kiln  # noqa: E402
-from tests.test_elementwise import bits, layouts, salted  # noqa: E402
+from tests.test_elementwise import bits, build, layouts, salted  # noqa: E402
 
 HERE = pathlib.Path(__file__).resolve().parent
 SHAPES = [(1, 1), (3, 5), (4, 16), (2, 17), (5, 33), (16, 64), (7, 129), (0, 4), (4, 0)]
@@ -33,12 +31,6 @@ SHAPES = [(1, 1), (3, 5), (4, 16), (2, 17), (5, 33), (16, 64), (7, 129), (0, 4),
 EDGES = np.array([88.72283, 88.7228317, 88.72284, 88.8, 89.0, -87.33, -87.34, -100.0, -103.9, -103.97, -104.0,
                   -110.0, -1e3, 1e3, 20.0, -20.0, 1e-7, -1e-7, 0.5, -0.5, 3.4028235e38, -3.4028235e38],
                  dtype=np.float32)
-
-
-def build(stem, folder, tmp_path_factory):
-    out = tmp_path_factory.mktemp(stem)
-    mod = kiln.build(str(HERE / folder / f"{stem}.py"), out_dir=str(out))
-    return mod, json.loads((out / f"{stem}.kiln.json").read_text())
 
 
 @pytest.fixture(scope="module")
