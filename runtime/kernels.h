@@ -38,8 +38,8 @@ typedef enum {
   KK_ACT_SQRT,   /* eager torch.sqrt: IEEE sqrt, correctly rounded (torch's Sleef one is within 1 ulp),
                     sqrt(-0.0) = -0.0, and for x < 0 the positive quiet NaN 0x7fc00000 (torch's) */
   KK_ACT_SQUARE, /* x * x, bit for bit (torch.square, x ** 2, tf.square) */
-  KK_ACT_EXP,    /* e^x within 1 ulp of the true value where normal (torch uses Sleef, TF Eigen:
-                    each within 1 ulp too); inf from x = 88.7228394, 0 below -103.97 */
+  KK_ACT_EXP,    /* e^x within 1 ulp of the true value where normal (torch's Sleef exp too, TF's
+                    Eigen exp within 2 of kiln's); inf from x = 88.7228394, 0 below -103.97 */
   KK_ACT_SILU,   /* eager torch's F.silu, x / (1 + e^-x): silu(-inf) is NaN, as eager's */
   KK_ACT_SQRT_TF, /* tf.sqrt: IEEE sqrt, bit for bit; for x < 0 the x86 default NaN 0xffc00000 */
   KK_ACT_LOG,     /* eager torch.log, within 1 ulp of the true value: log(+-0) = -inf, for x < 0
