@@ -623,7 +623,8 @@ typedef struct KlSite {
   X(NEG, "neg")             /* r = -a */                                \
   X(ABS, "abs") X(SQRT, "sqrt") X(SQUARE, "square") X(EXP, "exp")          \
   X(SILU, "silu") X(LOG, "log") /* elementwise, as relu */ \
-  X(LOG_SOFTMAX, "log_softmax") /* as SOFTMAX */
+  X(LOG_SOFTMAX, "log_softmax") /* as SOFTMAX */ \
+  X(RSQRT, "rsqrt")         /* elementwise, as relu */
 
 typedef enum {
 #define X(name, text) KL_TOP_##name,

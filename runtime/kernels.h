@@ -44,11 +44,12 @@ typedef enum {
   KK_ACT_SQRT_TF, /* tf.sqrt: IEEE sqrt, bit for bit; for x < 0 the x86 default NaN 0xffc00000 */
   KK_ACT_LOG,     /* eager torch.log, within 1 ulp of the true value: log(+-0) = -inf, for x < 0
                      torch's 0x7fc00000, a NaN quietened with its sign */
-  KK_ACT_LOG_TF   /* tf.math.log: as KK_ACT_LOG, but every NaN result is 0xffffffff, as TF's
+  KK_ACT_LOG_TF,  /* tf.math.log: as KK_ACT_LOG, but every NaN result is 0xffffffff, as TF's
                      vectorised loop gives it (its scalar tail, the last n % 8 elements of a
                      tensor, gives the x86 default NaN: no function matches both) */
+  KK_ACT_RSQRT    /* eager torch.rsqrt, 1 / sqrt(x) in two IEEE operations, bit for bit */
 } kk_act;
-#define KK_NUM_ACTS 14
+#define KK_NUM_ACTS 15
 
 void kk_init(void);            /* idempotent; picks ISA */
 const char *kk_isa_name(void); /* "avx512", "avx2", "reference" */

@@ -4,7 +4,7 @@ tf_math.py), against each framework's eager result on many shapes, three
 memory layouts and every special value (NaNs with payloads, +-inf, +-0,
 subnormals, the largest floats, exp's overflow and underflow edges).
 
-abs and square are IEEE operations: bit for bit. sqrt is correctly rounded
+abs, square and rsqrt (1 / sqrt) are IEEE operations: bit for bit. sqrt is correctly rounded
 in kiln; eager torch's (Sleef) is within one ulp of it, TF's is IEEE and
 matches bit for bit. exp and silu are polynomials in every library: kiln's exp is within 1 ulp
 of the true value and 2 of eager's, its silu within 2 of the true value
@@ -75,7 +75,7 @@ def assert_close_ulps(got, exp, max_ulps, where, nan_bits=True):
 
 # op -> largest ulp distance from eager torch / TF (0: bit for bit)
 TORCH_ULPS = {"abs": 0, "square": 0, "pow": 0, "pow_method": 0, "pow_call": 0, "sqrt": 1, "exp": 2, "silu": 4,
-              "log": 2}
+              "log": 2, "rsqrt": 0}
 TF_ULPS = {"abs": 0, "square": 0, "sqrt": 0, "exp": 2, "log": 4}
 
 
@@ -90,7 +90,7 @@ def test_torch_sites_claimed(tmod):
         else:
             assert outcomes <= {"claimed", "scalar"}, (name, f["sites"])
     rules = {s["rule"] for f in report["functions"] for s in f["sites"] if s["outcome"] == "claimed"}
-    for op in ("abs", "sqrt", "square", "exp", "log", "pow-two"):
+    for op in ("abs", "sqrt", "rsqrt", "square", "exp", "log", "pow-two"):
         for rank in (1, 2):
             assert f"kiln-torch/tensor-{op}-f32-cpu-{rank}d" in rules, op
     assert {"kiln-torch/function-silu-f32-cpu-1d", "kiln-torch/function-silu-f32-cpu-2d"} <= rules
@@ -109,7 +109,7 @@ def test_torch_chains_fuse():
     def body(name):
         i = c.index(f"/* def {name} ")
         return c[i:c.find("/* def ", i + 10)]
-    for name in ("rms_chain", "gauss_chain"):
+    for name in ("rms_chain", "gauss_chain", "normalize"):
         assert body(name).count("kr->tensor_ewise(") == 1, name
         assert "kr->tensor_op(" not in body(name), name
     for name, act in [("silu_mlp", "KR_OP_SILU"), ("exp_head", "KR_OP_EXP"), ("square_sum", "KR_OP_SQUARE")]:
@@ -119,7 +119,7 @@ def test_torch_chains_fuse():
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
-@pytest.mark.parametrize("op", ["abs", "sqrt", "square", "pow", "pow_method", "exp", "silu", "log"])
+@pytest.mark.parametrize("op", ["abs", "sqrt", "rsqrt", "square", "pow", "pow_method", "exp", "silu", "log"])
 def test_torch_values(tmod, op, shape):
     mod, _ = tmod
     py = mod.__kiln_python__
@@ -179,7 +179,7 @@ def test_torch_nan_bits(tmod):
     raw = np.array([0x7FA00001, 0xFFA00001, 0x7FC00005, 0xFFC00005, 0xFF800000, 0xBF800000, 0x80000001,
                     0x80000000, 0x00000001] * 5, dtype=np.uint32).view(np.float32)
     t = torch.from_numpy(raw.copy())
-    for name in ("abs_1", "sqrt_1", "square_1", "pow_call_1", "exp_1", "silu_1", "log_1"):
+    for name in ("abs_1", "sqrt_1", "rsqrt_1", "square_1", "pow_call_1", "exp_1", "silu_1", "log_1"):
         got, exp = bits(getattr(mod, name)(t)), bits(py[name](t))
         nan = np.isnan(raw)
         assert (got[nan] == exp[nan]).all(), (name, [hex(v) for v in got[nan]], [hex(v) for v in exp[nan]])
@@ -196,7 +196,9 @@ def test_torch_fused(tmod, shape):
     r = values((n,), 23)
     for layout, xt in layouts(x):
         yt, rt = torch.from_numpy(y), torch.from_numpy(r)
-        for name, args in [("rms_chain", (xt, yt)), ("gauss_chain", (xt, rt)), ("silu_chain", (xt, rt))]:
+        vt = torch.from_numpy(np.abs(values((n,), 24)))
+        for name, args in [("rms_chain", (xt, yt)), ("gauss_chain", (xt, rt)), ("silu_chain", (xt, rt)),
+                           ("normalize", (xt, rt, vt))]:
             assert_close_ulps(getattr(mod, name)(*args), py[name](*args), 4, f"{name} {shape} {layout}")
     # GEMM epilogues: finite inputs (kiln's and MKL's sums round differently)
     rng = np.random.default_rng(m * 100 + n)

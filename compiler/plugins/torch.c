@@ -1,5 +1,5 @@
 /* plugins/torch.c — the PyTorch surface: linear (with or without a bias),
- * relu/sigmoid/tanh (methods, torch.* and F.* functions), abs/sqrt/square/exp/log
+ * relu/sigmoid/tanh (methods, torch.* and F.* functions), abs/sqrt/rsqrt/square/exp/log
  * (methods and torch.*), t ** 2, F.silu, matmul (@,
  * torch.matmul, .matmul, torch.mm, .mm), + - * / (between tensors, or a
  * tensor and an int/float/bool), unary -, softmax and log_softmax over the last dim, and
@@ -62,6 +62,7 @@ static const MathFn math_fns[] = {
     {"torch.square", "square", "square", {"kiln-torch/tensor-square-f32-cpu-1d", "kiln-torch/tensor-square-f32-cpu-2d"}},
     {"torch.exp", "exp", "exp", {"kiln-torch/tensor-exp-f32-cpu-1d", "kiln-torch/tensor-exp-f32-cpu-2d"}},
     {"torch.log", "log", "log", {"kiln-torch/tensor-log-f32-cpu-1d", "kiln-torch/tensor-log-f32-cpu-2d"}},
+    {"torch.rsqrt", "rsqrt", "rsqrt", {"kiln-torch/tensor-rsqrt-f32-cpu-1d", "kiln-torch/tensor-rsqrt-f32-cpu-2d"}},
     {"torch.nn.functional.silu", NULL, "silu", {"kiln-torch/function-silu-f32-cpu-1d", "kiln-torch/function-silu-f32-cpu-2d"}},
 };
 
@@ -328,6 +329,7 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
   else if (strstr(r, "-exp-")) *out = pu_op(KL_TOP_EXP, 1, c->result);
   else if (strstr(r, "-silu-")) *out = pu_op(KL_TOP_SILU, 1, c->result);
   else if (strstr(r, "-log-")) *out = pu_op(KL_TOP_LOG, 1, c->result);
+  else if (strstr(r, "-rsqrt-")) *out = pu_op(KL_TOP_RSQRT, 1, c->result);
   else return false;
   return true;
 }
@@ -376,6 +378,8 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/tensor-exp-f32-cpu-2d", "x.exp(), torch.exp(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-log-f32-cpu-1d", "x.log(), torch.log(x) rank 1", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-log-f32-cpu-2d", "x.log(), torch.log(x) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-rsqrt-f32-cpu-1d", "x.rsqrt(), torch.rsqrt(x) rank 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-rsqrt-f32-cpu-2d", "x.rsqrt(), torch.rsqrt(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-silu-f32-cpu-1d", "F.silu(x) rank 1 (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-silu-f32-cpu-2d", "F.silu(x) rank 2 (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/softmax-f32-cpu-1d", "torch.softmax / F.softmax(x, dim) / x.softmax(dim) rank 1, dim 0 or -1", "claimed", KL_NUM_CODES, true},

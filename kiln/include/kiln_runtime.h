@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-/* 17: tensor ops abs/sqrt/square/exp/silu/log/log_softmax */
+/* 17: tensor ops abs/sqrt/square/exp/silu/log/log_softmax/rsqrt */
 #define KR_ABI_VERSION 17
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
@@ -35,6 +35,7 @@ enum {
   KR_OP_SILU,                       /* a / (1 + e^-a), torch's F.silu */
   KR_OP_LOG,                        /* natural log, elementwise */
   KR_OP_LOG_SOFTMAX,                /* log_softmax of each row (rank 2) or of the vector */
+  KR_OP_RSQRT,                      /* 1 / sqrt(a), elementwise */
   KR_NUM_OPS
 };
 
@@ -164,7 +165,7 @@ typedef struct KrTensor {
 /* An elementwise chain the compiler fused (fuse.c kl_plan_ewise):
  *   v = first; then for each step: v = act(v), v = v op x or (swap) x op v,
  * x a tensor or a Python scalar (KrEwArg); op KR_OP_ADD/SUB/MUL/DIV or
- * KR_OP_RELU/SIGMOID/TANH/NEG/ABS/SQRT/SQUARE/EXP/SILU/LOG. One pass over the result, computed as the ops
+ * KR_OP_RELU/SIGMOID/TANH/NEG/ABS/SQRT/SQUARE/EXP/SILU/LOG/RSQRT. One pass over the result, computed as the ops
  * one by one compute it (same roundings, NaNs and errors, each error naming
  * its op's line); no intermediate tensor. */
 #define KR_EW_MAX 16

@@ -72,6 +72,7 @@ static double act_d(int act, double x)
   case KK_ACT_SILU: return x / (1.0 + exp(-x));
   case KK_ACT_LOG:
   case KK_ACT_LOG_TF: return x < 0 ? NAN : log(x);
+  case KK_ACT_RSQRT: return x < 0 ? NAN : 1.0 / sqrt(x);
   default: return x;
   }
 }
@@ -81,7 +82,8 @@ static double act_d(int act, double x)
  * so there any value or NaN passes: returns INFINITY). */
 static double act_spread(int act, double p, double atol)
 {
-  if ((act == KK_ACT_SQRT || act == KK_ACT_SQRT_TF || act == KK_ACT_LOG || act == KK_ACT_LOG_TF) &&
+  if ((act == KK_ACT_SQRT || act == KK_ACT_SQRT_TF || act == KK_ACT_LOG || act == KK_ACT_LOG_TF ||
+       act == KK_ACT_RSQRT) &&
       fabs(p) <= 2 * atol)
     return INFINITY;
   double lo = act_d(act, p - atol), hi = act_d(act, p + atol), mid = act_d(act, p);
@@ -880,16 +882,17 @@ static void test_elementwise(void)
         ok &= bits(out[i]) == bits(out_tf[i]);
       }
     report(ok && nans == 5, "sigmoid NaN specials: torch's sign flipped, TF's kept");
-    /* abs, sqrt and x * x: the IEEE operations, bit for bit (abs keeps a
+    /* abs, sqrt, x * x and 1 / sqrt: the IEEE operations, bit for bit (abs keeps a
      * NaN's payload unquietened); exp and silu: a NaN quietened, sign kept */
-    const int exact[] = {KK_ACT_ABS, KK_ACT_SQRT, KK_ACT_SQRT_TF, KK_ACT_SQUARE};
-    for (size_t a = 0; a < 4; a++) {
+    const int exact[] = {KK_ACT_ABS, KK_ACT_SQRT, KK_ACT_SQRT_TF, KK_ACT_SQUARE, KK_ACT_RSQRT};
+    for (size_t a = 0; a < 5; a++) {
       kk_unary(exact[a], 1, NSPEC, in, NSPEC, 1, out);
       ok = 1;
       for (size_t i = 0; i < NSPEC; i++) {
         volatile float x = in[i];
         float want = exact[a] == KK_ACT_ABS ? fbits(specials[i] & 0x7fffffffu)
                    : exact[a] == KK_ACT_SQRT && x < 0 ? fbits(0x7fc00000u) /* torch's NaN */
+                   : exact[a] == KK_ACT_RSQRT ? 1.0f / sqrtf(x)
                    : exact[a] != KK_ACT_SQUARE ? sqrtf(x) : x * x;
         ok &= bits(out[i]) == bits(want);
       }

@@ -1,5 +1,5 @@
 """The elementwise functions of one tensor kiln-torch claims besides the
-activations: abs, sqrt, square (and t ** 2), exp, log and F.silu, in every
+activations: abs, sqrt, rsqrt, square (and t ** 2), exp, log and F.silu, in every
 spelling, alone, in fused elementwise chains and as a GEMM's epilogue;
 compared with eager torch by tests/test_math_ops.py. NAME_1 / NAME_2: the
 operand's rank. The *_eager functions are spellings kiln leaves to eager
@@ -62,6 +62,14 @@ def log_1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
     return v.log()
 
 
+def rsqrt_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.rsqrt()
+
+
+def rsqrt_1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return torch.rsqrt(v)
+
+
 def silu_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return F.silu(x)
 
@@ -98,6 +106,10 @@ def rms_chain(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 def gauss_chain(x: TensorF32Cpu2D, mu: TensorF32Cpu1D) -> TensorF32Cpu2D:
     return torch.exp(-(x - mu).square() * 0.5).abs()
+
+
+def normalize(x: TensorF32Cpu2D, mu: TensorF32Cpu1D, g: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return torch.rsqrt((x - mu).square() + 1e-5) * g
 
 
 def silu_chain(x: TensorF32Cpu2D, g: TensorF32Cpu1D) -> TensorF32Cpu2D:
