@@ -172,15 +172,16 @@ static const char *const code_explains[] = {
         "Nothing to fix: the site runs on eager PyTorch, which raises for a bool;\n"
         "write `x - int(flag)` to subtract 0 or 1."),
     [KL_KILN_TORCH_005] = EXPLAIN(
-        ".mean, .sum, torch.mean and torch.sum are native only over dim 1 of a rank-2\n"
-        "tensor: the dim the literal 1 or -1 (positional or dim=), keepdim left out\n"
-        "or the literal False (positional or keepdim=), and no dtype= or other\n"
-        "arguments. Other forms run on eager PyTorch through the fallback.",
-        "    def f(x: TensorF32Cpu2D) -> TensorF32Cpu1D:\n"
-        "        return x.mean(dim=0)           # KILN-TORCH-005: not dim 1",
-        "Write `x.mean(dim=1)`, `x.sum(1)` or `torch.mean(x, dim=1)` on a\n"
-        "TensorF32Cpu2D. Reduce other axes by transposing first (that step runs on\n"
-        "the fallback)."),
+        ".mean, .sum, torch.mean and torch.sum are native only over one dim of a\n"
+        "rank-2 tensor: the dim a literal 1, 0, -1 or -2 (positional or dim=),\n"
+        "keepdim left out or the literal False (positional or keepdim=), and no\n"
+        "dtype= or other arguments. Other forms run on eager PyTorch through the\n"
+        "fallback.",
+        "    def f(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
+        "        return x.mean(dim=1, keepdim=True)   # KILN-TORCH-005: keepdim",
+        "Write `x.mean(dim=1)`, `x.sum(0)` or `torch.mean(x, dim=1)` on a\n"
+        "TensorF32Cpu2D; a reduction of every element as `x.sum(1).sum(0)`\n"
+        "is not native either (rank-0 results are eager's)."),
     [KL_KILN_TORCH_006] = EXPLAIN(
         "torch.softmax, torch.nn.functional.softmax and .softmax (and the same\n"
         "for log_softmax) are native over the last dimension of a rank-1 or\n"
@@ -222,13 +223,13 @@ static const char *const code_explains[] = {
         "        return tf.add(a, b, name=\"sum\")   # KILN-TF-003",
         "Write `tf.add(a, b)` (or `a + b`) with two kiln tensors and no keywords."),
     [KL_KILN_TF_004] = EXPLAIN(
-        "tf.reduce_mean and tf.reduce_sum are native on rank 2 with the literal\n"
-        "axis=1 (keyword or second positional, -1 also accepted) and optionally\n"
-        "the literal keepdims=False.",
+        "tf.reduce_mean and tf.reduce_sum are native on rank 2 with a literal\n"
+        "axis 1 or 0 (keyword or second positional, -1 and -2 also accepted) and\n"
+        "optionally the literal keepdims=False.",
         "    def f(x: TensorF32Cpu2D):\n"
-        "        return tf.reduce_mean(x, axis=0)   # KILN-TF-004: axis 0",
-        "Write `tf.reduce_mean(x, axis=1)` on a TensorF32Cpu2D; `axis` must be the\n"
-        "literal 1 and keepdims, if given, the literal False."),
+        "        return tf.reduce_mean(x)   # KILN-TF-004: no axis",
+        "Write `tf.reduce_mean(x, axis=1)` on a TensorF32Cpu2D; `axis` must be a\n"
+        "literal and keepdims, if given, the literal False."),
     [KL_KILN_TF_005] = EXPLAIN(
         "tf.nn.sigmoid and tf.nn.tanh (also tf.sigmoid, tf.math.sigmoid, tf.tanh,\n"
         "tf.math.tanh), tf.negative, tf.abs, tf.sqrt, tf.square, tf.exp (and\n"

@@ -624,7 +624,8 @@ typedef struct KlSite {
   X(ABS, "abs") X(SQRT, "sqrt") X(SQUARE, "square") X(EXP, "exp")          \
   X(SILU, "silu") X(LOG, "log") /* elementwise, as relu */ \
   X(LOG_SOFTMAX, "log_softmax") /* as SOFTMAX */ \
-  X(RSQRT, "rsqrt")         /* elementwise, as relu */
+  X(RSQRT, "rsqrt")         /* elementwise, as relu */ \
+  X(COLSUM, "colsum") X(COLMEAN, "colmean") /* over dim 0 of a rank-2 tensor */
 
 typedef enum {
 #define X(name, text) KL_TOP_##name,

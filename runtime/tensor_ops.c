@@ -13,7 +13,8 @@
 
 static const char *const op_names[KR_NUM_OPS] = {"matmul", "linear", "add", "relu", "sigmoid", "tanh", "sum", "mean",
                                                  "sub", "mul", "div", "softmax", "neg", "abs", "sqrt", "square",
-                                                 "exp", "silu", "log", "log_softmax", "rsqrt"};
+                                                 "exp", "silu", "log", "log_softmax", "rsqrt", "sum",
+                                                 "mean"};
 
 static bool is_arith(int op) { return op == KR_OP_ADD || op == KR_OP_SUB || op == KR_OP_MUL || op == KR_OP_DIV; }
 
@@ -311,6 +312,18 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     work = (double)a->shape[0] * (double)a->shape[1];
     KrKernelScope ks = kr_kernel_enter(fw, work);
     kk_rowsum(a->shape[0], a->shape[1], a->data, a->strides[0], a->strides[1], op == KR_OP_ROWMEAN, r->data);
+    kr_kernel_leave(ks);
+    return r;
+  }
+  case KR_OP_COLSUM:
+  case KR_OP_COLMEAN: { /* the row sums of a viewed transposed */
+    if (a->rank != 2) return shape_error(op, a, NULL, NULL, file, line);
+    shape[0] = a->shape[1];
+    r = kr_tensor_new(fw, 1, shape);
+    if (!r) return NULL;
+    work = (double)a->shape[0] * (double)a->shape[1];
+    KrKernelScope ks = kr_kernel_enter(fw, work);
+    kk_rowsum(a->shape[1], a->shape[0], a->data, a->strides[1], a->strides[0], op == KR_OP_COLMEAN, r->data);
     kr_kernel_leave(ks);
     return r;
   }

@@ -307,6 +307,27 @@ def test_tf_values(tfmod, op, shape):
         assert (bits(mod.log_1(neg).numpy())[:8] == bits(py["log_1"](neg).numpy())[:8]).all()
 
 
+@pytest.mark.parametrize("shape", [(1, 1), (3, 5), (7, 129), (200, 33), (0, 4), (4, 0)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_tf_column_reductions(tfmod, shape):
+    """tf.reduce_mean / reduce_sum over axis 0 (and -2): the sums down each
+    column, kiln's in another order than TF's; NaN and inf where TF has them
+    (an empty column's mean is NaN)."""
+    import tensorflow as tf
+    mod, report = tfmod
+    py = mod.__kiln_python__
+    rules = {s["rule"] for f in report["functions"] for s in f["sites"]}
+    assert {"kiln-tensorflow/reduce-mean-axis0-f32-cpu-2d", "kiln-tensorflow/reduce-sum-axis0-f32-cpu-2d"} <= rules
+    rng = np.random.default_rng(shape[0] * 7 + shape[1])
+    a = rng.standard_normal(shape).astype(np.float32)
+    if a.size > 4:
+        a.reshape(-1)[[1, 3]] = [np.nan, np.inf]
+    x = tf.constant(a)
+    for name in ("col_mean", "col_sum"):
+        got, exp = getattr(mod, name)(x).numpy(), py[name](x).numpy()
+        np.testing.assert_allclose(got, exp, rtol=1e-5, atol=2e-5, err_msg=name)
+        assert (np.isnan(got) == np.isnan(exp)).all() and got.shape == (shape[1],), name
+
+
 def test_tf_fused_and_rejected(tfmod):
     import tensorflow as tf
     mod, _ = tfmod

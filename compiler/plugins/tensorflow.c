@@ -165,24 +165,29 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
       return pu_claimed("kiln-tensorflow/add-call-f32-cpu", ra >= rb ? s->args[0] : s->args[1]);
     return pu_rejected(KL_KILN_TF_003, "tf.add is native only for two tensors without keywords; write `tf.add(a, b)` with ranks 1+1, 2+2, 2+1 or 1+2");
   }
-  /* reduce_mean / reduce_sum: rank 2, axis=1 (keyword or literal second positional), keepdims absent or False */
+  /* reduce_mean / reduce_sum: rank 2, axis 1 or 0 (keyword or literal second positional; -1, -2 too),
+   * keepdims absent or False */
   {
     const KlSiteKeyword *axis = pu_kw(s, "axis"), *keep = pu_kw(s, "keepdims");
-    bool axis_ok, ok = true;
-    if (s->nargs == 2) {
-      axis_ok = !axis && s->arg_lit[1] == KL_LIT_INT && (s->arg_ival[1] == 1 || s->arg_ival[1] == -1);
-    } else {
-      axis_ok = s->nargs == 1 && (pu_lit_int(axis, 1) || pu_lit_int(axis, -1));
+    bool axis_ok = false, ok = true;
+    int ax = -1;
+    for (int d = 0; d < 2 && !axis_ok; d++) {
+      if (s->nargs == 2)
+        axis_ok = !axis && s->arg_lit[1] == KL_LIT_INT && (s->arg_ival[1] == d || s->arg_ival[1] == d - 2);
+      else
+        axis_ok = s->nargs == 1 && (pu_lit_int(axis, d) || pu_lit_int(axis, d - 2));
+      ax = d;
     }
     int expected_kw = (axis ? 1 : 0) + (keep ? 1 : 0);
     if (s->nkw != expected_kw) ok = false;
     if (keep && !pu_lit_false(keep)) ok = false;
     bool sum = is_any(t, sum_names);
-    if (ok && axis_ok && pu_rank(s->args[0], tids) == 2)
-      return pu_claimed(sum ? "kiln-tensorflow/reduce-sum-axis1-f32-cpu-2d" : "kiln-tensorflow/reduce-mean-axis1-f32-cpu-2d",
-                        tids[T1]);
-    return pu_rejected(KL_KILN_TF_004, sum ? "tf.reduce_sum is native only on rank 2 over axis 1; write `tf.reduce_sum(x, axis=1)`: `axis` must be the literal 1 (or -1) and `keepdims`, if given, the literal False"
-                                           : "tf.reduce_mean is native only on rank 2 over axis 1; write `tf.reduce_mean(x, axis=1)`: `axis` must be the literal 1 (or -1) and `keepdims`, if given, the literal False");
+    static const char *const rules[2][2] = {
+        {"kiln-tensorflow/reduce-mean-axis0-f32-cpu-2d", "kiln-tensorflow/reduce-mean-axis1-f32-cpu-2d"},
+        {"kiln-tensorflow/reduce-sum-axis0-f32-cpu-2d", "kiln-tensorflow/reduce-sum-axis1-f32-cpu-2d"}};
+    if (ok && axis_ok && pu_rank(s->args[0], tids) == 2) return pu_claimed(rules[sum][ax], tids[T1]);
+    return pu_rejected(KL_KILN_TF_004, sum ? "tf.reduce_sum is native only on rank 2 over one axis; write `tf.reduce_sum(x, axis=1)`: `axis` must be a literal (1, 0, -1 or -2) and `keepdims`, if given, the literal False"
+                                           : "tf.reduce_mean is native only on rank 2 over one axis; write `tf.reduce_mean(x, axis=1)`: `axis` must be a literal (1, 0, -1 or -2) and `keepdims`, if given, the literal False");
   }
 }
 
@@ -205,6 +210,8 @@ static bool tf_lower(const KlSite *s, const KlClaim *c, const KlType *tids, KlLo
   else if (strstr(r, "/log-")) *out = pu_op(KL_TOP_LOG, 1, c->result);
   else if (strstr(r, "/relu-")) *out = pu_op(KL_TOP_RELU, 1, c->result);
   else if (strstr(r, "/sigmoid-")) *out = pu_op(KL_TOP_SIGMOID, 1, c->result);
+  else if (strstr(r, "/reduce-mean-axis0-")) *out = pu_op(KL_TOP_COLMEAN, 1, c->result);
+  else if (strstr(r, "/reduce-sum-axis0-")) *out = pu_op(KL_TOP_COLSUM, 1, c->result);
   else if (strstr(r, "/reduce-mean-")) *out = pu_op(KL_TOP_ROWMEAN, 1, c->result);
   else if (strstr(r, "/reduce-sum-")) *out = pu_op(KL_TOP_ROWSUM, 1, c->result);
   else return false;
@@ -245,6 +252,8 @@ static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/sub-scalar-binop-f32-cpu", "a - s, s - a; s an int, float or bool", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/mul-scalar-binop-f32-cpu", "a * s, s * a; s an int, float or bool", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/div-scalar-binop-f32-cpu", "a / s, s / a; s an int, float or bool", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/reduce-mean-axis0-f32-cpu-2d", "tf.reduce_mean(x, axis=0) rank 2 (axis 0 or -2, keepdims=False if given)", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/reduce-sum-axis0-f32-cpu-2d", "tf.reduce_sum(x, axis=0) rank 2 (axis 0 or -2, keepdims=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/reduce-mean-axis1-f32-cpu-2d", "tf.reduce_mean(x, axis=1[, keepdims=False]) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/reduce-sum-axis1-f32-cpu-2d", "tf.reduce_sum / tf.math.reduce_sum(x, axis=1[, keepdims=False]) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/matmul-other-forms", "matmul with other ranks, transpose_a=True or other keywords", "rejected", KL_KILN_TF_001, true},

@@ -3,7 +3,7 @@
  * (methods and torch.*), t ** 2, F.silu, matmul (@,
  * torch.matmul, .matmul, torch.mm, .mm), + - * / (between tensors, or a
  * tensor and an int/float/bool), unary -, softmax and log_softmax over the last dim, and
- * the mean and sum over dim 1 (methods and torch.*), on float32 CPU
+ * the mean and sum over dim 1 or 0 (methods and torch.*), on float32 CPU
  * tensors of rank 1 and 2. Everything else with torch operands
  * is rejected (recognised, wrong shape) or not covered, and runs on eager
  * PyTorch through the Python fallback. */
@@ -134,26 +134,38 @@ static const char *softmax_rule(const KlSite *s, int rank) {
   return rules[log][rank == 2];
 }
 
-/* A mean or sum over dim 1 of x (the receiver, or the first positional of
- * torch.mean / torch.sum): then the dim, positional or dim=, the literal 1
- * or -1, and keepdim, positional or keepdim=, the literal False or left
- * out; nothing else. */
-static bool row_reduction_ok(const KlSite *s, int first) {
+/* A mean or sum over one dim of a rank-2 x (the receiver, or the first
+ * positional of torch.mean / torch.sum): then the dim, positional or dim=,
+ * a literal, and keepdim, positional or keepdim=, the literal False or
+ * left out; nothing else. Returns the dim (1: over each row, 0: over each
+ * column), or -1. */
+static int reduction_dim(const KlSite *s, int first) {
   const KlSiteKeyword *dim = pu_kw(s, "dim"), *keep = pu_kw(s, "keepdim");
   int npos = s->nargs - first;
-  if (npos < 0 || npos > 2 || s->nkw != (dim != NULL) + (keep != NULL)) return false;
-  if (npos >= 1 ? dim != NULL : dim == NULL) return false; /* the dim once: positional or keyword */
-  if (npos == 2 && keep) return false;
-  bool dim_ok = npos >= 1 ? s->arg_lit[first] == KL_LIT_INT && (s->arg_ival[first] == 1 || s->arg_ival[first] == -1)
-                          : pu_lit_int(dim, 1) || pu_lit_int(dim, -1);
+  if (npos < 0 || npos > 2 || s->nkw != (dim != NULL) + (keep != NULL)) return -1;
+  if (npos >= 1 ? dim != NULL : dim == NULL) return -1; /* the dim once: positional or keyword */
+  if (npos == 2 && keep) return -1;
   bool keep_ok = npos == 2 ? s->arg_lit[first + 1] == KL_LIT_BOOL && s->arg_ival[first + 1] == 0
                            : !keep || pu_lit_false(keep);
-  return dim_ok && keep_ok;
+  if (!keep_ok) return -1;
+  for (int d = 0; d < 2; d++) { /* dim d, also written d - 2 */
+    if (npos >= 1 ? s->arg_lit[first] == KL_LIT_INT && (s->arg_ival[first] == d || s->arg_ival[first] == d - 2)
+                  : pu_lit_int(dim, d) || pu_lit_int(dim, d - 2))
+      return d;
+  }
+  return -1;
+}
+
+/* The rule of a claimed torch.mean / torch.sum / .mean / .sum over dim d. */
+static const char *reduction_rule(bool mean, int d) {
+  static const char *const rules[2][2] = {{"kiln-torch/tensor-sum-dim0-f32-cpu-2d", "kiln-torch/tensor-sum-dim1-f32-cpu-2d"},
+                                          {"kiln-torch/tensor-mean-dim0-f32-cpu-2d", "kiln-torch/tensor-mean-dim1-f32-cpu-2d"}};
+  return rules[mean][d];
 }
 
 static const char *const reduction_message =
-    "reductions are native only on rank 2 over dim 1; write `x.mean(dim=1)`, `x.sum(1)` or `torch.mean(x, dim=1)`: "
-    "the dim the literal 1 or -1, keepdim (if given) the literal False, no dtype= or other arguments";
+    "reductions are native only on rank 2 over one dim; write `x.mean(dim=1)`, `x.sum(0)` or `torch.mean(x, dim=1)`: "
+    "the dim a literal (0, 1, -1 or -2), keepdim (if given) the literal False, no dtype= or other arguments";
 
 /* A matmul whose right operand is written `b.T` or `b.t()` (KlSite.transposed):
  * `a @ b.T`, torch.matmul / torch.mm(a, b.T), a.matmul / a.mm(b.T), ranks
@@ -215,10 +227,8 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
     }
     if (pu_eq(s->target, "torch.mean") || pu_eq(s->target, "torch.sum")) {
       if (!pu_any_ours(s, tids)) return pu_not_covered();
-      if (s->nargs >= 1 && pu_rank(s->args[0], tids) == 2 && row_reduction_ok(s, 1))
-        return pu_claimed(pu_eq(s->target, "torch.mean") ? "kiln-torch/tensor-mean-dim1-f32-cpu-2d"
-                                                         : "kiln-torch/tensor-sum-dim1-f32-cpu-2d",
-                          tids[T1]);
+      int d = s->nargs >= 1 && pu_rank(s->args[0], tids) == 2 ? reduction_dim(s, 1) : -1;
+      if (d >= 0) return pu_claimed(reduction_rule(pu_eq(s->target, "torch.mean"), d), tids[T1]);
       return pu_rejected(KL_KILN_TORCH_005, reduction_message);
     }
     if (pu_eq(s->target, "torch.matmul")) {
@@ -258,10 +268,8 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
       return pu_rejected(KL_KILN_TORCH_006, softmax_message);
     }
     if (pu_eq(s->target, "mean") || pu_eq(s->target, "sum")) {
-      if (rank == 2 && row_reduction_ok(s, 0))
-        return pu_claimed(pu_eq(s->target, "mean") ? "kiln-torch/tensor-mean-dim1-f32-cpu-2d"
-                                                   : "kiln-torch/tensor-sum-dim1-f32-cpu-2d",
-                          tids[T1]);
+      int d = rank == 2 ? reduction_dim(s, 0) : -1;
+      if (d >= 0) return pu_claimed(reduction_rule(pu_eq(s->target, "mean"), d), tids[T1]);
       return pu_rejected(KL_KILN_TORCH_005, reduction_message);
     }
     return pu_not_covered();
@@ -318,6 +326,8 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
   else if (strstr(r, "-relu-")) *out = pu_op(KL_TOP_RELU, 1, c->result);
   else if (strstr(r, "-sigmoid-")) *out = pu_op(KL_TOP_SIGMOID, 1, c->result);
   else if (strstr(r, "-tanh-")) *out = pu_op(KL_TOP_TANH, 1, c->result);
+  else if (strstr(r, "-mean-dim0-")) *out = pu_op(KL_TOP_COLMEAN, 1, c->result);
+  else if (strstr(r, "-sum-dim0-")) *out = pu_op(KL_TOP_COLSUM, 1, c->result);
   else if (strstr(r, "-mean-")) *out = pu_op(KL_TOP_ROWMEAN, 1, c->result);
   else if (strstr(r, "-sum-")) *out = pu_op(KL_TOP_ROWSUM, 1, c->result);
   else if (strstr(r, "/softmax-")) *out = pu_op(KL_TOP_SOFTMAX, 1, c->result);
@@ -362,6 +372,8 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/tensor-sub-scalar-f32-cpu", "a - s, s - a; s an int or float (eager refuses a bool)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-mul-scalar-f32-cpu", "a * s, s * a; s an int, float or bool", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-div-scalar-f32-cpu", "a / s, s / a (as a.reciprocal() * s); s an int, float or bool", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-mean-dim0-f32-cpu-2d", "x.mean(dim=0) / x.mean(0) / torch.mean(x, dim=0) rank 2; dim 0 or -2, keepdim=False if given", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-sum-dim0-f32-cpu-2d", "x.sum(dim=0) / x.sum(0) / torch.sum(x, dim=0) rank 2; dim 0 or -2, keepdim=False if given", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-mean-dim1-f32-cpu-2d", "x.mean(dim=1) / x.mean(1) / torch.mean(x, dim=1) rank 2; dim 1 or -1, keepdim=False if given", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-sum-dim1-f32-cpu-2d", "x.sum(dim=1) / x.sum(1) / torch.sum(x, dim=1) rank 2; dim 1 or -1, keepdim=False if given", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-neg-f32-cpu-1d", "-x, x.neg(), torch.neg(x) rank 1", "claimed", KL_NUM_CODES, true},
@@ -389,7 +401,7 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/linear-other-forms", "linear with other ranks or keywords", "rejected", KL_KILN_TORCH_001, true},
     {"kiln-torch/activation-with-arguments", ".relu/.sigmoid/.tanh, torch.relu/F.relu/... with arguments", "rejected", KL_KILN_TORCH_002, true},
     {"kiln-torch/matmul-other-ranks", "matmul forms with ranks other than 2,2 or keywords", "rejected", KL_KILN_TORCH_003, true},
-    {"kiln-torch/reduction-other-forms", ".mean/.sum, torch.mean/torch.sum over another dim, a dim not literal, keepdim=True, dtype= or not rank 2", "rejected", KL_KILN_TORCH_005, true},
+    {"kiln-torch/reduction-other-forms", ".mean/.sum, torch.mean/torch.sum over no dim or a dim not literal, keepdim=True, dtype= or not rank 2", "rejected", KL_KILN_TORCH_005, true},
     {"kiln-torch/softmax-other-forms", "softmax / log_softmax over another dim, a dim not literal, or with dtype= / other arguments", "rejected", KL_KILN_TORCH_006, true},
     {"kiln-torch/other-torch-calls", "any other torch call or tensor method", "not-covered", KL_NUM_CODES, true},
     {NULL, NULL, NULL, KL_NUM_CODES, false},

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-/* 17: tensor ops abs/sqrt/square/exp/silu/log/log_softmax/rsqrt */
+/* 17: tensor ops abs/sqrt/square/exp/silu/log/log_softmax/rsqrt/colsum/colmean */
 #define KR_ABI_VERSION 17
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
@@ -36,6 +36,7 @@ enum {
   KR_OP_LOG,                        /* natural log, elementwise */
   KR_OP_LOG_SOFTMAX,                /* log_softmax of each row (rank 2) or of the vector */
   KR_OP_RSQRT,                      /* 1 / sqrt(a), elementwise */
+  KR_OP_COLSUM, KR_OP_COLMEAN,      /* sum / mean over dim 0 of a rank-2 a */
   KR_NUM_OPS
 };
 

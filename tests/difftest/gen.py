@@ -4616,9 +4616,10 @@ class TensorGen:
                                           "torch.{red}({v}, {dim}, keepdim=False)"])
                 return form.format(x=self.paren(v), v=v, red=red, dim=dim), (s[0],)
             return f"{self.paren(v)}.{red}({kw})", (s[0],)
-        # forms that run on the Python fallback (0, 1, 4), and softmax (2)
-        # and tensor arithmetic with another tensor or a scalar (3, 5, 6),
-        # which kiln claims since 2026-12-02 (arithmetic chains run as one pass)
+        # forms that run on the Python fallback (1, 4), the sums down columns
+        # (0, claimed since 2026-12-04), and softmax (2) and tensor arithmetic
+        # with another tensor or a scalar (3, 5, 6), which kiln claims since
+        # 2026-12-02 (arithmetic chains run as one pass)
         x = r.randint(0, 7)
         if x == 0 and len(s) == 2:
             return f"{self.paren(v)}.{r.choice(['mean', 'sum'])}(dim=0)", (s[1],)

@@ -55,5 +55,13 @@ def exp_head(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF
     return tf.reduce_mean(tf.exp(tf.matmul(x, w) + b), axis=1)
 
 
+def col_mean(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return tf.reduce_mean(x, axis=0)
+
+
+def col_sum(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return tf.math.reduce_sum(x, -2)
+
+
 def exp_kw(x: TensorF32Cpu2D):
     return tf.exp(x, name="e")  # KILN-TF-005: eager TensorFlow

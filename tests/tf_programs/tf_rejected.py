@@ -40,7 +40,7 @@ def mean_noaxis(x: TensorF32Cpu2D):
 
 
 def mean_axis0(x: TensorF32Cpu2D):
-    return tf.reduce_mean(x, axis=0)
+    return tf.reduce_mean(x, axis=[0])  # a list of axes: not a literal int
 
 
 def mean_keepdims_true(x: TensorF32Cpu2D):

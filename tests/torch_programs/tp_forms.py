@@ -214,6 +214,26 @@ def matmul_bt_mm_method(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D)
     return b + x.mm(w.T)
 
 
+def col_mean(a: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return a.mean(0)
+
+
+def col_sum_kw(a: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return a.sum(dim=-2, keepdim=False)
+
+
+def col_mean_fn(a: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return torch.mean(a, dim=0)
+
+
+def col_sum_fn(a: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return torch.sum(a, 0)
+
+
+def col_mean_pool(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return F.linear(x, w, b).relu().mean(dim=0)
+
+
 def matmul_bt_method(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return x @ w.t()
 

@@ -58,7 +58,7 @@ def linear_none_bias(x: TensorF32Cpu2D, w: TensorF32Cpu2D):
 
 
 def mean_dim0(t: TensorF32Cpu2D):
-    return t.mean(dim=0, keepdim=False)
+    return t.mean(dim=(0,), keepdim=False)  # a tuple of dims: not a literal int
 
 
 def mean_keepdim_true(t: TensorF32Cpu2D):
@@ -70,7 +70,7 @@ def mean_dynamic_dim(t: TensorF32Cpu2D, d: int):
 
 
 def sum_positional_dim0(t: TensorF32Cpu2D):
-    return t.sum(0)
+    return t.sum((0,))
 
 
 def sum_positional_keepdim_true(t: TensorF32Cpu2D):
@@ -78,7 +78,7 @@ def sum_positional_keepdim_true(t: TensorF32Cpu2D):
 
 
 def mean_fn_dim0(t: TensorF32Cpu2D):
-    return torch.mean(t, 0)
+    return torch.mean(t, (0,))
 
 
 def sum_fn_whole(t: TensorF32Cpu2D):
