@@ -173,7 +173,8 @@ void kl_plan_forwarding(KlCtx *ctx, KlFunc *f) {
 static bool is_act(int op) {
   switch (op) {
   case KL_TOP_RELU: case KL_TOP_SIGMOID: case KL_TOP_TANH: case KL_TOP_ABS: case KL_TOP_SQRT: case KL_TOP_SQUARE:
-  case KL_TOP_EXP: case KL_TOP_SILU: case KL_TOP_LOG: case KL_TOP_RSQRT: return true;
+  case KL_TOP_EXP: case KL_TOP_SILU: case KL_TOP_LOG: case KL_TOP_RSQRT: case KL_TOP_RELU6:
+  case KL_TOP_HARDTANH: return true;
   default: return false;
   }
 }

@@ -625,7 +625,8 @@ typedef struct KlSite {
   X(SILU, "silu") X(LOG, "log") /* elementwise, as relu */ \
   X(LOG_SOFTMAX, "log_softmax") /* as SOFTMAX */ \
   X(RSQRT, "rsqrt")         /* elementwise, as relu */ \
-  X(COLSUM, "colsum") X(COLMEAN, "colmean") /* over dim 0 of a rank-2 tensor */
+  X(COLSUM, "colsum") X(COLMEAN, "colmean") /* over dim 0 of a rank-2 tensor */ \
+  X(RELU6, "relu6") X(HARDTANH, "hardtanh") /* elementwise, as relu */
 
 typedef enum {
 #define X(name, text) KL_TOP_##name,

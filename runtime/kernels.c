@@ -243,6 +243,14 @@ static inline float ref_log(int tf, float x)
   return x == INFINITY ? x : ref_log_core(x);
 }
 
+/* x86's min(hi, max(lo, x)): each returns its second operand when the two
+ * are equal or unordered, so a NaN x and -0.0 pass as themselves */
+static inline float ref_clamp(float lo, float hi, float x)
+{
+  const float m = lo > x ? lo : x;
+  return hi < m ? hi : m;
+}
+
 static inline float ref_act(int act, float x)
 {
   uint32_t u = f2u(x);
@@ -253,6 +261,8 @@ static inline float ref_act(int act, float x)
   case KK_ACT_LOG: return ref_log(0, x);
   case KK_ACT_LOG_TF: return ref_log(1, x);
   case KK_ACT_RSQRT: return 1.0f / __builtin_sqrtf(x);
+  case KK_ACT_RELU6: return ref_clamp(0.0f, 6.0f, x);
+  case KK_ACT_HARDTANH: return ref_clamp(-1.0f, 1.0f, x);
   case KK_ACT_SQUARE: return x * x;
   case KK_ACT_EXP: return ref_exp(x);
   case KK_ACT_SILU: return ref_silu(x);
@@ -558,6 +568,8 @@ KK_AVX2 KK_INLINE __m256 act_avx2(int act, __m256 x)
   case KK_ACT_LOG: return log_avx2_s(0, x);
   case KK_ACT_LOG_TF: return log_avx2_s(1, x);
   case KK_ACT_RSQRT: return _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(x));
+  case KK_ACT_RELU6: return _mm256_min_ps(_mm256_set1_ps(6.0f), _mm256_max_ps(_mm256_setzero_ps(), x));
+  case KK_ACT_HARDTANH: return _mm256_min_ps(_mm256_set1_ps(1.0f), _mm256_max_ps(_mm256_set1_ps(-1.0f), x));
   case KK_ACT_SQUARE: return _mm256_mul_ps(x, x);
   case KK_ACT_EXP: return exp_avx2(x);
   case KK_ACT_SILU: return silu_avx2(x);
@@ -765,6 +777,8 @@ KK_AVX2 static void act_row__avx2(int act, int64_t n, const float *x, float *y)
   KK_ACT_ROW_CASE_AVX2(KK_ACT_LOG)
   KK_ACT_ROW_CASE_AVX2(KK_ACT_LOG_TF)
   KK_ACT_ROW_CASE_AVX2(KK_ACT_RSQRT)
+  KK_ACT_ROW_CASE_AVX2(KK_ACT_RELU6)
+  KK_ACT_ROW_CASE_AVX2(KK_ACT_HARDTANH)
 #undef KK_ACT_ROW_CASE_AVX2
   default: return;
   }
@@ -1045,6 +1059,8 @@ KK_AVX512 KK_INLINE __m512 act_avx512(int act, __m512 x)
   case KK_ACT_LOG: return log_avx512_s(0, x);
   case KK_ACT_LOG_TF: return log_avx512_s(1, x);
   case KK_ACT_RSQRT: return _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_sqrt_ps(x));
+  case KK_ACT_RELU6: return _mm512_min_ps(_mm512_set1_ps(6.0f), _mm512_max_ps(_mm512_setzero_ps(), x));
+  case KK_ACT_HARDTANH: return _mm512_min_ps(_mm512_set1_ps(1.0f), _mm512_max_ps(_mm512_set1_ps(-1.0f), x));
   case KK_ACT_SQUARE: return _mm512_mul_ps(x, x);
   case KK_ACT_EXP: return exp_avx512(x);
   case KK_ACT_SILU: return silu_avx512(x);
@@ -1102,6 +1118,8 @@ KK_AVX512 KK_INLINE __m512 add_avx512(__m512 a, __m512 b) { return first_nan_avx
   case KK_ACT_LOG: BODY(KK_ACT_LOG); break;                                                        \
   case KK_ACT_LOG_TF: BODY(KK_ACT_LOG_TF); break;                                                  \
   case KK_ACT_RSQRT: BODY(KK_ACT_RSQRT); break;                                                    \
+  case KK_ACT_RELU6: BODY(KK_ACT_RELU6); break;                                                    \
+  case KK_ACT_HARDTANH: BODY(KK_ACT_HARDTANH); break;                                              \
   default: BODY(KK_ACT_NONE); break;                                                               \
   }
 
@@ -2203,6 +2221,8 @@ KK_AVX512 static void act_row__avx512(int act, int64_t n, const float *x, float 
   KK_ACT_ROW_CASE_AVX512(KK_ACT_LOG)
   KK_ACT_ROW_CASE_AVX512(KK_ACT_LOG_TF)
   KK_ACT_ROW_CASE_AVX512(KK_ACT_RSQRT)
+  KK_ACT_ROW_CASE_AVX512(KK_ACT_RELU6)
+  KK_ACT_ROW_CASE_AVX512(KK_ACT_HARDTANH)
 #undef KK_ACT_ROW_CASE_AVX512
   default: return;
   }
@@ -2353,6 +2373,8 @@ KK_AVX2 static void bin_rows__avx2(int op, int nan_b, int64_t m, int64_t n, cons
   KK_EW_ACT_CASE(ISA, KK_ACT_LOG)                                                                  \
   KK_EW_ACT_CASE(ISA, KK_ACT_LOG_TF)                                                               \
   KK_EW_ACT_CASE(ISA, KK_ACT_RSQRT)                                                                \
+  KK_EW_ACT_CASE(ISA, KK_ACT_RELU6)                                                                \
+  KK_EW_ACT_CASE(ISA, KK_ACT_HARDTANH)                                                             \
   case KK_EW_CODE_NEG:                                                                             \
     _Pragma("GCC unroll 4") for (int q = 0; q < V; q++) v[q] = neg_##ISA(v[q]);                   \
     break;                                                                                         \
@@ -2466,6 +2488,8 @@ KK_AVX512 static void add_rows__avx512(int act, int64_t M, int64_t N, const floa
   case KK_ACT_LOG: add_rows_avx512(KK_ACT_LOG, M, N, a, as0, b, bs0, c); break;
   case KK_ACT_LOG_TF: add_rows_avx512(KK_ACT_LOG_TF, M, N, a, as0, b, bs0, c); break;
   case KK_ACT_RSQRT: add_rows_avx512(KK_ACT_RSQRT, M, N, a, as0, b, bs0, c); break;
+  case KK_ACT_RELU6: add_rows_avx512(KK_ACT_RELU6, M, N, a, as0, b, bs0, c); break;
+  case KK_ACT_HARDTANH: add_rows_avx512(KK_ACT_HARDTANH, M, N, a, as0, b, bs0, c); break;
   default: add_rows_avx512(KK_ACT_NONE, M, N, a, as0, b, bs0, c); break;
   }
 }

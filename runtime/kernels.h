@@ -47,9 +47,13 @@ typedef enum {
   KK_ACT_LOG_TF,  /* tf.math.log: as KK_ACT_LOG, but every NaN result is 0xffffffff, as TF's
                      vectorised loop gives it (its scalar tail, the last n % 8 elements of a
                      tensor, gives the x86 default NaN: no function matches both) */
-  KK_ACT_RSQRT    /* eager torch.rsqrt, 1 / sqrt(x) in two IEEE operations, bit for bit */
+  KK_ACT_RSQRT,   /* eager torch.rsqrt, 1 / sqrt(x) in two IEEE operations, bit for bit */
+  /* eager F.relu6 and F.hardtanh, clamps to [0, 6] and [-1, 1] as eager's x86
+   * min(hi, max(lo, x)): a NaN passes as itself (unquietened), -0.0 stays */
+  KK_ACT_RELU6,
+  KK_ACT_HARDTANH
 } kk_act;
-#define KK_NUM_ACTS 15
+#define KK_NUM_ACTS 17
 
 void kk_init(void);            /* idempotent; picks ISA */
 const char *kk_isa_name(void); /* "avx512", "avx2", "reference" */

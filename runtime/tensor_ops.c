@@ -14,12 +14,12 @@
 static const char *const op_names[KR_NUM_OPS] = {"matmul", "linear", "add", "relu", "sigmoid", "tanh", "sum", "mean",
                                                  "sub", "mul", "div", "softmax", "neg", "abs", "sqrt", "square",
                                                  "exp", "silu", "log", "log_softmax", "rsqrt", "sum",
-                                                 "mean"};
+                                                 "mean", "relu6", "hardtanh"};
 
 static bool is_arith(int op) { return op == KR_OP_ADD || op == KR_OP_SUB || op == KR_OP_MUL || op == KR_OP_DIV; }
 
 /* The kernel activation of an elementwise op of one tensor (KR_OP_RELU,
- * SIGMOID, TANH, ABS, SQRT, SQUARE, EXP, SILU, LOG, RSQRT) for a framework: TF's relu
+ * SIGMOID, TANH, ABS, SQRT, SQUARE, EXP, SILU, LOG, RSQRT, RELU6, HARDTANH) for a framework: TF's relu
  * gives +0.0 for -0.0, torch's sigmoid flips a NaN's sign, torch's sqrt of
  * a negative number is +NaN where TF's is x86's -NaN, TF's log gives
  * all-ones NaNs (see kernels.h).
@@ -36,6 +36,8 @@ int kr_act_of(int op, int fw) {
   case KR_OP_SILU: return KK_ACT_SILU;
   case KR_OP_LOG: return fw == KR_FW_TF ? KK_ACT_LOG_TF : KK_ACT_LOG;
   case KR_OP_RSQRT: return KK_ACT_RSQRT;
+  case KR_OP_RELU6: return KK_ACT_RELU6;
+  case KR_OP_HARDTANH: return KK_ACT_HARDTANH;
   default: return KK_ACT_NONE;
   }
 }
@@ -274,7 +276,9 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
   case KR_OP_EXP:
   case KR_OP_SILU:
   case KR_OP_LOG:
-  case KR_OP_RSQRT: {
+  case KR_OP_RSQRT:
+  case KR_OP_RELU6:
+  case KR_OP_HARDTANH: {
     kk_act act = kr_act_of(op, fw);
     Mat x = as_mat(a);
     r = kr_tensor_new(fw, a->rank, a->shape);

@@ -75,7 +75,7 @@ def assert_close_ulps(got, exp, max_ulps, where, nan_bits=True):
 
 # op -> largest ulp distance from eager torch / TF (0: bit for bit)
 TORCH_ULPS = {"abs": 0, "square": 0, "pow": 0, "pow_method": 0, "pow_call": 0, "sqrt": 1, "exp": 2, "silu": 4,
-              "log": 2, "rsqrt": 0}
+              "log": 2, "rsqrt": 0, "relu6": 0, "hardtanh": 0}
 TF_ULPS = {"abs": 0, "square": 0, "sqrt": 0, "exp": 2, "log": 4}
 
 
@@ -93,7 +93,8 @@ def test_torch_sites_claimed(tmod):
     for op in ("abs", "sqrt", "rsqrt", "square", "exp", "log", "pow-two"):
         for rank in (1, 2):
             assert f"kiln-torch/tensor-{op}-f32-cpu-{rank}d" in rules, op
-    assert {"kiln-torch/function-silu-f32-cpu-1d", "kiln-torch/function-silu-f32-cpu-2d"} <= rules
+    for fn in ("silu", "relu6", "hardtanh"):
+        assert {f"kiln-torch/function-{fn}-f32-cpu-1d", f"kiln-torch/function-{fn}-f32-cpu-2d"} <= rules
     assert {"kiln-torch/log-softmax-f32-cpu-1d", "kiln-torch/log-softmax-f32-cpu-2d"} <= rules
     assert [(s["outcome"], s["code"]) for s in by_name["log_softmax_dim0_eager"]["sites"]] == [
         ("rejected", "KILN-TORCH-006")]
@@ -109,17 +110,19 @@ def test_torch_chains_fuse():
     def body(name):
         i = c.index(f"/* def {name} ")
         return c[i:c.find("/* def ", i + 10)]
-    for name in ("rms_chain", "gauss_chain", "normalize"):
+    for name in ("rms_chain", "gauss_chain", "normalize", "hard_swish_chain"):
         assert body(name).count("kr->tensor_ewise(") == 1, name
         assert "kr->tensor_op(" not in body(name), name
-    for name, act in [("silu_mlp", "KR_OP_SILU"), ("exp_head", "KR_OP_EXP"), ("square_sum", "KR_OP_SQUARE")]:
+    for name, act in [("silu_mlp", "KR_OP_SILU"), ("exp_head", "KR_OP_EXP"), ("square_sum", "KR_OP_SQUARE"),
+                      ("hardtanh_head", "KR_OP_HARDTANH")]:
         b = body(name)
         assert b.count("kr->tensor_fused(") == 1 and act in b and "kr->tensor_op(" not in b, name
     assert "KR_OP_SQRT" in body("abs_sqrt_head") and "KR_OP_ABS" in body("abs_sqrt_head")
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
-@pytest.mark.parametrize("op", ["abs", "sqrt", "rsqrt", "square", "pow", "pow_method", "exp", "silu", "log"])
+@pytest.mark.parametrize("op", ["abs", "sqrt", "rsqrt", "square", "pow", "pow_method", "exp", "silu", "log", "relu6",
+                                "hardtanh"])
 def test_torch_values(tmod, op, shape):
     mod, _ = tmod
     py = mod.__kiln_python__
@@ -179,7 +182,8 @@ def test_torch_nan_bits(tmod):
     raw = np.array([0x7FA00001, 0xFFA00001, 0x7FC00005, 0xFFC00005, 0xFF800000, 0xBF800000, 0x80000001,
                     0x80000000, 0x00000001] * 5, dtype=np.uint32).view(np.float32)
     t = torch.from_numpy(raw.copy())
-    for name in ("abs_1", "sqrt_1", "rsqrt_1", "square_1", "pow_call_1", "exp_1", "silu_1", "log_1"):
+    for name in ("abs_1", "sqrt_1", "rsqrt_1", "square_1", "pow_call_1", "exp_1", "silu_1", "log_1", "relu6_1",
+                 "hardtanh_1"):
         got, exp = bits(getattr(mod, name)(t)), bits(py[name](t))
         nan = np.isnan(raw)
         assert (got[nan] == exp[nan]).all(), (name, [hex(v) for v in got[nan]], [hex(v) for v in exp[nan]])
@@ -198,7 +202,7 @@ def test_torch_fused(tmod, shape):
         yt, rt = torch.from_numpy(y), torch.from_numpy(r)
         vt = torch.from_numpy(np.abs(values((n,), 24)))
         for name, args in [("rms_chain", (xt, yt)), ("gauss_chain", (xt, rt)), ("silu_chain", (xt, rt)),
-                           ("normalize", (xt, rt, vt))]:
+                           ("normalize", (xt, rt, vt)), ("hard_swish_chain", (xt,))]:
             assert_close_ulps(getattr(mod, name)(*args), py[name](*args), 4, f"{name} {shape} {layout}")
     # GEMM epilogues: finite inputs (kiln's and MKL's sums round differently)
     rng = np.random.default_rng(m * 100 + n)
@@ -212,6 +216,7 @@ def test_torch_fused(tmod, shape):
     torch.testing.assert_close(mod.square_sum(xs, w), py["square_sum"](xs, w), rtol=2e-5, atol=1e-4)
     torch.testing.assert_close(mod.abs_sqrt_head(xs, wt, b), py["abs_sqrt_head"](xs, wt, b), **kw)
     torch.testing.assert_close(mod.log_likelihood(xs, w, b), py["log_likelihood"](xs, w, b), rtol=2e-5, atol=1e-4)
+    torch.testing.assert_close(mod.hardtanh_head(xs, wt, b), py["hardtanh_head"](xs, wt, b), **kw)
     with pytest.raises(RuntimeError, match=r"kiln: linear: incompatible shapes"):
         mod.silu_mlp(xs, w[:, :3].T.contiguous() if n != 3 else torch.ones(2, 5), b)
 
@@ -221,7 +226,8 @@ def test_torch_eager_forms(tmod):
     mod, _ = tmod
     py = mod.__kiln_python__
     x = torch.from_numpy(values((4, 9), 31))
-    for name in ("pow_three_eager", "pow_float_eager", "silu_inplace_eager", "log_softmax_dim0_eager"):
+    for name in ("pow_three_eager", "pow_float_eager", "silu_inplace_eager", "log_softmax_dim0_eager",
+                 "hardtanh_bounds_eager"):
         assert_close_ulps(getattr(mod, name)(x), py[name](x), 0, name)
     out1, out2 = torch.zeros(4, 9), torch.zeros(4, 9)
     r1, r2 = mod.exp_out_eager(x, out1), py["exp_out_eager"](x, out2)

@@ -1,6 +1,6 @@
 /* plugins/torch.c — the PyTorch surface: linear (with or without a bias),
  * relu/sigmoid/tanh (methods, torch.* and F.* functions), abs/sqrt/rsqrt/square/exp/log
- * (methods and torch.*), t ** 2, F.silu, matmul (@,
+ * (methods and torch.*), t ** 2, F.silu, F.relu6, F.hardtanh, matmul (@,
  * torch.matmul, .matmul, torch.mm, .mm), + - * / (between tensors, or a
  * tensor and an int/float/bool), unary -, softmax and log_softmax over the last dim, and
  * the mean and sum over dim 1 or 0 (methods and torch.*), on float32 CPU
@@ -64,6 +64,9 @@ static const MathFn math_fns[] = {
     {"torch.log", "log", "log", {"kiln-torch/tensor-log-f32-cpu-1d", "kiln-torch/tensor-log-f32-cpu-2d"}},
     {"torch.rsqrt", "rsqrt", "rsqrt", {"kiln-torch/tensor-rsqrt-f32-cpu-1d", "kiln-torch/tensor-rsqrt-f32-cpu-2d"}},
     {"torch.nn.functional.silu", NULL, "silu", {"kiln-torch/function-silu-f32-cpu-1d", "kiln-torch/function-silu-f32-cpu-2d"}},
+    {"torch.nn.functional.relu6", NULL, "relu6", {"kiln-torch/function-relu6-f32-cpu-1d", "kiln-torch/function-relu6-f32-cpu-2d"}},
+    {"torch.nn.functional.hardtanh", NULL, "hardtanh",
+     {"kiln-torch/function-hardtanh-f32-cpu-1d", "kiln-torch/function-hardtanh-f32-cpu-2d"}},
 };
 
 static const MathFn *math_fn(const KlSite *s) {
@@ -74,13 +77,15 @@ static const MathFn *math_fn(const KlSite *s) {
   return NULL;
 }
 
-/* torch.F(x) / x.M() with nothing else (F.silu: also inplace=False); other
- * arguments (out=, inplace=True) are eager's. */
+/* torch.F(x) / x.M() with nothing else (the F.* ones: also inplace=False;
+ * F.hardtanh with its default bounds only); other arguments (out=,
+ * inplace=True, bounds) are eager's. */
 static KlClaim math_claim(const KlSite *s, const MathFn *m, const KlType *tids) {
   bool method = s->kind == KL_SK_METHOD;
   int rank = pu_rank(method ? s->receiver : (s->nargs >= 1 ? s->args[0] : KL_T_OBJECT), tids);
   const KlSiteKeyword *inplace = pu_kw(s, "inplace");
-  bool kw_ok = s->nkw == 0 || (s->nkw == 1 && pu_eq(m->op, "silu") && inplace && pu_lit_false(inplace));
+  bool functional = !strncmp(m->function, "torch.nn.functional.", 20);
+  bool kw_ok = s->nkw == 0 || (s->nkw == 1 && functional && inplace && pu_lit_false(inplace));
   if (!rank || s->nargs != (method ? 0 : 1) || !kw_ok) return pu_not_covered();
   return pu_claimed(m->rules[rank - 1], method ? s->receiver : s->args[0]);
 }
@@ -340,6 +345,8 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
   else if (strstr(r, "-silu-")) *out = pu_op(KL_TOP_SILU, 1, c->result);
   else if (strstr(r, "-log-")) *out = pu_op(KL_TOP_LOG, 1, c->result);
   else if (strstr(r, "-rsqrt-")) *out = pu_op(KL_TOP_RSQRT, 1, c->result);
+  else if (strstr(r, "-relu6-")) *out = pu_op(KL_TOP_RELU6, 1, c->result);
+  else if (strstr(r, "-hardtanh-")) *out = pu_op(KL_TOP_HARDTANH, 1, c->result);
   else return false;
   return true;
 }
@@ -392,6 +399,10 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/tensor-log-f32-cpu-2d", "x.log(), torch.log(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-rsqrt-f32-cpu-1d", "x.rsqrt(), torch.rsqrt(x) rank 1", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-rsqrt-f32-cpu-2d", "x.rsqrt(), torch.rsqrt(x) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/function-relu6-f32-cpu-1d", "F.relu6(x) rank 1 (inplace=False if given)", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/function-relu6-f32-cpu-2d", "F.relu6(x) rank 2 (inplace=False if given)", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/function-hardtanh-f32-cpu-1d", "F.hardtanh(x) rank 1, default bounds (inplace=False if given)", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/function-hardtanh-f32-cpu-2d", "F.hardtanh(x) rank 2, default bounds (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-silu-f32-cpu-1d", "F.silu(x) rank 1 (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-silu-f32-cpu-2d", "F.silu(x) rank 2 (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/softmax-f32-cpu-1d", "torch.softmax / F.softmax(x, dim) / x.softmax(dim) rank 1, dim 0 or -1", "claimed", KL_NUM_CODES, true},

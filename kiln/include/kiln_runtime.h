@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-/* 17: tensor ops abs/sqrt/square/exp/silu/log/log_softmax/rsqrt/colsum/colmean */
+/* 17: tensor ops abs/sqrt/square/exp/silu/log/log_softmax/rsqrt/colsum/colmean/relu6/hardtanh */
 #define KR_ABI_VERSION 17
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
@@ -37,6 +37,7 @@ enum {
   KR_OP_LOG_SOFTMAX,                /* log_softmax of each row (rank 2) or of the vector */
   KR_OP_RSQRT,                      /* 1 / sqrt(a), elementwise */
   KR_OP_COLSUM, KR_OP_COLMEAN,      /* sum / mean over dim 0 of a rank-2 a */
+  KR_OP_RELU6, KR_OP_HARDTANH,      /* a clamped to [0, 6], [-1, 1] */
   KR_NUM_OPS
 };
 
@@ -166,7 +167,7 @@ typedef struct KrTensor {
 /* An elementwise chain the compiler fused (fuse.c kl_plan_ewise):
  *   v = first; then for each step: v = act(v), v = v op x or (swap) x op v,
  * x a tensor or a Python scalar (KrEwArg); op KR_OP_ADD/SUB/MUL/DIV or
- * KR_OP_RELU/SIGMOID/TANH/NEG/ABS/SQRT/SQUARE/EXP/SILU/LOG/RSQRT. One pass over the result, computed as the ops
+ * KR_OP_RELU/SIGMOID/TANH/NEG/ABS/SQRT/SQUARE/EXP/SILU/LOG/RSQRT/RELU6/HARDTANH. One pass over the result, computed as the ops
  * one by one compute it (same roundings, NaNs and errors, each error naming
  * its op's line); no intermediate tensor. */
 #define KR_EW_MAX 16

@@ -73,6 +73,8 @@ static double act_d(int act, double x)
   case KK_ACT_LOG:
   case KK_ACT_LOG_TF: return x < 0 ? NAN : log(x);
   case KK_ACT_RSQRT: return x < 0 ? NAN : 1.0 / sqrt(x);
+  case KK_ACT_RELU6: return x < 0 ? 0 : x > 6 ? 6 : x;
+  case KK_ACT_HARDTANH: return x < -1 ? -1 : x > 1 ? 1 : x;
   default: return x;
   }
 }
@@ -884,8 +886,9 @@ static void test_elementwise(void)
     report(ok && nans == 5, "sigmoid NaN specials: torch's sign flipped, TF's kept");
     /* abs, sqrt, x * x and 1 / sqrt: the IEEE operations, bit for bit (abs keeps a
      * NaN's payload unquietened); exp and silu: a NaN quietened, sign kept */
-    const int exact[] = {KK_ACT_ABS, KK_ACT_SQRT, KK_ACT_SQRT_TF, KK_ACT_SQUARE, KK_ACT_RSQRT};
-    for (size_t a = 0; a < 5; a++) {
+    const int exact[] = {KK_ACT_ABS, KK_ACT_SQRT, KK_ACT_SQRT_TF, KK_ACT_SQUARE, KK_ACT_RSQRT, KK_ACT_RELU6,
+                         KK_ACT_HARDTANH};
+    for (size_t a = 0; a < 7; a++) {
       kk_unary(exact[a], 1, NSPEC, in, NSPEC, 1, out);
       ok = 1;
       for (size_t i = 0; i < NSPEC; i++) {
@@ -893,6 +896,8 @@ static void test_elementwise(void)
         float want = exact[a] == KK_ACT_ABS ? fbits(specials[i] & 0x7fffffffu)
                    : exact[a] == KK_ACT_SQRT && x < 0 ? fbits(0x7fc00000u) /* torch's NaN */
                    : exact[a] == KK_ACT_RSQRT ? 1.0f / sqrtf(x)
+                   : exact[a] == KK_ACT_RELU6 ? (isnan(x) || (x >= 0 && x <= 6) ? x : x < 0 ? 0.0f : 6.0f)
+                   : exact[a] == KK_ACT_HARDTANH ? (isnan(x) || (x >= -1 && x <= 1) ? x : x < -1 ? -1.0f : 1.0f)
                    : exact[a] != KK_ACT_SQUARE ? sqrtf(x) : x * x;
         ok &= bits(out[i]) == bits(want);
       }

@@ -4590,7 +4590,7 @@ class TensorGen:
                 form = self.spell.choice(["{x}.abs()", "torch.abs({v})", "{x}.square()", "{x} ** 2",
                                           "torch.sqrt({x}.abs())", "{x}.abs().sqrt()", "torch.exp({x}.tanh())",
                                           "F.silu({v})", "torch.nn.functional.silu({v})", "torch.log({x}.abs() + 1.0)",
-                                          "{x}.sigmoid().log()"])
+                                          "{x}.sigmoid().log()", "F.relu6({v})", "F.hardtanh({v})", "{x}.rsqrt()"])
                 return form.format(x=self.paren(v), v=v), s
             return f"{self.paren(v)}.{act}()", s
         if k <= 12:

@@ -1,5 +1,5 @@
 """The elementwise functions of one tensor kiln-torch claims besides the
-activations: abs, sqrt, rsqrt, square (and t ** 2), exp, log and F.silu, in every
+activations: abs, sqrt, rsqrt, square (and t ** 2), exp, log, F.silu, F.relu6 and F.hardtanh, in every
 spelling, alone, in fused elementwise chains and as a GEMM's epilogue;
 compared with eager torch by tests/test_math_ops.py. NAME_1 / NAME_2: the
 operand's rank. The *_eager functions are spellings kiln leaves to eager
@@ -68,6 +68,30 @@ def rsqrt_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 def rsqrt_1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
     return torch.rsqrt(v)
+
+
+def relu6_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.relu6(x)
+
+
+def relu6_1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return torch.nn.functional.relu6(v, inplace=False)
+
+
+def hardtanh_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.hardtanh(x)
+
+
+def hardtanh_1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return F.hardtanh(v, inplace=False)
+
+
+def hard_swish_chain(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x * F.relu6(x + 3.0) / 6.0
+
+
+def hardtanh_head(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return F.hardtanh(F.linear(x, w, b)).mean(1)
 
 
 def silu_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
@@ -152,6 +176,10 @@ def exp_out_eager(x: TensorF32Cpu2D, out):
 
 def silu_inplace_eager(x: TensorF32Cpu2D):
     return F.silu(x * 1.0, inplace=True)
+
+
+def hardtanh_bounds_eager(x: TensorF32Cpu2D):
+    return F.hardtanh(x, -2.0, 2.0)  # bounds other than the default: eager's
 
 
 def log_softmax_dim0_eager(x: TensorF32Cpu2D):
