@@ -308,26 +308,18 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     return r;
   }
   case KR_OP_ROWSUM:
-  case KR_OP_ROWMEAN: {
-    if (a->rank != 2) return shape_error(op, a, NULL, NULL, file, line);
-    shape[0] = a->shape[0];
-    r = kr_tensor_new(fw, 1, shape);
-    if (!r) return NULL;
-    work = (double)a->shape[0] * (double)a->shape[1];
-    KrKernelScope ks = kr_kernel_enter(fw, work);
-    kk_rowsum(a->shape[0], a->shape[1], a->data, a->strides[0], a->strides[1], op == KR_OP_ROWMEAN, r->data);
-    kr_kernel_leave(ks);
-    return r;
-  }
+  case KR_OP_ROWMEAN:
   case KR_OP_COLSUM:
-  case KR_OP_COLMEAN: { /* the row sums of a viewed transposed */
+  case KR_OP_COLMEAN: { /* over dim 1, or over dim 0 as the row sums of a viewed transposed */
     if (a->rank != 2) return shape_error(op, a, NULL, NULL, file, line);
-    shape[0] = a->shape[1];
+    const int d = op == KR_OP_COLSUM || op == KR_OP_COLMEAN; /* the dim kept */
+    shape[0] = a->shape[d];
     r = kr_tensor_new(fw, 1, shape);
     if (!r) return NULL;
     work = (double)a->shape[0] * (double)a->shape[1];
     KrKernelScope ks = kr_kernel_enter(fw, work);
-    kk_rowsum(a->shape[1], a->shape[0], a->data, a->strides[1], a->strides[0], op == KR_OP_COLMEAN, r->data);
+    kk_rowsum(a->shape[d], a->shape[!d], a->data, a->strides[d], a->strides[!d],
+              op == KR_OP_ROWMEAN || op == KR_OP_COLMEAN, r->data);
     kr_kernel_leave(ks);
     return r;
   }
