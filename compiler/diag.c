@@ -138,13 +138,15 @@ static const char *const code_explains[] = {
         "claimed site instead."),
     [KL_KILN_TORCH_001] = EXPLAIN(
         "torch.nn.functional.linear is native only as linear(x, w, b) or\n"
-        "linear(x, w), the tensors positional, of ranks 2, 2 and 1, and no\n"
-        "keywords. Other forms (bias=..., a bias of None, other ranks) run on\n"
-        "eager PyTorch through the Python fallback.",
+        "linear(x, w), the tensors positional, x of rank 2 (a batch) or 1 (one\n"
+        "sample), w of rank 2 and b of rank 1, and no keywords. Other forms\n"
+        "(bias=..., a bias of None, other ranks) run on eager PyTorch through\n"
+        "the Python fallback.",
         "    def f(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
         "        return F.linear(x, w, None)    # KILN-TORCH-001: a None bias",
         "Write `F.linear(x, w, b)` with x: TensorF32Cpu2D, w: TensorF32Cpu2D,\n"
-        "b: TensorF32Cpu1D, all positional, or `F.linear(x, w)` without a bias."),
+        "b: TensorF32Cpu1D (x may also be a TensorF32Cpu1D), all positional,\n"
+        "or `F.linear(x, w)` without a bias."),
     [KL_KILN_TORCH_002] = EXPLAIN(
         ".relu(), .sigmoid() and .tanh(), and torch.relu / F.relu, torch.sigmoid /\n"
         "F.sigmoid, torch.tanh / F.tanh of one tensor, are native with no other\n"
@@ -155,13 +157,13 @@ static const char *const code_explains[] = {
         "Write `x.relu()`, `x.sigmoid()` or `x.tanh()` with no arguments; kiln\n"
         "tensors are values, so an in-place form is never needed."),
     [KL_KILN_TORCH_003] = EXPLAIN(
-        "a @ b, torch.matmul(a, b) and a.matmul(b) are native for two rank-2\n"
-        "tensors without keywords. Other ranks (matrix-vector, batched) or out=...\n"
-        "run on the Python fallback.",
-        "    def f(x: TensorF32Cpu2D, v: TensorF32Cpu1D):\n"
-        "        return x @ v                   # KILN-TORCH-003: ranks 2 and 1",
-        "Make both operands rank 2 (TensorF32Cpu2D), e.g. pass v as a (n, 1)\n"
-        "matrix, and write `a @ b` or `torch.matmul(a, b)` without keywords."),
+        "a @ b, torch.matmul(a, b) and a.matmul(b) are native for ranks 2,2,\n"
+        "1,2 and 2,1 (a vector and a matrix give a vector) without keywords. Two\n"
+        "vectors (a 0-d result) or out=... run on the Python fallback.",
+        "    def f(u: TensorF32Cpu1D, v: TensorF32Cpu1D):\n"
+        "        return u @ v                   # KILN-TORCH-003: ranks 1 and 1",
+        "Keep a matrix on at least one side, e.g. `(u * v).sum()` on eager for a\n"
+        "dot product, and write `a @ b` or `torch.matmul(a, b)` without keywords."),
     [KL_KILN_TORCH_004] = EXPLAIN(
         "Tensor + - * / are native for ranks 1+1, 2+2 and 2+1/1+2 (broadcast) and\n"
         "between a tensor and an int, float or bool. The current torch plugin\n"

@@ -82,9 +82,9 @@ _Noreturn void kl_internal_error(const char *file, int line);
   X(KILN042, "plugin API version mismatch")                                      \
   X(KILN050, "internal compiler error")                                          \
   X(KILN_TEST_001, "test plugin rejected the site")                              \
-  X(KILN_TORCH_001, "torch: linear needs positional tensors of ranks 2, 2 (and 1)") \
+  X(KILN_TORCH_001, "torch: linear needs positional x (rank 2 or 1), w (2), b (1)") \
   X(KILN_TORCH_002, "torch: activation method takes no arguments, rank 1 or 2")  \
-  X(KILN_TORCH_003, "torch: matmul needs two rank-2 tensors and no keywords")    \
+  X(KILN_TORCH_003, "torch: matmul needs a matrix operand and no keywords")      \
   X(KILN_TORCH_004, "torch: + needs ranks 1+1, 2+2, 2+1 or 1+2")                 \
   X(KILN_TORCH_005, "torch: mean/sum is native over literal dim 1 of rank 2 only") \
   X(KILN_TORCH_006, "torch: softmax needs the literal last dim and no other arguments") \

@@ -5,9 +5,9 @@
  * reference chain's `relu(x @ w) + b`) and a row reduction — becomes one
  * kk_gemm, kk_gemm_rowreduce or kk_gemm_post call: bias, activation, the
  * added row and the reduction are applied to the register tile, and no
- * intermediate tensor exists. Anything else (rank-1 operands, any shape
- * mismatch) runs the same ops one by one through kr_tensor_op, which also
- * produces exactly the unfused errors. */
+ * intermediate tensor exists; a rank-1 x (one sample) is one row. Anything
+ * else (a rank-1 right operand, any shape mismatch) runs the same ops one by
+ * one through kr_tensor_op, which also produces exactly the unfused errors. */
 #include "runtime_internal.h"
 #include "kernels.h"
 
@@ -40,14 +40,18 @@ KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *
                           const char *file) {
   bool gemm = f->base == KR_OP_MATMUL || f->base == KR_OP_LINEAR;
   bool post = f->post_line > 0;
-  if (!gemm || a->rank != 2 || b->rank != 2 || (c && c->rank != 1) || (f->bias_line > 0 && (!d || d->rank != 1)) ||
-      (post && (!e || e->rank != 1 || f->act < 0)))
+  /* a is a batch of rows, or one sample (rank 1: one row, a rank-1 result) */
+  if (!gemm || (a->rank != 2 && (a->rank != 1 || f->reduce >= 0)) || b->rank != 2 || (c && c->rank != 1) ||
+      (f->bias_line > 0 && (!d || d->rank != 1)) || (post && (!e || e->rank != 1 || f->act < 0)))
     return one_by_one(f, a, b, c, d, e, file);
   int fw = a->framework;
   if (b->framework != fw || (c && c->framework != fw) || (d && f->bias_line > 0 && d->framework != fw) ||
       (post && e->framework != fw))
     return one_by_one(f, a, b, c, d, e, file);
-  int64_t M = a->shape[0], K = a->shape[1], N, bs0, bs1, bk;
+  const bool vec = a->rank == 1;
+  const int64_t M = vec ? 1 : a->shape[0], K = a->shape[vec ? 0 : 1];
+  const int64_t as0 = vec ? 0 : a->strides[0], as1 = a->strides[vec ? 0 : 1];
+  int64_t N, bs0, bs1, bk;
   if (f->base == KR_OP_MATMUL) {
     bk = b->shape[0];
     N = b->shape[1];
@@ -79,20 +83,20 @@ KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *
     return one_by_one(f, a, b, c, d, e, file);
   kk_act act = kr_act_of(f->act, fw);
   int64_t shape[2] = {M, N};
-  KrTensor *r = f->reduce >= 0 ? kr_tensor_new(fw, 1, shape) : kr_tensor_new(fw, 2, shape);
+  KrTensor *r = vec ? kr_tensor_new(fw, 1, shape + 1) : f->reduce >= 0 ? kr_tensor_new(fw, 1, shape) : kr_tensor_new(fw, 2, shape);
   if (!r) return NULL;
   int failed = 0;
   KrKernelScope ks = kr_kernel_enter(fw, (double)M * (double)N * (double)K);
   if (post) /* a reduction passes no C: the kernels find scratch for the M x N values if they need it */
-    failed = kk_gemm_post(M, N, K, a->data, a->strides[0], a->strides[1], b->data, bs0, bs1, bias, bias_s, act,
+    failed = kk_gemm_post(M, N, K, a->data, as0, as1, b->data, bs0, bs1, bias, bias_s, act,
                           e->data, e->shape[0] == 1 ? 0 : e->strides[0], f->post_first,
                           f->reduce < 0 ? r->data : NULL, f->reduce < 0 ? 0 : f->reduce == KR_OP_ROWMEAN ? 2 : 1,
                           r->data);
   else if (f->reduce >= 0)
-    kk_gemm_rowreduce(M, N, K, a->data, a->strides[0], a->strides[1], b->data, bs0, bs1, bias, bias_s, act,
+    kk_gemm_rowreduce(M, N, K, a->data, as0, as1, b->data, bs0, bs1, bias, bias_s, act,
                       f->reduce == KR_OP_ROWMEAN, r->data);
   else
-    kk_gemm(M, N, K, a->data, a->strides[0], a->strides[1], b->data, bs0, bs1, bias, bias_s, act, r->data);
+    kk_gemm(M, N, K, a->data, as0, as1, b->data, bs0, bs1, bias, bias_s, act, r->data);
   kr_kernel_leave(ks);
   if (failed) {
     Py_DECREF(r);

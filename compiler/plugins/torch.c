@@ -4,7 +4,8 @@
  * torch.matmul, .matmul, torch.mm, .mm), + - * / (between tensors, or a
  * tensor and an int/float/bool), unary -, softmax and log_softmax over the last dim, and
  * the mean and sum over dim 1 or 0 (methods and torch.*), on float32 CPU
- * tensors of rank 1 and 2. Everything else with torch operands
+ * tensors of rank 1 and 2 (linear and matmul also of a vector and a
+ * matrix). Everything else with torch operands
  * is rejected (recognised, wrong shape) or not covered, and runs on eager
  * PyTorch through the Python fallback. */
 #include "plugin_util.h"
@@ -172,9 +173,19 @@ static const char *const reduction_message =
     "reductions are native only on rank 2 over one dim; write `x.mean(dim=1)`, `x.sum(0)` or `torch.mean(x, dim=1)`: "
     "the dim a literal (0, 1, -1 or -2), keepdim (if given) the literal False, no dtype= or other arguments";
 
+static const char matmul_vec_rule[] = "kiln-torch/tensor-matmul-vec-f32-cpu";
+
+/* The rule of a matmul of ranks ra, rb (2,2: `rule2`; a vector and a
+ * matrix, 1,2 or 2,1: a rank-1 result), or NULL (1,1 is a 0-d tensor). */
+static const char *matmul_rule(int ra, int rb, const char *rule2) {
+  if (ra == 2 && rb == 2) return rule2;
+  if ((ra == 1 && rb == 2) || (ra == 2 && rb == 1)) return matmul_vec_rule;
+  return NULL;
+}
+
 /* A matmul whose right operand is written `b.T` or `b.t()` (KlSite.transposed):
  * `a @ b.T`, torch.matmul / torch.mm(a, b.T), a.matmul / a.mm(b.T), ranks
- * 2, 2: b is read transposed in place, the layout of linear's weight. */
+ * 2, 2 or 1, 2: b is read transposed in place, the layout of linear's weight. */
 static KlClaim transposed_claim(const KlSite *s, const KlType *tids) {
   bool method = s->kind == KL_SK_METHOD;
   bool matmul = (s->kind == KL_SK_BINOP && pu_eq(s->target, "@")) ||
@@ -183,7 +194,9 @@ static KlClaim transposed_claim(const KlSite *s, const KlType *tids) {
   int n = method ? 1 : 2;
   if (!matmul || s->nkw || s->nargs != n || s->transposed != (method ? 1u : 2u)) return pu_not_covered();
   int ra = pu_rank(method ? s->receiver : s->args[0], tids), rb = pu_rank(s->args[n - 1], tids);
-  return ra == 2 && rb == 2 ? pu_claimed("kiln-torch/tensor-matmul-bt-f32-cpu-2d", tids[T2]) : pu_not_covered();
+  if (ra == 2 && rb == 2) return pu_claimed("kiln-torch/tensor-matmul-bt-f32-cpu-2d", tids[T2]);
+  if (ra == 1 && rb == 2) return pu_claimed("kiln-torch/tensor-matmul-vec-bt-f32-cpu", tids[T1]);
+  return pu_not_covered();
 }
 
 static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
@@ -201,12 +214,16 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
   case KL_SK_CALL:
     if (pu_eq(s->target, "torch.nn.functional.linear")) {
       if (!pu_any_ours(s, tids)) return pu_not_covered();
-      if (s->nargs == 3 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2 && pu_rank(s->args[1], tids) == 2 &&
-          pu_rank(s->args[2], tids) == 1)
-        return pu_claimed("kiln-torch/functional-linear-f32-cpu-2d", tids[T2]);
-      if (s->nargs == 2 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2 && pu_rank(s->args[1], tids) == 2)
-        return pu_claimed("kiln-torch/functional-linear-nobias-f32-cpu-2d", tids[T2]);
-      return pu_rejected(KL_KILN_TORCH_001, "linear is native only with positional tensors and no keywords; write `F.linear(x, w, b)` or `F.linear(x, w)` with x, w rank 2 and b rank 1");
+      /* x rank 2 (a batch) or 1 (one sample, a rank-1 result) */
+      int rx = s->nargs >= 2 ? pu_rank(s->args[0], tids) : 0;
+      if (rx && s->nargs == 3 && s->nkw == 0 && pu_rank(s->args[1], tids) == 2 && pu_rank(s->args[2], tids) == 1)
+        return pu_claimed(rx == 2 ? "kiln-torch/functional-linear-f32-cpu-2d" : "kiln-torch/functional-linear-f32-cpu-1d",
+                          tids[rx - 1]);
+      if (rx && s->nargs == 2 && s->nkw == 0 && pu_rank(s->args[1], tids) == 2)
+        return pu_claimed(rx == 2 ? "kiln-torch/functional-linear-nobias-f32-cpu-2d"
+                                  : "kiln-torch/functional-linear-nobias-f32-cpu-1d",
+                          tids[rx - 1]);
+      return pu_rejected(KL_KILN_TORCH_001, "linear is native only with positional tensors and no keywords; write `F.linear(x, w, b)` or `F.linear(x, w)` with x rank 2 or 1, w rank 2 and b rank 1");
     }
     {
       const char *fn = function_activation(s->target);
@@ -238,9 +255,11 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
     }
     if (pu_eq(s->target, "torch.matmul")) {
       if (!pu_any_ours(s, tids)) return pu_not_covered();
-      if (s->nargs == 2 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2 && pu_rank(s->args[1], tids) == 2)
-        return pu_claimed("kiln-torch/tensor-matmul-call-f32-cpu-2d", tids[T2]);
-      return pu_rejected(KL_KILN_TORCH_003, "torch.matmul is native only for two rank-2 tensors; write `torch.matmul(a, b)` with a and b rank 2 and no keywords");
+      const char *rule = s->nargs == 2 && s->nkw == 0 ? matmul_rule(pu_rank(s->args[0], tids), pu_rank(s->args[1], tids),
+                                                                   "kiln-torch/tensor-matmul-call-f32-cpu-2d")
+                                                      : NULL;
+      if (rule) return pu_claimed(rule, rule == matmul_vec_rule ? tids[T1] : tids[T2]);
+      return pu_rejected(KL_KILN_TORCH_003, "torch.matmul is native only for ranks 2,2, 1,2 and 2,1; write `torch.matmul(a, b)` without keywords");
     }
     if (pu_eq(s->target, "torch.mm")) { /* torch.mm takes only matrices: other ranks are eager's error */
       if (s->nargs == 2 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2 && pu_rank(s->args[1], tids) == 2)
@@ -262,9 +281,11 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
       return pu_not_covered();
     }
     if (pu_eq(s->target, "matmul")) {
-      if (rank == 2 && s->nargs == 1 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2)
-        return pu_claimed("kiln-torch/tensor-matmul-call-f32-cpu-2d", tids[T2]);
-      return pu_rejected(KL_KILN_TORCH_003, ".matmul is native only for two rank-2 tensors; write `a.matmul(b)` with a and b rank 2 and no keywords");
+      const char *rule = s->nargs == 1 && s->nkw == 0
+                             ? matmul_rule(rank, pu_rank(s->args[0], tids), "kiln-torch/tensor-matmul-call-f32-cpu-2d")
+                             : NULL;
+      if (rule) return pu_claimed(rule, rule == matmul_vec_rule ? tids[T1] : tids[T2]);
+      return pu_rejected(KL_KILN_TORCH_003, ".matmul is native only for ranks 2,2, 1,2 and 2,1; write `a.matmul(b)` without keywords");
     }
     if ((pu_eq(s->target, "neg") || pu_eq(s->target, "negative")) && s->nargs == 0 && s->nkw == 0)
       return pu_claimed(rank == 1 ? "kiln-torch/tensor-neg-f32-cpu-1d" : "kiln-torch/tensor-neg-f32-cpu-2d", s->receiver);
@@ -297,8 +318,9 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
     }
     if (!ra || !rb) return pu_not_covered();
     if (pu_eq(s->target, "@")) {
-      if (ra == 2 && rb == 2) return pu_claimed("kiln-torch/tensor-matmul-f32-cpu-2d", tids[T2]);
-      return pu_rejected(KL_KILN_TORCH_003, "@ is native only for two rank-2 tensors; write `a @ b` with a and b both TensorF32Cpu2D");
+      const char *rule = matmul_rule(ra, rb, "kiln-torch/tensor-matmul-f32-cpu-2d");
+      if (rule) return pu_claimed(rule, rule == matmul_vec_rule ? tids[T1] : tids[T2]);
+      return pu_rejected(KL_KILN_TORCH_003, "@ is native only for ranks 2,2, 1,2 and 2,1 (two vectors make a 0-d tensor); write `a @ b` with a matrix on at least one side");
     }
     if (pu_eq(s->target, "+")) {
       if (ra == rb) return pu_claimed("kiln-torch/tensor-add-f32-cpu-same-rank", s->args[0]);
@@ -320,8 +342,8 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
   KlClaim again = torch_claim(s, tids);
   if (again.kind != KL_CLAIM_CLAIMED || !pu_eq(again.rule, c->rule) || again.result != c->result) return false;
   const char *r = c->rule;
-  if (pu_eq(r, "kiln-torch/functional-linear-f32-cpu-2d")) *out = pu_op(KL_TOP_LINEAR, 3, c->result);
-  else if (pu_eq(r, "kiln-torch/functional-linear-nobias-f32-cpu-2d") || pu_eq(r, "kiln-torch/tensor-matmul-bt-f32-cpu-2d"))
+  if (!strncmp(r, "kiln-torch/functional-linear-f32-cpu-", 37)) *out = pu_op(KL_TOP_LINEAR, 3, c->result);
+  else if (!strncmp(r, "kiln-torch/functional-linear-nobias-", 36) || strstr(r, "-bt-f32-cpu"))
     *out = pu_op(KL_TOP_LINEAR, 2, c->result); /* a @ w.T */
   else if (strstr(r, "-matmul-") || strstr(r, "-mm-")) *out = pu_op(KL_TOP_MATMUL, 2, c->result);
   else if (strstr(r, "-add-")) *out = pu_op(KL_TOP_ADD, 2, c->result);
@@ -354,6 +376,8 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
 static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/functional-linear-f32-cpu-2d", "torch.nn.functional.linear(x, w, b) ranks 2,2,1", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/functional-linear-nobias-f32-cpu-2d", "torch.nn.functional.linear(x, w) ranks 2,2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/functional-linear-f32-cpu-1d", "torch.nn.functional.linear(x, w, b) ranks 1,2,1 (one sample)", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/functional-linear-nobias-f32-cpu-1d", "torch.nn.functional.linear(x, w) ranks 1,2 (one sample)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-relu-f32-cpu-1d", "x.relu() rank 1", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-relu-f32-cpu-2d", "x.relu() rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-sigmoid-f32-cpu-1d", "x.sigmoid() rank 1", "claimed", KL_NUM_CODES, true},
@@ -370,6 +394,8 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/tensor-matmul-call-f32-cpu-2d", "torch.matmul(a, b) / a.matmul(b) ranks 2,2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-mm-f32-cpu-2d", "torch.mm(a, b) / a.mm(b) ranks 2,2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-matmul-bt-f32-cpu-2d", "a @ b.T, torch.matmul / torch.mm(a, b.T), a.matmul / a.mm(b.T) ranks 2,2; also b.t()", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-matmul-vec-f32-cpu", "a @ b, torch.matmul(a, b) / a.matmul(b) ranks 1,2 and 2,1 (a rank-1 result)", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-matmul-vec-bt-f32-cpu", "v @ b.T, torch.matmul(v, b.T), v.matmul(b.T) ranks 1,2; also b.t()", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-add-f32-cpu-same-rank", "a + b ranks 1+1, 2+2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-add-f32-cpu-2d-1d-broadcast", "a + b ranks 2+1, 1+2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-sub-f32-cpu", "a - b ranks 1-1, 2-2, 2-1, 1-2", "claimed", KL_NUM_CODES, true},
@@ -411,7 +437,7 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/log-softmax-f32-cpu-2d", "torch.log_softmax / F.log_softmax(x, dim) / x.log_softmax(dim) rank 2, dim 1 or -1", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/linear-other-forms", "linear with other ranks or keywords", "rejected", KL_KILN_TORCH_001, true},
     {"kiln-torch/activation-with-arguments", ".relu/.sigmoid/.tanh, torch.relu/F.relu/... with arguments", "rejected", KL_KILN_TORCH_002, true},
-    {"kiln-torch/matmul-other-ranks", "matmul forms with ranks other than 2,2 or keywords", "rejected", KL_KILN_TORCH_003, true},
+    {"kiln-torch/matmul-other-ranks", "matmul forms with ranks 1,1 (a 0-d result) or keywords", "rejected", KL_KILN_TORCH_003, true},
     {"kiln-torch/reduction-other-forms", ".mean/.sum, torch.mean/torch.sum over no dim or a dim not literal, keepdim=True, dtype= or not rank 2", "rejected", KL_KILN_TORCH_005, true},
     {"kiln-torch/softmax-other-forms", "softmax / log_softmax over another dim, a dim not literal, or with dtype= / other arguments", "rejected", KL_KILN_TORCH_006, true},
     {"kiln-torch/other-torch-calls", "any other torch call or tensor method", "not-covered", KL_NUM_CODES, true},

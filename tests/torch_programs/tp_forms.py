@@ -244,3 +244,49 @@ def matmul_bt_method_head(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1
 
 def matmul_bt_method_mm(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
     return x.mm(w.t()) + b
+
+
+# one sample: a rank-1 x (linear, a vector times a matrix) or a rank-1
+# right operand (a matrix times a vector) gives a rank-1 result
+
+
+def linear_vec(x: TensorF32Cpu1D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return F.linear(x, w, b)
+
+
+def linear_vec_nobias(x: TensorF32Cpu1D, w: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return F.linear(x, w)
+
+
+def linear_vec_head(x: TensorF32Cpu1D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, c: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return F.linear(x, w, b).relu() + c
+
+
+def linear_vec_mlp(x: TensorF32Cpu1D, w1: TensorF32Cpu2D, b1: TensorF32Cpu1D, w2: TensorF32Cpu2D,
+                   b2: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    h = torch.tanh(F.linear(x, w1, b1))
+    return torch.sigmoid(F.linear(h, w2, b2))
+
+
+def matmul_vm(v: TensorF32Cpu1D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return (v @ w + b).relu()
+
+
+def matmul_vm_call(v: TensorF32Cpu1D, w: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return torch.matmul(v, w)
+
+
+def matmul_mv(w: TensorF32Cpu2D, v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return w @ v
+
+
+def matmul_mv_method(w: TensorF32Cpu2D, v: TensorF32Cpu1D, c: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return w.matmul(v) + c
+
+
+def matmul_vec_bt(v: TensorF32Cpu1D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return b + v @ w.T
+
+
+def matmul_vec_bt_method(v: TensorF32Cpu1D, w: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return v.matmul(w.t()).sigmoid()

@@ -10,7 +10,7 @@ import torch.nn.functional as F
 
 # name -> (site target, outcome, code)
 EXPECT = {
-    "linear_1d_input": ("torch.nn.functional.linear", "rejected", "KILN-TORCH-001"),
+    "linear_1d_weight": ("torch.nn.functional.linear", "rejected", "KILN-TORCH-001"),
     "linear_keyword_bias": ("torch.nn.functional.linear", "rejected", "KILN-TORCH-001"),
     "linear_none_bias": ("torch.nn.functional.linear", "rejected", "KILN-TORCH-001"),
     "mean_dim0": ("mean", "rejected", "KILN-TORCH-005"),
@@ -24,14 +24,14 @@ EXPECT = {
     "sum_fn_dtype": ("torch.sum", "rejected", "KILN-TORCH-005"),
     "mean_dim_twice": ("mean", "rejected", "KILN-TORCH-005"),
     "mean_rank1": ("mean", "rejected", "KILN-TORCH-005"),
-    "matmul_1d_2d": ("@", "rejected", "KILN-TORCH-003"),
+    "matmul_1d_1d": ("@", "rejected", "KILN-TORCH-003"),
     "matmul_a_transposed": ("@", "not-covered", None),
     "matmul_bt_rank1": ("@", "not-covered", None),
     "matmul_at_method": ("@", "not-covered", None),
     "matmul_bt_method_rank1": ("@", "not-covered", None),
     "matmul_bt_method_arg": ("@", "not-covered", None),
-    "matmul_call_2d_1d": ("torch.matmul", "rejected", "KILN-TORCH-003"),
-    "matmul_method_2d_1d": ("matmul", "rejected", "KILN-TORCH-003"),
+    "matmul_call_1d_1d": ("torch.matmul", "rejected", "KILN-TORCH-003"),
+    "matmul_method_1d_1d": ("matmul", "rejected", "KILN-TORCH-003"),
     "relu_with_arg": ("relu", "rejected", "KILN-TORCH-002"),
     "softmax": ("torch.softmax", "rejected", "KILN-TORCH-006"),
     "log2": ("torch.log2", "not-covered", None),
@@ -45,8 +45,8 @@ EXPECT = {
 }
 
 
-def linear_1d_input(x_1d: TensorF32Cpu1D, weight_2d: TensorF32Cpu2D, bias_1d: TensorF32Cpu1D):
-    return F.linear(x_1d, weight_2d, bias_1d)
+def linear_1d_weight(x: TensorF32Cpu2D, w_1d: TensorF32Cpu1D):
+    return F.linear(x, w_1d)
 
 
 def linear_keyword_bias(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D):
@@ -101,8 +101,8 @@ def mean_rank1(t: TensorF32Cpu1D):
     return t.mean(dim=1, keepdim=False)
 
 
-def matmul_1d_2d(a_1d: TensorF32Cpu1D, b_2d: TensorF32Cpu2D):
-    return a_1d @ b_2d
+def matmul_1d_1d(a_1d: TensorF32Cpu1D, b_1d: TensorF32Cpu1D):
+    return a_1d @ b_1d  # a 0-d tensor
 
 
 def matmul_a_transposed(a: TensorF32Cpu2D, b: TensorF32Cpu2D):
@@ -125,11 +125,11 @@ def matmul_bt_method_arg(a: TensorF32Cpu2D, b: TensorF32Cpu2D, flag: bool):
     return a @ b.t(flag)  # not a bare .t(): eager's (TypeError)
 
 
-def matmul_call_2d_1d(a: TensorF32Cpu2D, b: TensorF32Cpu1D):
+def matmul_call_1d_1d(a: TensorF32Cpu1D, b: TensorF32Cpu1D):
     return torch.matmul(a, b)
 
 
-def matmul_method_2d_1d(a: TensorF32Cpu2D, b: TensorF32Cpu1D):
+def matmul_method_1d_1d(a: TensorF32Cpu1D, b: TensorF32Cpu1D):
     return a.matmul(b)
 
 
