@@ -176,14 +176,14 @@ static const char *const code_explains[] = {
     [KL_KILN_TORCH_005] = EXPLAIN(
         ".mean, .sum, torch.mean and torch.sum are native only over one dim of a\n"
         "rank-2 tensor: the dim a literal 1, 0, -1 or -2 (positional or dim=),\n"
-        "keepdim left out or the literal False (positional or keepdim=), and no\n"
-        "dtype= or other arguments. Other forms run on eager PyTorch through the\n"
-        "fallback.",
+        "keepdim left out or a literal True or False (positional or keepdim=),\n"
+        "and no dtype= or other arguments. Other forms (a tuple of dims, no dim,\n"
+        "a dim held in a variable) run on eager PyTorch through the fallback.",
         "    def f(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
-        "        return x.mean(dim=1, keepdim=True)   # KILN-TORCH-005: keepdim",
-        "Write `x.mean(dim=1)`, `x.sum(0)` or `torch.mean(x, dim=1)` on a\n"
-        "TensorF32Cpu2D; a reduction of every element as `x.sum(1).sum(0)`\n"
-        "is not native either (rank-0 results are eager's)."),
+        "        return x.mean(dim=(1,), keepdim=True)   # KILN-TORCH-005: a tuple",
+        "Write `x.mean(dim=1)`, `x.sum(0, keepdim=True)` or `torch.mean(x,\n"
+        "dim=-1)` on a TensorF32Cpu2D; a reduction of every element as\n"
+        "`x.sum(1).sum(0)` is not native either (rank-0 results are eager's)."),
     [KL_KILN_TORCH_006] = EXPLAIN(
         "torch.softmax, torch.nn.functional.softmax and .softmax (and the same\n"
         "for log_softmax) are native over the last dimension of a rank-1 or\n"
@@ -227,11 +227,11 @@ static const char *const code_explains[] = {
     [KL_KILN_TF_004] = EXPLAIN(
         "tf.reduce_mean and tf.reduce_sum are native on rank 2 with a literal\n"
         "axis 1 or 0 (keyword or second positional, -1 and -2 also accepted) and\n"
-        "optionally the literal keepdims=False.",
+        "optionally keepdims= a literal True or False.",
         "    def f(x: TensorF32Cpu2D):\n"
         "        return tf.reduce_mean(x)   # KILN-TF-004: no axis",
         "Write `tf.reduce_mean(x, axis=1)` on a TensorF32Cpu2D; `axis` must be a\n"
-        "literal and keepdims, if given, the literal False."),
+        "literal and keepdims, if given, a literal bool."),
     [KL_KILN_TF_005] = EXPLAIN(
         "tf.nn.sigmoid and tf.nn.tanh (also tf.sigmoid, tf.math.sigmoid, tf.tanh,\n"
         "tf.math.tanh), tf.negative, tf.abs, tf.sqrt, tf.square, tf.exp (and\n"

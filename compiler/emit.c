@@ -480,9 +480,44 @@ static const char *const tensor_op_enum[] = {
 #undef X
 };
 
+/* The runtime op of a claimed site: a reduction with a rank-2 result
+ * (keepdim=True) keeps the reduced dim. */
+static const char *tensor_op_code(E *e, const KlSiteInfo *s) {
+  KlTensorOp op = s->lowered.op;
+  bool reduction = op == KL_TOP_ROWSUM || op == KL_TOP_ROWMEAN || op == KL_TOP_COLSUM || op == KL_TOP_COLMEAN;
+  if (reduction && e->ctx->types[s->lowered.result].rank == 2)
+    return kl_fmt(e->ctx, "%s | KR_OP_KEEPDIM", tensor_op_enum[op]);
+  return tensor_op_enum[op];
+}
+
+/* clamp(a, lo, hi): a tensor and up to two native scalar bounds (kr->tensor_clamp). */
+static Val clamp_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
+  Val r = temp(e, s->lowered.result);
+  const int *k = s->lowered.operands;
+  if (s->lowered.noperands != 3 || k[0] < 0 || k[0] >= nops || !kl_is_tensor(e->ctx, ops[k[0]].t))
+    kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "clamp of a non-tensor");
+  const char *bound[2];
+  for (int b = 0; b < 2; b++) {
+    int i = k[b + 1];
+    if (i < 0) {
+      bound[b] = "-1, 0.0, 0";
+      continue;
+    }
+    if (i >= nops || !kl_is_scalar(ops[i].t)) kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "clamp bound is not a scalar");
+    bound[b] = ops[i].t == KL_T_FLOAT ? kl_fmt(e->ctx, "KR_EW_FLOAT, %s, 0", ops[i].s)
+                                      : kl_fmt(e->ctx, "KR_EW_INT, 0.0, (int64_t)(%s)", ops[i].s);
+  }
+  line(e, "%s = (PyObject *)kr->tensor_clamp((KrTensor *)%s, %s, %s, kl_file, %d);", r.s, ops[k[0]].s, bound[0],
+       bound[1], L);
+  for (int i = 0; i < nops; i++) release(e, ops[i]);
+  fail_if(e, L, "!%s", r.s);
+  return r;
+}
+
 /* A claimed site: operands (receiver first) are native tensors, but for one
  * native scalar meeting a tensor in + - * /. */
 static Val tensor_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
+  if (s->lowered.op == KL_TOP_CLAMP) return clamp_op(e, s, ops, nops, L);
   Val r = temp(e, s->lowered.result);
   if (s->lowered.noperands == 2 && nops == 2 && kl_is_scalar(ops[0].t) != kl_is_scalar(ops[1].t)) {
     bool left = kl_is_scalar(ops[0].t);
@@ -506,8 +541,8 @@ static Val tensor_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
       kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "lowered operand %d is not a native tensor", k);
     args[i] = kl_fmt(e->ctx, "(KrTensor *)%s", ops[k].s);
   }
-  line(e, "%s = (PyObject *)kr->tensor_op(%s, %s, %s, %s, kl_file, %d);", r.s, tensor_op_enum[s->lowered.op],
-       args[0], args[1], args[2], L);
+  line(e, "%s = (PyObject *)kr->tensor_op(%s, %s, %s, %s, kl_file, %d);", r.s, tensor_op_code(e, s), args[0], args[1],
+       args[2], L);
   for (int i = 0; i < nops; i++) release(e, ops[i]);
   fail_if(e, L, "!%s", r.s);
   return r;
@@ -833,10 +868,16 @@ static Val call(E *e, KlNode *n) {
   bool method = s->meta.kind == KL_SK_METHOD;
   if (s->outcome == KL_SITE_SCALAR && kl_is_scalar(n->type)) return scalar_call(e, n);
   if (s->outcome == KL_SITE_CLAIMED) {
-    Val ops[KL_SITE_MAX_ARGS + 1];
+    Val ops[KL_SITE_MAX_ARGS + KL_SITE_MAX_KW + 1];
     int nops = 0;
     if (method) ops[nops++] = ev(e, fn->a);
     for (int i = 0; i < n->list.len; i++) ops[nops++] = ev(e, kl_site_arg(s, i, n->list.items[i]));
+    /* keywords' values are operands only of the ops that read them (clamp's
+     * bounds); a literal keyword the claim checked (dim=1) is not evaluated */
+    bool kw_operands = false;
+    for (int i = 0; i < s->lowered.noperands; i++) kw_operands |= s->lowered.operands[i] >= nops;
+    if (kw_operands)
+      for (int i = 0; i < n->kw.len; i++) ops[nops++] = ev(e, n->kw.items[i]->a);
     return tensor_op(e, s, ops, nops, L);
   }
   /* Python fallback: vectorcall with keywords. */
@@ -1145,7 +1186,7 @@ static Val fused(E *e, KlFusion *fu) {
   line(e, "{ static const KrFused kl_fz = {%s, %d, %d, %d, %s, %d, %d, %d, %s, %d};", tensor_op_enum[fu->base],
        fu->base_node->loc.line, bias ? bias->loc.line : 0, fu->bias_first,
        act ? tensor_op_enum[act->site->lowered.op] : "-1", act ? act->loc.line : 0, post ? post->loc.line : 0,
-       fu->post_first, red ? tensor_op_enum[red->site->lowered.op] : "-1", red ? red->loc.line : 0);
+       fu->post_first, red ? tensor_op_code(e, red->site) : "-1", red ? red->loc.line : 0);
   line(e, "  %s = (PyObject *)kr->tensor_fused(&kl_fz, %s, %s, %s, %s, %s, kl_file); }", r.s, arg[0], arg[1], arg[2],
        arg[3], arg[4]);
   for (int i = 0; i < 5; i++)

@@ -86,13 +86,13 @@ _Noreturn void kl_internal_error(const char *file, int line);
   X(KILN_TORCH_002, "torch: activation method takes no arguments, rank 1 or 2")  \
   X(KILN_TORCH_003, "torch: matmul needs a matrix operand and no keywords")      \
   X(KILN_TORCH_004, "torch: + needs ranks 1+1, 2+2, 2+1 or 1+2")                 \
-  X(KILN_TORCH_005, "torch: mean/sum is native over literal dim 1 of rank 2 only") \
+  X(KILN_TORCH_005, "torch: mean/sum is native over one literal dim of rank 2 only") \
   X(KILN_TORCH_006, "torch: softmax needs the literal last dim and no other arguments") \
   X(KILN_TORCH_010, "torch: tensor operation outside the proven surface")        \
   X(KILN_TF_001, "tensorflow: matmul needs two rank-2 tensors, no transpose_a")  \
   X(KILN_TF_002, "tensorflow: relu needs one rank-1 or rank-2 tensor, no keywords") \
   X(KILN_TF_003, "tensorflow: add needs ranks 1+1, 2+2, 2+1 or 1+2, no keywords") \
-  X(KILN_TF_004, "tensorflow: reduce_mean/sum needs rank 2 and literal axis=1")      \
+  X(KILN_TF_004, "tensorflow: reduce_mean/sum needs rank 2 and a literal axis")     \
   X(KILN_TF_005, "tensorflow: sigmoid needs one rank-1 or rank-2 tensor, no keywords") \
   X(KILN_TF_006, "tensorflow: binary + needs ranks 1+1, 2+2, 2+1 or 1+2")        \
   X(KILN_TF_010, "tensorflow: tensor operation outside the proven surface")
@@ -626,7 +626,8 @@ typedef struct KlSite {
   X(LOG_SOFTMAX, "log_softmax") /* as SOFTMAX */ \
   X(RSQRT, "rsqrt")         /* elementwise, as relu */ \
   X(COLSUM, "colsum") X(COLMEAN, "colmean") /* over dim 0 of a rank-2 tensor */ \
-  X(RELU6, "relu6") X(HARDTANH, "hardtanh") /* elementwise, as relu */
+  X(RELU6, "relu6") X(HARDTANH, "hardtanh") /* elementwise, as relu */ \
+  X(CLAMP, "clamp")         /* min(hi, max(lo, a)): operands a, lo, hi (scalars; -1: absent) */
 
 typedef enum {
 #define X(name, text) KL_TOP_##name,
@@ -648,7 +649,8 @@ typedef struct KlClaim {
 
 typedef struct KlLowered {
   KlTensorOp op;
-  int operands[3];     /* indexes into the site's operand list (receiver first) */
+  int operands[3];     /* indexes into the site's operand list: the receiver, the positionals,
+                          then the keywords' values as written */
   int noperands;
   KlType result;
 } KlLowered;

@@ -82,19 +82,24 @@ KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *
   if ((bias && kk_any_nan(N, bias, bias_s)) || (post && kk_any_nan(N, e->data, e->shape[0] == 1 ? 0 : e->strides[0])))
     return one_by_one(f, a, b, c, d, e, file);
   kk_act act = kr_act_of(f->act, fw);
+  const int reduce = f->reduce < 0 ? -1 : f->reduce & ~KR_OP_KEEPDIM;
   int64_t shape[2] = {M, N};
-  KrTensor *r = vec ? kr_tensor_new(fw, 1, shape + 1) : f->reduce >= 0 ? kr_tensor_new(fw, 1, shape) : kr_tensor_new(fw, 2, shape);
+  KrTensor *r;
+  if (vec) r = kr_tensor_new(fw, 1, shape + 1);
+  else if (reduce < 0) r = kr_tensor_new(fw, 2, shape);
+  else if (f->reduce != reduce) r = kr_tensor_new(fw, 2, (int64_t[2]){M, 1}); /* keepdim */
+  else r = kr_tensor_new(fw, 1, shape);
   if (!r) return NULL;
   int failed = 0;
   KrKernelScope ks = kr_kernel_enter(fw, (double)M * (double)N * (double)K);
   if (post) /* a reduction passes no C: the kernels find scratch for the M x N values if they need it */
     failed = kk_gemm_post(M, N, K, a->data, as0, as1, b->data, bs0, bs1, bias, bias_s, act,
                           e->data, e->shape[0] == 1 ? 0 : e->strides[0], f->post_first,
-                          f->reduce < 0 ? r->data : NULL, f->reduce < 0 ? 0 : f->reduce == KR_OP_ROWMEAN ? 2 : 1,
+                          reduce < 0 ? r->data : NULL, reduce < 0 ? 0 : reduce == KR_OP_ROWMEAN ? 2 : 1,
                           r->data);
-  else if (f->reduce >= 0)
-    kk_gemm_rowreduce(M, N, K, a->data, as0, as1, b->data, bs0, bs1, bias, bias_s, act,
-                      f->reduce == KR_OP_ROWMEAN, r->data);
+  else if (reduce >= 0)
+    kk_gemm_rowreduce(M, N, K, a->data, as0, as1, b->data, bs0, bs1, bias, bias_s, act, reduce == KR_OP_ROWMEAN,
+                      r->data);
   else
     kk_gemm(M, N, K, a->data, as0, as1, b->data, bs0, bs1, bias, bias_s, act, r->data);
   kr_kernel_leave(ks);

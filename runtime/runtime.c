@@ -3053,6 +3053,7 @@ static const KrApi kr_api = {
     .tensor_scalar_op = kr_tensor_scalar_op,
     .tensor_ewise = kr_tensor_ewise,
     .tensor_fused = kr_tensor_fused,
+    .tensor_clamp = kr_tensor_clamp,
     .tensor_refresh = kr_tensor_refresh,
     .tensor_pin = kr_tensor_pin,
     .format_value = kr_format_value,

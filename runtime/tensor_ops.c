@@ -9,12 +9,14 @@
 #include "runtime_internal.h"
 #include "kernels.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 
 static const char *const op_names[KR_NUM_OPS] = {"matmul", "linear", "add", "relu", "sigmoid", "tanh", "sum", "mean",
                                                  "sub", "mul", "div", "softmax", "neg", "abs", "sqrt", "square",
                                                  "exp", "silu", "log", "log_softmax", "rsqrt", "sum",
-                                                 "mean", "relu6", "hardtanh"};
+                                                 "mean", "relu6", "hardtanh", "clamp"};
 
 static bool is_arith(int op) { return op == KR_OP_ADD || op == KR_OP_SUB || op == KR_OP_MUL || op == KR_OP_DIV; }
 
@@ -146,7 +148,13 @@ static int bsize(int64_t x, int64_t y, int64_t *out) {
   return 0;
 }
 
+static bool is_reduction(int op) {
+  return op == KR_OP_ROWSUM || op == KR_OP_ROWMEAN || op == KR_OP_COLSUM || op == KR_OP_COLMEAN;
+}
+
 KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char *file, int line) {
+  const bool keepdim = (op & KR_OP_KEEPDIM) && is_reduction(op & ~KR_OP_KEEPDIM);
+  if (keepdim) op &= ~KR_OP_KEEPDIM;
   if (op < 0 || op >= KR_NUM_OPS || !a) {
     PyErr_Format(PyExc_SystemError, "kiln: bad tensor op %d (%s:%d)", op, file, line);
     return NULL;
@@ -314,7 +322,11 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     if (a->rank != 2) return shape_error(op, a, NULL, NULL, file, line);
     const int d = op == KR_OP_COLSUM || op == KR_OP_COLMEAN; /* the dim kept */
     shape[0] = a->shape[d];
-    r = kr_tensor_new(fw, 1, shape);
+    if (keepdim) { /* [M, 1] or [1, N]: the same values, as eager */
+      shape[d] = a->shape[d];
+      shape[!d] = 1;
+    }
+    r = kr_tensor_new(fw, keepdim ? 2 : 1, shape);
     if (!r) return NULL;
     work = (double)a->shape[0] * (double)a->shape[1];
     KrKernelScope ks = kr_kernel_enter(fw, work);
@@ -381,6 +393,62 @@ KrTensor *kr_tensor_scalar_op(int op, KrTensor *t, double f, int64_t i, int is_i
   KrKernelScope ks = kr_kernel_enter(fw, (double)x.m * (double)x.n);
   if (scalar_a) kk_binary(kop, nan_b, x.m, x.n, &s, 0, 0, t->data, x.s0, x.s1, r->data);
   else kk_binary(kop, nan_b, x.m, x.n, t->data, x.s0, x.s1, &s, 0, 0, r->data);
+  kr_kernel_leave(ks);
+  return r;
+}
+
+/* ---- clamp ----------------------------------------------------------------- */
+
+/* A bound of torch.clamp as eager takes it: an int (or bool) cast to float32,
+ * a float rounded to it, but a finite float past float32's range refused. */
+static int clamp_bound(int kind, double f, int64_t i, float *out) {
+  if (kind == KR_EW_INT) {
+    *out = (float)i;
+    return 0;
+  }
+  if (isfinite(f) && (f > FLT_MAX || f < -FLT_MAX)) {
+    PyErr_SetString(PyExc_RuntimeError, "value cannot be converted to type float without overflow");
+    return -1;
+  }
+  *out = (float)f;
+  return 0;
+}
+
+KrTensor *kr_tensor_clamp(KrTensor *t, int lo_kind, double lo_f, int64_t lo_i, int hi_kind, double hi_f, int64_t hi_i,
+                          const char *file, int line) {
+  const bool has_lo = lo_kind >= 0, has_hi = hi_kind >= 0;
+  if (!t || (!has_lo && !has_hi)) {
+    PyErr_Format(PyExc_SystemError, "kiln: clamp without bounds (%s:%d)", file, line);
+    return NULL;
+  }
+  const int fw = t->framework;
+  Mat x = as_mat(t);
+  /* eager looks for a NaN bound first (every element NaN), then converts */
+  bool nan_bound = (has_lo && lo_kind != KR_EW_INT && isnan(lo_f)) || (has_hi && hi_kind != KR_EW_INT && isnan(hi_f));
+  float lo = 0.0f, hi = 0.0f;
+  if (!nan_bound && ((has_lo && clamp_bound(lo_kind, lo_f, lo_i, &lo) < 0) ||
+                     (has_hi && clamp_bound(hi_kind, hi_f, hi_i, &hi) < 0)))
+    return NULL;
+  KrTensor *r = kr_tensor_new(fw, t->rank, t->shape);
+  if (!r) return NULL;
+  const int64_t n = x.m * x.n;
+  if (nan_bound) {
+    const float qnan = NAN; /* std::numeric_limits<double>::quiet_NaN() as a float: 0x7fc00000 */
+    for (int64_t k = 0; k < n; k++) r->data[k] = qnan;
+    return r;
+  }
+  /* min(hi, max(lo, v)): the bound is x86's first source, v its second */
+  kk_ew_step st[2];
+  int ns = 0;
+  if (has_lo) st[ns++] = (kk_ew_step){KK_EW_BIN, KK_BIN_MAX, 0, 1, &lo, 0, 0};
+  if (has_hi) st[ns++] = (kk_ew_step){KK_EW_BIN, KK_BIN_MIN, 0, 1, &hi, 0, 0};
+  KrKernelScope ks = kr_kernel_enter(fw, (double)n);
+  if (kk_ewise(ns, st, x.m, x.n, t->data, x.s0, x.s1, r->data) != 0) {
+    const float *u = t->data;
+    int64_t us0 = x.s0, us1 = x.s1;
+    for (int k = 0; k < ns; k++, u = r->data, us0 = x.n, us1 = 1)
+      kk_binary((kk_binop)st[k].op, 0, x.m, x.n, st[k].x, 0, 0, u, us0, us1, r->data);
+  }
   kr_kernel_leave(ks);
   return r;
 }

@@ -334,6 +334,36 @@ def test_tf_column_reductions(tfmod, shape):
         assert (np.isnan(got) == np.isnan(exp)).all() and got.shape == (shape[1],), name
 
 
+@pytest.mark.parametrize("shape", [(1, 1), (3, 5), (7, 129), (200, 33), (0, 4), (4, 0)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_tf_keepdims_reductions(tfmod, shape):
+    """keepdims=True: an [M, 1] or [1, N] result with the values of the
+    reduction without it; a matmul chain ending in one is one fused call."""
+    import tensorflow as tf
+    mod, report = tfmod
+    py = mod.__kiln_python__
+    rules = {s["rule"] for f in report["functions"] for s in f["sites"]}
+    assert {f"kiln-tensorflow/reduce-{op}-axis{d}-keepdims-f32-cpu-2d" for op in ("mean", "sum") for d in (0, 1)} <= rules
+    rng = np.random.default_rng(shape[0] * 5 + shape[1])
+    a = rng.standard_normal(shape).astype(np.float32)
+    if a.size > 4:
+        a.reshape(-1)[[1, 3]] = [np.nan, np.inf]
+    x = tf.constant(a)
+    for name in ("col_mean_keep", "col_sum_keep", "row_sum_keep", "center"):
+        got, exp = getattr(mod, name)(x).numpy(), py[name](x).numpy()
+        assert got.shape == exp.shape, name
+        np.testing.assert_allclose(got, exp, rtol=1e-5, atol=2e-5, err_msg=name)
+        assert (np.isnan(got) == np.isnan(exp)).all(), name
+    w, b = tf.constant(rng.standard_normal((shape[1], 6)).astype(np.float32)), tf.constant(np.float32([0.5] * 6))
+    got, exp = mod.pool_keep(x, w, b).numpy(), py["pool_keep"](x, w, b).numpy()
+    assert got.shape == exp.shape == (shape[0], 1)
+    np.testing.assert_allclose(got, exp, rtol=1e-5, atol=1e-4)
+    c = subprocess.run([sys.executable, "-m", "kiln", "emit", str(HERE / "tf_programs" / "tf_math.py")],
+                       capture_output=True, text=True, check=True, timeout=120).stdout
+    i = c.index("/* def pool_keep ")
+    body = c[i:c.find("/* def ", i + 10)]
+    assert body.count("kr->tensor_fused(") == 1 and "KR_OP_ROWMEAN | KR_OP_KEEPDIM" in body
+
+
 def test_tf_fused_and_rejected(tfmod):
     import tensorflow as tf
     mod, _ = tfmod

@@ -106,7 +106,7 @@ def test_check_json_prints_the_report(tmp_path: Path) -> None:
     assert outcomes == {"claimed", "scalar", "not-covered", "rejected"}
     # diagnostics stay on stderr
     assert "warning[KILN-TORCH-005]" in proc.stderr
-    assert "write `x.mean(dim=1)`, `x.sum(0)` or `torch.mean(x, dim=1)`" in proc.stderr
+    assert "write `x.mean(dim=1)`, `x.sum(0, keepdim=True)` or `torch.mean(x, dim=-1)`" in proc.stderr
 
 
 def test_check_json_source_error_exit_1(tmp_path: Path) -> None:
@@ -293,7 +293,7 @@ def test_report_html_is_self_contained(demo_report: Path) -> None:
     assert 'id="L13" class="line fallback"' in page
     assert 'id="L14" class="line rejected"' in page
     assert 'id="L18" class="line python"' in page
-    assert "[KILN-TORCH-005]" in page and "write `x.mean(dim=1)`, `x.sum(0)` or `torch.mean(x, dim=1)`" in page
+    assert "[KILN-TORCH-005]" in page and "write `x.mean(dim=1)`, `x.sum(0, keepdim=True)` or `torch.mean(x, dim=-1)`" in page
     # the C of line 11 travels in the page, split at its marker
     data = json.loads(re.search(r'<script type="application/json" id="kiln-c">(.*?)</script>',
                                 page, re.S).group(1))

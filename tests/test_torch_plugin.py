@@ -52,7 +52,7 @@ ROOT = PROGRAMS.parent.parent
 # First on a subprocess's PYTHONPATH: it imports this checkout's kiln, not an installed one.
 ROOT_PYTHONPATH = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 STEMS = ["tp_phase_a", "tp_expanded", "tp_forms", "tp_linear_from_import",
-         "tp_linear_import_torch", "tp_rejected", "tp_fallback_mutation", "tp_modes", "tp_arith", "tp_math"]
+         "tp_linear_import_torch", "tp_rejected", "tp_fallback_mutation", "tp_modes", "tp_arith", "tp_math", "tp_clamp"]
 RTOL, ATOL = 1e-5, 1e-6
 
 # (M, K, N): batch, inner, output width — square, non-square, 1-wide, batch 0, K 0, wide.
@@ -246,6 +246,10 @@ def form_args(name, M, K, N, maker=gen):
         "matmul_mv_method": (maker(1, M, K), maker(2, K), maker(3, M)),
         "matmul_vec_bt": (maker(1, K), maker(2, N, K), maker(3, N)),
         "matmul_vec_bt_method": (maker(1, K), maker(2, N, K)),
+        "mean_keepdim": (a2,), "sum_keepdim_positional": (a2,), "mean_fn_keepdim": (a2,),
+        "col_sum_keepdim": (a2,), "col_mean_fn_keepdim": (a2,),
+        "mean_center": (a2,), "mean_norm": (a2, maker(16, K)),
+        "mean_keepdim_pool": (maker(1, M, K), maker(2, N, K), maker(3, N)),
     }
     return table[name]
 
@@ -262,7 +266,9 @@ FORMS = ["binop_receiver", "call_receiver", "mean_kw_order", "sum_kw_order", "me
          "tanh_fn_2", "matmul_op", "matmul_call", "matmul_method", "linear_f", "linear_full",
          "linear_from", "linear_dotted", "identity", "mlp", "post_mean", "post_first", "post_linear_sum",
          "post_bias", "linear_vec", "linear_vec_nobias", "linear_vec_head", "linear_vec_mlp", "matmul_vm",
-         "matmul_vm_call", "matmul_mv", "matmul_mv_method", "matmul_vec_bt", "matmul_vec_bt_method"]
+         "matmul_vm_call", "matmul_mv", "matmul_mv_method", "matmul_vec_bt", "matmul_vec_bt_method",
+         "mean_keepdim", "sum_keepdim_positional", "mean_fn_keepdim", "col_sum_keepdim", "col_mean_fn_keepdim",
+         "mean_center", "mean_norm", "mean_keepdim_pool"]
 BITWISE = {"add_11", "add_22", "add_21", "add_12", "relu_1", "relu_2", "relu_fn_1", "relu_fn_2", "identity"}
 FORM_SHAPES = [(1, 1, 1), (3, 5, 2), (0, 4, 3), (3, 0, 2), (64, 33, 17), (200, 300, 129), (16, 128, 64),
                (40, 64, 128)]
@@ -343,8 +349,8 @@ def rejected_args(name):
         "linear_1d_weight": (x2, gen(2, 5)),
         "linear_keyword_bias": (x2, w2, b1),
         "linear_none_bias": (x2, w2),
-        "mean_dim0": (x2,), "mean_keepdim_true": (x2,), "mean_dynamic_dim": (x2, 0),
-        "sum_positional_dim0": (x2,), "sum_positional_keepdim_true": (x2,), "sum_whole": (x2,),
+        "mean_dim0": (x2,), "mean_keepdim_dynamic": (x2, True), "mean_dynamic_dim": (x2, 0),
+        "sum_positional_dim0": (x2,), "sum_positional_keepdim_dynamic": (x2, False), "sum_whole": (x2,),
         "mean_rank1": (gen(4, 6),), "mean_fn_dim0": (x2,), "sum_fn_whole": (x2,), "sum_fn_dtype": (x2,),
         "mean_dim_twice": (x2,),
         "matmul_1d_1d": (gen(1, 5), gen(2, 5)),
@@ -361,7 +367,7 @@ def rejected_args(name):
 
 
 REJECTED_NAMES = ["linear_1d_weight", "linear_keyword_bias", "linear_none_bias", "mean_dim0",
-                  "mean_keepdim_true", "mean_dynamic_dim", "sum_positional_dim0", "sum_positional_keepdim_true",
+                  "mean_keepdim_dynamic", "mean_dynamic_dim", "sum_positional_dim0", "sum_positional_keepdim_dynamic",
                   "sum_whole", "mean_rank1", "mean_fn_dim0", "sum_fn_whole", "sum_fn_dtype", "mean_dim_twice",
                   "matmul_1d_1d", "matmul_a_transposed", "matmul_bt_rank1", "matmul_at_method",
                   "matmul_bt_method_rank1", "matmul_bt_method_arg", "matmul_call_1d_1d",
@@ -407,6 +413,30 @@ def test_vector_forms_rules_and_fusion(built):
         i = c.index(f"/* def {name} ")
         body = c[i:c.find("/* def ", i + 10)]
         assert body.count("kr->tensor_fused(") == fused and "kr->tensor_op(" not in body, name
+
+
+def test_keepdim_forms_rules_and_fusion(built):
+    """keepdim=True reductions are claimed with a rank-2 result ([M, 1] or
+    [1, N]), run as the same kernels (KR_OP_KEEPDIM), and a GEMM chain ending
+    in one stays one fused call."""
+    mod, report = built["tp_forms"]
+    f = funcs_of(report)
+    rules = lambda name: [s["rule"] for s in f[name]["sites"] if s["outcome"] == "claimed"]
+    assert rules("mean_keepdim") == ["kiln-torch/tensor-mean-dim1-keepdim-f32-cpu-2d"]
+    assert rules("sum_keepdim_positional") == ["kiln-torch/tensor-sum-dim1-keepdim-f32-cpu-2d"]
+    assert rules("col_sum_keepdim") == ["kiln-torch/tensor-sum-dim0-keepdim-f32-cpu-2d"]
+    assert rules("col_mean_fn_keepdim") == ["kiln-torch/tensor-mean-dim0-keepdim-f32-cpu-2d"]
+    x = gen(1, 5, 7)
+    assert mod.mean_keepdim(x).shape == (5, 1) and mod.col_sum_keepdim(x).shape == (1, 7)
+    assert mod.mean_keepdim(x).is_contiguous() and mod.col_sum_keepdim(x).is_contiguous()
+    c = subprocess.run([sys.executable, "-m", "kiln", "emit", str(PROGRAMS / "tp_forms.py")], capture_output=True,
+                       text=True, check=True, timeout=120, env={**os.environ, "PYTHONPATH": ROOT_PYTHONPATH}).stdout
+    i = c.index("/* def mean_keepdim_pool ")
+    body = c[i:c.find("/* def ", i + 10)]
+    assert body.count("kr->tensor_fused(") == 1 and "KR_OP_ROWMEAN | KR_OP_KEEPDIM" in body
+    assert "kr->tensor_op(" not in body
+    i = c.index("/* def col_sum_keepdim ")
+    assert "KR_OP_COLSUM | KR_OP_KEEPDIM" in c[i:c.find("/* def ", i + 10)]
 
 
 @pytest.mark.parametrize("name", REJECTED_NAMES)

@@ -3,7 +3,7 @@
  * tf.square, tf.exp, tf.math.log, tf.add / tf.subtract /
  * tf.multiply / tf.divide between tensors, the operators + - * / between
  * tensors or a tensor and an int/float/bool, and
- * tf.reduce_mean(x, axis=1) on float32 CPU:0 EagerTensors of rank 1 and 2.
+ * tf.reduce_mean(x, axis=1) (keepdims or not) on float32 CPU:0 EagerTensors of rank 1 and 2.
  * Covered symbols with other shapes or keywords are rejected; other
  * TensorFlow calls are not covered. Both run on eager TensorFlow. */
 #include "plugin_util.h"
@@ -166,7 +166,7 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
     return pu_rejected(KL_KILN_TF_003, "tf.add is native only for two tensors without keywords; write `tf.add(a, b)` with ranks 1+1, 2+2, 2+1 or 1+2");
   }
   /* reduce_mean / reduce_sum: rank 2, axis 1 or 0 (keyword or literal second positional; -1, -2 too),
-   * keepdims absent or False */
+   * keepdims absent or a literal bool (True: a rank-2 result) */
   {
     const KlSiteKeyword *axis = pu_kw(s, "axis"), *keep = pu_kw(s, "keepdims");
     bool axis_ok = false, ok = true;
@@ -180,14 +180,16 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
     }
     int expected_kw = (axis ? 1 : 0) + (keep ? 1 : 0);
     if (s->nkw != expected_kw) ok = false;
-    if (keep && !pu_lit_false(keep)) ok = false;
-    bool sum = is_any(t, sum_names);
-    static const char *const rules[2][2] = {
-        {"kiln-tensorflow/reduce-mean-axis0-f32-cpu-2d", "kiln-tensorflow/reduce-mean-axis1-f32-cpu-2d"},
-        {"kiln-tensorflow/reduce-sum-axis0-f32-cpu-2d", "kiln-tensorflow/reduce-sum-axis1-f32-cpu-2d"}};
-    if (ok && axis_ok && pu_rank(s->args[0], tids) == 2) return pu_claimed(rules[sum][ax], tids[T1]);
-    return pu_rejected(KL_KILN_TF_004, sum ? "tf.reduce_sum is native only on rank 2 over one axis; write `tf.reduce_sum(x, axis=1)`: `axis` must be a literal (1, 0, -1 or -2) and `keepdims`, if given, the literal False"
-                                           : "tf.reduce_mean is native only on rank 2 over one axis; write `tf.reduce_mean(x, axis=1)`: `axis` must be a literal (1, 0, -1 or -2) and `keepdims`, if given, the literal False");
+    if (keep && keep->lit != KL_LIT_BOOL) ok = false;
+    bool sum = is_any(t, sum_names), kd = keep && keep->ival != 0;
+    static const char *const rules[2][2][2] = {
+        {{"kiln-tensorflow/reduce-mean-axis0-f32-cpu-2d", "kiln-tensorflow/reduce-mean-axis1-f32-cpu-2d"},
+         {"kiln-tensorflow/reduce-mean-axis0-keepdims-f32-cpu-2d", "kiln-tensorflow/reduce-mean-axis1-keepdims-f32-cpu-2d"}},
+        {{"kiln-tensorflow/reduce-sum-axis0-f32-cpu-2d", "kiln-tensorflow/reduce-sum-axis1-f32-cpu-2d"},
+         {"kiln-tensorflow/reduce-sum-axis0-keepdims-f32-cpu-2d", "kiln-tensorflow/reduce-sum-axis1-keepdims-f32-cpu-2d"}}};
+    if (ok && axis_ok && pu_rank(s->args[0], tids) == 2) return pu_claimed(rules[sum][kd][ax], tids[kd ? T2 : T1]);
+    return pu_rejected(KL_KILN_TF_004, sum ? "tf.reduce_sum is native only on rank 2 over one axis; write `tf.reduce_sum(x, axis=1)`: `axis` must be a literal (1, 0, -1 or -2) and `keepdims`, if given, a literal bool"
+                                           : "tf.reduce_mean is native only on rank 2 over one axis; write `tf.reduce_mean(x, axis=1)`: `axis` must be a literal (1, 0, -1 or -2) and `keepdims`, if given, a literal bool");
   }
 }
 
@@ -256,10 +258,14 @@ static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/reduce-sum-axis0-f32-cpu-2d", "tf.reduce_sum(x, axis=0) rank 2 (axis 0 or -2, keepdims=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/reduce-mean-axis1-f32-cpu-2d", "tf.reduce_mean(x, axis=1[, keepdims=False]) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/reduce-sum-axis1-f32-cpu-2d", "tf.reduce_sum / tf.math.reduce_sum(x, axis=1[, keepdims=False]) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/reduce-mean-axis1-keepdims-f32-cpu-2d", "tf.reduce_mean(x, axis=1, keepdims=True) rank 2 (axis 1 or -1): an [M, 1] result", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/reduce-sum-axis1-keepdims-f32-cpu-2d", "tf.reduce_sum(x, axis=1, keepdims=True) rank 2 (axis 1 or -1): an [M, 1] result", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/reduce-mean-axis0-keepdims-f32-cpu-2d", "tf.reduce_mean(x, axis=0, keepdims=True) rank 2 (axis 0 or -2): a [1, N] result", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/reduce-sum-axis0-keepdims-f32-cpu-2d", "tf.reduce_sum(x, axis=0, keepdims=True) rank 2 (axis 0 or -2): a [1, N] result", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/matmul-other-forms", "matmul with other ranks, transpose_a=True or other keywords", "rejected", KL_KILN_TF_001, true},
     {"kiln-tensorflow/relu-other-forms", "tf.nn.relu with keywords or extra arguments", "rejected", KL_KILN_TF_002, true},
     {"kiln-tensorflow/add-other-forms", "tf.add / tf.subtract / tf.multiply / tf.divide with keywords", "rejected", KL_KILN_TF_003, true},
-    {"kiln-tensorflow/reduce-mean-other-forms", "reduce_mean / reduce_sum without literal axis=1 or with keepdims=True", "rejected", KL_KILN_TF_004, true},
+    {"kiln-tensorflow/reduce-mean-other-forms", "reduce_mean / reduce_sum without a literal axis (0, 1, -1, -2), or keepdims not a literal bool", "rejected", KL_KILN_TF_004, true},
     {"kiln-tensorflow/sigmoid-other-forms", "tf.nn.sigmoid / tf.nn.tanh / tf.negative / tf.abs / tf.sqrt / tf.square / tf.exp / tf.math.log with keywords or extra arguments", "rejected", KL_KILN_TF_005, true},
     {"kiln-tensorflow/unsupported-tensor-surface", "covered symbols with operand types outside the vocabulary", "rejected", KL_KILN_TF_010, true},
     {"kiln-tensorflow/other-calls", "any other TensorFlow call", "not-covered", KL_NUM_CODES, true},

@@ -1,9 +1,10 @@
 /* plugins/torch.c — the PyTorch surface: linear (with or without a bias),
  * relu/sigmoid/tanh (methods, torch.* and F.* functions), abs/sqrt/rsqrt/square/exp/log
- * (methods and torch.*), t ** 2, F.silu, F.relu6, F.hardtanh, matmul (@,
+ * (methods and torch.*), t ** 2, F.silu, F.relu6, F.hardtanh, clamp / clip with
+ * scalar bounds, matmul (@,
  * torch.matmul, .matmul, torch.mm, .mm), + - * / (between tensors, or a
  * tensor and an int/float/bool), unary -, softmax and log_softmax over the last dim, and
- * the mean and sum over dim 1 or 0 (methods and torch.*), on float32 CPU
+ * the mean and sum over dim 1 or 0, keepdim or not (methods and torch.*), on float32 CPU
  * tensors of rank 1 and 2 (linear and matmul also of a vector and a
  * matrix). Everything else with torch operands
  * is rejected (recognised, wrong shape) or not covered, and runs on eager
@@ -142,18 +143,17 @@ static const char *softmax_rule(const KlSite *s, int rank) {
 
 /* A mean or sum over one dim of a rank-2 x (the receiver, or the first
  * positional of torch.mean / torch.sum): then the dim, positional or dim=,
- * a literal, and keepdim, positional or keepdim=, the literal False or
- * left out; nothing else. Returns the dim (1: over each row, 0: over each
- * column), or -1. */
-static int reduction_dim(const KlSite *s, int first) {
+ * a literal, and keepdim, positional or keepdim=, a literal bool or left
+ * out; nothing else. Returns the dim (1: over each row, 0: over each
+ * column), or -1; *keepdim: keepdim=True (a rank-2 result). */
+static int reduction_dim(const KlSite *s, int first, bool *keepdim) {
   const KlSiteKeyword *dim = pu_kw(s, "dim"), *keep = pu_kw(s, "keepdim");
   int npos = s->nargs - first;
   if (npos < 0 || npos > 2 || s->nkw != (dim != NULL) + (keep != NULL)) return -1;
   if (npos >= 1 ? dim != NULL : dim == NULL) return -1; /* the dim once: positional or keyword */
   if (npos == 2 && keep) return -1;
-  bool keep_ok = npos == 2 ? s->arg_lit[first + 1] == KL_LIT_BOOL && s->arg_ival[first + 1] == 0
-                           : !keep || pu_lit_false(keep);
-  if (!keep_ok) return -1;
+  if (npos == 2 ? s->arg_lit[first + 1] != KL_LIT_BOOL : keep && keep->lit != KL_LIT_BOOL) return -1;
+  *keepdim = npos == 2 ? s->arg_ival[first + 1] != 0 : keep && keep->ival != 0;
   for (int d = 0; d < 2; d++) { /* dim d, also written d - 2 */
     if (npos >= 1 ? s->arg_lit[first] == KL_LIT_INT && (s->arg_ival[first] == d || s->arg_ival[first] == d - 2)
                   : pu_lit_int(dim, d) || pu_lit_int(dim, d - 2))
@@ -163,15 +163,19 @@ static int reduction_dim(const KlSite *s, int first) {
 }
 
 /* The rule of a claimed torch.mean / torch.sum / .mean / .sum over dim d. */
-static const char *reduction_rule(bool mean, int d) {
-  static const char *const rules[2][2] = {{"kiln-torch/tensor-sum-dim0-f32-cpu-2d", "kiln-torch/tensor-sum-dim1-f32-cpu-2d"},
-                                          {"kiln-torch/tensor-mean-dim0-f32-cpu-2d", "kiln-torch/tensor-mean-dim1-f32-cpu-2d"}};
-  return rules[mean][d];
+static const char *reduction_rule(bool mean, int d, bool keepdim) {
+  static const char *const rules[2][2][2] = {
+      {{"kiln-torch/tensor-sum-dim0-f32-cpu-2d", "kiln-torch/tensor-sum-dim1-f32-cpu-2d"},
+       {"kiln-torch/tensor-sum-dim0-keepdim-f32-cpu-2d", "kiln-torch/tensor-sum-dim1-keepdim-f32-cpu-2d"}},
+      {{"kiln-torch/tensor-mean-dim0-f32-cpu-2d", "kiln-torch/tensor-mean-dim1-f32-cpu-2d"},
+       {"kiln-torch/tensor-mean-dim0-keepdim-f32-cpu-2d", "kiln-torch/tensor-mean-dim1-keepdim-f32-cpu-2d"}}};
+  return rules[mean][keepdim][d];
 }
 
 static const char *const reduction_message =
-    "reductions are native only on rank 2 over one dim; write `x.mean(dim=1)`, `x.sum(0)` or `torch.mean(x, dim=1)`: "
-    "the dim a literal (0, 1, -1 or -2), keepdim (if given) the literal False, no dtype= or other arguments";
+    "reductions are native only on rank 2 over one dim; write `x.mean(dim=1)`, `x.sum(0, keepdim=True)` or "
+    "`torch.mean(x, dim=-1)`: the dim a literal (0, 1, -1 or -2), keepdim (if given) a literal bool, no dtype= or "
+    "other arguments";
 
 static const char matmul_vec_rule[] = "kiln-torch/tensor-matmul-vec-f32-cpu";
 
@@ -199,12 +203,60 @@ static KlClaim transposed_claim(const KlSite *s, const KlType *tids) {
   return pu_not_covered();
 }
 
+/* torch.clamp / torch.clip(x, min, max), x.clamp / x.clip(min, max),
+ * torch.clamp_min(x, min) / x.clamp_min(min), torch.clamp_max(x, max) /
+ * x.clamp_max(max): each bound positional or by name, an int, float or bool
+ * or None (absent), at least one given; nothing else (out=, a tensor bound:
+ * eager's). Returns the bounds' operand indexes (-1: absent) in lo/hi, or
+ * false. */
+static bool clamp_bounds(const KlSite *s, const KlType *tids, int *lo, int *hi) {
+  bool method = s->kind == KL_SK_METHOD;
+  const char *name = method ? s->target : s->target && !strncmp(s->target, "torch.", 6) ? s->target + 6 : NULL;
+  if (!name) return false;
+  const char *params[2] = {"min", "max"};
+  int np = 2, *slot[2] = {lo, hi};
+  if (pu_eq(name, "clamp_min")) np = 1;
+  else if (pu_eq(name, "clamp_max")) np = 1, params[0] = "max", slot[0] = hi;
+  else if (!pu_eq(name, "clamp") && !pu_eq(name, "clip")) return false;
+  int first = method ? 0 : 1, nrecv = method ? 1 : 0; /* s->args index and operand index of the first bound */
+  if (!pu_rank(method ? s->receiver : s->nargs ? s->args[0] : KL_T_OBJECT, tids) || s->nargs - first > np ||
+      s->nargs < first)
+    return false;
+  *lo = *hi = -1;
+  bool any = false;
+  for (int b = 0; b < np; b++) {
+    KlType t;
+    KlLitKind lit;
+    int index;
+    const KlSiteKeyword *k = pu_kw(s, params[b]);
+    if (first + b < s->nargs) {
+      if (k) return false; /* given twice: eager's TypeError */
+      t = s->args[first + b], lit = s->arg_lit[first + b], index = nrecv + first + b;
+    } else if (k) {
+      t = k->type, lit = k->lit, index = nrecv + s->nargs + (int)(k - s->kw);
+    } else {
+      continue;
+    }
+    if (lit == KL_LIT_NONE) continue;
+    if (!pu_scalar(t)) return false;
+    *slot[b] = index;
+    any = true;
+  }
+  int named = (pu_kw(s, params[0]) != NULL) + (np == 2 && pu_kw(s, params[1]) != NULL);
+  return any && s->nkw == named; /* no out= or other keywords */
+}
+
 static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
   if (s->has_star_args) return pu_not_covered();
   if (s->transposed) return transposed_claim(s, tids);
   if (s->kind == KL_SK_CALL || s->kind == KL_SK_METHOD) {
     const MathFn *m = math_fn(s);
     if (m) return math_claim(s, m, tids);
+    int lo, hi;
+    if (clamp_bounds(s, tids, &lo, &hi)) {
+      KlType x = s->kind == KL_SK_METHOD ? s->receiver : s->args[0];
+      return pu_claimed(pu_rank(x, tids) == 1 ? "kiln-torch/tensor-clamp-f32-cpu-1d" : "kiln-torch/tensor-clamp-f32-cpu-2d", x);
+    }
   }
   {
     KlClaim c = pow_two_claim(s, tids);
@@ -249,8 +301,9 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
     }
     if (pu_eq(s->target, "torch.mean") || pu_eq(s->target, "torch.sum")) {
       if (!pu_any_ours(s, tids)) return pu_not_covered();
-      int d = s->nargs >= 1 && pu_rank(s->args[0], tids) == 2 ? reduction_dim(s, 1) : -1;
-      if (d >= 0) return pu_claimed(reduction_rule(pu_eq(s->target, "torch.mean"), d), tids[T1]);
+      bool keep = false;
+      int d = s->nargs >= 1 && pu_rank(s->args[0], tids) == 2 ? reduction_dim(s, 1, &keep) : -1;
+      if (d >= 0) return pu_claimed(reduction_rule(pu_eq(s->target, "torch.mean"), d, keep), tids[keep ? T2 : T1]);
       return pu_rejected(KL_KILN_TORCH_005, reduction_message);
     }
     if (pu_eq(s->target, "torch.matmul")) {
@@ -294,8 +347,9 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
       return pu_rejected(KL_KILN_TORCH_006, softmax_message);
     }
     if (pu_eq(s->target, "mean") || pu_eq(s->target, "sum")) {
-      int d = rank == 2 ? reduction_dim(s, 0) : -1;
-      if (d >= 0) return pu_claimed(reduction_rule(pu_eq(s->target, "mean"), d), tids[T1]);
+      bool keep = false;
+      int d = rank == 2 ? reduction_dim(s, 0, &keep) : -1;
+      if (d >= 0) return pu_claimed(reduction_rule(pu_eq(s->target, "mean"), d, keep), tids[keep ? T2 : T1]);
       return pu_rejected(KL_KILN_TORCH_005, reduction_message);
     }
     return pu_not_covered();
@@ -369,7 +423,11 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
   else if (strstr(r, "-rsqrt-")) *out = pu_op(KL_TOP_RSQRT, 1, c->result);
   else if (strstr(r, "-relu6-")) *out = pu_op(KL_TOP_RELU6, 1, c->result);
   else if (strstr(r, "-hardtanh-")) *out = pu_op(KL_TOP_HARDTANH, 1, c->result);
-  else return false;
+  else if (strstr(r, "-clamp-")) {
+    int lo, hi;
+    if (!clamp_bounds(s, tids, &lo, &hi)) return false;
+    *out = (KlLowered){.op = KL_TOP_CLAMP, .operands = {0, lo, hi}, .noperands = 3, .result = c->result};
+  } else return false;
   return true;
 }
 
@@ -409,6 +467,10 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/tensor-sum-dim0-f32-cpu-2d", "x.sum(dim=0) / x.sum(0) / torch.sum(x, dim=0) rank 2; dim 0 or -2, keepdim=False if given", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-mean-dim1-f32-cpu-2d", "x.mean(dim=1) / x.mean(1) / torch.mean(x, dim=1) rank 2; dim 1 or -1, keepdim=False if given", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-sum-dim1-f32-cpu-2d", "x.sum(dim=1) / x.sum(1) / torch.sum(x, dim=1) rank 2; dim 1 or -1, keepdim=False if given", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-mean-dim1-keepdim-f32-cpu-2d", "x.mean(dim=1, keepdim=True) / x.mean(-1, True) / torch.mean(x, 1, keepdim=True) rank 2: an [M, 1] result", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-sum-dim1-keepdim-f32-cpu-2d", "x.sum(dim=1, keepdim=True) / torch.sum(x, -1, True) rank 2: an [M, 1] result", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-mean-dim0-keepdim-f32-cpu-2d", "x.mean(dim=0, keepdim=True) / torch.mean(x, 0, keepdim=True) rank 2: a [1, N] result", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-sum-dim0-keepdim-f32-cpu-2d", "x.sum(dim=0, keepdim=True) / torch.sum(x, -2, True) rank 2: a [1, N] result", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-neg-f32-cpu-1d", "-x, x.neg(), torch.neg(x) rank 1", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-neg-f32-cpu-2d", "-x, x.neg(), torch.neg(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-abs-f32-cpu-1d", "x.abs(), torch.abs(x) rank 1", "claimed", KL_NUM_CODES, true},
@@ -429,6 +491,8 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/function-relu6-f32-cpu-2d", "F.relu6(x) rank 2 (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-hardtanh-f32-cpu-1d", "F.hardtanh(x) rank 1, default bounds (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-hardtanh-f32-cpu-2d", "F.hardtanh(x) rank 2, default bounds (inplace=False if given)", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-clamp-f32-cpu-1d", "torch.clamp / torch.clip / x.clamp / x.clip(x, min, max), clamp_min, clamp_max rank 1; bounds int, float, bool or None", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-clamp-f32-cpu-2d", "torch.clamp / torch.clip / x.clamp / x.clip(x, min, max), clamp_min, clamp_max rank 2; bounds int, float, bool or None", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-silu-f32-cpu-1d", "F.silu(x) rank 1 (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-silu-f32-cpu-2d", "F.silu(x) rank 2 (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/softmax-f32-cpu-1d", "torch.softmax / F.softmax(x, dim) / x.softmax(dim) rank 1, dim 0 or -1", "claimed", KL_NUM_CODES, true},
@@ -438,7 +502,7 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/linear-other-forms", "linear with other ranks or keywords", "rejected", KL_KILN_TORCH_001, true},
     {"kiln-torch/activation-with-arguments", ".relu/.sigmoid/.tanh, torch.relu/F.relu/... with arguments", "rejected", KL_KILN_TORCH_002, true},
     {"kiln-torch/matmul-other-ranks", "matmul forms with ranks 1,1 (a 0-d result) or keywords", "rejected", KL_KILN_TORCH_003, true},
-    {"kiln-torch/reduction-other-forms", ".mean/.sum, torch.mean/torch.sum over no dim or a dim not literal, keepdim=True, dtype= or not rank 2", "rejected", KL_KILN_TORCH_005, true},
+    {"kiln-torch/reduction-other-forms", ".mean/.sum, torch.mean/torch.sum over no dim, a tuple or a dim not literal, keepdim not a literal, dtype= or not rank 2", "rejected", KL_KILN_TORCH_005, true},
     {"kiln-torch/softmax-other-forms", "softmax / log_softmax over another dim, a dim not literal, or with dtype= / other arguments", "rejected", KL_KILN_TORCH_006, true},
     {"kiln-torch/other-torch-calls", "any other torch call or tensor method", "not-covered", KL_NUM_CODES, true},
     {NULL, NULL, NULL, KL_NUM_CODES, false},

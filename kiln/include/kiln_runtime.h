@@ -15,8 +15,9 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-/* 17: tensor ops abs/sqrt/square/exp/silu/log/log_softmax/rsqrt/colsum/colmean/relu6/hardtanh */
-#define KR_ABI_VERSION 17
+/* 17: tensor ops abs/sqrt/square/exp/silu/log/log_softmax/rsqrt/colsum/colmean/relu6/hardtanh
+ * 18: KR_OP_KEEPDIM, tensor_clamp */
+#define KR_ABI_VERSION 18
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
 enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
@@ -38,8 +39,13 @@ enum {
   KR_OP_RSQRT,                      /* 1 / sqrt(a), elementwise */
   KR_OP_COLSUM, KR_OP_COLMEAN,      /* sum / mean over dim 0 of a rank-2 a */
   KR_OP_RELU6, KR_OP_HARDTANH,      /* a clamped to [0, 6], [-1, 1] */
+  KR_OP_CLAMP,                      /* a clamped to scalar bounds: through tensor_clamp */
   KR_NUM_OPS
 };
+/* OR'd into a reduction (KR_OP_ROWSUM/ROWMEAN/COLSUM/COLMEAN, tensor_op or
+ * KrFused.reduce): the result keeps the reduced dim with size 1, [M, 1] or
+ * [1, N] (torch's keepdim=True, TF's keepdims=True). */
+#define KR_OP_KEEPDIM 0x100
 
 /* torch's autograd state saved around a decorated function's call. */
 enum { KR_GUARD_NO_GRAD = 1, KR_GUARD_INFERENCE = 2 };
@@ -133,7 +139,7 @@ static inline int kr_sum_float(KrSum *s, double x) {
  * d, when bias_line > 0: a rank-1 row added to a matmul/linear result;
  * act: KR_OP_RELU / SIGMOID / TANH or -1;
  * e, when post_line > 0 (only after an act): a rank-1 row added to act's result;
- * reduce: KR_OP_ROWSUM / ROWMEAN or -1.
+ * reduce: KR_OP_ROWSUM / ROWMEAN (with KR_OP_KEEPDIM or not) or -1.
  * Each part keeps the .py line of the op it came from, so a shape error
  * names the same op and line as the unfused code would. */
 typedef struct KrFused {
@@ -335,6 +341,14 @@ typedef struct KrApi {
    * one, one pass over the output, no intermediate tensors. New ref. */
   KrTensor *(*tensor_fused)(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *c, KrTensor *d, KrTensor *e,
                             const char *file);
+  /* torch.clamp(t, lo, hi) (and clip, clamp_min, clamp_max): each bound
+   * KR_EW_FLOAT (f) or KR_EW_INT (i, bools too), or -1 when absent (one at
+   * least). As eager: a NaN bound makes every element NaN; else a finite
+   * float bound past float32's range raises RuntimeError; else min(hi,
+   * max(lo, t)) in x86's instructions, NaN and -0.0 passing as themselves.
+   * New ref. */
+  KrTensor *(*tensor_clamp)(KrTensor *t, int lo_kind, double lo_f, int64_t lo_i, int hi_kind, double hi_f,
+                            int64_t hi_i, const char *file, int line);
   /* After Python code ran (a fallback site), re-reads the view of a tensor
    * local from the framework tensor it shares memory with: Python may have
    * changed that tensor's metadata in place (x.t_(), x.resize_(...),

@@ -63,5 +63,25 @@ def col_sum(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
     return tf.math.reduce_sum(x, -2)
 
 
+def col_mean_keep(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.reduce_mean(x, axis=0, keepdims=True)
+
+
+def col_sum_keep(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.reduce_sum(x, -2, keepdims=True)
+
+
+def row_sum_keep(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.reduce_sum(x, axis=-1, keepdims=True)
+
+
+def center(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x - tf.reduce_mean(x, axis=1, keepdims=True)
+
+
+def pool_keep(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return tf.math.reduce_mean(tf.nn.relu(tf.matmul(x, w) + b), axis=1, keepdims=True)
+
+
 def exp_kw(x: TensorF32Cpu2D):
     return tf.exp(x, name="e")  # KILN-TF-005: eager TensorFlow

@@ -43,8 +43,8 @@ def mean_axis0(x: TensorF32Cpu2D):
     return tf.reduce_mean(x, axis=[0])  # a list of axes: not a literal int
 
 
-def mean_keepdims_true(x: TensorF32Cpu2D):
-    return tf.reduce_mean(x, axis=1, keepdims=True)
+def mean_keepdims_int(x: TensorF32Cpu2D):
+    return tf.reduce_mean(x, axis=1, keepdims=1)  # not a bool literal
 
 
 def mean_rank1(v: TensorF32Cpu1D):

@@ -290,3 +290,41 @@ def matmul_vec_bt(v: TensorF32Cpu1D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> Te
 
 def matmul_vec_bt_method(v: TensorF32Cpu1D, w: TensorF32Cpu2D) -> TensorF32Cpu1D:
     return v.matmul(w.t()).sigmoid()
+
+
+# keepdim=True: an [M, 1] or [1, N] result, the same values
+
+
+def mean_keepdim(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.mean(dim=1, keepdim=True)
+
+
+def sum_keepdim_positional(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.sum(-1, True)
+
+
+def mean_fn_keepdim(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.mean(x, -1, keepdim=True)
+
+
+def col_sum_keepdim(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.sum(dim=0, keepdim=True)
+
+
+def col_mean_fn_keepdim(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.mean(x, -2, True)
+
+
+def mean_center(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x - x.mean(dim=-1, keepdim=True)
+
+
+def mean_norm(x: TensorF32Cpu2D, g: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    mu = x.mean(-1, keepdim=True)
+    d = x - mu
+    var = (d * d).mean(-1, keepdim=True)
+    return d * torch.rsqrt(var + 1e-5) * g
+
+
+def mean_keepdim_pool(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return F.linear(x, w, b).relu().mean(dim=1, keepdim=True)

@@ -14,10 +14,10 @@ EXPECT = {
     "linear_keyword_bias": ("torch.nn.functional.linear", "rejected", "KILN-TORCH-001"),
     "linear_none_bias": ("torch.nn.functional.linear", "rejected", "KILN-TORCH-001"),
     "mean_dim0": ("mean", "rejected", "KILN-TORCH-005"),
-    "mean_keepdim_true": ("mean", "rejected", "KILN-TORCH-005"),
+    "mean_keepdim_dynamic": ("mean", "rejected", "KILN-TORCH-005"),
     "mean_dynamic_dim": ("mean", "rejected", "KILN-TORCH-005"),
     "sum_positional_dim0": ("sum", "rejected", "KILN-TORCH-005"),
-    "sum_positional_keepdim_true": ("sum", "rejected", "KILN-TORCH-005"),
+    "sum_positional_keepdim_dynamic": ("sum", "rejected", "KILN-TORCH-005"),
     "sum_whole": ("sum", "rejected", "KILN-TORCH-005"),
     "mean_fn_dim0": ("torch.mean", "rejected", "KILN-TORCH-005"),
     "sum_fn_whole": ("torch.sum", "rejected", "KILN-TORCH-005"),
@@ -61,8 +61,8 @@ def mean_dim0(t: TensorF32Cpu2D):
     return t.mean(dim=(0,), keepdim=False)  # a tuple of dims: not a literal int
 
 
-def mean_keepdim_true(t: TensorF32Cpu2D):
-    return t.mean(dim=1, keepdim=True)
+def mean_keepdim_dynamic(t: TensorF32Cpu2D, keep: bool):
+    return t.mean(dim=1, keepdim=keep)  # the result's rank is not known
 
 
 def mean_dynamic_dim(t: TensorF32Cpu2D, d: int):
@@ -73,8 +73,8 @@ def sum_positional_dim0(t: TensorF32Cpu2D):
     return t.sum((0,))
 
 
-def sum_positional_keepdim_true(t: TensorF32Cpu2D):
-    return t.sum(1, True)
+def sum_positional_keepdim_dynamic(t: TensorF32Cpu2D, keep: bool):
+    return t.sum(1, keep)
 
 
 def mean_fn_dim0(t: TensorF32Cpu2D):

@@ -1,0 +1,115 @@
+"""torch.clamp, torch.clip, clamp_min and clamp_max with scalar bounds on
+kiln's kernels (tests/torch_programs/tp_clamp.py), against eager torch bit
+for bit: eager computes min(hi, max(lo, x)) in x86's maxps / minps, so a NaN
+element and -0.0 pass as themselves; a NaN bound makes every element
+0x7fc00000; a finite float bound past float32's range raises eager's
+RuntimeError; an int bound is cast to float32 (a bool is 0 or 1)."""
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+from tests.test_elementwise import bits, build, layouts, salted  # noqa: E402
+
+SHAPES = [(1, 1), (3, 5), (4, 16), (2, 17), (5, 33), (16, 64), (7, 129), (0, 4), (4, 0)]
+NAN = float("nan")
+# (lo, hi): ordinary, zero-signed, crossed (lo > hi: hi everywhere), infinite, huge, subnormal
+BOUNDS = [(0.0, 1.0), (-0.0, 0.0), (0.0, -0.0), (2.0, 1.0), (-float("inf"), float("inf")), (-3e38, 3e38),
+          (1e-40, 2e-40), (-1.5, 0.25), (float("inf"), float("inf"))]
+
+
+@pytest.fixture(scope="module")
+def cmod(tmp_path_factory):
+    return build("tp_clamp", "torch_programs", tmp_path_factory)
+
+
+def test_sites_claimed(cmod):
+    _, report = cmod
+    for f in report["functions"]:
+        assert f["status"] == "native", (f["name"], f["reason"])
+        outcomes = [s["outcome"] for s in f["sites"] if s["target"] in
+                    ("torch.clamp", "clamp", "clamp_min", "torch.clamp_min", "torch.clamp_max", "torch.clip", "clip")]
+        assert outcomes, f["name"]
+        assert all(o == ("not-covered" if f["name"].startswith("n_") else "claimed") for o in outcomes), (f["name"], f["sites"])
+
+
+def same(got, exp, where):
+    g, e = got.numpy(), exp.numpy()
+    assert g.shape == e.shape and (bits(g) == bits(e)).all(), (where, g, e)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_values_bit_for_bit(cmod, shape):
+    mod, _ = cmod
+    py = mod.__kiln_python__
+    for layout, x in layouts(salted(shape, 7)):
+        v = x[0] if shape[0] else x.reshape(-1)[:0]
+        same(mod.clamp_lit(x), py["clamp_lit"](x), (layout, "clamp_lit"))
+        same(mod.clip_fn(x), py["clip_fn"](x), (layout, "clip_fn"))
+        for lo, hi in BOUNDS:
+            for name, args in [("clamp_kw", (x, lo, hi)), ("clamp_pos", (x, lo, hi)), ("clamp_1d", (v, lo, hi)),
+                               ("clamp_lo", (x, lo)), ("clamp_hi", (x, hi)), ("clamp_min_fn", (x, lo)),
+                               ("clamp_max_fn", (x, hi)), ("clamp_chain", (x, hi))]:
+                same(getattr(mod, name)(*args), py[name](*args), (layout, name, lo, hi))
+        for i in (0, -3, 2, 2 ** 40 + 1, 2 ** 63 - 1, -2 ** 63):
+            same(mod.clamp_min_m(v, i), py["clamp_min_m"](v, i), (layout, "clamp_min_m", i))
+            same(mod.clip_m(x, i), py["clip_m"](x, i), (layout, "clip_m", i))
+        for b in (True, False):
+            same(mod.clamp_bool(x, b), py["clamp_bool"](x, b), (layout, "clamp_bool", b))
+
+
+def test_nan_bound_fills_nan(cmod):
+    """Any NaN bound: every element eager's quiet NaN, 0x7fc00000, before
+    any conversion (so even beside a bound that would overflow)."""
+    mod, _ = cmod
+    py = mod.__kiln_python__
+    x = torch.from_numpy(salted((5, 33), 3))
+    nan_payload = np.array([0xFFC00123], dtype=np.uint32).view(np.float32)[0]
+    for lo, hi in [(NAN, 1.0), (0.0, NAN), (NAN, NAN), (float(nan_payload), 1.0), (1e40, NAN), (NAN, -1e39)]:
+        got = mod.clamp_kw(x, lo, hi)
+        same(got, py["clamp_kw"](x, lo, hi), (lo, hi))
+        assert (bits(got.numpy()) == 0x7FC00000).all()
+    for name, args in [("clamp_lo", (x, NAN)), ("clamp_hi", (x, NAN)), ("clamp_max_fn", (x, NAN))]:
+        same(getattr(mod, name)(*args), py[name](*args), name)
+
+
+def test_overflowing_bound_raises_as_eager(cmod):
+    mod, _ = cmod
+    py = mod.__kiln_python__
+    x = torch.ones(2, 3)
+    for name, args in [("clamp_kw", (x, 1e40, 1.0)), ("clamp_kw", (x, 0.0, -3.4028236e38)), ("clamp_lo", (x, 1e39)),
+                       ("clamp_hi", (x, -1e300)), ("clamp_pos", (x, 3.4028235677973366e38, 1.0))]:
+        with pytest.raises(RuntimeError) as want:
+            py[name](*args)
+        with pytest.raises(RuntimeError) as got:
+            getattr(mod, name)(*args)
+        assert str(got.value) == str(want.value), (name, args)
+    # float32's largest value and inf are fine
+    same(mod.clamp_kw(x, -3.4028234663852886e38, float("inf")), py["clamp_kw"](x, -3.4028234663852886e38, float("inf")), "max")
+
+
+def test_fused_head(cmod):
+    mod, _ = cmod
+    py = mod.__kiln_python__
+    for m, k, n in [(1, 4, 3), (8, 64, 64), (3, 17, 70), (0, 5, 4)]:
+        g = torch.Generator().manual_seed(m * 100 + n)
+        x, w, b = torch.randn(m, k, generator=g) * 3, torch.randn(k, n, generator=g), torch.randn(n, generator=g)
+        torch.testing.assert_close(mod.clamp_mlp(x, w, b), py["clamp_mlp"](x, w, b), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("name", ["n_no_bounds", "n_none_bounds", "n_tensor_bound", "n_out", "n_twice"])
+def test_left_to_eager(cmod, name):
+    mod, _ = cmod
+    py = mod.__kiln_python__
+    x = torch.from_numpy(salted((3, 4), 1))
+    args = {"n_tensor_bound": (x, torch.zeros(3, 4)), "n_out": (x, torch.empty(3, 4))}.get(name, (x,))
+    try:
+        want = py[name](*[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
+    except Exception as e:  # noqa: BLE001
+        with pytest.raises(type(e)) as got:
+            getattr(mod, name)(*args)
+        assert str(got.value) == str(e)
+        return
+    out = getattr(mod, name)(*args)
+    same(out, want, name)
+    if name == "n_out":
+        assert out is args[1]
