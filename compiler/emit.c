@@ -1210,8 +1210,9 @@ static Val ewise(E *e, KlEwise *w) {
     KlNode *o = w->op[k];
     const char *kind = !w->operand[k] ? "KR_EW_ACT" : kl_is_tensor(e->ctx, v[k].t) ? "KR_EW_TENSOR"
                        : v[k].t == KL_T_FLOAT ? "KR_EW_FLOAT" : "KR_EW_INT";
+    int swap = w->clamp[k] ? (w->clamp[k] == 'h' ? 1 : w->clamp[k] == 'L' ? 2 : 0) : w->swap[k]; /* KrEwStep.swap */
     line(e, "    {%s, %d, %d, %s},", tensor_op_enum[o->site->lowered.op], o->kind == KL_N_CALL ? call_line(o) : o->loc.line,
-         w->swap[k], kind);
+         swap, kind);
   }
   line(e, "  }};");
   line(e, "  const KrEwArg kl_ea[%d] = {", w->nsteps);

@@ -27,6 +27,13 @@ KlNode *kl_site_operand(KlNode *n, int k) {
   }
 }
 
+/* Operand k of a claimed call as its lowering counts them: the receiver, the
+ * positionals, then the keywords' values (clamp's bounds). */
+static KlNode *clamp_operand(KlNode *n, int k) {
+  int npos = (n->site->meta.kind == KL_SK_METHOD) + n->list.len;
+  return k < npos ? kl_site_operand(n, k) : n->kw.items[k - npos]->a;
+}
+
 static bool claimed(KlNode *n) { return n && n->site && n->site->outcome == KL_SITE_CLAIMED; }
 
 static int op_of(KlNode *n) { return claimed(n) ? (int)n->site->lowered.op : -1; }
@@ -266,19 +273,38 @@ static bool ew_leaf(KlCtx *ctx, KlFunc *f, KlNode *n) {
   return n->kind == KL_N_NAME && n->binding == KL_B_LOCAL && !n->maybe_unbound && kl_forwarded(f, n) == n;
 }
 
+/* A clamp whose bounds a chain may read out of Python's order (ew_leaf): its
+ * bounds' nodes (NULL: absent) in lo / hi. */
+static bool clamp_leaves(KlCtx *ctx, KlFunc *f, KlNode *n, KlNode **lo, KlNode **hi) {
+  const int *k = n->site->lowered.operands;
+  *lo = k[1] >= 0 ? clamp_operand(n, k[1]) : NULL;
+  *hi = k[2] >= 0 ? clamp_operand(n, k[2]) : NULL;
+  return (!*lo || ew_leaf(ctx, f, *lo)) && (!*hi || ew_leaf(ctx, f, *hi));
+}
+
 bool kl_plan_ewise(KlCtx *ctx, KlFunc *f, KlNode *root, KlEwise *out) {
   memset(out, 0, sizeof *out);
   KlNode *op[KL_EW_MAX], *operand[KL_EW_MAX];
   bool swap[KL_EW_MAX];
+  char clamp[KL_EW_MAX] = {0};
   int n = 0;
   KlNode *src = root, *cur = root; /* the node as written, and what it stands for */
   for (;;) {
     int o = op_of(cur);
     KlFusion fu;
-    bool ew = (is_unary_ew(o) || is_arith(o)) && kl_is_tensor(ctx, cur->type);
-    if (!ew || n == KL_EW_MAX || (cur != root && kl_plan_fusion(ctx, f, cur, &fu))) {
+    KlNode *lo = NULL, *hi = NULL;
+    bool is_clamp = o == KL_TOP_CLAMP && clamp_leaves(ctx, f, cur, &lo, &hi);
+    bool ew = (is_unary_ew(o) || is_arith(o) || is_clamp) && kl_is_tensor(ctx, cur->type);
+    if (!ew || n + 2 > KL_EW_MAX || (cur != root && kl_plan_fusion(ctx, f, cur, &fu))) {
       out->first = src; /* a GEMM chain, another op or any expression: evaluated on its own */
       break;
+    }
+    if (is_clamp) { /* its steps innermost first once reversed: max(lo, v), then min(hi, v) */
+      if (hi) op[n] = cur, operand[n] = hi, swap[n] = false, clamp[n++] = 'h';
+      if (lo) op[n] = cur, operand[n] = lo, swap[n] = false, clamp[n++] = hi ? 'L' : 'l';
+      src = kl_site_operand(cur, cur->site->lowered.operands[0]);
+      cur = kl_forwarded(f, src);
+      continue;
     }
     if (is_unary_ew(o)) {
       op[n] = cur, operand[n] = NULL, swap[n++] = false;
@@ -302,12 +328,13 @@ bool kl_plan_ewise(KlCtx *ctx, KlFunc *f, KlNode *root, KlEwise *out) {
     src = lx ? y : x;
     cur = kl_forwarded(f, src);
   }
-  if (n < 2) return false; /* one op runs as itself */
+  if (n < 2 || (n == 2 && clamp[0] == 'h' && clamp[1] == 'L')) return false; /* one op runs as itself */
   out->nsteps = n;
   for (int k = 0; k < n; k++) { /* innermost first */
     out->op[k] = op[n - 1 - k];
     out->operand[k] = operand[n - 1 - k];
     out->swap[k] = swap[n - 1 - k];
+    out->clamp[k] = clamp[n - 1 - k];
   }
   return kl_is_tensor(ctx, out->first->type);
 }

@@ -727,6 +727,8 @@ typedef struct KlEwise {
   KlNode *op[KL_EW_MAX];      /* each step's claimed site, innermost first */
   KlNode *operand[KL_EW_MAX]; /* its other operand (a bound local or a literal); NULL: an activation */
   bool swap[KL_EW_MAX];       /* the operand is written on the left */
+  char clamp[KL_EW_MAX];      /* a CLAMP site's steps (one per bound, the operand the bound): 'l' its
+                                 lower bound, 'L' its lower bound with its upper one next, 'h' its upper */
 } KlEwise;
 bool kl_plan_ewise(KlCtx *ctx, KlFunc *f, KlNode *root, KlEwise *out);
 

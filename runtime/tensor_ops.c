@@ -462,7 +462,13 @@ static KrTensor *ewise_one_by_one(const KrEwise *p, KrTensor *first, const KrEwA
   for (int k = 0; k < p->nsteps && v; k++) {
     const KrEwStep *st = &p->step[k];
     KrTensor *next;
-    if (st->kind == KR_EW_ACT) next = kr_tensor_op(st->op, v, NULL, NULL, file, st->line);
+    if (st->op == KR_OP_CLAMP) { /* one bound, or (swap 2) both: this step's and the next one's */
+      const KrEwArg *lo = st->swap != 1 ? &args[k] : NULL, *hi = st->swap == 1 ? &args[k] : NULL;
+      int lo_kind = lo ? st->kind : -1, hi_kind = hi ? st->kind : -1;
+      if (st->swap == 2 && k + 1 < p->nsteps) hi = &args[k + 1], hi_kind = p->step[++k].kind;
+      next = kr_tensor_clamp(v, lo_kind, lo ? lo->f : 0.0, lo ? lo->i : 0, hi_kind, hi ? hi->f : 0.0, hi ? hi->i : 0,
+                             file, st->line);
+    } else if (st->kind == KR_EW_ACT) next = kr_tensor_op(st->op, v, NULL, NULL, file, st->line);
     else if (st->kind == KR_EW_TENSOR)
       next = st->swap ? kr_tensor_op(st->op, args[k].t, v, NULL, file, st->line)
                       : kr_tensor_op(st->op, v, args[k].t, NULL, file, st->line);
@@ -500,9 +506,16 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
   for (int k = 0; k < p->nsteps; k++) {
     const KrEwStep *st = &p->step[k];
     bool act = kr_act_of(st->op, fw) != KK_ACT_NONE || st->op == KR_OP_NEG;
-    if (st->kind == KR_EW_ACT ? !act : !is_arith(st->op)) {
+    bool clamp = st->op == KR_OP_CLAMP && (st->kind == KR_EW_FLOAT || st->kind == KR_EW_INT);
+    if (st->kind == KR_EW_ACT ? !act : !is_arith(st->op) && !clamp) {
       PyErr_Format(PyExc_SystemError, "kiln: bad elementwise step %d (%s:%d)", st->op, file, st->line);
       return NULL;
+    }
+    /* a NaN bound or one past float32's range: the ops one by one (eager's NaNs and error) */
+    float bound;
+    if (clamp && ((st->kind == KR_EW_FLOAT && isnan(args[k].f)) || clamp_bound(st->kind, args[k].f, args[k].i, &bound) < 0)) {
+      PyErr_Clear();
+      return ewise_one_by_one(p, first, args, file);
     }
     if (st->kind != KR_EW_TENSOR) continue;
     const KrTensor *t = args[k].t;
@@ -528,6 +541,10 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
     if (st->kind == KR_EW_TENSOR) {
       frame_strides(args[k].t, M, N, &os0[k], &os1[k]);
       nan_b[k] = tensor_nan_b(st->op, fw, right_one[k]);
+    } else if (st->op == KR_OP_CLAMP) { /* max(lo, v) or min(hi, v): the bound is x86's first source */
+      (void)clamp_bound(st->kind, args[k].f, args[k].i, &sc[k]);
+      kop[k] = st->swap == 1 ? KK_BIN_MIN : KK_BIN_MAX;
+      scalar_a[k] = 1;
     } else if (st->kind != KR_EW_ACT) {
       sc[k] = scalar_f32(fw, args[k].f, args[k].i, st->kind == KR_EW_INT);
       kop[k] = scalar_plan(st->op, fw, st->swap, &scalar_a[k], &nan_b[k]);

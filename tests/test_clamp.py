@@ -4,6 +4,8 @@ for bit: eager computes min(hi, max(lo, x)) in x86's maxps / minps, so a NaN
 element and -0.0 pass as themselves; a NaN bound makes every element
 0x7fc00000; a finite float bound past float32's range raises eager's
 RuntimeError; an int bound is cast to float32 (a bool is 0 or 1)."""
+import re
+
 import numpy as np
 import pytest
 
@@ -94,6 +96,55 @@ def test_fused_head(cmod):
         g = torch.Generator().manual_seed(m * 100 + n)
         x, w, b = torch.randn(m, k, generator=g) * 3, torch.randn(k, n, generator=g), torch.randn(n, generator=g)
         torch.testing.assert_close(mod.clamp_mlp(x, w, b), py["clamp_mlp"](x, w, b), rtol=1e-5, atol=1e-4)
+
+
+CHAIN_BOUNDS = BOUNDS + [(NAN, 1.0), (0.0, NAN), (1e40, NAN), (NAN, 1e40), (1e40, 1.0), (0.0, -1e39)]
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 5), (2, 17), (7, 129), (0, 4)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_chains(cmod, shape):
+    """A clamp inside an elementwise chain is one or two steps of its one
+    pass; with a NaN bound or one past float32's range the chain runs op by
+    op, giving eager's NaNs and errors in eager's order (a NaN bound of a
+    clamp before the other bound's overflow; of two clamp sites, the first
+    one's first)."""
+    mod, _ = cmod
+    py = mod.__kiln_python__
+    for layout, x in layouts(salted(shape, 11)):
+        v = x[0] if shape[0] else x.reshape(-1)[:0]
+        for lo, hi in CHAIN_BOUNDS:
+            for name in ("chain_both", "chain_two_sites"):
+                try:
+                    want = py[name](x, lo, hi)
+                except RuntimeError as e:
+                    with pytest.raises(RuntimeError) as got:
+                        getattr(mod, name)(x, lo, hi)
+                    assert str(got.value) == str(e), (name, lo, hi)
+                    continue
+                same(getattr(mod, name)(x, lo, hi), want, (layout, name, lo, hi))
+        for i in (0, -1, 3, 2 ** 62):
+            same(mod.chain_min_only(v, i), py["chain_min_only"](v, i), (layout, "chain_min_only", i))
+
+
+def test_chains_are_one_pass():
+    import os
+    import subprocess
+    import sys
+    from tests.test_elementwise import HERE
+    c = subprocess.run([sys.executable, "-m", "kiln", "emit", str(HERE / "torch_programs" / "tp_clamp.py")],
+                       capture_output=True, text=True, check=True, timeout=120, env=dict(os.environ)).stdout
+
+    def body(name):
+        i = c.index(f"/* def {name} ")
+        return c[i:c.find("/* def ", i + 10)]
+    for name, steps in [("chain_both", 5), ("chain_two_sites", 3), ("chain_min_only", 3), ("clamp_chain", 5)]:
+        b = body(name)
+        assert b.count("kr->tensor_ewise(") == 1 and "kr->tensor_clamp(" not in b, name
+        assert b.count("{KR_OP_") == steps, (name, b)
+    # one clamp's two bounds are paired (swap 2, then 1); two clamp sites are not (0, then 1)
+    assert re.search(r"\{KR_OP_CLAMP, \d+, 2, KR_EW_FLOAT\},\s*\{KR_OP_CLAMP, \d+, 1, KR_EW_FLOAT\}", body("chain_both"))
+    assert re.search(r"\{KR_OP_CLAMP, \d+, 0, KR_EW_FLOAT\},\s*\{KR_OP_CLAMP, \d+, 1, KR_EW_FLOAT\}", body("chain_two_sites"))
+    assert body("clamp_kw").count("kr->tensor_clamp(") == 1  # a lone clamp: one call
 
 
 @pytest.mark.parametrize("name", ["n_no_bounds", "n_none_bounds", "n_tensor_bound", "n_out", "n_twice"])

@@ -173,14 +173,17 @@ typedef struct KrTensor {
 /* An elementwise chain the compiler fused (fuse.c kl_plan_ewise):
  *   v = first; then for each step: v = act(v), v = v op x or (swap) x op v,
  * x a tensor or a Python scalar (KrEwArg); op KR_OP_ADD/SUB/MUL/DIV or
- * KR_OP_RELU/SIGMOID/TANH/NEG/ABS/SQRT/SQUARE/EXP/SILU/LOG/RSQRT/RELU6/HARDTANH. One pass over the result, computed as the ops
+ * KR_OP_RELU/SIGMOID/TANH/NEG/ABS/SQRT/SQUARE/EXP/SILU/LOG/RSQRT/RELU6/HARDTANH, or a bound of
+ * KR_OP_CLAMP. One pass over the result, computed as the ops
  * one by one compute it (same roundings, NaNs and errors, each error naming
  * its op's line); no intermediate tensor. */
 #define KR_EW_MAX 16
 enum { KR_EW_ACT = 0, KR_EW_TENSOR, KR_EW_FLOAT, KR_EW_INT };
 typedef struct KrEwStep {
   int op, line;
-  int swap; /* the operand is the left one: x op v */
+  int swap; /* the operand is the left one: x op v. KR_OP_CLAMP (the operand its
+               bound): 0 max(lo, v), 1 min(hi, v), 2 max(lo, v) of a clamp whose
+               min(hi, v) is the next step (a NaN bound of either fills it with NaN) */
   int kind; /* KR_EW_ACT, or what the operand is */
 } KrEwStep;
 typedef struct KrEwise {

@@ -4572,6 +4572,14 @@ class TensorGen:
                 t = ".T" if spell < 0.35 else ".t()"
                 return f"({self.paren(v)} @ {w}{t} + {b})", (s[0], dout)
             return f"{f}({v}, {w}, {b})", (s[0], dout)
+        if len(s) == 1 and k <= 3 and self.spell.random() < 0.5:  # one sample: rank-1 linear / matmul (2026-12-04)
+            dout = self.dim()
+            self.mm += 1
+            if self.spell.random() < 0.5:
+                w, b = self.param("w", (dout, s[0])), self.param("b", (dout,))
+                return f"F.linear({v}, {w}, {b})", (dout,)
+            w = self.param("w", (s[0], dout))
+            return f"{self.paren(v)} @ {w}", (dout,)
         if len(s) == 2 and k <= 6:
             other = self.pick(2) if r.random() < 0.2 else None
             if other and self.vars[other][0] == s[1]:
@@ -4590,7 +4598,12 @@ class TensorGen:
                 form = self.spell.choice(["{x}.abs()", "torch.abs({v})", "{x}.square()", "{x} ** 2",
                                           "torch.sqrt({x}.abs())", "{x}.abs().sqrt()", "torch.exp({x}.tanh())",
                                           "F.silu({v})", "torch.nn.functional.silu({v})", "torch.log({x}.abs() + 1.0)",
-                                          "{x}.sigmoid().log()", "F.relu6({v})", "F.hardtanh({v})", "{x}.rsqrt()"])
+                                          "{x}.sigmoid().log()", "F.relu6({v})", "F.hardtanh({v})", "{x}.rsqrt()",
+                                          "{x}.clamp(-1.0, 1.0)", "torch.clamp({v}, min=0.0)", "{x}.clamp_max(0.5)",
+                                          "torch.clip({v}, -2, 2)", "{x}.clamp(min={s}, max=2.0)",
+                                          "({x} * 0.5).clamp(None, {s}) + 1.0"])
+                if "{s}" in form:
+                    form = form.replace("{s}", self.scalar_param("s", FLOAT))
                 return form.format(x=self.paren(v), v=v), s
             return f"{self.paren(v)}.{act}()", s
         if k <= 12:

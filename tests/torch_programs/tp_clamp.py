@@ -78,3 +78,15 @@ def n_out(x: TensorF32Cpu2D, o: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 def n_twice(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return x.clamp(0.0, min=1.0)  # eager's TypeError
+
+
+def chain_both(x: TensorF32Cpu2D, lo: float, hi: float) -> TensorF32Cpu2D:
+    return (x * 2.0 - 1.0).clamp(lo, hi) * 3.0
+
+
+def chain_two_sites(x: TensorF32Cpu2D, lo: float, hi: float) -> TensorF32Cpu2D:
+    return x.clamp_min(lo).clamp_max(hi) + 1.0
+
+
+def chain_min_only(x: TensorF32Cpu1D, lo: int) -> TensorF32Cpu1D:
+    return (x + 1).clamp(min=lo).abs()
