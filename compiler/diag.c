@@ -220,7 +220,8 @@ static const char *const code_explains[] = {
     [KL_KILN_TF_003] = EXPLAIN(
         "tf.add, tf.subtract, tf.multiply and tf.divide (and their tf.math names,\n"
         "tf.truediv) are native for two tensors of ranks 1+1, 2+2, 2+1 or 1+2 with\n"
-        "no keywords.",
+        "no keywords; tf.nn.bias_add for a rank-2 tensor and a rank-1 bias, no\n"
+        "keywords (data_format=, name=).",
         "    def f(a: TensorF32Cpu2D, b: TensorF32Cpu1D):\n"
         "        return tf.add(a, b, name=\"sum\")   # KILN-TF-003",
         "Write `tf.add(a, b)` (or `a + b`) with two kiln tensors and no keywords."),

@@ -1183,10 +1183,11 @@ static Val fused(E *e, KlFusion *fu) {
   KlNode *act = fu->act_node, *post = fu->post_node, *red = fu->reduce_node, *bias = fu->bias_node;
   KlNode *last = red ? red : post ? post : act ? act : bias ? bias : fu->base_node;
   Val r = temp(e, last->type);
-  line(e, "{ static const KrFused kl_fz = {%s, %d, %d, %d, %s, %d, %d, %d, %s, %d};", tensor_op_enum[fu->base],
+  line(e, "{ static const KrFused kl_fz = {%s, %d, %d, %d, %s, %d, %d, %d, %s, %d, %s, %s};", tensor_op_enum[fu->base],
        fu->base_node->loc.line, bias ? bias->loc.line : 0, fu->bias_first,
        act ? tensor_op_enum[act->site->lowered.op] : "-1", act ? act->loc.line : 0, post ? post->loc.line : 0,
-       fu->post_first, red ? tensor_op_code(e, red->site) : "-1", red ? red->loc.line : 0);
+       fu->post_first, red ? tensor_op_code(e, red->site) : "-1", red ? red->loc.line : 0,
+       tensor_op_enum[bias ? bias->site->lowered.op : KL_TOP_ADD], tensor_op_enum[post ? post->site->lowered.op : KL_TOP_ADD]);
   line(e, "  %s = (PyObject *)kr->tensor_fused(&kl_fz, %s, %s, %s, %s, %s, kl_file); }", r.s, arg[0], arg[1], arg[2],
        arg[3], arg[4]);
   for (int i = 0; i < 5; i++)

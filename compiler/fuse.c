@@ -194,6 +194,9 @@ static bool leaf_ok(KlNode *n) {
   return n->kind == KL_N_NAME ? n->binding == KL_B_LOCAL && !n->maybe_unbound : is_literal(n);
 }
 
+/* + of a row to a matrix: ADD, or tf.nn.bias_add's stricter BIAS_ADD (its row is its second operand). */
+static bool is_row_add(int op) { return op == KL_TOP_ADD || op == KL_TOP_BIAS_ADD; }
+
 /* A product a bias row can join: a matmul, or a linear without its own bias. */
 static bool unbiased_gemm(KlNode *n) {
   return op_of(n) == KL_TOP_MATMUL || (op_of(n) == KL_TOP_LINEAR && n->site->lowered.noperands == 2);
@@ -208,7 +211,7 @@ bool kl_plan_fusion(KlCtx *ctx, KlFunc *f, KlNode *root, KlFusion *out) {
     n = kl_forwarded(f, kl_site_operand(n, n->site->lowered.operands[0]));
     ops++;
   }
-  if (op_of(n) == KL_TOP_ADD) { /* act(...) + row, or row + act(...) */
+  if (is_row_add(op_of(n))) { /* act(...) + row, or row + act(...) */
     KlNode *x = kl_site_operand(n, 0), *y = kl_site_operand(n, 1);
     KlNode *fx = kl_forwarded(f, x), *fy = kl_forwarded(f, y);
     int rank_x = ctx->types[x->type].rank, rank_y = ctx->types[y->type].rank;
@@ -230,7 +233,7 @@ bool kl_plan_fusion(KlCtx *ctx, KlFunc *f, KlNode *root, KlFusion *out) {
     n = kl_forwarded(f, kl_site_operand(n, n->site->lowered.operands[0]));
     ops++;
   }
-  if (op_of(n) == KL_TOP_ADD) {
+  if (is_row_add(op_of(n))) {
     KlNode *x = kl_site_operand(n, 0), *y = kl_site_operand(n, 1);
     KlNode *fx = kl_forwarded(f, x), *fy = kl_forwarded(f, y);
     int rank_x = ctx->types[x->type].rank, rank_y = ctx->types[y->type].rank;

@@ -627,7 +627,8 @@ typedef struct KlSite {
   X(RSQRT, "rsqrt")         /* elementwise, as relu */ \
   X(COLSUM, "colsum") X(COLMEAN, "colmean") /* over dim 0 of a rank-2 tensor */ \
   X(RELU6, "relu6") X(HARDTANH, "hardtanh") /* elementwise, as relu */ \
-  X(CLAMP, "clamp")         /* min(hi, max(lo, a)): operands a, lo, hi (scalars; -1: absent) */
+  X(CLAMP, "clamp")         /* min(hi, max(lo, a)): operands a, lo, hi (scalars; -1: absent) */ \
+  X(BIAS_ADD, "bias_add")   /* a[M,N] + b[N] as ADD, b exactly N long (tf.nn.bias_add) */
 
 typedef enum {
 #define X(name, text) KL_TOP_##name,
@@ -708,10 +709,10 @@ KlSiteInfo *kl_decide_site(KlCtx *ctx, KlFunc *f, KlNode *n);
 typedef struct KlFusion {
   KlTensorOp base;          /* MATMUL or LINEAR */
   KlNode *base_node;
-  KlNode *bias_node;        /* the ADD whose other operand is a rank-1 row, or NULL */
+  KlNode *bias_node;        /* the ADD (or BIAS_ADD) whose other operand is a rank-1 row, or NULL */
   bool bias_first;          /* written bias + base(...) */
   KlNode *act_node;         /* RELU / SIGMOID / TANH, or NULL */
-  KlNode *post_node;        /* the ADD of a rank-1 row to act's result, or NULL */
+  KlNode *post_node;        /* the ADD (or BIAS_ADD) of a rank-1 row to act's result, or NULL */
   bool post_first;          /* written post + act(...) */
   KlNode *reduce_node;      /* ROWSUM / ROWMEAN, or NULL */
   KlNode *leaf[5];          /* base operands, the bias row, the post row; NULL when absent */

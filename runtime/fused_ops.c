@@ -29,9 +29,9 @@ static KrTensor *one_by_one(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor
     Py_INCREF(a);
     r = a;
   }
-  if (f->bias_line > 0 && step(&r, KR_OP_ADD, d, f->bias_first, file, f->bias_line) < 0) return NULL;
+  if (f->bias_line > 0 && step(&r, f->bias_op, d, f->bias_first, file, f->bias_line) < 0) return NULL;
   if (f->act >= 0 && step(&r, f->act, NULL, 0, file, f->act_line) < 0) return NULL;
-  if (f->post_line > 0 && step(&r, KR_OP_ADD, e, f->post_first, file, f->post_line) < 0) return NULL;
+  if (f->post_line > 0 && step(&r, f->post_op, e, f->post_first, file, f->post_line) < 0) return NULL;
   if (f->reduce >= 0 && step(&r, f->reduce, NULL, 0, file, f->reduce_line) < 0) return NULL;
   return r;
 }
@@ -69,12 +69,15 @@ KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *
   /* linear's own bias, else the row a bias node adds (F.linear(x, w) + b counts as x @ w.T + b) */
   KrTensor *row = f->base == KR_OP_LINEAR && c ? c : (f->bias_line > 0 ? d : NULL);
   if (f->base == KR_OP_LINEAR && c && f->bias_line > 0) return one_by_one(f, a, b, c, d, e, file); /* two biases */
+  /* a row that does not fit (or, for bias_add, is not exactly N long): the ops' own errors */
   if (row) {
-    if (row->shape[0] != N && row->shape[0] != 1) return one_by_one(f, a, b, c, d, e, file);
+    if ((row->shape[0] != N && row->shape[0] != 1) || (row == d && f->bias_op == KR_OP_BIAS_ADD && row->shape[0] != N))
+      return one_by_one(f, a, b, c, d, e, file);
     bias = row->data;
     bias_s = row->shape[0] == 1 ? 0 : row->strides[0];
   }
-  if (post && e->shape[0] != N && e->shape[0] != 1) return one_by_one(f, a, b, c, d, e, file);
+  if (post && ((e->shape[0] != N && e->shape[0] != 1) || (f->post_op == KR_OP_BIAS_ADD && e->shape[0] != N)))
+    return one_by_one(f, a, b, c, d, e, file);
   /* Where an added row and the product are both NaN, the framework's +
    * decides whose NaN comes out (torch: the right operand's, TF: the left
    * one's); a fused kernel's add does not, so a row holding a NaN is added

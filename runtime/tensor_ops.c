@@ -16,7 +16,8 @@
 static const char *const op_names[KR_NUM_OPS] = {"matmul", "linear", "add", "relu", "sigmoid", "tanh", "sum", "mean",
                                                  "sub", "mul", "div", "softmax", "neg", "abs", "sqrt", "square",
                                                  "exp", "silu", "log", "log_softmax", "rsqrt", "sum",
-                                                 "mean", "relu6", "hardtanh", "clamp"};
+                                                 "mean", "relu6", "hardtanh", "clamp",
+                                                 "bias_add"};
 
 static bool is_arith(int op) { return op == KR_OP_ADD || op == KR_OP_SUB || op == KR_OP_MUL || op == KR_OP_DIV; }
 
@@ -159,7 +160,7 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     PyErr_Format(PyExc_SystemError, "kiln: bad tensor op %d (%s:%d)", op, file, line);
     return NULL;
   }
-  int binary = op == KR_OP_MATMUL || op == KR_OP_LINEAR || is_arith(op);
+  int binary = op == KR_OP_MATMUL || op == KR_OP_LINEAR || is_arith(op) || op == KR_OP_BIAS_ADD;
   if (binary && !b) {
     PyErr_Format(PyExc_SystemError, "kiln: %s: missing operand (%s:%d)", op_names[op], file, line);
     return NULL;
@@ -238,6 +239,10 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     kr_kernel_leave(ks);
     return r;
   }
+  case KR_OP_BIAS_ADD: /* TF's BiasAdd: a row exactly as long as a's rows, then a + b */
+    if (a->rank != 2 || b->rank != 1 || b->shape[0] != a->shape[1]) return shape_error(op, a, b, NULL, file, line);
+    op = KR_OP_ADD;
+    /* fall through */
   case KR_OP_ADD:
   case KR_OP_SUB:
   case KR_OP_MUL:

@@ -364,6 +364,40 @@ def test_tf_keepdims_reductions(tfmod, shape):
     assert body.count("kr->tensor_fused(") == 1 and "KR_OP_ROWMEAN | KR_OP_KEEPDIM" in body
 
 
+@pytest.mark.parametrize("shape", [(1, 1), (3, 5), (2, 17), (7, 129), (0, 4), (4, 0)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_tf_bias_add(tfmod, shape):
+    """tf.nn.bias_add(x, b) is TF's x + b, bit for bit (x's NaN where both
+    are NaN); a matmul, bias_add, relu and row mean are one fused call."""
+    import tensorflow as tf
+    mod, report = tfmod
+    py = mod.__kiln_python__
+    assert "kiln-tensorflow/bias-add-f32-cpu-2d" in {s["rule"] for f in report["functions"] for s in f["sites"]}
+    x, b = tf.constant(salted(shape, 61)), tf.constant(salted((shape[1],), 62))
+    got, exp = mod.bias_add(x, b).numpy(), py["bias_add"](x, b).numpy()
+    assert got.shape == exp.shape and (bits(got) == bits(exp)).all()
+    rng = np.random.default_rng(shape[0] + shape[1])
+    w = tf.constant(rng.standard_normal((shape[1], 9)).astype(np.float32))
+    b9 = tf.constant(rng.standard_normal(9).astype(np.float32))
+    xs = tf.constant(rng.standard_normal(shape).astype(np.float32))
+    np.testing.assert_allclose(mod.bias_add_head(xs, w, b9).numpy(), py["bias_add_head"](xs, w, b9).numpy(),
+                               rtol=1e-5, atol=1e-4)
+    c = subprocess.run([sys.executable, "-m", "kiln", "emit", str(HERE / "tf_programs" / "tf_math.py")],
+                       capture_output=True, text=True, check=True, timeout=120).stdout
+    i = c.index("/* def bias_add_head ")
+    body = c[i:c.find("/* def ", i + 10)]
+    assert body.count("kr->tensor_fused(") == 1 and "kr->tensor_op(" not in body
+    # TF's BiasAdd takes a row exactly as long as x's rows (no broadcasting), fused or not
+    for xs, bs in [((2, 3), (4,)), ((2, 3), (1,)), ((2, 1), (3,))]:
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            py["bias_add"](tf.ones(xs), tf.ones(bs))
+        shapes = rf"\[{xs[0]}, {xs[1]}\] and \[{bs[0]}\]"
+        with pytest.raises(RuntimeError, match=rf"kiln: bias_add: incompatible shapes {shapes} \(.*tf_math.py:\d+\)"):
+            mod.bias_add(tf.ones(xs), tf.ones(bs))
+        if xs[1] == 3:
+            with pytest.raises(RuntimeError, match=rf"kiln: bias_add: incompatible shapes \[2, 9\] and \[{bs[0]}\]"):
+                mod.bias_add_head(tf.ones((2, 3)), tf.ones((3, 9)), tf.ones(bs))
+
+
 def test_tf_fused_and_rejected(tfmod):
     import tensorflow as tf
     mod, _ = tfmod

@@ -1,6 +1,6 @@
 /* plugins/tensorflow.c — the TensorFlow surface: tf.matmul / tf.linalg.matmul
  * (and @), tf.nn.relu, tf.nn.sigmoid, tf.nn.tanh, tf.negative (and -x), tf.abs, tf.sqrt,
- * tf.square, tf.exp, tf.math.log, tf.add / tf.subtract /
+ * tf.square, tf.exp, tf.math.log, tf.nn.bias_add, tf.add / tf.subtract /
  * tf.multiply / tf.divide between tensors, the operators + - * / between
  * tensors or a tensor and an int/float/bool, and
  * tf.reduce_mean(x, axis=1) (keepdims or not) on float32 CPU:0 EagerTensors of rank 1 and 2.
@@ -28,6 +28,7 @@ static const char *const matmul_names[] = {"tensorflow.matmul", "tensorflow.lina
 static const char *const relu_names[] = {"tensorflow.nn.relu", NULL};
 static const char *const sigmoid_names[] = {"tensorflow.nn.sigmoid", "tensorflow.sigmoid", "tensorflow.math.sigmoid", NULL};
 static const char *const add_names[] = {"tensorflow.add", "tensorflow.math.add", NULL};
+static const char *const bias_add_names[] = {"tensorflow.nn.bias_add", NULL};
 static const char *const sub_names[] = {"tensorflow.subtract", "tensorflow.math.subtract", NULL};
 static const char *const mul_names[] = {"tensorflow.multiply", "tensorflow.math.multiply", NULL};
 static const char *const div_names[] = {"tensorflow.divide", "tensorflow.math.divide", "tensorflow.truediv",
@@ -99,12 +100,12 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
                    : is_any(t, log_names) ? "log" : NULL;
   bool known = math || is_any(t, matmul_names) || is_any(t, relu_names) || is_any(t, sigmoid_names) ||
                is_any(t, tanh_names) || is_any(t, neg_names) || is_any(t, add_names) || is_any(t, mean_names) ||
-               is_any(t, sum_names) || arith;
+               is_any(t, sum_names) || is_any(t, bias_add_names) || arith;
   if (!known) return pu_not_covered();
   if (untyped_operands(s, tids)) return pu_not_covered();
   /* the tensor operands only: an extra argument (`tf.nn.relu(x, "name")`)
    * gets the op's own message below */
-  const int operands = is_any(t, matmul_names) || is_any(t, add_names) || arith ? 2 : 1;
+  const int operands = is_any(t, matmul_names) || is_any(t, add_names) || is_any(t, bias_add_names) || arith ? 2 : 1;
   for (int i = 0; i < s->nargs && i < operands; i++)
     if (!pu_rank(s->args[i], tids))
       return pu_rejected(KL_KILN_TF_010, "an operand is not a kiln-tensorflow tensor (a Python scalar or another framework's tensor); pass only TensorF32Cpu1D/TensorF32Cpu2D operands");
@@ -159,6 +160,11 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
     return relu ? pu_rejected(KL_KILN_TF_002, "tf.nn.relu is native only with one tensor; write `tf.nn.relu(x)` with x rank 1 or 2 and no keywords")
                 : pu_rejected(KL_KILN_TF_005, "tf.nn.sigmoid is native only with one tensor; write `tf.nn.sigmoid(x)` with x rank 1 or 2 and no keywords");
   }
+  if (is_any(t, bias_add_names)) { /* x + b, the row added to every row (TF's add, NaNs included) */
+    if (s->nargs == 2 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2 && pu_rank(s->args[1], tids) == 1)
+      return pu_claimed("kiln-tensorflow/bias-add-f32-cpu-2d", tids[T2]);
+    return pu_rejected(KL_KILN_TF_003, "tf.nn.bias_add is native only for a rank-2 tensor and a rank-1 bias without keywords; write `tf.nn.bias_add(x, b)`");
+  }
   if (is_any(t, add_names)) {
     int ra = s->nargs == 2 ? pu_rank(s->args[0], tids) : 0, rb = s->nargs == 2 ? pu_rank(s->args[1], tids) : 0;
     if (s->nkw == 0 && add_ranks_ok(ra, rb))
@@ -198,6 +204,7 @@ static bool tf_lower(const KlSite *s, const KlClaim *c, const KlType *tids, KlLo
   if (again.kind != KL_CLAIM_CLAIMED || !pu_eq(again.rule, c->rule) || again.result != c->result) return false;
   const char *r = c->rule;
   if (strstr(r, "/matmul-transpose-b-")) *out = pu_op(KL_TOP_LINEAR, 2, c->result); /* a @ b.T */
+  else if (strstr(r, "/bias-add-")) *out = pu_op(KL_TOP_BIAS_ADD, 2, c->result);
   else if (strstr(r, "/matmul-")) *out = pu_op(KL_TOP_MATMUL, 2, c->result);
   else if (strstr(r, "/add-")) *out = pu_op(KL_TOP_ADD, 2, c->result);
   else if (strstr(r, "/sub-") || strstr(r, "/subtract-")) *out = pu_op(KL_TOP_SUB, 2, c->result);
@@ -224,6 +231,7 @@ static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/matmul-f32-cpu-2d", "tf.matmul / tf.linalg.matmul(a, b) ranks 2,2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/matmul-transpose-b-f32-cpu-2d", "tf.matmul / tf.linalg.matmul(a, b, transpose_b=True) ranks 2,2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/matmul-binop-f32-cpu-2d", "a @ b ranks 2,2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/bias-add-f32-cpu-2d", "tf.nn.bias_add(x, b) ranks 2, 1", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/relu-f32-cpu-1d", "tf.nn.relu(x) rank 1", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/relu-f32-cpu-2d", "tf.nn.relu(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/sigmoid-f32-cpu-1d", "tf.nn.sigmoid(x) rank 1", "claimed", KL_NUM_CODES, true},

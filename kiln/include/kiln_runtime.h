@@ -16,7 +16,7 @@
 #include <stdbool.h>
 
 /* 17: tensor ops abs/sqrt/square/exp/silu/log/log_softmax/rsqrt/colsum/colmean/relu6/hardtanh
- * 18: KR_OP_KEEPDIM, tensor_clamp */
+ * 18: KR_OP_KEEPDIM, tensor_clamp, KR_OP_CLAMP, KR_OP_BIAS_ADD, KrFused.bias_op/post_op */
 #define KR_ABI_VERSION 18
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
@@ -40,6 +40,7 @@ enum {
   KR_OP_COLSUM, KR_OP_COLMEAN,      /* sum / mean over dim 0 of a rank-2 a */
   KR_OP_RELU6, KR_OP_HARDTANH,      /* a clamped to [0, 6], [-1, 1] */
   KR_OP_CLAMP,                      /* a clamped to scalar bounds: through tensor_clamp */
+  KR_OP_BIAS_ADD,                   /* a[M,N] + b[N] (KR_OP_ADD), b exactly N long: tf.nn.bias_add */
   KR_NUM_OPS
 };
 /* OR'd into a reduction (KR_OP_ROWSUM/ROWMEAN/COLSUM/COLMEAN, tensor_op or
@@ -139,7 +140,8 @@ static inline int kr_sum_float(KrSum *s, double x) {
  * d, when bias_line > 0: a rank-1 row added to a matmul/linear result;
  * act: KR_OP_RELU / SIGMOID / TANH or -1;
  * e, when post_line > 0 (only after an act): a rank-1 row added to act's result;
- * reduce: KR_OP_ROWSUM / ROWMEAN (with KR_OP_KEEPDIM or not) or -1.
+ * reduce: KR_OP_ROWSUM / ROWMEAN (with KR_OP_KEEPDIM or not) or -1;
+ * bias_op, post_op: KR_OP_ADD, or KR_OP_BIAS_ADD (the row exactly N long).
  * Each part keeps the .py line of the op it came from, so a shape error
  * names the same op and line as the unfused code would. */
 typedef struct KrFused {
@@ -148,6 +150,7 @@ typedef struct KrFused {
   int act, act_line;
   int post_line, post_first; /* post_first: written `e + act(...)` */
   int reduce, reduce_line;
+  int bias_op, post_op;
 } KrFused;
 
 /* kiln-owned storage: 64-byte aligned, reference counted without the GIL

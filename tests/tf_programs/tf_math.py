@@ -83,5 +83,13 @@ def pool_keep(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> Tensor
     return tf.math.reduce_mean(tf.nn.relu(tf.matmul(x, w) + b), axis=1, keepdims=True)
 
 
+def bias_add(x: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return tf.nn.bias_add(x, b)
+
+
+def bias_add_head(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return tf.reduce_mean(tf.nn.relu(tf.nn.bias_add(tf.matmul(x, w), b)), axis=1)
+
+
 def exp_kw(x: TensorF32Cpu2D):
     return tf.exp(x, name="e")  # KILN-TF-005: eager TensorFlow

@@ -102,3 +102,7 @@ def mean_kw_operand(x: TensorF32Cpu2D):
 
 def relu_positional_name(x: TensorF32Cpu2D):
     return tf.nn.relu(x, "r")
+
+
+def bias_add_kw(x: TensorF32Cpu2D, b: TensorF32Cpu1D):
+    return tf.nn.bias_add(x, b, data_format="NHWC")
