@@ -298,7 +298,8 @@ bool kl_plan_ewise(KlCtx *ctx, KlFunc *f, KlNode *root, KlEwise *out) {
     KlNode *lo = NULL, *hi = NULL;
     bool is_clamp = o == KL_TOP_CLAMP && clamp_leaves(ctx, f, cur, &lo, &hi);
     bool ew = (is_unary_ew(o) || is_arith(o) || is_clamp) && kl_is_tensor(ctx, cur->type);
-    if (!ew || n + 2 > KL_EW_MAX || (cur != root && kl_plan_fusion(ctx, f, cur, &fu))) {
+    int need = is_clamp ? (lo != NULL) + (hi != NULL) : 1; /* steps this op takes */
+    if (!ew || n + need > KL_EW_MAX || (cur != root && kl_plan_fusion(ctx, f, cur, &fu))) {
       out->first = src; /* a GEMM chain, another op or any expression: evaluated on its own */
       break;
     }
