@@ -507,8 +507,8 @@ static Val clamp_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
     bound[b] = ops[i].t == KL_T_FLOAT ? kl_fmt(e->ctx, "KR_EW_FLOAT, %s, 0", ops[i].s)
                                       : kl_fmt(e->ctx, "KR_EW_INT, 0.0, (int64_t)(%s)", ops[i].s);
   }
-  line(e, "%s = (PyObject *)kr->tensor_clamp((KrTensor *)%s, %s, %s, kl_file, %d);", r.s, ops[k[0]].s, bound[0],
-       bound[1], L);
+  line(e, "%s = (PyObject *)kr->tensor_clamp((KrTensor *)%s, %d, %s, %s, kl_file, %d);", r.s, ops[k[0]].s,
+       s->lowered.op == KL_TOP_CLAMP_ORDERED, bound[0], bound[1], L);
   for (int i = 0; i < nops; i++) release(e, ops[i]);
   fail_if(e, L, "!%s", r.s);
   return r;
@@ -517,7 +517,7 @@ static Val clamp_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
 /* A claimed site: operands (receiver first) are native tensors, but for one
  * native scalar meeting a tensor in + - * /. */
 static Val tensor_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
-  if (s->lowered.op == KL_TOP_CLAMP) return clamp_op(e, s, ops, nops, L);
+  if (s->lowered.op == KL_TOP_CLAMP || s->lowered.op == KL_TOP_CLAMP_ORDERED) return clamp_op(e, s, ops, nops, L);
   Val r = temp(e, s->lowered.result);
   if (s->lowered.noperands == 2 && nops == 2 && kl_is_scalar(ops[0].t) != kl_is_scalar(ops[1].t)) {
     bool left = kl_is_scalar(ops[0].t);
@@ -1211,7 +1211,8 @@ static Val ewise(E *e, KlEwise *w) {
     KlNode *o = w->op[k];
     const char *kind = !w->operand[k] ? "KR_EW_ACT" : kl_is_tensor(e->ctx, v[k].t) ? "KR_EW_TENSOR"
                        : v[k].t == KL_T_FLOAT ? "KR_EW_FLOAT" : "KR_EW_INT";
-    int swap = w->clamp[k] ? (w->clamp[k] == 'h' ? 1 : w->clamp[k] == 'L' ? 2 : 0) : w->swap[k]; /* KrEwStep.swap */
+    const char *c = w->clamp[k] ? strchr("lhLO", w->clamp[k]) : NULL;
+    int swap = c ? (int)(c - "lhLO") : w->swap[k]; /* KrEwStep.swap */
     line(e, "    {%s, %d, %d, %s},", tensor_op_enum[o->site->lowered.op], o->kind == KL_N_CALL ? call_line(o) : o->loc.line,
          swap, kind);
   }

@@ -296,7 +296,7 @@ bool kl_plan_ewise(KlCtx *ctx, KlFunc *f, KlNode *root, KlEwise *out) {
     int o = op_of(cur);
     KlFusion fu;
     KlNode *lo = NULL, *hi = NULL;
-    bool is_clamp = o == KL_TOP_CLAMP && clamp_leaves(ctx, f, cur, &lo, &hi);
+    bool is_clamp = (o == KL_TOP_CLAMP || o == KL_TOP_CLAMP_ORDERED) && clamp_leaves(ctx, f, cur, &lo, &hi);
     bool ew = (is_unary_ew(o) || is_arith(o) || is_clamp) && kl_is_tensor(ctx, cur->type);
     int need = is_clamp ? (lo != NULL) + (hi != NULL) : 1; /* steps this op takes */
     if (!ew || n + need > KL_EW_MAX || (cur != root && kl_plan_fusion(ctx, f, cur, &fu))) {
@@ -305,7 +305,7 @@ bool kl_plan_ewise(KlCtx *ctx, KlFunc *f, KlNode *root, KlEwise *out) {
     }
     if (is_clamp) { /* its steps innermost first once reversed: max(lo, v), then min(hi, v) */
       if (hi) op[n] = cur, operand[n] = hi, swap[n] = false, clamp[n++] = 'h';
-      if (lo) op[n] = cur, operand[n] = lo, swap[n] = false, clamp[n++] = hi ? 'L' : 'l';
+      if (lo) op[n] = cur, operand[n] = lo, swap[n] = false, clamp[n++] = !hi ? 'l' : o == KL_TOP_CLAMP ? 'L' : 'O';
       src = kl_site_operand(cur, cur->site->lowered.operands[0]);
       cur = kl_forwarded(f, src);
       continue;
@@ -332,7 +332,7 @@ bool kl_plan_ewise(KlCtx *ctx, KlFunc *f, KlNode *root, KlEwise *out) {
     src = lx ? y : x;
     cur = kl_forwarded(f, src);
   }
-  if (n < 2 || (n == 2 && clamp[0] == 'h' && clamp[1] == 'L')) return false; /* one op runs as itself */
+  if (n < 2 || (n == 2 && (clamp[1] == 'L' || clamp[1] == 'O'))) return false; /* one op (one clamp's two bounds) runs as itself */
   out->nsteps = n;
   for (int k = 0; k < n; k++) { /* innermost first */
     out->op[k] = op[n - 1 - k];

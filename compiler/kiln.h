@@ -628,6 +628,7 @@ typedef struct KlSite {
   X(COLSUM, "colsum") X(COLMEAN, "colmean") /* over dim 0 of a rank-2 tensor */ \
   X(RELU6, "relu6") X(HARDTANH, "hardtanh") /* elementwise, as relu */ \
   X(CLAMP, "clamp")         /* min(hi, max(lo, a)): operands a, lo, hi (scalars; -1: absent) */ \
+  X(CLAMP_ORDERED, "clamp_ordered") /* CLAMP, both bounds, lo > hi a ValueError first (F.hardtanh) */ \
   X(BIAS_ADD, "bias_add")   /* a[M,N] + b[N] as ADD, b exactly N long (tf.nn.bias_add) */
 
 typedef enum {
@@ -729,7 +730,8 @@ typedef struct KlEwise {
   KlNode *operand[KL_EW_MAX]; /* its other operand (a bound local or a literal); NULL: an activation */
   bool swap[KL_EW_MAX];       /* the operand is written on the left */
   char clamp[KL_EW_MAX];      /* a CLAMP site's steps (one per bound, the operand the bound): 'l' its
-                                 lower bound, 'L' its lower bound with its upper one next, 'h' its upper */
+                                 lower bound, 'L' its lower bound with its upper one next ('O': of a
+                                 CLAMP_ORDERED), 'h' its upper */
 } KlEwise;
 bool kl_plan_ewise(KlCtx *ctx, KlFunc *f, KlNode *root, KlEwise *out);
 

@@ -1855,7 +1855,7 @@ static int kr_float_to_int(double a, int64_t *out, const char *file, int line) {
   return 0;
 }
 
-static int kr_int_float_cmp(int64_t a, double b) {
+int kr_int_float_cmp(int64_t a, double b) {
   if (isnan(b)) return 2;
   if (b >= 9223372036854775808.0) return -1;
   if (b < -9223372036854775808.0) return 1;

@@ -40,8 +40,10 @@ int kr_act_of(int op, int fw); /* a kk_act for KR_OP_RELU/SIGMOID/TANH in framew
 KrTensor *kr_tensor_scalar_op(int op, KrTensor *t, double f, int64_t i, int is_int, int scalar_left, const char *file,
                               int line);
 KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args, const char *file);
-KrTensor *kr_tensor_clamp(KrTensor *t, int lo_kind, double lo_f, int64_t lo_i, int hi_kind, double hi_f, int64_t hi_i,
-                          const char *file, int line);
+KrTensor *kr_tensor_clamp(KrTensor *t, int ordered, int lo_kind, double lo_f, int64_t lo_i, int hi_kind, double hi_f,
+                          int64_t hi_i, const char *file, int line);
+/* a vs b exactly, as Python compares an int and a float: -1, 0, 1, or 2 (b is NaN) */
+int kr_int_float_cmp(int64_t a, double b);
 KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *c, KrTensor *d, KrTensor *e,
                           const char *file);
 

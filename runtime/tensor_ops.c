@@ -17,7 +17,7 @@ static const char *const op_names[KR_NUM_OPS] = {"matmul", "linear", "add", "rel
                                                  "sub", "mul", "div", "softmax", "neg", "abs", "sqrt", "square",
                                                  "exp", "silu", "log", "log_softmax", "rsqrt", "sum",
                                                  "mean", "relu6", "hardtanh", "clamp",
-                                                 "bias_add"};
+                                                 "hardtanh", "bias_add"};
 
 static bool is_arith(int op) { return op == KR_OP_ADD || op == KR_OP_SUB || op == KR_OP_MUL || op == KR_OP_DIV; }
 
@@ -419,11 +419,23 @@ static int clamp_bound(int kind, double f, int64_t i, float *out) {
   return 0;
 }
 
-KrTensor *kr_tensor_clamp(KrTensor *t, int lo_kind, double lo_f, int64_t lo_i, int hi_kind, double hi_f, int64_t hi_i,
-                          const char *file, int line) {
+/* lo > hi as Python compares two numbers (a NaN: false). */
+static bool bound_above(int lo_kind, double lo_f, int64_t lo_i, int hi_kind, double hi_f, int64_t hi_i) {
+  if (lo_kind == KR_EW_INT && hi_kind == KR_EW_INT) return lo_i > hi_i;
+  if (lo_kind == KR_EW_INT) return kr_int_float_cmp(lo_i, hi_f) == 1;
+  if (hi_kind == KR_EW_INT) return kr_int_float_cmp(hi_i, lo_f) == -1;
+  return lo_f > hi_f;
+}
+
+KrTensor *kr_tensor_clamp(KrTensor *t, int ordered, int lo_kind, double lo_f, int64_t lo_i, int hi_kind, double hi_f,
+                          int64_t hi_i, const char *file, int line) {
   const bool has_lo = lo_kind >= 0, has_hi = hi_kind >= 0;
-  if (!t || (!has_lo && !has_hi)) {
+  if (!t || (!has_lo && !has_hi) || (ordered && (!has_lo || !has_hi))) {
     PyErr_Format(PyExc_SystemError, "kiln: clamp without bounds (%s:%d)", file, line);
+    return NULL;
+  }
+  if (ordered && bound_above(lo_kind, lo_f, lo_i, hi_kind, hi_f, hi_i)) { /* F.hardtanh's own check */
+    PyErr_SetString(PyExc_ValueError, "min_val cannot be greater than max_val");
     return NULL;
   }
   const int fw = t->framework;
@@ -467,12 +479,12 @@ static KrTensor *ewise_one_by_one(const KrEwise *p, KrTensor *first, const KrEwA
   for (int k = 0; k < p->nsteps && v; k++) {
     const KrEwStep *st = &p->step[k];
     KrTensor *next;
-    if (st->op == KR_OP_CLAMP) { /* one bound, or (swap 2) both: this step's and the next one's */
+    if (st->op == KR_OP_CLAMP || st->op == KR_OP_CLAMP_ORDERED) { /* one bound, or (swap 2, 3) both */
       const KrEwArg *lo = st->swap != 1 ? &args[k] : NULL, *hi = st->swap == 1 ? &args[k] : NULL;
-      int lo_kind = lo ? st->kind : -1, hi_kind = hi ? st->kind : -1;
-      if (st->swap == 2 && k + 1 < p->nsteps) hi = &args[k + 1], hi_kind = p->step[++k].kind;
-      next = kr_tensor_clamp(v, lo_kind, lo ? lo->f : 0.0, lo ? lo->i : 0, hi_kind, hi ? hi->f : 0.0, hi ? hi->i : 0,
-                             file, st->line);
+      int lo_kind = lo ? st->kind : -1, hi_kind = hi ? st->kind : -1, ordered = st->op == KR_OP_CLAMP_ORDERED;
+      if (st->swap >= 2 && k + 1 < p->nsteps) hi = &args[k + 1], hi_kind = p->step[++k].kind;
+      next = kr_tensor_clamp(v, ordered, lo_kind, lo ? lo->f : 0.0, lo ? lo->i : 0, hi_kind, hi ? hi->f : 0.0,
+                             hi ? hi->i : 0, file, st->line);
     } else if (st->kind == KR_EW_ACT) next = kr_tensor_op(st->op, v, NULL, NULL, file, st->line);
     else if (st->kind == KR_EW_TENSOR)
       next = st->swap ? kr_tensor_op(st->op, args[k].t, v, NULL, file, st->line)
@@ -511,7 +523,8 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
   for (int k = 0; k < p->nsteps; k++) {
     const KrEwStep *st = &p->step[k];
     bool act = kr_act_of(st->op, fw) != KK_ACT_NONE || st->op == KR_OP_NEG;
-    bool clamp = st->op == KR_OP_CLAMP && (st->kind == KR_EW_FLOAT || st->kind == KR_EW_INT);
+    bool clamp = (st->op == KR_OP_CLAMP || st->op == KR_OP_CLAMP_ORDERED) &&
+                 (st->kind == KR_EW_FLOAT || st->kind == KR_EW_INT);
     if (st->kind == KR_EW_ACT ? !act : !is_arith(st->op) && !clamp) {
       PyErr_Format(PyExc_SystemError, "kiln: bad elementwise step %d (%s:%d)", st->op, file, st->line);
       return NULL;
@@ -522,6 +535,10 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
       PyErr_Clear();
       return ewise_one_by_one(p, first, args, file);
     }
+    /* an ordered pair (F.hardtanh) whose lo > hi: its ValueError, in order */
+    if (clamp && st->swap == 3 && k + 1 < p->nsteps &&
+        bound_above(st->kind, args[k].f, args[k].i, p->step[k + 1].kind, args[k + 1].f, args[k + 1].i))
+      return ewise_one_by_one(p, first, args, file);
     if (st->kind != KR_EW_TENSOR) continue;
     const KrTensor *t = args[k].t;
     Mat x = as_mat(t);
@@ -546,7 +563,7 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
     if (st->kind == KR_EW_TENSOR) {
       frame_strides(args[k].t, M, N, &os0[k], &os1[k]);
       nan_b[k] = tensor_nan_b(st->op, fw, right_one[k]);
-    } else if (st->op == KR_OP_CLAMP) { /* max(lo, v) or min(hi, v): the bound is x86's first source */
+    } else if (st->op == KR_OP_CLAMP || st->op == KR_OP_CLAMP_ORDERED) { /* max(lo, v) or min(hi, v): the bound is x86's first source */
       (void)clamp_bound(st->kind, args[k].f, args[k].i, &sc[k]);
       kop[k] = st->swap == 1 ? KK_BIN_MIN : KK_BIN_MAX;
       scalar_a[k] = 1;

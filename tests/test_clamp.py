@@ -29,7 +29,8 @@ def test_sites_claimed(cmod):
     for f in report["functions"]:
         assert f["status"] == "native", (f["name"], f["reason"])
         outcomes = [s["outcome"] for s in f["sites"] if s["target"] in
-                    ("torch.clamp", "clamp", "clamp_min", "torch.clamp_min", "torch.clamp_max", "torch.clip", "clip")]
+                    ("torch.clamp", "clamp", "clamp_min", "torch.clamp_min", "torch.clamp_max", "torch.clip", "clip",
+                     "torch.nn.functional.hardtanh")]
         assert outcomes, f["name"]
         assert all(o == ("not-covered" if f["name"].startswith("n_") else "claimed") for o in outcomes), (f["name"], f["sites"])
 
@@ -137,14 +138,49 @@ def test_chains_are_one_pass():
     def body(name):
         i = c.index(f"/* def {name} ")
         return c[i:c.find("/* def ", i + 10)]
-    for name, steps in [("chain_both", 5), ("chain_two_sites", 3), ("chain_min_only", 3), ("clamp_chain", 5)]:
+    for name, steps in [("chain_both", 5), ("chain_two_sites", 3), ("chain_min_only", 3), ("clamp_chain", 5),
+                        ("hardtanh_chain", 4)]:
         b = body(name)
         assert b.count("kr->tensor_ewise(") == 1 and "kr->tensor_clamp(" not in b, name
         assert b.count("{KR_OP_") == steps, (name, b)
     # one clamp's two bounds are paired (swap 2, then 1); two clamp sites are not (0, then 1)
     assert re.search(r"\{KR_OP_CLAMP, \d+, 2, KR_EW_FLOAT\},\s*\{KR_OP_CLAMP, \d+, 1, KR_EW_FLOAT\}", body("chain_both"))
     assert re.search(r"\{KR_OP_CLAMP, \d+, 0, KR_EW_FLOAT\},\s*\{KR_OP_CLAMP, \d+, 1, KR_EW_FLOAT\}", body("chain_two_sites"))
+    assert re.search(r"\{KR_OP_CLAMP_ORDERED, \d+, 3, KR_EW_FLOAT\},\s*\{KR_OP_CLAMP_ORDERED, \d+, 1, KR_EW_FLOAT\}",
+                     body("hardtanh_chain"))
     assert body("clamp_kw").count("kr->tensor_clamp(") == 1  # a lone clamp: one call
+    assert body("hardtanh_b").count("kr->tensor_clamp((KrTensor *)lv_0, 1, ") == 1  # ordered
+
+
+def test_hardtanh_with_bounds(cmod):
+    """F.hardtanh(x, min_val, max_val) is clamp after F.hardtanh's own check:
+    min_val > max_val (as Python compares them) raises its ValueError first,
+    alone or in a chain; a NaN bound passes that check and fills NaN."""
+    mod, report = cmod
+    py = mod.__kiln_python__
+    rules = {s["rule"] for f in report["functions"] for s in f["sites"]}
+    assert {"kiln-torch/function-hardtanh-bounds-f32-cpu-1d", "kiln-torch/function-hardtanh-bounds-f32-cpu-2d"} <= rules
+    for shape in [(1, 1), (3, 5), (7, 129), (0, 4)]:
+        for layout, x in layouts(salted(shape, 13)):
+            v = x[0] if shape[0] else x.reshape(-1)[:0]
+            for lo, hi in CHAIN_BOUNDS + [(1.0, 1.0), (2.0, -2.0), (0.5, 0)]:
+                for name, args in [("hardtanh_b", (x, lo, hi)), ("hardtanh_chain", (x, lo, hi)),
+                                   ("hardtanh_kw", (v, lo, int(hi) if hi == hi and abs(hi) < 1e18 else 3))]:
+                    try:
+                        want = py[name](*args)
+                    except (ValueError, RuntimeError) as e:
+                        with pytest.raises(type(e)) as got:
+                            getattr(mod, name)(*args)
+                        assert str(got.value) == str(e), (name, args[1:])
+                        continue
+                    same(getattr(mod, name)(*args), want, (layout, name, args[1:]))
+    # int against float exactly, as Python: 2**53 + 1 > 2.0**53
+    v = torch.ones(3)
+    with pytest.raises(ValueError, match="min_val cannot be greater than max_val"):
+        py["hardtanh_kw"](v, 2.0 ** 53 + 2, 2 ** 53 + 1)
+    with pytest.raises(ValueError, match="min_val cannot be greater than max_val"):
+        mod.hardtanh_kw(v, 2.0 ** 53 + 2, 2 ** 53 + 1)
+    same(mod.hardtanh_kw(v, 2.0 ** 53, 2 ** 53 + 1), py["hardtanh_kw"](v, 2.0 ** 53, 2 ** 53 + 1), "int vs float")
 
 
 @pytest.mark.parametrize("name", ["n_no_bounds", "n_none_bounds", "n_tensor_bound", "n_out", "n_twice"])

@@ -207,15 +207,18 @@ static KlClaim transposed_claim(const KlSite *s, const KlType *tids) {
  * torch.clamp_min(x, min) / x.clamp_min(min), torch.clamp_max(x, max) /
  * x.clamp_max(max): each bound positional or by name, an int, float or bool
  * or None (absent), at least one given; nothing else (out=, a tensor bound:
- * eager's). Returns the bounds' operand indexes (-1: absent) in lo/hi, or
- * false. */
-static bool clamp_bounds(const KlSite *s, const KlType *tids, int *lo, int *hi) {
+ * eager's). F.hardtanh(x, min_val, max_val) (*ordered): both bounds given
+ * and not None, inplace=False optional. Returns the bounds' operand indexes
+ * (-1: absent) in lo/hi, or false. */
+static bool clamp_bounds(const KlSite *s, const KlType *tids, int *lo, int *hi, bool *ordered) {
   bool method = s->kind == KL_SK_METHOD;
   const char *name = method ? s->target : s->target && !strncmp(s->target, "torch.", 6) ? s->target + 6 : NULL;
   if (!name) return false;
   const char *params[2] = {"min", "max"};
   int np = 2, *slot[2] = {lo, hi};
-  if (pu_eq(name, "clamp_min")) np = 1;
+  *ordered = !method && pu_eq(name, "nn.functional.hardtanh");
+  if (*ordered) params[0] = "min_val", params[1] = "max_val";
+  else if (pu_eq(name, "clamp_min")) np = 1;
   else if (pu_eq(name, "clamp_max")) np = 1, params[0] = "max", slot[0] = hi;
   else if (!pu_eq(name, "clamp") && !pu_eq(name, "clip")) return false;
   int first = method ? 0 : 1, nrecv = method ? 1 : 0; /* s->args index and operand index of the first bound */
@@ -243,6 +246,8 @@ static bool clamp_bounds(const KlSite *s, const KlType *tids, int *lo, int *hi) 
     any = true;
   }
   int named = (pu_kw(s, params[0]) != NULL) + (np == 2 && pu_kw(s, params[1]) != NULL);
+  if (*ordered) /* hardtanh compares its bounds in Python: None there is eager's TypeError */
+    return *lo >= 0 && *hi >= 0 && (s->nkw == named || (s->nkw == named + 1 && pu_lit_false(pu_kw(s, "inplace"))));
   return any && s->nkw == named; /* no out= or other keywords */
 }
 
@@ -251,12 +256,18 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
   if (s->transposed) return transposed_claim(s, tids);
   if (s->kind == KL_SK_CALL || s->kind == KL_SK_METHOD) {
     const MathFn *m = math_fn(s);
-    if (m) return math_claim(s, m, tids);
+    KlClaim mc = m ? math_claim(s, m, tids) : pu_not_covered();
+    if (m && (mc.kind == KL_CLAIM_CLAIMED || !pu_eq(m->op, "hardtanh"))) return mc;
     int lo, hi;
-    if (clamp_bounds(s, tids, &lo, &hi)) {
+    bool ordered;
+    if (clamp_bounds(s, tids, &lo, &hi, &ordered)) {
       KlType x = s->kind == KL_SK_METHOD ? s->receiver : s->args[0];
-      return pu_claimed(pu_rank(x, tids) == 1 ? "kiln-torch/tensor-clamp-f32-cpu-1d" : "kiln-torch/tensor-clamp-f32-cpu-2d", x);
+      static const char *const rules[2][2] = {
+          {"kiln-torch/tensor-clamp-f32-cpu-1d", "kiln-torch/tensor-clamp-f32-cpu-2d"},
+          {"kiln-torch/function-hardtanh-bounds-f32-cpu-1d", "kiln-torch/function-hardtanh-bounds-f32-cpu-2d"}};
+      return pu_claimed(rules[ordered][pu_rank(x, tids) - 1], x);
     }
+    if (m) return mc;
   }
   {
     KlClaim c = pow_two_claim(s, tids);
@@ -422,12 +433,14 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
   else if (strstr(r, "-log-")) *out = pu_op(KL_TOP_LOG, 1, c->result);
   else if (strstr(r, "-rsqrt-")) *out = pu_op(KL_TOP_RSQRT, 1, c->result);
   else if (strstr(r, "-relu6-")) *out = pu_op(KL_TOP_RELU6, 1, c->result);
-  else if (strstr(r, "-hardtanh-")) *out = pu_op(KL_TOP_HARDTANH, 1, c->result);
-  else if (strstr(r, "-clamp-")) {
+  else if (strstr(r, "-clamp-") || strstr(r, "-hardtanh-bounds-")) {
     int lo, hi;
-    if (!clamp_bounds(s, tids, &lo, &hi)) return false;
-    *out = (KlLowered){.op = KL_TOP_CLAMP, .operands = {0, lo, hi}, .noperands = 3, .result = c->result};
-  } else return false;
+    bool ordered;
+    if (!clamp_bounds(s, tids, &lo, &hi, &ordered)) return false;
+    *out = (KlLowered){.op = ordered ? KL_TOP_CLAMP_ORDERED : KL_TOP_CLAMP, .operands = {0, lo, hi}, .noperands = 3,
+                       .result = c->result};
+  } else if (strstr(r, "-hardtanh-")) *out = pu_op(KL_TOP_HARDTANH, 1, c->result);
+  else return false;
   return true;
 }
 
@@ -493,6 +506,8 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/function-hardtanh-f32-cpu-2d", "F.hardtanh(x) rank 2, default bounds (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-clamp-f32-cpu-1d", "torch.clamp / torch.clip / x.clamp / x.clip(x, min, max), clamp_min, clamp_max rank 1; bounds int, float, bool or None", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-clamp-f32-cpu-2d", "torch.clamp / torch.clip / x.clamp / x.clip(x, min, max), clamp_min, clamp_max rank 2; bounds int, float, bool or None", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/function-hardtanh-bounds-f32-cpu-1d", "F.hardtanh(x, min_val, max_val) rank 1, both bounds an int, float or bool (inplace=False if given)", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/function-hardtanh-bounds-f32-cpu-2d", "F.hardtanh(x, min_val, max_val) rank 2, both bounds an int, float or bool (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-silu-f32-cpu-1d", "F.silu(x) rank 1 (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-silu-f32-cpu-2d", "F.silu(x) rank 2 (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/softmax-f32-cpu-1d", "torch.softmax / F.softmax(x, dim) / x.softmax(dim) rank 1, dim 0 or -1", "claimed", KL_NUM_CODES, true},

@@ -40,6 +40,7 @@ enum {
   KR_OP_COLSUM, KR_OP_COLMEAN,      /* sum / mean over dim 0 of a rank-2 a */
   KR_OP_RELU6, KR_OP_HARDTANH,      /* a clamped to [0, 6], [-1, 1] */
   KR_OP_CLAMP,                      /* a clamped to scalar bounds: through tensor_clamp */
+  KR_OP_CLAMP_ORDERED,              /* the same, F.hardtanh's: lo > hi raises ValueError first */
   KR_OP_BIAS_ADD,                   /* a[M,N] + b[N] (KR_OP_ADD), b exactly N long: tf.nn.bias_add */
   KR_NUM_OPS
 };
@@ -186,7 +187,8 @@ typedef struct KrEwStep {
   int op, line;
   int swap; /* the operand is the left one: x op v. KR_OP_CLAMP (the operand its
                bound): 0 max(lo, v), 1 min(hi, v), 2 max(lo, v) of a clamp whose
-               min(hi, v) is the next step (a NaN bound of either fills it with NaN) */
+               min(hi, v) is the next step (a NaN bound of either fills it with NaN),
+               3 the same for KR_OP_CLAMP_ORDERED's pair */
   int kind; /* KR_EW_ACT, or what the operand is */
 } KrEwStep;
 typedef struct KrEwise {
@@ -352,9 +354,10 @@ typedef struct KrApi {
    * least). As eager: a NaN bound makes every element NaN; else a finite
    * float bound past float32's range raises RuntimeError; else min(hi,
    * max(lo, t)) in x86's instructions, NaN and -0.0 passing as themselves.
-   * New ref. */
-  KrTensor *(*tensor_clamp)(KrTensor *t, int lo_kind, double lo_f, int64_t lo_i, int hi_kind, double hi_f,
-                            int64_t hi_i, const char *file, int line);
+   * ordered (F.hardtanh(t, lo, hi), both given): first, lo > hi as Python
+   * compares them raises ValueError. New ref. */
+  KrTensor *(*tensor_clamp)(KrTensor *t, int ordered, int lo_kind, double lo_f, int64_t lo_i, int hi_kind,
+                            double hi_f, int64_t hi_i, const char *file, int line);
   /* After Python code ran (a fallback site), re-reads the view of a tensor
    * local from the framework tensor it shares memory with: Python may have
    * changed that tensor's metadata in place (x.t_(), x.resize_(...),

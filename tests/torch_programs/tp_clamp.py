@@ -1,6 +1,7 @@
 """torch.clamp and its spellings (tests/test_clamp.py): every function here
 must be native, its clamp site claimed, but for the n_* ones (left to eager)."""
 import torch
+import torch.nn.functional as F
 from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D
 
 
@@ -90,3 +91,15 @@ def chain_two_sites(x: TensorF32Cpu2D, lo: float, hi: float) -> TensorF32Cpu2D:
 
 def chain_min_only(x: TensorF32Cpu1D, lo: int) -> TensorF32Cpu1D:
     return (x + 1).clamp(min=lo).abs()
+
+
+def hardtanh_b(x: TensorF32Cpu2D, lo: float, hi: float) -> TensorF32Cpu2D:
+    return F.hardtanh(x, lo, hi)
+
+
+def hardtanh_kw(x: TensorF32Cpu1D, lo: float, hi: int) -> TensorF32Cpu1D:
+    return F.hardtanh(x, max_val=hi, min_val=lo, inplace=False)
+
+
+def hardtanh_chain(x: TensorF32Cpu2D, lo: float, hi: float) -> TensorF32Cpu2D:
+    return F.hardtanh(x * 2.0, lo, hi) + 1.0
