@@ -503,7 +503,8 @@ static Val clamp_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
       bound[b] = "-1, 0.0, 0";
       continue;
     }
-    if (i >= nops || !kl_is_scalar(ops[i].t)) kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "clamp bound is not a scalar");
+    if (i >= nops || !kl_is_scalar(ops[i].t))
+      kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "clamp bound is not a scalar");
     bound[b] = ops[i].t == KL_T_FLOAT ? kl_fmt(e->ctx, "KR_EW_FLOAT, %s, 0", ops[i].s)
                                       : kl_fmt(e->ctx, "KR_EW_INT, 0.0, (int64_t)(%s)", ops[i].s);
   }
@@ -1187,7 +1188,8 @@ static Val fused(E *e, KlFusion *fu) {
        fu->base_node->loc.line, bias ? bias->loc.line : 0, fu->bias_first,
        act ? tensor_op_enum[act->site->lowered.op] : "-1", act ? act->loc.line : 0, post ? post->loc.line : 0,
        fu->post_first, red ? tensor_op_code(e, red->site) : "-1", red ? red->loc.line : 0,
-       tensor_op_enum[bias ? bias->site->lowered.op : KL_TOP_ADD], tensor_op_enum[post ? post->site->lowered.op : KL_TOP_ADD]);
+       tensor_op_enum[bias ? bias->site->lowered.op : KL_TOP_ADD],
+       tensor_op_enum[post ? post->site->lowered.op : KL_TOP_ADD]);
   line(e, "  %s = (PyObject *)kr->tensor_fused(&kl_fz, %s, %s, %s, %s, %s, kl_file); }", r.s, arg[0], arg[1], arg[2],
        arg[3], arg[4]);
   for (int i = 0; i < 5; i++)

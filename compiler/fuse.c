@@ -332,7 +332,8 @@ bool kl_plan_ewise(KlCtx *ctx, KlFunc *f, KlNode *root, KlEwise *out) {
     src = lx ? y : x;
     cur = kl_forwarded(f, src);
   }
-  if (n < 2 || (n == 2 && (clamp[1] == 'L' || clamp[1] == 'O'))) return false; /* one op (one clamp's two bounds) runs as itself */
+  /* one op (or one clamp's two bounds) runs as itself */
+  if (n < 2 || (n == 2 && (clamp[1] == 'L' || clamp[1] == 'O'))) return false;
   out->nsteps = n;
   for (int k = 0; k < n; k++) { /* innermost first */
     out->op[k] = op[n - 1 - k];

@@ -20,6 +20,7 @@ static const char *const op_names[KR_NUM_OPS] = {"matmul", "linear", "add", "rel
                                                  "hardtanh", "bias_add"};
 
 static bool is_arith(int op) { return op == KR_OP_ADD || op == KR_OP_SUB || op == KR_OP_MUL || op == KR_OP_DIV; }
+static bool is_clamp(int op) { return op == KR_OP_CLAMP || op == KR_OP_CLAMP_ORDERED; }
 
 /* The kernel activation of an elementwise op of one tensor (KR_OP_RELU,
  * SIGMOID, TANH, ABS, SQRT, SQUARE, EXP, SILU, LOG, RSQRT, RELU6, HARDTANH) for a framework: TF's relu
@@ -479,7 +480,7 @@ static KrTensor *ewise_one_by_one(const KrEwise *p, KrTensor *first, const KrEwA
   for (int k = 0; k < p->nsteps && v; k++) {
     const KrEwStep *st = &p->step[k];
     KrTensor *next;
-    if (st->op == KR_OP_CLAMP || st->op == KR_OP_CLAMP_ORDERED) { /* one bound, or (swap 2, 3) both */
+    if (is_clamp(st->op)) { /* one bound, or (swap 2, 3) both */
       const KrEwArg *lo = st->swap != 1 ? &args[k] : NULL, *hi = st->swap == 1 ? &args[k] : NULL;
       int lo_kind = lo ? st->kind : -1, hi_kind = hi ? st->kind : -1, ordered = st->op == KR_OP_CLAMP_ORDERED;
       if (st->swap >= 2 && k + 1 < p->nsteps) hi = &args[k + 1], hi_kind = p->step[++k].kind;
@@ -523,15 +524,15 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
   for (int k = 0; k < p->nsteps; k++) {
     const KrEwStep *st = &p->step[k];
     bool act = kr_act_of(st->op, fw) != KK_ACT_NONE || st->op == KR_OP_NEG;
-    bool clamp = (st->op == KR_OP_CLAMP || st->op == KR_OP_CLAMP_ORDERED) &&
-                 (st->kind == KR_EW_FLOAT || st->kind == KR_EW_INT);
+    bool clamp = is_clamp(st->op) && (st->kind == KR_EW_FLOAT || st->kind == KR_EW_INT);
     if (st->kind == KR_EW_ACT ? !act : !is_arith(st->op) && !clamp) {
       PyErr_Format(PyExc_SystemError, "kiln: bad elementwise step %d (%s:%d)", st->op, file, st->line);
       return NULL;
     }
     /* a NaN bound or one past float32's range: the ops one by one (eager's NaNs and error) */
     float bound;
-    if (clamp && ((st->kind == KR_EW_FLOAT && isnan(args[k].f)) || clamp_bound(st->kind, args[k].f, args[k].i, &bound) < 0)) {
+    bool nan_bound = clamp && st->kind == KR_EW_FLOAT && isnan(args[k].f);
+    if (nan_bound || (clamp && clamp_bound(st->kind, args[k].f, args[k].i, &bound) < 0)) {
       PyErr_Clear();
       return ewise_one_by_one(p, first, args, file);
     }
@@ -563,7 +564,7 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
     if (st->kind == KR_EW_TENSOR) {
       frame_strides(args[k].t, M, N, &os0[k], &os1[k]);
       nan_b[k] = tensor_nan_b(st->op, fw, right_one[k]);
-    } else if (st->op == KR_OP_CLAMP || st->op == KR_OP_CLAMP_ORDERED) { /* max(lo, v) or min(hi, v): the bound is x86's first source */
+    } else if (is_clamp(st->op)) { /* max(lo, v) or min(hi, v): the bound is x86's first source */
       (void)clamp_bound(st->kind, args[k].f, args[k].i, &sc[k]);
       kop[k] = st->swap == 1 ? KK_BIN_MIN : KK_BIN_MAX;
       scalar_a[k] = 1;
