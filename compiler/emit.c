@@ -1213,8 +1213,9 @@ static Val ewise(E *e, KlEwise *w) {
     KlNode *o = w->op[k];
     const char *kind = !w->operand[k] ? "KR_EW_ACT" : kl_is_tensor(e->ctx, v[k].t) ? "KR_EW_TENSOR"
                        : v[k].t == KL_T_FLOAT ? "KR_EW_FLOAT" : "KR_EW_INT";
-    const char *c = w->clamp[k] ? strchr("lhLO", w->clamp[k]) : NULL;
-    int swap = c ? (int)(c - "lhLO") : w->swap[k]; /* KrEwStep.swap */
+    static const char clamp_parts[] = "lhLO"; /* KlEwise.clamp -> KrEwStep.swap 0..3 */
+    const char *c = w->clamp[k] ? strchr(clamp_parts, w->clamp[k]) : NULL;
+    int swap = c ? (int)(c - clamp_parts) : w->swap[k];
     line(e, "    {%s, %d, %d, %s},", tensor_op_enum[o->site->lowered.op], o->kind == KL_N_CALL ? call_line(o) : o->loc.line,
          swap, kind);
   }
