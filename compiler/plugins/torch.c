@@ -199,7 +199,8 @@ static KlClaim transposed_claim(const KlSite *s, const KlType *tids) {
   if (!matmul || s->nkw || s->nargs != n || s->transposed != (method ? 1u : 2u)) return pu_not_covered();
   int ra = pu_rank(method ? s->receiver : s->args[0], tids), rb = pu_rank(s->args[n - 1], tids);
   if (ra == 2 && rb == 2) return pu_claimed("kiln-torch/tensor-matmul-bt-f32-cpu-2d", tids[T2]);
-  if (ra == 1 && rb == 2) return pu_claimed("kiln-torch/tensor-matmul-vec-bt-f32-cpu", tids[T1]);
+  bool mm = pu_eq(s->target, "torch.mm") || pu_eq(s->target, "mm"); /* mm takes matrices only: eager raises */
+  if (ra == 1 && rb == 2 && !mm) return pu_claimed("kiln-torch/tensor-matmul-vec-bt-f32-cpu", tids[T1]);
   return pu_not_covered();
 }
 

@@ -31,6 +31,7 @@ EXPECT = {
     "matmul_bt_method_rank1": ("@", "not-covered", None),
     "matmul_bt_method_arg": ("@", "not-covered", None),
     "matmul_call_1d_1d": ("torch.matmul", "rejected", "KILN-TORCH-003"),
+    "mm_vec_bt": ("torch.mm", "not-covered", None),
     "matmul_method_1d_1d": ("matmul", "rejected", "KILN-TORCH-003"),
     "relu_with_arg": ("relu", "rejected", "KILN-TORCH-002"),
     "softmax": ("torch.softmax", "rejected", "KILN-TORCH-006"),
@@ -171,3 +172,7 @@ def add_bool_sub(x: TensorF32Cpu2D, flag: bool):
 
 def unannotated_add(x, y):
     return x + y
+
+
+def mm_vec_bt(v: TensorF32Cpu1D, w: TensorF32Cpu2D):
+    return torch.mm(v, w.T)  # torch.mm takes matrices only: eager's RuntimeError
