@@ -213,10 +213,13 @@ static const char *const code_explains[] = {
         "with both operands TensorF32Cpu2D; transpose a once, outside the hot\n"
         "function."),
     [KL_KILN_TF_002] = EXPLAIN(
-        "tf.nn.relu is native for one rank-1 or rank-2 tensor and no keywords.",
+        "tf.nn.relu is native for one rank-1 or rank-2 tensor and no keywords;\n"
+        "tf.nn.leaky_relu for one such tensor and an optional int, float or bool\n"
+        "alpha (positional or alpha=), no other keywords.",
         "    def f(x: TensorF32Cpu2D):\n"
         "        return tf.nn.relu(x, name=\"act\")   # KILN-TF-002",
-        "Write `tf.nn.relu(x)`: one positional tensor, no name= or other keywords."),
+        "Write `tf.nn.relu(x)` or `tf.nn.leaky_relu(x, alpha=0.1)`: one positional\n"
+        "tensor, no name= or other keywords."),
     [KL_KILN_TF_003] = EXPLAIN(
         "tf.add, tf.subtract, tf.multiply and tf.divide (and their tf.math names,\n"
         "tf.truediv) are native for two tensors of ranks 1+1, 2+2, 2+1 or 1+2 with\n"

@@ -515,10 +515,29 @@ static Val clamp_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
   return r;
 }
 
+/* leaky_relu(a, slope): a tensor and a native scalar slope, or (is_int -1)
+ * the framework's default (kr->tensor_scalar_op). */
+static Val leaky_relu_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
+  Val r = temp(e, s->lowered.result);
+  const int *k = s->lowered.operands;
+  if (s->lowered.noperands != 2 || k[0] < 0 || k[0] >= nops || !kl_is_tensor(e->ctx, ops[k[0]].t) || k[1] >= nops ||
+      (k[1] >= 0 && !kl_is_scalar(ops[k[1]].t)))
+    kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "leaky_relu of a non-tensor or with a non-scalar slope");
+  const char *slope = k[1] < 0                    ? "0.0, 0, -1"
+                      : ops[k[1]].t == KL_T_FLOAT ? kl_fmt(e->ctx, "%s, 0, 0", ops[k[1]].s)
+                                                  : kl_fmt(e->ctx, "0.0, (int64_t)(%s), 1", ops[k[1]].s);
+  line(e, "%s = (PyObject *)kr->tensor_scalar_op(KR_OP_LEAKY_RELU, (KrTensor *)%s, %s, 0, kl_file, %d);", r.s,
+       ops[k[0]].s, slope, L);
+  for (int i = 0; i < nops; i++) release(e, ops[i]);
+  fail_if(e, L, "!%s", r.s);
+  return r;
+}
+
 /* A claimed site: operands (receiver first) are native tensors, but for one
  * native scalar meeting a tensor in + - * /. */
 static Val tensor_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
   if (s->lowered.op == KL_TOP_CLAMP || s->lowered.op == KL_TOP_CLAMP_ORDERED) return clamp_op(e, s, ops, nops, L);
+  if (s->lowered.op == KL_TOP_LEAKY_RELU) return leaky_relu_op(e, s, ops, nops, L);
   Val r = temp(e, s->lowered.result);
   if (s->lowered.noperands == 2 && nops == 2 && kl_is_scalar(ops[0].t) != kl_is_scalar(ops[1].t)) {
     bool left = kl_is_scalar(ops[0].t);

@@ -28,7 +28,7 @@ KlNode *kl_site_operand(KlNode *n, int k) {
 }
 
 /* Operand k of a claimed call as its lowering counts them: the receiver, the
- * positionals, then the keywords' values (clamp's bounds). */
+ * positionals, then the keywords' values (clamp's bounds, leaky_relu's slope). */
 static KlNode *clamp_operand(KlNode *n, int k) {
   int npos = (n->site->meta.kind == KL_SK_METHOD) + n->list.len;
   return k < npos ? kl_site_operand(n, k) : n->kw.items[k - npos]->a;
@@ -285,6 +285,14 @@ static bool clamp_leaves(KlCtx *ctx, KlFunc *f, KlNode *n, KlNode **lo, KlNode *
   return (!*lo || ew_leaf(ctx, f, *lo)) && (!*hi || ew_leaf(ctx, f, *hi));
 }
 
+/* A leaky_relu whose slope a chain may read out of Python's order: its slope's
+ * node in *slope (NULL: the default). */
+static bool leaky_leaf(KlCtx *ctx, KlFunc *f, KlNode *n, KlNode **slope) {
+  int k = n->site->lowered.operands[1];
+  *slope = k >= 0 ? clamp_operand(n, k) : NULL;
+  return !*slope || ew_leaf(ctx, f, *slope);
+}
+
 bool kl_plan_ewise(KlCtx *ctx, KlFunc *f, KlNode *root, KlEwise *out) {
   memset(out, 0, sizeof *out);
   KlNode *op[KL_EW_MAX], *operand[KL_EW_MAX];
@@ -295,9 +303,10 @@ bool kl_plan_ewise(KlCtx *ctx, KlFunc *f, KlNode *root, KlEwise *out) {
   for (;;) {
     int o = op_of(cur);
     KlFusion fu;
-    KlNode *lo = NULL, *hi = NULL;
+    KlNode *lo = NULL, *hi = NULL, *slope = NULL;
     bool is_clamp = (o == KL_TOP_CLAMP || o == KL_TOP_CLAMP_ORDERED) && clamp_leaves(ctx, f, cur, &lo, &hi);
-    bool ew = (is_unary_ew(o) || is_arith(o) || is_clamp) && kl_is_tensor(ctx, cur->type);
+    bool is_leaky = o == KL_TOP_LEAKY_RELU && leaky_leaf(ctx, f, cur, &slope);
+    bool ew = (is_unary_ew(o) || is_arith(o) || is_clamp || is_leaky) && kl_is_tensor(ctx, cur->type);
     int need = is_clamp ? (lo != NULL) + (hi != NULL) : 1; /* steps this op takes */
     if (!ew || n + need > KL_EW_MAX || (cur != root && kl_plan_fusion(ctx, f, cur, &fu))) {
       out->first = src; /* a GEMM chain, another op or any expression: evaluated on its own */
@@ -310,8 +319,8 @@ bool kl_plan_ewise(KlCtx *ctx, KlFunc *f, KlNode *root, KlEwise *out) {
       cur = kl_forwarded(f, src);
       continue;
     }
-    if (is_unary_ew(o)) {
-      op[n] = cur, operand[n] = NULL, swap[n++] = false;
+    if (is_unary_ew(o) || is_leaky) {
+      op[n] = cur, operand[n] = slope, swap[n++] = false;
       src = kl_site_operand(cur, cur->site->lowered.operands[0]);
       cur = kl_forwarded(f, src);
       continue;

@@ -90,7 +90,7 @@ _Noreturn void kl_internal_error(const char *file, int line);
   X(KILN_TORCH_006, "torch: softmax needs the literal last dim and no other arguments") \
   X(KILN_TORCH_010, "torch: tensor operation outside the proven surface")        \
   X(KILN_TF_001, "tensorflow: matmul needs two rank-2 tensors, no transpose_a")  \
-  X(KILN_TF_002, "tensorflow: relu needs one rank-1 or rank-2 tensor, no keywords") \
+  X(KILN_TF_002, "tensorflow: relu / leaky_relu need one rank-1 or rank-2 tensor, no keywords but alpha") \
   X(KILN_TF_003, "tensorflow: add needs ranks 1+1, 2+2, 2+1 or 1+2, no keywords") \
   X(KILN_TF_004, "tensorflow: reduce_mean/sum needs rank 2 and a literal axis")     \
   X(KILN_TF_005, "tensorflow: sigmoid needs one rank-1 or rank-2 tensor, no keywords") \
@@ -629,7 +629,8 @@ typedef struct KlSite {
   X(RELU6, "relu6") X(HARDTANH, "hardtanh") /* elementwise, as relu */ \
   X(CLAMP, "clamp")         /* min(hi, max(lo, a)): operands a, lo, hi (scalars; -1: absent) */ \
   X(CLAMP_ORDERED, "clamp_ordered") /* CLAMP, both bounds, lo > hi a ValueError first (F.hardtanh) */ \
-  X(BIAS_ADD, "bias_add")   /* a[M,N] + b[N] as ADD, b exactly N long (tf.nn.bias_add) */
+  X(BIAS_ADD, "bias_add")   /* a[M,N] + b[N] as ADD, b exactly N long (tf.nn.bias_add) */ \
+  X(LEAKY_RELU, "leaky_relu") /* a > 0 ? a : a * slope: operands a, slope (a scalar; -1: the framework's default) */
 
 typedef enum {
 #define X(name, text) KL_TOP_##name,
@@ -727,7 +728,8 @@ typedef struct KlEwise {
   KlNode *first;              /* the value the chain starts from (any tensor expression) */
   int nsteps;
   KlNode *op[KL_EW_MAX];      /* each step's claimed site, innermost first */
-  KlNode *operand[KL_EW_MAX]; /* its other operand (a bound local or a literal); NULL: an activation */
+  KlNode *operand[KL_EW_MAX]; /* its other operand (a bound local or a literal); NULL: an activation,
+                                 or a LEAKY_RELU site's default slope (the runtime's) */
   bool swap[KL_EW_MAX];       /* the operand is written on the left */
   char clamp[KL_EW_MAX];      /* a CLAMP site's steps (one per bound, the operand the bound): 'l' its
                                  lower bound, 'L' its lower bound with its upper one next ('O': of a

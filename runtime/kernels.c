@@ -354,6 +354,9 @@ static inline float ref_bin(int op, int nan_b, float a, float b)
   case KK_BIN_DIV: r = a / b; break;
   case KK_BIN_MAX: return a > b ? a : b; /* x86's maxss / minss: B where either is NaN */
   case KK_BIN_MIN: return a < b ? a : b;
+  case KK_BIN_LEAKY: /* b * a as x86's mulss of (b, a): b's NaN first */
+    if (b > 0.0f) return b;
+    return isnan_bits(f2u(b)) ? u2f(f2u(b) | 0x00400000u) : b * a;
   default: r = (1.0f / a) * b; break; /* KK_BIN_RECIP_MUL */
   }
   uint32_t ua = f2u(a), ub = f2u(b);
@@ -823,6 +826,8 @@ KK_AVX2 KK_INLINE __m256 bin_avx2(int op, int nan_b, __m256 a, __m256 b)
   switch (op) {
   case KK_BIN_MAX: return _mm256_max_ps(a, b);
   case KK_BIN_MIN: return _mm256_min_ps(a, b);
+  case KK_BIN_LEAKY:
+    return _mm256_blendv_ps(first_nan_avx2(KK_BIN_MUL, b, a), b, _mm256_cmp_ps(b, _mm256_setzero_ps(), _CMP_GT_OQ));
   case KK_BIN_ADD: return nan_b ? first_nan_avx2(KK_BIN_ADD, b, a) : first_nan_avx2(KK_BIN_ADD, a, b);
   case KK_BIN_MUL: return nan_b ? first_nan_avx2(KK_BIN_MUL, b, a) : first_nan_avx2(KK_BIN_MUL, a, b);
   case KK_BIN_SUB: return nan_b ? sub_b_nan_avx2(a, b) : first_nan_avx2(KK_BIN_SUB, a, b);
@@ -2273,6 +2278,8 @@ KK_AVX512 KK_INLINE __m512 bin_avx512(int op, int nan_b, __m512 a, __m512 b)
   switch (op) {
   case KK_BIN_MAX: return _mm512_max_ps(a, b);
   case KK_BIN_MIN: return _mm512_min_ps(a, b);
+  case KK_BIN_LEAKY:
+    return _mm512_mask_mov_ps(first_nan_avx512(KK_BIN_MUL, b, a), _mm512_cmp_ps_mask(b, _mm512_setzero_ps(), _CMP_GT_OQ), b);
   case KK_BIN_ADD: return nan_b ? first_nan_avx512(KK_BIN_ADD, b, a) : first_nan_avx512(KK_BIN_ADD, a, b);
   case KK_BIN_MUL: return nan_b ? first_nan_avx512(KK_BIN_MUL, b, a) : first_nan_avx512(KK_BIN_MUL, a, b);
   case KK_BIN_SUB: return nan_b ? sub_b_nan_avx512(a, b) : first_nan_avx512(KK_BIN_SUB, a, b);
@@ -2325,6 +2332,7 @@ KK_AVX512 KK_INLINE void bin_rows_avx512(const int op, const int nan_b, const in
     KK_BIN_CASE(ISA, KK_BIN_RECIP_MUL)                                       \
     KK_BIN_CASE(ISA, KK_BIN_MAX)                                             \
     KK_BIN_CASE(ISA, KK_BIN_MIN)                                             \
+    KK_BIN_CASE(ISA, KK_BIN_LEAKY)                                           \
   default: break;                                                            \
   }
 
@@ -2393,6 +2401,7 @@ KK_AVX2 static void bin_rows__avx2(int op, int nan_b, int64_t m, int64_t n, cons
   KK_EW_BIN_OP_CASES(ISA, W, KK_BIN_RECIP_MUL)                                                     \
   KK_EW_BIN_OP_CASES(ISA, W, KK_BIN_MAX)                                                           \
   KK_EW_BIN_OP_CASES(ISA, W, KK_BIN_MIN)                                                           \
+  KK_EW_BIN_OP_CASES(ISA, W, KK_BIN_LEAKY)                                                         \
   default: /* KK_ACT_NONE */                                                                       \
     break;
 /* The tile function and its driver for one ISA (ATTR its target, W floats a vector). */
@@ -3801,7 +3810,7 @@ int kk_ewise(int nsteps, const kk_ew_step *steps, int64_t M, int64_t N, const fl
       break;
     case KK_EW_NEG: code[k] = KK_EW_CODE_NEG; break;
     case KK_EW_BIN:
-      if (st[k].op < KK_BIN_ADD || st[k].op > KK_BIN_MIN || !ew_strides(N, st[k].xs0, &st[k].xs1)) return -1;
+      if (st[k].op < KK_BIN_ADD || st[k].op > KK_BIN_LEAKY || !ew_strides(N, st[k].xs0, &st[k].xs1)) return -1;
       code[k] = KK_EW_CODE_BIN + ((st[k].op * 2 + !!st[k].nan_b) * 2 + !!st[k].x_left) * 2 + (st[k].xs1 == 0);
       flat = flat && ((st[k].xs1 == 1 && st[k].xs0 == N) || (st[k].xs0 == 0 && st[k].xs1 == 0));
       break;

@@ -100,8 +100,12 @@ void kk_add(int64_t M, int64_t N, const float *A, int64_t as0, int64_t as1,
    `s / x` (Tensor.__rtruediv__ is x.reciprocal() * s). KK_BIN_MAX / MIN are x86's
    maxps / minps: A > B ? A : B (A < B ? A : B), so where either is NaN or both are
    zeros the result is B as it is (nan_b has no effect): eager torch's clamp is
-   min(hi, max(lo, x)) in these instructions, NaN and -0.0 passing as themselves. */
-typedef enum { KK_BIN_ADD, KK_BIN_SUB, KK_BIN_MUL, KK_BIN_DIV, KK_BIN_RECIP_MUL, KK_BIN_MAX, KK_BIN_MIN } kk_binop;
+   min(hi, max(lo, x)) in these instructions, NaN and -0.0 passing as themselves.
+   KK_BIN_LEAKY is eager's leaky_relu with slope A: B > 0 ? B : B * A, B's NaN
+   quieted where B is NaN (nan_b has no effect). */
+typedef enum {
+  KK_BIN_ADD, KK_BIN_SUB, KK_BIN_MUL, KK_BIN_DIV, KK_BIN_RECIP_MUL, KK_BIN_MAX, KK_BIN_MIN, KK_BIN_LEAKY
+} kk_binop;
 /* C[M×N] dense = A op B, A and B strided; stride 0 broadcasts (as0 = as1 = 0: A is one
    value). Each element is the IEEE operation's result (two for RECIP_MUL) in the caller's
    rounding and subnormal mode. Where both operands are NaN the result is A's NaN quieted,

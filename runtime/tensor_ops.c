@@ -17,7 +17,7 @@ static const char *const op_names[KR_NUM_OPS] = {"matmul", "linear", "add", "rel
                                                  "sub", "mul", "div", "softmax", "neg", "abs", "sqrt", "square",
                                                  "exp", "silu", "log", "log_softmax", "rsqrt", "sum",
                                                  "mean", "relu6", "hardtanh", "clamp",
-                                                 "hardtanh", "bias_add"};
+                                                 "hardtanh", "bias_add", "leaky_relu"};
 
 static bool is_arith(int op) { return op == KR_OP_ADD || op == KR_OP_SUB || op == KR_OP_MUL || op == KR_OP_DIV; }
 static bool is_clamp(int op) { return op == KR_OP_CLAMP || op == KR_OP_CLAMP_ORDERED; }
@@ -383,12 +383,43 @@ static int tensor_nan_b(int op, int fw, bool b_one) {
   return op != KR_OP_DIV;
 }
 
+static int clamp_bound(int kind, double f, int64_t i, float *out);
+
+/* leaky_relu's slope as the framework takes it: torch's F.leaky_relu
+ * converts a Scalar to float (clamp_bound), TF's attr goes through a double;
+ * is_int -1: the default (torch 0.01, TF 0.2). */
+static int leaky_slope(int fw, double f, int64_t i, int is_int, float *s) {
+  if (is_int < 0) {
+    *s = fw == KR_FW_TF ? 0.2f : 0.01f;
+    return 0;
+  }
+  if (fw == KR_FW_TF) {
+    *s = scalar_f32(fw, f, i, is_int);
+    return 0;
+  }
+  return clamp_bound(is_int ? KR_EW_INT : KR_EW_FLOAT, f, i, s);
+}
+
+/* t > 0 ? t : t * slope, both frameworks' leaky_relu. */
+static KrTensor *leaky_relu(KrTensor *t, double f, int64_t i, int is_int) {
+  float s;
+  if (leaky_slope(t->framework, f, i, is_int, &s) < 0) return NULL;
+  Mat x = as_mat(t);
+  KrTensor *r = kr_tensor_new(t->framework, t->rank, t->shape);
+  if (!r) return NULL;
+  KrKernelScope ks = kr_kernel_enter(t->framework, (double)x.m * (double)x.n);
+  kk_binary(KK_BIN_LEAKY, 0, x.m, x.n, &s, 0, 0, t->data, x.s0, x.s1, r->data);
+  kr_kernel_leave(ks);
+  return r;
+}
+
 KrTensor *kr_tensor_scalar_op(int op, KrTensor *t, double f, int64_t i, int is_int, int scalar_left, const char *file,
                               int line) {
-  if (!t || !is_arith(op)) {
+  if (!t || (!is_arith(op) && (op != KR_OP_LEAKY_RELU || scalar_left))) {
     PyErr_Format(PyExc_SystemError, "kiln: bad tensor scalar op %d (%s:%d)", op, file, line);
     return NULL;
   }
+  if (op == KR_OP_LEAKY_RELU) return leaky_relu(t, f, i, is_int);
   const int fw = t->framework;
   const float s = scalar_f32(fw, f, i, is_int);
   Mat x = as_mat(t);
@@ -405,8 +436,9 @@ KrTensor *kr_tensor_scalar_op(int op, KrTensor *t, double f, int64_t i, int is_i
 
 /* ---- clamp ----------------------------------------------------------------- */
 
-/* A bound of torch.clamp as eager takes it: an int (or bool) cast to float32,
- * a float rounded to it, but a finite float past float32's range refused. */
+/* A bound of torch.clamp (or leaky_relu's slope) as eager takes a Scalar: an
+ * int (or bool) cast to float32, a float rounded to it, but a finite float
+ * past float32's range refused. */
 static int clamp_bound(int kind, double f, int64_t i, float *out) {
   if (kind == KR_EW_INT) {
     *out = (float)i;
@@ -473,6 +505,10 @@ KrTensor *kr_tensor_clamp(KrTensor *t, int ordered, int lo_kind, double lo_f, in
 
 /* ---- fused elementwise chains ------------------------------------------- */
 
+/* A scalar step's is_int for kr_tensor_scalar_op: -1 for a leaky_relu step
+ * with no operand (KR_EW_ACT: the framework's default slope). */
+static int ew_is_int(const KrEwStep *st) { return st->kind == KR_EW_ACT ? -1 : st->kind == KR_EW_INT; }
+
 /* The chain op by op, as the unfused code runs it: every error, in order. */
 static KrTensor *ewise_one_by_one(const KrEwise *p, KrTensor *first, const KrEwArg *args, const char *file) {
   Py_INCREF(first);
@@ -486,6 +522,8 @@ static KrTensor *ewise_one_by_one(const KrEwise *p, KrTensor *first, const KrEwA
       if (st->swap >= 2 && k + 1 < p->nsteps) hi = &args[k + 1], hi_kind = p->step[++k].kind;
       next = kr_tensor_clamp(v, ordered, lo_kind, lo ? lo->f : 0.0, lo ? lo->i : 0, hi_kind, hi ? hi->f : 0.0,
                              hi ? hi->i : 0, file, st->line);
+    } else if (st->op == KR_OP_LEAKY_RELU) {
+      next = kr_tensor_scalar_op(st->op, v, args[k].f, args[k].i, ew_is_int(st), 0, file, st->line);
     } else if (st->kind == KR_EW_ACT) next = kr_tensor_op(st->op, v, NULL, NULL, file, st->line);
     else if (st->kind == KR_EW_TENSOR)
       next = st->swap ? kr_tensor_op(st->op, args[k].t, v, NULL, file, st->line)
@@ -524,15 +562,19 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
   for (int k = 0; k < p->nsteps; k++) {
     const KrEwStep *st = &p->step[k];
     bool act = kr_act_of(st->op, fw) != KK_ACT_NONE || st->op == KR_OP_NEG;
-    bool clamp = is_clamp(st->op) && (st->kind == KR_EW_FLOAT || st->kind == KR_EW_INT);
-    if (st->kind == KR_EW_ACT ? !act : !is_arith(st->op) && !clamp) {
+    bool scalar = st->kind == KR_EW_FLOAT || st->kind == KR_EW_INT;
+    bool clamp = is_clamp(st->op) && scalar, leaky = st->op == KR_OP_LEAKY_RELU && !st->swap;
+    bool valid = st->kind == KR_EW_ACT ? act || leaky : st->kind == KR_EW_TENSOR ? is_arith(st->op)
+                 : is_arith(st->op) || clamp || leaky;
+    if (!valid) {
       PyErr_Format(PyExc_SystemError, "kiln: bad elementwise step %d (%s:%d)", st->op, file, st->line);
       return NULL;
     }
-    /* a NaN bound or one past float32's range: the ops one by one (eager's NaNs and error) */
+    /* a NaN bound or one past float32's range (or such a slope): the ops one by one (eager's NaNs and error) */
     float bound;
     bool nan_bound = clamp && st->kind == KR_EW_FLOAT && isnan(args[k].f);
-    if (nan_bound || (clamp && clamp_bound(st->kind, args[k].f, args[k].i, &bound) < 0)) {
+    if (nan_bound || (clamp && clamp_bound(st->kind, args[k].f, args[k].i, &bound) < 0) ||
+        (leaky && leaky_slope(fw, args[k].f, args[k].i, ew_is_int(st), &bound) < 0)) {
       PyErr_Clear();
       return ewise_one_by_one(p, first, args, file);
     }
@@ -568,6 +610,10 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
       (void)clamp_bound(st->kind, args[k].f, args[k].i, &sc[k]);
       kop[k] = st->swap == 1 ? KK_BIN_MIN : KK_BIN_MAX;
       scalar_a[k] = 1;
+    } else if (st->op == KR_OP_LEAKY_RELU) { /* v > 0 ? v : v * slope: the slope is kk's A */
+      (void)leaky_slope(fw, args[k].f, args[k].i, ew_is_int(st), &sc[k]);
+      kop[k] = KK_BIN_LEAKY;
+      scalar_a[k] = 1;
     } else if (st->kind != KR_EW_ACT) {
       sc[k] = scalar_f32(fw, args[k].f, args[k].i, st->kind == KR_EW_INT);
       kop[k] = scalar_plan(st->op, fw, st->swap, &scalar_a[k], &nan_b[k]);
@@ -578,7 +624,7 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
   kk_ew_step ew[KR_EW_MAX];
   for (int k = 0; k < p->nsteps; k++) {
     const KrEwStep *st = &p->step[k];
-    if (st->kind == KR_EW_ACT)
+    if (st->kind == KR_EW_ACT && st->op != KR_OP_LEAKY_RELU)
       ew[k] = (kk_ew_step){st->op == KR_OP_NEG ? KK_EW_NEG : KK_EW_ACT, (int)act[k], 0, 0, NULL, 0, 0};
     else if (st->kind == KR_EW_TENSOR)
       ew[k] = (kk_ew_step){KK_EW_BIN, (int)kop[k], nan_b[k], st->swap, args[k].t->data, os0[k], os1[k]};
@@ -602,7 +648,7 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
       const KrEwStep *st = &p->step[k];
       if (st->kind == KR_EW_ACT && st->op == KR_OP_NEG) {
         kk_neg(m, N, u, us0, us1, v);
-      } else if (st->kind == KR_EW_ACT) {
+      } else if (st->kind == KR_EW_ACT && st->op != KR_OP_LEAKY_RELU) {
         kk_unary(act[k], m, N, u, us0, us1, v);
       } else if (st->kind == KR_EW_TENSOR) {
         const float *x = args[k].t->data + i0 * os0[k];

@@ -412,3 +412,40 @@ def test_tf_fused_and_rejected(tfmod):
         np.testing.assert_allclose(mod.exp_head(xs, w, b).numpy(), py["exp_head"](xs, w, b).numpy(),
                                    rtol=2e-5, atol=2e-5)
         assert_close_ulps(mod.exp_kw(x).numpy(), py["exp_kw"](x).numpy(), 0, "exp_kw")
+
+
+TF_ALPHAS = [0.2, 0.01, -0.5, 0.0, -0.0, 1.0, 2.5, float("inf"), -float("inf"), float("nan"), 1e-40, 3.4e38, 1e40,
+             -1e300, 0.1 + 2 ** -40]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_tf_leaky_relu(tfmod, shape):
+    """tf.nn.leaky_relu(x[, alpha]) is TF's x > 0 ? x : x * alpha bit for bit,
+    under TF's flushed subnormals: a NaN element's own NaN quieted (a NaN
+    alpha too), alpha converted through a double (1e40 is inf, no error),
+    absent 0.2; in chains one pass."""
+    import tensorflow as tf
+    mod, report = tfmod
+    py = mod.__kiln_python__
+    rules = {s["rule"] for f in report["functions"] for s in f["sites"]}
+    assert {"kiln-tensorflow/leaky-relu-f32-cpu-1d", "kiln-tensorflow/leaky-relu-f32-cpu-2d"} <= rules
+    x = tf.constant(salted(shape, 71))
+    v = tf.constant(salted((shape[1],), 72))
+
+    def same(name, *args):
+        got, exp = getattr(mod, name)(*args).numpy(), py[name](*args).numpy()
+        assert got.shape == exp.shape and (bits(got) == bits(exp)).all(), (name, args[1:], got, exp)
+    same("leaky_default", x)
+    same("leaky_chain_default", v)
+    for a in TF_ALPHAS:
+        for name, arg in [("leaky", x), ("leaky_kw_1d", v), ("leaky_chain", x)]:
+            same(name, arg, a)
+    for i in (0, 1, -3, 2 ** 24 + 1, 2 ** 53 + 1, 2 ** 63 - 1, -2 ** 63):
+        same("leaky_int", x, i)
+    same("leaky_int", x, True)
+    c = subprocess.run([sys.executable, "-m", "kiln", "emit", str(HERE / "tf_programs" / "tf_math.py")],
+                       capture_output=True, text=True, check=True, timeout=120).stdout
+    for name, steps in [("leaky_chain", 4), ("leaky_chain_default", 3)]:
+        i = c.index(f"/* def {name} ")
+        body = c[i:c.find("/* def ", i + 10)]
+        assert body.count("kr->tensor_ewise(") == 1 and body.count("{KR_OP_") == steps, (name, body)

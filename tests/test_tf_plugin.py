@@ -264,6 +264,7 @@ EXPECTED_REJECTED = {
     "mean_dynamic_axis": ("rejected", "KILN-TF-004"),
     "mean_dynamic_keepdims": ("rejected", "KILN-TF-004"),
     "bias_add_kw": ("rejected", "KILN-TF-003"),
+    "leaky_relu_name": ("rejected", "KILN-TF-002"),
     "add_scalar": ("rejected", "KILN-TF-010"),
     "relu_scalar": ("rejected", "KILN-TF-010"),
     "relu_positional_name": ("rejected", "KILN-TF-002"),  # the extra argument, not a bad operand
@@ -529,7 +530,7 @@ def rejected_args(fn):
         "add_scalar": (x, 2.5), "relu_scalar": (-1.5,), "relu_positional_name": (x,),
         "cos": (x,), "transpose": (x,), "method_receiver": (x,), "method_dunder": (x, x),
         "untyped": (x, w), "mm_kw_operands": (x, w), "relu_kw_operand": (x,), "mean_kw_operand": (x,),
-        "bias_add_kw": (x, t([0.5] * x.shape[1])),
+        "bias_add_kw": (x, t([0.5] * x.shape[1])), "leaky_relu_name": (x,),
     }[fn]
 
 

@@ -1,5 +1,5 @@
 /* plugins/tensorflow.c — the TensorFlow surface: tf.matmul / tf.linalg.matmul
- * (and @), tf.nn.relu, tf.nn.sigmoid, tf.nn.tanh, tf.negative (and -x), tf.abs, tf.sqrt,
+ * (and @), tf.nn.relu, tf.nn.leaky_relu, tf.nn.sigmoid, tf.nn.tanh, tf.negative (and -x), tf.abs, tf.sqrt,
  * tf.square, tf.exp, tf.math.log, tf.nn.bias_add, tf.add / tf.subtract /
  * tf.multiply / tf.divide between tensors, the operators + - * / between
  * tensors or a tensor and an int/float/bool, and
@@ -26,6 +26,7 @@ static bool is_any(const char *target, const char *const *names) {
 
 static const char *const matmul_names[] = {"tensorflow.matmul", "tensorflow.linalg.matmul", NULL};
 static const char *const relu_names[] = {"tensorflow.nn.relu", NULL};
+static const char *const leaky_relu_names[] = {"tensorflow.nn.leaky_relu", NULL};
 static const char *const sigmoid_names[] = {"tensorflow.nn.sigmoid", "tensorflow.sigmoid", "tensorflow.math.sigmoid", NULL};
 static const char *const add_names[] = {"tensorflow.add", "tensorflow.math.add", NULL};
 static const char *const bias_add_names[] = {"tensorflow.nn.bias_add", NULL};
@@ -62,6 +63,24 @@ static bool untyped_operands(const KlSite *s, const KlType *tids) {
 }
 
 static bool add_ranks_ok(int a, int b) { return a && b; }
+
+/* tf.nn.leaky_relu(x[, alpha]): alpha positional or by name, an int, float
+ * or bool (absent: TF's 0.2); nothing else. Returns alpha's operand index
+ * (-1: absent) in *alpha, or false. */
+static bool leaky_relu_alpha(const KlSite *s, const KlType *tids, int *alpha) {
+  const KlSiteKeyword *ka = pu_kw(s, "alpha");
+  if (s->nargs < 1 || s->nargs > 2 || !pu_rank(s->args[0], tids) || s->nkw != (ka != NULL) || (ka && s->nargs == 2))
+    return false;
+  *alpha = -1;
+  if (s->nargs == 2) {
+    if (!pu_scalar(s->args[1])) return false;
+    *alpha = 1;
+  } else if (ka) {
+    if (!pu_scalar(ka->type)) return false;
+    *alpha = s->nargs; /* the first keyword's value */
+  }
+  return true;
+}
 
 static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
   if (s->has_star_args) return pu_not_covered();
@@ -100,7 +119,7 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
                    : is_any(t, log_names) ? "log" : NULL;
   bool known = math || is_any(t, matmul_names) || is_any(t, relu_names) || is_any(t, sigmoid_names) ||
                is_any(t, tanh_names) || is_any(t, neg_names) || is_any(t, add_names) || is_any(t, mean_names) ||
-               is_any(t, sum_names) || is_any(t, bias_add_names) || arith;
+               is_any(t, sum_names) || is_any(t, bias_add_names) || is_any(t, leaky_relu_names) || arith;
   if (!known) return pu_not_covered();
   if (untyped_operands(s, tids)) return pu_not_covered();
   /* the tensor operands only: an extra argument (`tf.nn.relu(x, "name")`)
@@ -160,6 +179,14 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
     return relu ? pu_rejected(KL_KILN_TF_002, "tf.nn.relu is native only with one tensor; write `tf.nn.relu(x)` with x rank 1 or 2 and no keywords")
                 : pu_rejected(KL_KILN_TF_005, "tf.nn.sigmoid is native only with one tensor; write `tf.nn.sigmoid(x)` with x rank 1 or 2 and no keywords");
   }
+  if (is_any(t, leaky_relu_names)) {
+    int alpha;
+    if (leaky_relu_alpha(s, tids, &alpha)) {
+      static const char *const rules[2] = {"kiln-tensorflow/leaky-relu-f32-cpu-1d", "kiln-tensorflow/leaky-relu-f32-cpu-2d"};
+      return pu_claimed(rules[pu_rank(s->args[0], tids) - 1], s->args[0]);
+    }
+    return pu_rejected(KL_KILN_TF_002, "tf.nn.leaky_relu is native only with one tensor and an int, float or bool alpha; write `tf.nn.leaky_relu(x)` or `tf.nn.leaky_relu(x, alpha=0.1)` with x rank 1 or 2 (no name=)");
+  }
   if (is_any(t, bias_add_names)) { /* x + b, the row added to every row (TF's add, NaNs included) */
     if (s->nargs == 2 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2 && pu_rank(s->args[1], tids) == 1)
       return pu_claimed("kiln-tensorflow/bias-add-f32-cpu-2d", tids[T2]);
@@ -217,7 +244,11 @@ static bool tf_lower(const KlSite *s, const KlClaim *c, const KlType *tids, KlLo
   else if (strstr(r, "/square-")) *out = pu_op(KL_TOP_SQUARE, 1, c->result);
   else if (strstr(r, "/exp-")) *out = pu_op(KL_TOP_EXP, 1, c->result);
   else if (strstr(r, "/log-")) *out = pu_op(KL_TOP_LOG, 1, c->result);
-  else if (strstr(r, "/relu-")) *out = pu_op(KL_TOP_RELU, 1, c->result);
+  else if (strstr(r, "/leaky-relu-")) {
+    int alpha;
+    if (!leaky_relu_alpha(s, tids, &alpha)) return false;
+    *out = (KlLowered){.op = KL_TOP_LEAKY_RELU, .operands = {0, alpha}, .noperands = 2, .result = c->result};
+  } else if (strstr(r, "/relu-")) *out = pu_op(KL_TOP_RELU, 1, c->result);
   else if (strstr(r, "/sigmoid-")) *out = pu_op(KL_TOP_SIGMOID, 1, c->result);
   else if (strstr(r, "/reduce-mean-axis0-")) *out = pu_op(KL_TOP_COLMEAN, 1, c->result);
   else if (strstr(r, "/reduce-sum-axis0-")) *out = pu_op(KL_TOP_COLSUM, 1, c->result);
@@ -234,6 +265,8 @@ static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/bias-add-f32-cpu-2d", "tf.nn.bias_add(x, b) ranks 2, 1", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/relu-f32-cpu-1d", "tf.nn.relu(x) rank 1", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/relu-f32-cpu-2d", "tf.nn.relu(x) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/leaky-relu-f32-cpu-1d", "tf.nn.leaky_relu(x[, alpha]) rank 1, alpha an int, float or bool", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/leaky-relu-f32-cpu-2d", "tf.nn.leaky_relu(x[, alpha]) rank 2, alpha an int, float or bool", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/sigmoid-f32-cpu-1d", "tf.nn.sigmoid(x) rank 1", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/sigmoid-f32-cpu-2d", "tf.nn.sigmoid(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/add-call-f32-cpu", "tf.add / tf.math.add(a, b) ranks 1+1, 2+2, 2+1, 1+2", "claimed", KL_NUM_CODES, true},
@@ -271,7 +304,7 @@ static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/reduce-mean-axis0-keepdims-f32-cpu-2d", "tf.reduce_mean(x, axis=0, keepdims=True) rank 2 (axis 0 or -2): a [1, N] result", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/reduce-sum-axis0-keepdims-f32-cpu-2d", "tf.reduce_sum(x, axis=0, keepdims=True) rank 2 (axis 0 or -2): a [1, N] result", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/matmul-other-forms", "matmul with other ranks, transpose_a=True or other keywords", "rejected", KL_KILN_TF_001, true},
-    {"kiln-tensorflow/relu-other-forms", "tf.nn.relu with keywords or extra arguments", "rejected", KL_KILN_TF_002, true},
+    {"kiln-tensorflow/relu-other-forms", "tf.nn.relu with keywords or extra arguments, tf.nn.leaky_relu with name= or a non-scalar alpha", "rejected", KL_KILN_TF_002, true},
     {"kiln-tensorflow/add-other-forms", "tf.add / tf.subtract / tf.multiply / tf.divide with keywords", "rejected", KL_KILN_TF_003, true},
     {"kiln-tensorflow/reduce-mean-other-forms", "reduce_mean / reduce_sum without a literal axis (0, 1, -1, -2), or keepdims not a literal bool", "rejected", KL_KILN_TF_004, true},
     {"kiln-tensorflow/sigmoid-other-forms", "tf.nn.sigmoid / tf.nn.tanh / tf.negative / tf.abs / tf.sqrt / tf.square / tf.exp / tf.math.log with keywords or extra arguments", "rejected", KL_KILN_TF_005, true},

@@ -1,7 +1,7 @@
 /* plugins/torch.c — the PyTorch surface: linear (with or without a bias),
  * relu/sigmoid/tanh (methods, torch.* and F.* functions), abs/sqrt/rsqrt/square/exp/log
  * (methods and torch.*), t ** 2, F.silu, F.relu6, F.hardtanh, clamp / clip with
- * scalar bounds, matmul (@,
+ * scalar bounds, F.leaky_relu with a scalar slope, matmul (@,
  * torch.matmul, .matmul, torch.mm, .mm), + - * / (between tensors, or a
  * tensor and an int/float/bool), unary -, softmax and log_softmax over the last dim, and
  * the mean and sum over dim 1 or 0, keepdim or not (methods and torch.*), on float32 CPU
@@ -252,6 +252,28 @@ static bool clamp_bounds(const KlSite *s, const KlType *tids, int *lo, int *hi, 
   return any && s->nkw == named; /* no out= or other keywords */
 }
 
+/* F.leaky_relu(x[, negative_slope][, inplace]): the slope positional or by
+ * name, an int, float or bool (absent: eager's 0.01), inplace a literal
+ * False; nothing else. Returns the slope's operand index (-1: absent) in
+ * *slope, or false. */
+static bool leaky_relu_slope(const KlSite *s, const KlType *tids, int *slope) {
+  if (s->kind != KL_SK_CALL || !pu_eq(s->target, "torch.nn.functional.leaky_relu") || s->nargs < 1 || s->nargs > 3 ||
+      !pu_rank(s->args[0], tids))
+    return false;
+  const KlSiteKeyword *ks = pu_kw(s, "negative_slope"), *ki = pu_kw(s, "inplace");
+  if ((ks && s->nargs >= 2) || (ki && s->nargs == 3) || s->nkw != (ks != NULL) + (ki != NULL)) return false;
+  if (s->nargs == 3 ? !(s->arg_lit[2] == KL_LIT_BOOL && s->arg_ival[2] == 0) : ki && !pu_lit_false(ki)) return false;
+  *slope = -1;
+  if (s->nargs >= 2) {
+    if (!pu_scalar(s->args[1]) || s->arg_lit[1] == KL_LIT_NONE) return false;
+    *slope = 1;
+  } else if (ks) {
+    if (!pu_scalar(ks->type) || ks->lit == KL_LIT_NONE) return false;
+    *slope = s->nargs + (int)(ks - s->kw);
+  }
+  return true;
+}
+
 static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
   if (s->has_star_args) return pu_not_covered();
   if (s->transposed) return transposed_claim(s, tids);
@@ -269,6 +291,12 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
       return pu_claimed(rules[ordered][pu_rank(x, tids) - 1], x);
     }
     if (m) return mc;
+    int slope;
+    if (leaky_relu_slope(s, tids, &slope)) {
+      static const char *const rules[2] = {"kiln-torch/function-leaky-relu-f32-cpu-1d",
+                                           "kiln-torch/function-leaky-relu-f32-cpu-2d"};
+      return pu_claimed(rules[pu_rank(s->args[0], tids) - 1], s->args[0]);
+    }
   }
   {
     KlClaim c = pow_two_claim(s, tids);
@@ -408,7 +436,11 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
   KlClaim again = torch_claim(s, tids);
   if (again.kind != KL_CLAIM_CLAIMED || !pu_eq(again.rule, c->rule) || again.result != c->result) return false;
   const char *r = c->rule;
-  if (!strncmp(r, "kiln-torch/functional-linear-f32-cpu-", 37)) *out = pu_op(KL_TOP_LINEAR, 3, c->result);
+  if (strstr(r, "-leaky-relu-")) { /* before -relu- */
+    int slope;
+    if (!leaky_relu_slope(s, tids, &slope)) return false;
+    *out = (KlLowered){.op = KL_TOP_LEAKY_RELU, .operands = {0, slope}, .noperands = 2, .result = c->result};
+  } else if (!strncmp(r, "kiln-torch/functional-linear-f32-cpu-", 37)) *out = pu_op(KL_TOP_LINEAR, 3, c->result);
   else if (!strncmp(r, "kiln-torch/functional-linear-nobias-", 36) || strstr(r, "-bt-f32-cpu"))
     *out = pu_op(KL_TOP_LINEAR, 2, c->result); /* a @ w.T */
   else if (strstr(r, "-matmul-") || strstr(r, "-mm-")) *out = pu_op(KL_TOP_MATMUL, 2, c->result);
@@ -441,6 +473,7 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
     *out = (KlLowered){.op = ordered ? KL_TOP_CLAMP_ORDERED : KL_TOP_CLAMP, .operands = {0, lo, hi}, .noperands = 3,
                        .result = c->result};
   } else if (strstr(r, "-hardtanh-")) *out = pu_op(KL_TOP_HARDTANH, 1, c->result);
+
   else return false;
   return true;
 }
@@ -509,6 +542,8 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/tensor-clamp-f32-cpu-2d", "torch.clamp / torch.clip / x.clamp / x.clip(x, min, max), clamp_min, clamp_max rank 2; bounds int, float, bool or None", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-hardtanh-bounds-f32-cpu-1d", "F.hardtanh(x, min_val, max_val) rank 1, both bounds an int, float or bool (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-hardtanh-bounds-f32-cpu-2d", "F.hardtanh(x, min_val, max_val) rank 2, both bounds an int, float or bool (inplace=False if given)", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/function-leaky-relu-f32-cpu-1d", "F.leaky_relu(x[, negative_slope]) rank 1, the slope an int, float or bool (inplace=False if given)", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/function-leaky-relu-f32-cpu-2d", "F.leaky_relu(x[, negative_slope]) rank 2, the slope an int, float or bool (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-silu-f32-cpu-1d", "F.silu(x) rank 1 (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-silu-f32-cpu-2d", "F.silu(x) rank 2 (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/softmax-f32-cpu-1d", "torch.softmax / F.softmax(x, dim) / x.softmax(dim) rank 1, dim 0 or -1", "claimed", KL_NUM_CODES, true},

@@ -16,8 +16,9 @@
 #include <stdbool.h>
 
 /* 17: tensor ops abs/sqrt/square/exp/silu/log/log_softmax/rsqrt/colsum/colmean/relu6/hardtanh
- * 18: KR_OP_KEEPDIM, tensor_clamp, KR_OP_CLAMP, KR_OP_BIAS_ADD, KrFused.bias_op/post_op */
-#define KR_ABI_VERSION 18
+ * 18: KR_OP_KEEPDIM, tensor_clamp, KR_OP_CLAMP, KR_OP_BIAS_ADD, KrFused.bias_op/post_op
+ * 19: KR_OP_LEAKY_RELU (tensor_scalar_op, chains) */
+#define KR_ABI_VERSION 19
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
 enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
@@ -42,6 +43,7 @@ enum {
   KR_OP_CLAMP,                      /* a clamped to scalar bounds: through tensor_clamp */
   KR_OP_CLAMP_ORDERED,              /* the same, F.hardtanh's: lo > hi raises ValueError first */
   KR_OP_BIAS_ADD,                   /* a[M,N] + b[N] (KR_OP_ADD), b exactly N long: tf.nn.bias_add */
+  KR_OP_LEAKY_RELU,                 /* a > 0 ? a : a * slope, slope a scalar: through tensor_scalar_op */
   KR_NUM_OPS
 };
 /* OR'd into a reduction (KR_OP_ROWSUM/ROWMEAN/COLSUM/COLMEAN, tensor_op or
@@ -177,8 +179,8 @@ typedef struct KrTensor {
 /* An elementwise chain the compiler fused (fuse.c kl_plan_ewise):
  *   v = first; then for each step: v = act(v), v = v op x or (swap) x op v,
  * x a tensor or a Python scalar (KrEwArg); op KR_OP_ADD/SUB/MUL/DIV or
- * KR_OP_RELU/SIGMOID/TANH/NEG/ABS/SQRT/SQUARE/EXP/SILU/LOG/RSQRT/RELU6/HARDTANH, or a bound of
- * KR_OP_CLAMP. One pass over the result, computed as the ops
+ * KR_OP_RELU/SIGMOID/TANH/NEG/ABS/SQRT/SQUARE/EXP/SILU/LOG/RSQRT/RELU6/HARDTANH, a bound of
+ * KR_OP_CLAMP, or KR_OP_LEAKY_RELU's slope (a scalar; KR_EW_ACT: the framework's default). One pass over the result, computed as the ops
  * one by one compute it (same roundings, NaNs and errors, each error naming
  * its op's line); no intermediate tensor. */
 #define KR_EW_MAX 16
@@ -340,7 +342,11 @@ typedef struct KrApi {
   KrTensor *(*tensor_op)(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char *file, int line);
   /* t op s (scalar_left: s op t) for op ADD/SUB/MUL/DIV and a Python scalar
    * s: the float f, or (is_int) the int or bool i, converted to float32 as
-   * the tensor's framework converts it. New ref. */
+   * the tensor's framework converts it. op KR_OP_LEAKY_RELU (scalar_left 0):
+   * t > 0 ? t : t * s, s converted as the framework converts the slope
+   * (torch: as a clamp bound, a finite float past float32's range raising
+   * RuntimeError; TF: through a double), or with is_int -1 its default
+   * (torch's 0.01, TF's 0.2). New ref. */
   KrTensor *(*tensor_scalar_op)(int op, KrTensor *t, double f, int64_t i, int is_int, int scalar_left,
                                 const char *file, int line);
   /* A fused elementwise chain (see KrEwise). New ref. */

@@ -805,7 +805,7 @@ static void test_elementwise(void)
   for (size_t mi = 0; mi < 4; mi++)
     for (size_t ni = 0; ni < 9; ni++)
       for (size_t si = 0; si < 8; si++)
-        for (int op = KK_BIN_ADD; op <= KK_BIN_MIN; op++)
+        for (int op = KK_BIN_ADD; op <= KK_BIN_LEAKY; op++)
           for (int nan_b = 0; nan_b < 2; nan_b++) {
             int64_t M = Ms[mi], N = Ns[ni];
             const int64_t S[8][2] = {{N, 1}, {2 * N, 2}, {1, M}, {0, 1}, {1, 0}, {N, 1}, {N + 3, 1}, {0, 0}};
@@ -834,7 +834,7 @@ static void test_elementwise(void)
         a[i * NSPEC + j] = fbits(specials[i]);
         b[i * NSPEC + j] = fbits(specials[j]);
       }
-    for (int op = KK_BIN_ADD; op <= KK_BIN_MIN; op++)
+    for (int op = KK_BIN_ADD; op <= KK_BIN_LEAKY; op++)
       for (int nan_b = 0; nan_b < 2; nan_b++) {
         kk_binary((kk_binop)op, nan_b, 1, NSPEC * NSPEC, a, 0, 1, b, 0, 1, out);
         int ok = 1;
@@ -845,6 +845,10 @@ static void test_elementwise(void)
           if (op == KK_BIN_MAX || op == KK_BIN_MIN) { /* x86's: y as it is where either is NaN, or both zeros */
             int x_wins = op == KK_BIN_MAX ? x > y : x < y;
             ok &= bits(out[k]) == (x_wins ? bits(x) : bits(y));
+          } else if (op == KK_BIN_LEAKY) { /* y > 0 ? y : y * x, y's NaN quieted first, then slope x's */
+            uint32_t want_bits = y > 0.0f ? bits(y) : isnan(y) ? bits(y) | 0x00400000u
+                               : isnan(x) ? bits(x) | 0x00400000u : bits(y * x);
+            ok &= bits(out[k]) == want_bits;
           } else if (isnan(x) && isnan(y)) ok &= bits(out[k]) == ((nan_b ? bits(y) : bits(x)) | 0x00400000u);
           else if (isnan(want)) ok &= isnan(out[k]) != 0;
           else ok &= bits(out[k]) == bits(want);
@@ -1065,7 +1069,7 @@ static void test_ewise(void)
           const int nsteps = 1 + (int)((frand() + 1.0f) * 4.0f) % 8;
           for (int k = 0; k < nsteps; k++) {
             const int r = (int)((frand() + 1.0f) * 50.0f) % 10, lo = (int)((frand() + 1.0f) * 50.0f) % 5;
-            st[k] = (kk_ew_step){KK_EW_BIN, (int)((frand() + 1.0f) * 50.0f) % 7, frand() > 0, frand() > 0,
+            st[k] = (kk_ew_step){KK_EW_BIN, (int)((frand() + 1.0f) * 50.0f) % 8, frand() > 0, frand() > 0,
                                  ops + k * CAP, L[lo][0], L[lo][1]};
             if (r == 0) st[k] = (kk_ew_step){KK_EW_NEG, 0, 0, 0, NULL, 0, 0};
             else if (r <= 2)

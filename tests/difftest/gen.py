@@ -4602,7 +4602,9 @@ class TensorGen:
                                           "{x}.clamp(-1.0, 1.0)", "torch.clamp({v}, min=0.0)", "{x}.clamp_max(0.5)",
                                           "torch.clip({v}, -2, 2)", "{x}.clamp(min={s}, max=2.0)",
                                           "({x} * 0.5).clamp(None, {s}) + 1.0", "F.hardtanh({v}, -2.0, 2.0)",
-                                          "F.hardtanh({x} * 3.0, min_val=-1, max_val={s})"])
+                                          "F.hardtanh({x} * 3.0, min_val=-1, max_val={s})", "F.leaky_relu({v})",
+                                          "F.leaky_relu({x} - 0.5, 0.2)", "F.leaky_relu({v}, negative_slope={s})",
+                                          "F.leaky_relu({v}, -1, False) * 2.0"])
                 if "{s}" in form:
                     form = form.replace("{s}", self.scalar_param("s", FLOAT))
                 return form.format(x=self.paren(v), v=v), s

@@ -93,3 +93,27 @@ def bias_add_head(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> Te
 
 def exp_kw(x: TensorF32Cpu2D):
     return tf.exp(x, name="e")  # KILN-TF-005: eager TensorFlow
+
+
+def leaky_default(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.nn.leaky_relu(x)
+
+
+def leaky(x: TensorF32Cpu2D, a: float) -> TensorF32Cpu2D:
+    return tf.nn.leaky_relu(x, a)
+
+
+def leaky_kw_1d(x: TensorF32Cpu1D, a: float) -> TensorF32Cpu1D:
+    return tf.nn.leaky_relu(x, alpha=a)
+
+
+def leaky_int(x: TensorF32Cpu2D, a: int) -> TensorF32Cpu2D:
+    return tf.nn.leaky_relu(x, a)
+
+
+def leaky_chain(x: TensorF32Cpu2D, a: float) -> TensorF32Cpu2D:
+    return tf.nn.leaky_relu(x * 2.0 - 1.0, a) * 3.0
+
+
+def leaky_chain_default(x: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return tf.nn.leaky_relu(x + 1.0) - 0.5

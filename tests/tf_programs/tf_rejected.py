@@ -106,3 +106,7 @@ def relu_positional_name(x: TensorF32Cpu2D):
 
 def bias_add_kw(x: TensorF32Cpu2D, b: TensorF32Cpu1D):
     return tf.nn.bias_add(x, b, data_format="NHWC")
+
+
+def leaky_relu_name(x: TensorF32Cpu2D):
+    return tf.nn.leaky_relu(x, 0.1, name="act")
