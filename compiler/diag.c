@@ -239,8 +239,8 @@ static const char *const code_explains[] = {
     [KL_KILN_TF_005] = EXPLAIN(
         "tf.nn.sigmoid and tf.nn.tanh (also tf.sigmoid, tf.math.sigmoid, tf.tanh,\n"
         "tf.math.tanh), tf.negative, tf.abs, tf.sqrt, tf.square, tf.exp (and\n"
-        "their tf.math names) and tf.math.log are native for one rank-1 or\n"
-        "rank-2 tensor and no keywords.",
+        "their tf.math names), tf.math.log and tf.nn.silu / tf.nn.swish are\n"
+        "native for one rank-1 or rank-2 tensor and no keywords (no beta=).",
         "    def f(x: TensorF32Cpu1D):\n"
         "        return tf.nn.sigmoid(x, name=\"p\")   # KILN-TF-005",
         "Write `tf.nn.sigmoid(x)`: one positional tensor, no keywords."),

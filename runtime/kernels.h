@@ -51,9 +51,11 @@ typedef enum {
   /* eager F.relu6 and F.hardtanh, clamps to [0, 6] and [-1, 1] as eager's x86
    * min(hi, max(lo, x)): a NaN passes as itself (unquietened), -0.0 stays */
   KK_ACT_RELU6,
-  KK_ACT_HARDTANH
+  KK_ACT_HARDTANH,
+  KK_ACT_SILU_TF /* tf.nn.silu, x * sigmoid(x) with KK_ACT_SIGMOID_TF: silu(-inf) is the x86
+                    default NaN 0xffc00000, a NaN x itself quietened */
 } kk_act;
-#define KK_NUM_ACTS 17
+#define KK_NUM_ACTS 18
 
 void kk_init(void);            /* idempotent; picks ISA */
 const char *kk_isa_name(void); /* "avx512", "avx2", "reference" */

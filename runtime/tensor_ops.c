@@ -26,7 +26,7 @@ static bool is_clamp(int op) { return op == KR_OP_CLAMP || op == KR_OP_CLAMP_ORD
  * SIGMOID, TANH, ABS, SQRT, SQUARE, EXP, SILU, LOG, RSQRT, RELU6, HARDTANH) for a framework: TF's relu
  * gives +0.0 for -0.0, torch's sigmoid flips a NaN's sign, torch's sqrt of
  * a negative number is +NaN where TF's is x86's -NaN, TF's log gives
- * all-ones NaNs (see kernels.h).
+ * all-ones NaNs, TF's silu is x * sigmoid(x) (see kernels.h).
  * Anything else: KK_ACT_NONE. */
 int kr_act_of(int op, int fw) {
   switch (op) {
@@ -37,7 +37,7 @@ int kr_act_of(int op, int fw) {
   case KR_OP_SQRT: return fw == KR_FW_TF ? KK_ACT_SQRT_TF : KK_ACT_SQRT;
   case KR_OP_SQUARE: return KK_ACT_SQUARE;
   case KR_OP_EXP: return KK_ACT_EXP;
-  case KR_OP_SILU: return KK_ACT_SILU;
+  case KR_OP_SILU: return fw == KR_FW_TF ? KK_ACT_SILU_TF : KK_ACT_SILU;
   case KR_OP_LOG: return fw == KR_FW_TF ? KK_ACT_LOG_TF : KK_ACT_LOG;
   case KR_OP_RSQRT: return KK_ACT_RSQRT;
   case KR_OP_RELU6: return KK_ACT_RELU6;

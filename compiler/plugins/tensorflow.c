@@ -1,6 +1,6 @@
 /* plugins/tensorflow.c — the TensorFlow surface: tf.matmul / tf.linalg.matmul
  * (and @), tf.nn.relu, tf.nn.leaky_relu, tf.nn.sigmoid, tf.nn.tanh, tf.negative (and -x), tf.abs, tf.sqrt,
- * tf.square, tf.exp, tf.math.log, tf.nn.bias_add, tf.add / tf.subtract /
+ * tf.square, tf.exp, tf.math.log, tf.nn.silu, tf.nn.bias_add, tf.add / tf.subtract /
  * tf.multiply / tf.divide between tensors, the operators + - * / between
  * tensors or a tensor and an int/float/bool, and
  * tf.reduce_mean(x, axis=1) (keepdims or not) on float32 CPU:0 EagerTensors of rank 1 and 2.
@@ -41,6 +41,7 @@ static const char *const sqrt_names[] = {"tensorflow.sqrt", "tensorflow.math.sqr
 static const char *const square_names[] = {"tensorflow.square", "tensorflow.math.square", NULL};
 static const char *const exp_names[] = {"tensorflow.exp", "tensorflow.math.exp", NULL};
 static const char *const log_names[] = {"tensorflow.math.log", NULL};
+static const char *const silu_names[] = {"tensorflow.nn.silu", "tensorflow.nn.swish", NULL};
 static const char *const mean_names[] = {"tensorflow.reduce_mean", "tensorflow.math.reduce_mean", NULL};
 static const char *const sum_names[] = {"tensorflow.reduce_sum", "tensorflow.math.reduce_sum", NULL};
 
@@ -116,7 +117,7 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
   bool arith = is_any(t, sub_names) || is_any(t, mul_names) || is_any(t, div_names);
   const char *math = is_any(t, abs_names) ? "abs" : is_any(t, sqrt_names) ? "sqrt"
                    : is_any(t, square_names) ? "square" : is_any(t, exp_names) ? "exp"
-                   : is_any(t, log_names) ? "log" : NULL;
+                   : is_any(t, log_names) ? "log" : is_any(t, silu_names) ? "silu" : NULL;
   bool known = math || is_any(t, matmul_names) || is_any(t, relu_names) || is_any(t, sigmoid_names) ||
                is_any(t, tanh_names) || is_any(t, neg_names) || is_any(t, add_names) || is_any(t, mean_names) ||
                is_any(t, sum_names) || is_any(t, bias_add_names) || is_any(t, leaky_relu_names) || arith;
@@ -141,17 +142,19 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
                         s->args[0]);
     return pu_rejected(KL_KILN_TF_005, "tf.negative is native only with one tensor; write `tf.negative(x)` or `-x` with x rank 1 or 2 and no keywords");
   }
-  if (math) { /* tf.abs / tf.sqrt / tf.square / tf.exp, their tf.math names, tf.math.log */
-    static const char *const rules[5][2] = {
+  if (math) { /* tf.abs / tf.sqrt / tf.square / tf.exp, their tf.math names, tf.math.log, tf.nn.silu */
+    static const char *const rules[6][2] = {
         {"kiln-tensorflow/abs-f32-cpu-1d", "kiln-tensorflow/abs-f32-cpu-2d"},
         {"kiln-tensorflow/sqrt-f32-cpu-1d", "kiln-tensorflow/sqrt-f32-cpu-2d"},
         {"kiln-tensorflow/square-f32-cpu-1d", "kiln-tensorflow/square-f32-cpu-2d"},
         {"kiln-tensorflow/exp-f32-cpu-1d", "kiln-tensorflow/exp-f32-cpu-2d"},
         {"kiln-tensorflow/log-f32-cpu-1d", "kiln-tensorflow/log-f32-cpu-2d"},
+        {"kiln-tensorflow/silu-f32-cpu-1d", "kiln-tensorflow/silu-f32-cpu-2d"},
     };
-    int k = math[0] == 'a' ? 0 : pu_eq(math, "sqrt") ? 1 : math[0] == 's' ? 2 : math[0] == 'e' ? 3 : 4;
+    int k = math[0] == 'a' ? 0 : pu_eq(math, "sqrt") ? 1 : pu_eq(math, "square") ? 2 : math[0] == 'e' ? 3
+          : math[0] == 'l' ? 4 : 5;
     if (s->nargs == 1 && s->nkw == 0) return pu_claimed(rules[k][pu_rank(s->args[0], tids) - 1], s->args[0]);
-    return pu_rejected(KL_KILN_TF_005, "tf.abs, tf.sqrt, tf.square, tf.exp and tf.math.log are native only with one tensor; write `tf.exp(x)` with x rank 1 or 2 and no keywords");
+    return pu_rejected(KL_KILN_TF_005, "tf.abs, tf.sqrt, tf.square, tf.exp, tf.math.log and tf.nn.silu are native only with one tensor; write `tf.exp(x)` with x rank 1 or 2 and no keywords (no beta= for silu)");
   }
   if (is_any(t, tanh_names)) {
     if (s->nargs == 1 && s->nkw == 0)
@@ -244,6 +247,7 @@ static bool tf_lower(const KlSite *s, const KlClaim *c, const KlType *tids, KlLo
   else if (strstr(r, "/square-")) *out = pu_op(KL_TOP_SQUARE, 1, c->result);
   else if (strstr(r, "/exp-")) *out = pu_op(KL_TOP_EXP, 1, c->result);
   else if (strstr(r, "/log-")) *out = pu_op(KL_TOP_LOG, 1, c->result);
+  else if (strstr(r, "/silu-")) *out = pu_op(KL_TOP_SILU, 1, c->result);
   else if (strstr(r, "/leaky-relu-")) {
     int alpha;
     if (!leaky_relu_alpha(s, tids, &alpha)) return false;
@@ -283,6 +287,8 @@ static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/exp-f32-cpu-2d", "tf.exp / tf.math.exp(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/log-f32-cpu-1d", "tf.math.log(x) rank 1", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/log-f32-cpu-2d", "tf.math.log(x) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/silu-f32-cpu-1d", "tf.nn.silu / tf.nn.swish(x) rank 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/silu-f32-cpu-2d", "tf.nn.silu / tf.nn.swish(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/tanh-f32-cpu-1d", "tf.nn.tanh / tf.tanh / tf.math.tanh(x) rank 1", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/tanh-f32-cpu-2d", "tf.nn.tanh / tf.tanh / tf.math.tanh(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/subtract-call-f32-cpu", "tf.subtract / tf.math.subtract(a, b) ranks 1+1, 2+2, 2+1, 1+2", "claimed", KL_NUM_CODES, true},
@@ -307,7 +313,7 @@ static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/relu-other-forms", "tf.nn.relu with keywords or extra arguments, tf.nn.leaky_relu with name= or a non-scalar alpha", "rejected", KL_KILN_TF_002, true},
     {"kiln-tensorflow/add-other-forms", "tf.add / tf.subtract / tf.multiply / tf.divide with keywords", "rejected", KL_KILN_TF_003, true},
     {"kiln-tensorflow/reduce-mean-other-forms", "reduce_mean / reduce_sum without a literal axis (0, 1, -1, -2), or keepdims not a literal bool", "rejected", KL_KILN_TF_004, true},
-    {"kiln-tensorflow/sigmoid-other-forms", "tf.nn.sigmoid / tf.nn.tanh / tf.negative / tf.abs / tf.sqrt / tf.square / tf.exp / tf.math.log with keywords or extra arguments", "rejected", KL_KILN_TF_005, true},
+    {"kiln-tensorflow/sigmoid-other-forms", "tf.nn.sigmoid / tf.nn.tanh / tf.negative / tf.abs / tf.sqrt / tf.square / tf.exp / tf.math.log / tf.nn.silu with keywords or extra arguments", "rejected", KL_KILN_TF_005, true},
     {"kiln-tensorflow/unsupported-tensor-surface", "covered symbols with operand types outside the vocabulary", "rejected", KL_KILN_TF_010, true},
     {"kiln-tensorflow/other-calls", "any other TensorFlow call", "not-covered", KL_NUM_CODES, true},
     {NULL, NULL, NULL, KL_NUM_CODES, false},

@@ -69,7 +69,8 @@ static double act_d(int act, double x)
   case KK_ACT_SQRT_TF: return x < 0 ? NAN : sqrt(x);
   case KK_ACT_SQUARE: return x * x;
   case KK_ACT_EXP: return exp(x);
-  case KK_ACT_SILU: return x / (1.0 + exp(-x));
+  case KK_ACT_SILU:
+  case KK_ACT_SILU_TF: return x / (1.0 + exp(-x));
   case KK_ACT_LOG:
   case KK_ACT_LOG_TF: return x < 0 ? NAN : log(x);
   case KK_ACT_RSQRT: return x < 0 ? NAN : 1.0 / sqrt(x);
@@ -743,7 +744,7 @@ static float pick(int64_t i)
 static int same_or_close(int act, float got, float ref)
 {
   if (act == KK_ACT_SIGMOID || act == KK_ACT_SIGMOID_TF || act == KK_ACT_TANH || act == KK_ACT_EXP ||
-      act == KK_ACT_SILU || act == KK_ACT_LOG || act == KK_ACT_LOG_TF)
+      act == KK_ACT_SILU || act == KK_ACT_SILU_TF || act == KK_ACT_LOG || act == KK_ACT_LOG_TF)
     return (ulpdist(got, ref) <= 4 && isnan(got) == isnan(ref)) || fabsf(got - ref) <= 1e-6f;
   return bits(got) == bits(ref);
 }
@@ -778,8 +779,8 @@ static void test_elementwise(void)
             for (int64_t j = 0; j < N; j++) {
               float x = X[i * s0 + j * s1];
               if (isfinite(x) && (act == KK_ACT_SIGMOID || act == KK_ACT_SIGMOID_TF || act == KK_ACT_TANH ||
-                                  act == KK_ACT_EXP || act == KK_ACT_SILU || act == KK_ACT_LOG ||
-                                  act == KK_ACT_LOG_TF)) {
+                                  act == KK_ACT_EXP || act == KK_ACT_SILU || act == KK_ACT_SILU_TF ||
+                                  act == KK_ACT_LOG || act == KK_ACT_LOG_TF)) {
                 double w = act_d(act, x);
                 ok &= isnan(w) ? isnan(Zr[i * N + j]) != 0
                     : isinf(w) ? Zr[i * N + j] == w : fabs(Zr[i * N + j] - w) <= 1e-6 + 1e-5 * fabs(w);
@@ -1117,8 +1118,8 @@ static void test_act_accuracy(void)
 {
   enum { N = 4096 };
   static float x[N], y[N];
-  const int acts[] = {KK_ACT_SIGMOID, KK_ACT_TANH, KK_ACT_EXP, KK_ACT_SILU, KK_ACT_LOG};
-  const int64_t bound[] = {2, 1, 1, 2, 1};
+  const int acts[] = {KK_ACT_SIGMOID, KK_ACT_TANH, KK_ACT_EXP, KK_ACT_SILU, KK_ACT_LOG, KK_ACT_SILU_TF};
+  const int64_t bound[] = {2, 1, 1, 2, 1, 3};
   for (size_t a = 0; a < sizeof acts / sizeof *acts; a++) {
     int64_t worst = 0;
     float at = 0;

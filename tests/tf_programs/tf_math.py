@@ -117,3 +117,19 @@ def leaky_chain(x: TensorF32Cpu2D, a: float) -> TensorF32Cpu2D:
 
 def leaky_chain_default(x: TensorF32Cpu1D) -> TensorF32Cpu1D:
     return tf.nn.leaky_relu(x + 1.0) - 0.5
+
+
+def silu_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.nn.silu(x)
+
+
+def silu_1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return tf.nn.swish(v)
+
+
+def silu_head(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return tf.reduce_mean(tf.nn.silu(tf.matmul(x, w) + b), axis=1)
+
+
+def silu_chain(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.nn.silu(x * 2.0) + 1.0
