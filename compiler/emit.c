@@ -533,11 +533,33 @@ static Val leaky_relu_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
   return r;
 }
 
+/* F.layer_norm(a, shape, weight, bias, eps): shape as a Python object, weight
+ * and bias native tensors or NULL, eps a double (absent: eager's 1e-5). */
+static Val layer_norm_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
+  const int *k = s->lowered.operands;
+  bool ok = s->lowered.noperands == 5 && k[0] >= 0 && k[0] < nops && kl_is_tensor(e->ctx, ops[k[0]].t) && k[1] >= 0 &&
+            k[1] < nops && k[4] < nops && (k[4] < 0 || kl_is_scalar(ops[k[4]].t));
+  for (int i = 2; i <= 3; i++) ok = ok && k[i] < nops && (k[i] < 0 || kl_is_tensor(e->ctx, ops[k[i]].t));
+  if (!ok) kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "layer_norm operands of the wrong kinds");
+  Val shape = to_object(e, ops[k[1]], L);
+  ops[k[1]] = shape; /* released below with the others */
+  const char *w = k[2] < 0 ? "NULL" : kl_fmt(e->ctx, "(KrTensor *)%s", ops[k[2]].s);
+  const char *b = k[3] < 0 ? "NULL" : kl_fmt(e->ctx, "(KrTensor *)%s", ops[k[3]].s);
+  const char *eps = k[4] < 0 ? "1e-5" : kl_fmt(e->ctx, "(double)(%s)", ops[k[4]].s);
+  Val r = temp(e, s->lowered.result);
+  line(e, "%s = (PyObject *)kr->tensor_layer_norm((KrTensor *)%s, %s, %s, %s, %s, kl_file, %d);", r.s, ops[k[0]].s,
+       shape.s, w, b, eps, L);
+  for (int i = 0; i < nops; i++) release(e, ops[i]);
+  fail_if(e, L, "!%s", r.s);
+  return r;
+}
+
 /* A claimed site: operands (receiver first) are native tensors, but for one
  * native scalar meeting a tensor in + - * /. */
 static Val tensor_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
   if (s->lowered.op == KL_TOP_CLAMP || s->lowered.op == KL_TOP_CLAMP_ORDERED) return clamp_op(e, s, ops, nops, L);
   if (s->lowered.op == KL_TOP_LEAKY_RELU) return leaky_relu_op(e, s, ops, nops, L);
+  if (s->lowered.op == KL_TOP_LAYER_NORM) return layer_norm_op(e, s, ops, nops, L);
   Val r = temp(e, s->lowered.result);
   if (s->lowered.noperands == 2 && nops == 2 && kl_is_scalar(ops[0].t) != kl_is_scalar(ops[1].t)) {
     bool left = kl_is_scalar(ops[0].t);

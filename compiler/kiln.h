@@ -570,7 +570,8 @@ bool kl_call_unpacks(const KlNode *call); /* a, b = x, y */
 
 /* ------------------------------------------------------------------ claim.c + plugin interface */
 
-#define KL_PLUGIN_API_VERSION 1
+/* 2: KlLowered.operands holds five (F.layer_norm's) */
+#define KL_PLUGIN_API_VERSION 2
 
 typedef enum { KL_SK_CALL, KL_SK_METHOD, KL_SK_BINOP, KL_SK_COMPARE, KL_SK_UNARYOP } KlSiteKind;
 extern const char *const kl_site_kind_text[];
@@ -630,7 +631,8 @@ typedef struct KlSite {
   X(CLAMP, "clamp")         /* min(hi, max(lo, a)): operands a, lo, hi (scalars; -1: absent) */ \
   X(CLAMP_ORDERED, "clamp_ordered") /* CLAMP, both bounds, lo > hi a ValueError first (F.hardtanh) */ \
   X(BIAS_ADD, "bias_add")   /* a[M,N] + b[N] as ADD, b exactly N long (tf.nn.bias_add) */ \
-  X(LEAKY_RELU, "leaky_relu") /* a > 0 ? a : a * slope: operands a, slope (a scalar; -1: the framework's default) */
+  X(LEAKY_RELU, "leaky_relu") /* a > 0 ? a : a * slope: operands a, slope (a scalar; -1: the framework's default) */ \
+  X(LAYER_NORM, "layer_norm") /* F.layer_norm: operands a, shape (an object), weight, bias (tensors), eps (-1: absent) */
 
 typedef enum {
 #define X(name, text) KL_TOP_##name,
@@ -652,8 +654,8 @@ typedef struct KlClaim {
 
 typedef struct KlLowered {
   KlTensorOp op;
-  int operands[3];     /* indexes into the site's operand list: the receiver, the positionals,
-                          then the keywords' values as written */
+  int operands[5];     /* indexes into the site's operand list: the receiver, the positionals,
+                          then the keywords' values as written; -1: absent */
   int noperands;
   KlType result;
 } KlLowered;

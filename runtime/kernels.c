@@ -398,6 +398,35 @@ static float sum_strided__ref(int64_t n, const float *x, int64_t s)
 
 static float sum_row__ref(int64_t n, const float *x) { return sum_strided__ref(n, x, 1); }
 
+/* A row's mean and mean squared deviation (kk_moments), in double over four
+ * lanes: two passes, the sum and then the squares about the mean. */
+static void moments_strided__ref(int64_t n, const float *x, int64_t s, double *mean, double *var)
+{
+  double p[4] = {0.0, 0.0, 0.0, 0.0};
+  int64_t j = 0;
+  for (; j + 4 <= n; j += 4)
+    for (int q = 0; q < 4; q++) p[q] += (double)x[(j + q) * s];
+  for (; j < n; j++) p[0] += (double)x[j * s];
+  const double m = ((p[0] + p[1]) + (p[2] + p[3])) / (double)n;
+  p[0] = p[1] = p[2] = p[3] = 0.0;
+  for (j = 0; j + 4 <= n; j += 4)
+    for (int q = 0; q < 4; q++) {
+      const double d = (double)x[(j + q) * s] - m;
+      p[q] += d * d;
+    }
+  for (; j < n; j++) {
+    const double d = (double)x[j * s] - m;
+    p[0] += d * d;
+  }
+  *mean = m;
+  *var = ((p[0] + p[1]) + (p[2] + p[3])) / (double)n;
+}
+
+static void moments_row__ref(int64_t n, const float *x, double *mean, double *var)
+{
+  moments_strided__ref(n, x, 1, mean, var);
+}
+
 static inline int64_t min64_(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /* out[i] = sum_j x[i + j*s] for i < m (columns of a column-major block). */
@@ -870,6 +899,64 @@ KK_AVX2 static float hsum_avx2(__m256 s)
   h = _mm_add_ps(h, _mm_movehl_ps(h, h));
   h = _mm_add_ss(h, _mm_movehdup_ps(h));
   return _mm_cvtss_f32(h);
+}
+
+KK_AVX2 KK_INLINE double hsum_pd_avx2(__m256d v)
+{
+  __m128d h = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+  return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
+}
+
+/* See moments_strided__ref: 8 floats a step as two vectors of 4 doubles, the
+ * last n % 8 one by one. */
+KK_AVX2 static void moments_row__avx2(int64_t n, const float *x, double *mean, double *var)
+{
+  __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
+  int64_t j = 0;
+  for (; j + 16 <= n; j += 16) { /* four sums: fewer wait on the add's latency */
+    const __m256 v = _mm256_loadu_ps(x + j), u = _mm256_loadu_ps(x + j + 8);
+    s0 = _mm256_add_pd(s0, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+    s1 = _mm256_add_pd(s1, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+    s2 = _mm256_add_pd(s2, _mm256_cvtps_pd(_mm256_castps256_ps128(u)));
+    s3 = _mm256_add_pd(s3, _mm256_cvtps_pd(_mm256_extractf128_ps(u, 1)));
+  }
+  for (; j + 8 <= n; j += 8) {
+    const __m256 v = _mm256_loadu_ps(x + j);
+    s0 = _mm256_add_pd(s0, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+    s1 = _mm256_add_pd(s1, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+  }
+  double t = 0.0;
+  for (int64_t k = j; k < n; k++) t += (double)x[k];
+  const double m = (hsum_pd_avx2(_mm256_add_pd(_mm256_add_pd(s0, s1), _mm256_add_pd(s2, s3))) + t) / (double)n;
+  const __m256d mv = _mm256_set1_pd(m);
+  s0 = s1 = s2 = s3 = _mm256_setzero_pd();
+  for (j = 0; j + 16 <= n; j += 16) {
+    const __m256 v = _mm256_loadu_ps(x + j), u = _mm256_loadu_ps(x + j + 8);
+    const __m256d d0 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), mv);
+    const __m256d d1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), mv);
+    const __m256d d2 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(u)), mv);
+    const __m256d d3 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(u, 1)), mv);
+    s0 = _mm256_fmadd_pd(d0, d0, s0);
+    s1 = _mm256_fmadd_pd(d1, d1, s1);
+    s2 = _mm256_fmadd_pd(d2, d2, s2);
+    s3 = _mm256_fmadd_pd(d3, d3, s3);
+  }
+  for (; j + 8 <= n; j += 8) {
+    const __m256 v = _mm256_loadu_ps(x + j);
+    const __m256d d0 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), mv);
+    const __m256d d1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), mv);
+    s0 = _mm256_fmadd_pd(d0, d0, s0);
+    s1 = _mm256_fmadd_pd(d1, d1, s1);
+  }
+  s0 = _mm256_add_pd(s0, s2);
+  s1 = _mm256_add_pd(s1, s3);
+  t = 0.0;
+  for (int64_t k = j; k < n; k++) {
+    const double d = (double)x[k] - m;
+    t += d * d;
+  }
+  *mean = m;
+  *var = (hsum_pd_avx2(_mm256_add_pd(s0, s1)) + t) / (double)n;
 }
 
 /* Blocks of <= 2048 with 4×8 lanes (<= 64 sequential adds per lane), pairwise above. */
@@ -2521,6 +2608,102 @@ KK_AVX512 static void add_rows__avx512(int act, int64_t M, int64_t N, const floa
   }
 }
 
+KK_AVX512 KK_INLINE __m512d cvt_lo_pd(__m512 v) { return _mm512_cvtps_pd(_mm512_castps512_ps256(v)); }
+KK_AVX512 KK_INLINE __m512d cvt_hi_pd(__m512 v)
+{
+  return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+}
+
+/* See moments_strided__ref: 32 floats a step as four vectors of 8 doubles in
+ * four sums (fewer wait on the add's latency), then 16 at a time, the tail
+ * masked (its masked-off lanes add nothing in either pass). */
+KK_AVX512 static void moments_row_d__avx512(int64_t n, const float *x, double *mean, double *var)
+{
+  __m512d s0 = _mm512_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
+  const __mmask16 mt = mask16(n % 16);
+  const int64_t n16 = n - n % 16;
+  int64_t j = 0;
+  for (; j + 32 <= n; j += 32) {
+    const __m512 v = _mm512_loadu_ps(x + j), u = _mm512_loadu_ps(x + j + 16);
+    s0 = _mm512_add_pd(s0, cvt_lo_pd(v));
+    s1 = _mm512_add_pd(s1, cvt_hi_pd(v));
+    s2 = _mm512_add_pd(s2, cvt_lo_pd(u));
+    s3 = _mm512_add_pd(s3, cvt_hi_pd(u));
+  }
+  for (; j < n; j += 16) {
+    const __m512 v = j < n16 ? _mm512_loadu_ps(x + j) : _mm512_maskz_loadu_ps(mt, x + j);
+    s0 = _mm512_add_pd(s0, cvt_lo_pd(v));
+    s1 = _mm512_add_pd(s1, cvt_hi_pd(v));
+  }
+  const double m = _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(s0, s1), _mm512_add_pd(s2, s3))) / (double)n;
+  const __m512d mv = _mm512_set1_pd(m);
+  s0 = s1 = s2 = s3 = _mm512_setzero_pd();
+  for (j = 0; j + 32 <= n; j += 32) {
+    const __m512 v = _mm512_loadu_ps(x + j), u = _mm512_loadu_ps(x + j + 16);
+    const __m512d d0 = _mm512_sub_pd(cvt_lo_pd(v), mv), d1 = _mm512_sub_pd(cvt_hi_pd(v), mv);
+    const __m512d d2 = _mm512_sub_pd(cvt_lo_pd(u), mv), d3 = _mm512_sub_pd(cvt_hi_pd(u), mv);
+    s0 = _mm512_fmadd_pd(d0, d0, s0);
+    s1 = _mm512_fmadd_pd(d1, d1, s1);
+    s2 = _mm512_fmadd_pd(d2, d2, s2);
+    s3 = _mm512_fmadd_pd(d3, d3, s3);
+  }
+  for (; j < n; j += 16) {
+    const __mmask16 k = j < n16 ? (__mmask16)0xffff : mt;
+    const __m512 v = _mm512_maskz_loadu_ps(k, x + j);
+    const __m512d d0 = _mm512_sub_pd(cvt_lo_pd(v), mv), d1 = _mm512_sub_pd(cvt_hi_pd(v), mv);
+    s0 = _mm512_mask3_fmadd_pd(d0, d0, s0, (__mmask8)(k & 0xff));
+    s1 = _mm512_mask3_fmadd_pd(d1, d1, s1, (__mmask8)(k >> 8));
+  }
+  *mean = m;
+  *var = _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(s0, s1), _mm512_add_pd(s2, s3))) / (double)n;
+}
+
+/* kk_moments' fast path: two passes in float32 over 2 x 16 lanes, the second
+ * summing d = x - m' and d^2 about the first's rounded mean m' (the
+ * corrected two-pass algorithm: mean = m' + sum(d) / n, var = sum(d^2) / n -
+ * (sum(d) / n)^2, so the first mean's rounding error cancels), and in double
+ * (moments_row_d) when that is not finite: a NaN or inf in the row, or a
+ * sum or square past float32's range. */
+KK_AVX512 static void moments_row__avx512(int64_t n, const float *x, double *mean, double *var)
+{
+  __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+  const __mmask16 mt = mask16(n % 16);
+  int64_t j = 0;
+  for (; j + 64 <= n; j += 64) {
+    s0 = _mm512_add_ps(s0, _mm512_loadu_ps(x + j));
+    s1 = _mm512_add_ps(s1, _mm512_loadu_ps(x + j + 16));
+    s2 = _mm512_add_ps(s2, _mm512_loadu_ps(x + j + 32));
+    s3 = _mm512_add_ps(s3, _mm512_loadu_ps(x + j + 48));
+  }
+  for (; j + 16 <= n; j += 16) s0 = _mm512_add_ps(s0, _mm512_loadu_ps(x + j));
+  if (j < n) s1 = _mm512_add_ps(s1, _mm512_maskz_loadu_ps(mt, x + j));
+  const float m = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3))) / (float)n;
+  const __m512 mv = _mm512_set1_ps(m);
+  __m512 q0 = _mm512_setzero_ps(), q1 = q0; /* d^2; s0, s1: d */
+  s0 = s1 = _mm512_setzero_ps();
+  for (j = 0; j + 32 <= n; j += 32) {
+    const __m512 d0 = _mm512_sub_ps(_mm512_loadu_ps(x + j), mv), d1 = _mm512_sub_ps(_mm512_loadu_ps(x + j + 16), mv);
+    s0 = _mm512_add_ps(s0, d0);
+    s1 = _mm512_add_ps(s1, d1);
+    q0 = _mm512_fmadd_ps(d0, d0, q0);
+    q1 = _mm512_fmadd_ps(d1, d1, q1);
+  }
+  for (; j < n; j += 16) {
+    const __mmask16 k = j + 16 <= n ? (__mmask16)0xffff : mt;
+    const __m512 d = _mm512_maskz_sub_ps(k, _mm512_maskz_loadu_ps(k, x + j), mv);
+    s0 = _mm512_add_ps(s0, d);
+    q0 = _mm512_fmadd_ps(d, d, q0);
+  }
+  const double ds = (double)_mm512_reduce_add_ps(_mm512_add_ps(s0, s1)) / (double)n;
+  const double q = (double)_mm512_reduce_add_ps(_mm512_add_ps(q0, q1)) / (double)n;
+  if (!isfinite(m) || !isfinite(q)) {
+    moments_row_d__avx512(n, x, mean, var);
+    return;
+  }
+  *mean = (double)m + ds;
+  *var = q - ds * ds > 0.0 ? q - ds * ds : 0.0;
+}
+
 /* Blocks of <= 4096 with 4×16 lanes (<= 64 sequential adds per lane), pairwise above. */
 KK_AVX512 static float sum_row__avx512(int64_t n, const float *x)
 {
@@ -2628,22 +2811,23 @@ typedef struct {
   /* optional kk_ewise pass: step codes as kk_ewise makes them, inner strides 0 or 1 */
   void (*ewise)(int nsteps, const kk_ew_step *st, const int *code, int64_t M, int64_t N, const float *X, int64_t xs0,
                 int64_t xs1, float *Y);
+  void (*moments_row)(int64_t n, const float *x, double *mean, double *var); /* kk_moments, contiguous, n >= 1 */
 } kk_isa_table;
 
 static const kk_isa_table kk_table_ref = {
     "reference", kk_sgemm_ukernel_4x16__ref, 4, 16, 64, 256, 1024,
     act_row__ref, add_row__ref, sum_row__ref, sum_cols__ref, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-    bin_rows__ref, exp_row__ref, any_nan__ref, NULL};
+    bin_rows__ref, exp_row__ref, any_nan__ref, NULL, moments_row__ref};
 #if KK_X86
 static const kk_isa_table kk_table_avx2 = {
     "avx2", kk_sgemm_ukernel_6x16__avx2, 6, 16, 120, 256, 1024,
     act_row__avx2, add_row__avx2, sum_row__avx2, sum_cols__avx2, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-    bin_rows__avx2, exp_row__avx2, any_nan__avx2, ewise__avx2};
+    bin_rows__avx2, exp_row__avx2, any_nan__avx2, ewise__avx2, moments_row__avx2};
 static const kk_isa_table kk_table_avx512 = {
     "avx512", kk_sgemm_ukernel_12x32__avx512, 12, 32, KK_AVX512_MC, KK_AVX512_KC, KK_AVX512_NC,
     act_row__avx512, add_row__avx512, sum_row__avx512, sum_cols__avx512,
     gemm_dot__avx512, pack_bt__avx512, pack_a__avx512, gemm_lt__avx512, gemm_xw__avx512, pack_bt64__avx512,
-    add_rows__avx512, bin_rows__avx512, exp_row__avx512, any_nan__avx512, ewise__avx512};
+    add_rows__avx512, bin_rows__avx512, exp_row__avx512, any_nan__avx512, ewise__avx512, moments_row__avx512};
 #define TABLE_IS_AVX512(t) ((t) == &kk_table_avx512)
 #else
 #define TABLE_IS_AVX512(t) 0
@@ -3878,6 +4062,16 @@ void kk_log_softmax(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t x
     }
     float lse = logf(s);
     kk_binary(KK_BIN_SUB, 0, 1, N, y, 0, 1, &lse, 0, 0, y);
+  }
+}
+
+void kk_moments(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, double *mean, double *var)
+{
+  const kk_isa_table *t = isa();
+  for (int64_t i = 0; i < M; i++) {
+    if (N <= 0) mean[i] = var[i] = 0.0;
+    else if (xs1 == 1 || N == 1) t->moments_row(N, X + i * xs0, &mean[i], &var[i]);
+    else moments_strided__ref(N, X + i * xs0, xs1, &mean[i], &var[i]);
   }
 }
 

@@ -1475,7 +1475,7 @@ static KrTensor *kr_tensor_unbox(PyObject *o, int framework, int rank, const cha
   }
 }
 
-static PyObject *kr_tensor_box(KrTensor *t) {
+PyObject *kr_tensor_box(KrTensor *t) {
   PyObject *o;
   switch (t->framework) {
   case KR_FW_TORCH: o = kr_torch_box(t); break;
@@ -1577,7 +1577,7 @@ static int is_framework_tensor(PyObject *o, int framework) {
   return r > 0;
 }
 
-static KrTensor *kr_tensor_from_object(PyObject *o, int framework, int rank, const char *file, int line) {
+KrTensor *kr_tensor_from_object(PyObject *o, int framework, int rank, const char *file, int line) {
   static const char *const fwname[] = {"?", "torch.Tensor", "TensorFlow EagerTensor", "float32 buffer"};
   if (framework >= KR_FW_TORCH && framework <= KR_FW_TEST && is_framework_tensor(o, framework)) {
     KrTensor *t = kr_tensor_unbox(o, framework, rank, "<result>");
@@ -3054,6 +3054,7 @@ static const KrApi kr_api = {
     .tensor_ewise = kr_tensor_ewise,
     .tensor_fused = kr_tensor_fused,
     .tensor_clamp = kr_tensor_clamp,
+    .tensor_layer_norm = kr_tensor_layer_norm,
     .tensor_refresh = kr_tensor_refresh,
     .tensor_pin = kr_tensor_pin,
     .format_value = kr_format_value,

@@ -46,9 +46,13 @@ KrTensor *kr_tensor_clamp(KrTensor *t, int ordered, int lo_kind, double lo_f, in
 int kr_int_float_cmp(int64_t a, double b);
 KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *c, KrTensor *d, KrTensor *e,
                           const char *file);
+KrTensor *kr_tensor_layer_norm(KrTensor *x, PyObject *shape, KrTensor *w, KrTensor *b, double eps, const char *file,
+                               int line);
 
 /* runtime.c */
 extern PyTypeObject KrTensor_Type;
+PyObject *kr_tensor_box(KrTensor *t); /* KrApi.tensor_box */
+KrTensor *kr_tensor_from_object(PyObject *o, int framework, int rank, const char *file, int line);
 KrBuffer *kr_buffer_new(size_t nfloats);      /* refcnt 1; NULL + MemoryError */
 void kr_buffer_retain(KrBuffer *b);
 void kr_buffer_release(KrBuffer *b);          /* safe without the GIL */

@@ -664,3 +664,109 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
   kr_kernel_leave(ks);
   return r;
 }
+
+/* ---- layer_norm ---------------------------------------------------------- */
+
+/* normalized_shape in the native form: a tuple or list (torch.Size is a
+ * tuple) holding one exact int. Its value in *n, or false. */
+static bool one_int_shape(PyObject *shape, int64_t *n) {
+  if ((!PyTuple_Check(shape) && !PyList_Check(shape)) || PySequence_Fast_GET_SIZE(shape) != 1) return false;
+  PyObject *e = PySequence_Fast_GET_ITEM(shape, 0);
+  if (!PyLong_CheckExact(e)) return false;
+  int overflow;
+  long long v = PyLong_AsLongLongAndOverflow(e, &overflow);
+  if (overflow || (v == -1 && PyErr_Occurred())) {
+    PyErr_Clear();
+    return false;
+  }
+  *n = v;
+  return true;
+}
+
+/* Eager's own F.layer_norm on the same arguments: every other form (more
+ * dims, a shape that does not match, weights of another length, a
+ * normalized_shape eager refuses) gives its result or raises its error. */
+static KrTensor *layer_norm_eager(KrTensor *x, PyObject *shape, KrTensor *w, KrTensor *b, double eps, const char *file,
+                                  int line) {
+  static PyObject *fn; /* torch.nn.functional.layer_norm, kept for the process */
+  if (!fn) {
+    PyObject *m = PyImport_ImportModule("torch.nn.functional");
+    fn = m ? PyObject_GetAttrString(m, "layer_norm") : NULL;
+    Py_XDECREF(m);
+    if (!fn) return NULL;
+  }
+  PyObject *xo = kr_tensor_box(x), *wo = w ? kr_tensor_box(w) : Py_NewRef(Py_None);
+  PyObject *bo = b ? kr_tensor_box(b) : Py_NewRef(Py_None), *eo = PyFloat_FromDouble(eps);
+  PyObject *r = xo && wo && bo && eo ? PyObject_CallFunctionObjArgs(fn, xo, shape, wo, bo, eo, NULL) : NULL;
+  Py_XDECREF(xo);
+  Py_XDECREF(wo);
+  Py_XDECREF(bo);
+  Py_XDECREF(eo);
+  /* a claimed site's result never requires grad, whichever path made it */
+  PyObject *d = r ? PyObject_CallMethod(r, "detach", NULL) : NULL;
+  Py_XDECREF(r);
+  if (!d) return NULL;
+  KrTensor *t = kr_tensor_from_object(d, KR_FW_TORCH, x->rank, file, line);
+  Py_DECREF(d);
+  return t;
+}
+
+static bool is_row_of(const KrTensor *v, int64_t n) { return !v || (v->rank == 1 && v->shape[0] == n); }
+
+KrTensor *kr_tensor_layer_norm(KrTensor *x, PyObject *shape, KrTensor *w, KrTensor *b, double eps, const char *file,
+                               int line) {
+  if (!x || !shape || x->framework != KR_FW_TORCH || (w && w->framework != KR_FW_TORCH) ||
+      (b && b->framework != KR_FW_TORCH)) {
+    PyErr_Format(PyExc_SystemError, "kiln: bad layer_norm operands (%s:%d)", file, line);
+    return NULL;
+  }
+  Mat m = as_mat(x);
+  int64_t n;
+  if (!one_int_shape(shape, &n) || n != m.n || !is_row_of(w, n) || !is_row_of(b, n))
+    return layer_norm_eager(x, shape, w, b, eps, file, line);
+  KrTensor *r = kr_tensor_new(KR_FW_TORCH, x->rank, x->shape);
+  if (!r || m.m == 0 || n == 0) return r;
+  /* per row: mean and variance in double (eager's float32 moments overflow
+   * past |x| ~ 1e19, to zeros or NaN by the row's length; these do not),
+   * rstd = 1 / sqrt(var + eps) rounded once to float32, then as eager:
+   * -rstd * mean in float32, so x == mean gives exactly 0 */
+  double stack[2 * 32];
+  double *mean = m.m <= 32 ? stack : PyMem_Malloc(sizeof(double) * 2 * (size_t)m.m);
+  float fstack[2 * 32], *coef = m.m <= 32 ? fstack : PyMem_Malloc(sizeof(float) * 2 * (size_t)m.m);
+  if (!mean || !coef) {
+    if (mean != stack) PyMem_Free(mean);
+    if (coef != fstack) PyMem_Free(coef);
+    Py_DECREF(r);
+    return (KrTensor *)PyErr_NoMemory();
+  }
+  double *var = mean + m.m;
+  float *scale = coef, *shift = coef + m.m;
+  KrKernelScope ks = kr_kernel_enter(KR_FW_TORCH, 3.0 * (double)m.m * (double)n);
+  kk_moments(m.m, n, x->data, m.s0, m.s1, mean, var);
+  for (int64_t i = 0; i < m.m; i++) {
+    scale[i] = (float)(1.0 / sqrt(var[i] + (double)(float)eps));
+    shift[i] = -scale[i] * (float)mean[i];
+  }
+  /* y = (x * scale + shift) * w + b, eager's order, one pass; without a
+   * bias eager adds 0.0 (its loop for a missing weight or bias), so a zero
+   * result is +0.0 */
+  static const float zero = 0.0f;
+  kk_ew_step st[4] = {{KK_EW_BIN, KK_BIN_MUL, 0, 0, scale, 1, 0}, {KK_EW_BIN, KK_BIN_ADD, 0, 0, shift, 1, 0}};
+  int ns = 2;
+  if (w) st[ns++] = (kk_ew_step){KK_EW_BIN, KK_BIN_MUL, 0, 0, w->data, 0, w->strides[0]};
+  st[ns++] = b ? (kk_ew_step){KK_EW_BIN, KK_BIN_ADD, 0, 0, b->data, 0, b->strides[0]}
+               : (kk_ew_step){KK_EW_BIN, KK_BIN_ADD, 0, 0, &zero, 0, 0};
+  if (kk_ewise(ns, st, m.m, n, x->data, m.s0, m.s1, r->data) != 0) {
+    for (int64_t i = 0; i < m.m; i++) {
+      float *y = r->data + i * n;
+      kk_binary(KK_BIN_MUL, 0, 1, n, x->data + i * m.s0, 0, m.s1, &scale[i], 0, 0, y);
+      kk_binary(KK_BIN_ADD, 0, 1, n, y, 0, 1, &shift[i], 0, 0, y);
+      if (w) kk_binary(KK_BIN_MUL, 0, 1, n, y, 0, 1, w->data, 0, w->strides[0], y);
+      kk_binary(KK_BIN_ADD, 0, 1, n, y, 0, 1, b ? b->data : &zero, 0, b ? b->strides[0] : 0, y);
+    }
+  }
+  kr_kernel_leave(ks);
+  if (mean != stack) PyMem_Free(mean);
+  if (coef != fstack) PyMem_Free(coef);
+  return r;
+}

@@ -26,7 +26,7 @@ def sites(result, func):
 
 
 def test_api_version_exposed():
-    assert _compiler.PLUGIN_API_VERSION == 1
+    assert _compiler.PLUGIN_API_VERSION == 2
 
 
 def test_three_outcomes():

@@ -1,7 +1,7 @@
 /* plugins/torch.c — the PyTorch surface: linear (with or without a bias),
  * relu/sigmoid/tanh (methods, torch.* and F.* functions), abs/sqrt/rsqrt/square/exp/log
  * (methods and torch.*), t ** 2, F.silu, F.relu6, F.hardtanh, clamp / clip with
- * scalar bounds, F.leaky_relu with a scalar slope, matmul (@,
+ * scalar bounds, F.leaky_relu with a scalar slope, F.layer_norm, matmul (@,
  * torch.matmul, .matmul, torch.mm, .mm), + - * / (between tensors, or a
  * tensor and an int/float/bool), unary -, softmax and log_softmax over the last dim, and
  * the mean and sum over dim 1 or 0, keepdim or not (methods and torch.*), on float32 CPU
@@ -274,6 +274,41 @@ static bool leaky_relu_slope(const KlSite *s, const KlType *tids, int *slope) {
   return true;
 }
 
+/* F.layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5): x
+ * rank 1 or 2 and positional; normalized_shape any non-tensor value (the
+ * runtime checks it, and hands every form but one int matching x's last dim
+ * to eager); weight and bias absent, None or rank-1 tensors; eps an int or
+ * float; each positional or by name, nothing else. Operand indexes (-1:
+ * absent or None) of shape, weight, bias and eps in k[0..3], or false. */
+static bool layer_norm_args(const KlSite *s, const KlType *tids, int k[4]) {
+  static const char *const names[4] = {"normalized_shape", "weight", "bias", "eps"};
+  if (s->kind != KL_SK_CALL || !pu_eq(s->target, "torch.nn.functional.layer_norm") || s->nargs < 1 ||
+      s->nargs > 5 || !pu_rank(s->args[0], tids))
+    return false;
+  int named = 0;
+  for (int p = 0; p < 4; p++) {
+    const KlSiteKeyword *kw = pu_kw(s, names[p]);
+    KlType t;
+    KlLitKind lit;
+    if (p + 1 < s->nargs) {
+      if (kw) return false; /* given twice: eager's TypeError */
+      t = s->args[p + 1], lit = s->arg_lit[p + 1], k[p] = p + 1;
+    } else if (kw) {
+      t = kw->type, lit = kw->lit, k[p] = s->nargs + (int)(kw - s->kw), named++;
+    } else {
+      if (p == 0) return false; /* no normalized_shape: eager's TypeError */
+      k[p] = -1;
+      continue;
+    }
+    bool ok = p == 0   ? !pu_rank(t, tids) && lit != KL_LIT_NONE
+              : p == 3 ? t == KL_T_INT || t == KL_T_FLOAT
+                       : lit == KL_LIT_NONE || pu_rank(t, tids) == 1;
+    if (!ok) return false;
+    if (lit == KL_LIT_NONE) k[p] = -1;
+  }
+  return s->nkw == named;
+}
+
 static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
   if (s->has_star_args) return pu_not_covered();
   if (s->transposed) return transposed_claim(s, tids);
@@ -291,6 +326,12 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
       return pu_claimed(rules[ordered][pu_rank(x, tids) - 1], x);
     }
     if (m) return mc;
+    int ln[4];
+    if (layer_norm_args(s, tids, ln)) {
+      static const char *const rules[2] = {"kiln-torch/function-layer-norm-f32-cpu-1d",
+                                           "kiln-torch/function-layer-norm-f32-cpu-2d"};
+      return pu_claimed(rules[pu_rank(s->args[0], tids) - 1], s->args[0]);
+    }
     int slope;
     if (leaky_relu_slope(s, tids, &slope)) {
       static const char *const rules[2] = {"kiln-torch/function-leaky-relu-f32-cpu-1d",
@@ -436,7 +477,12 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
   KlClaim again = torch_claim(s, tids);
   if (again.kind != KL_CLAIM_CLAIMED || !pu_eq(again.rule, c->rule) || again.result != c->result) return false;
   const char *r = c->rule;
-  if (strstr(r, "-leaky-relu-")) { /* before -relu- */
+  if (strstr(r, "-layer-norm-")) {
+    int k[4];
+    if (!layer_norm_args(s, tids, k)) return false;
+    *out = (KlLowered){.op = KL_TOP_LAYER_NORM, .operands = {0, k[0], k[1], k[2], k[3]}, .noperands = 5,
+                       .result = c->result};
+  } else if (strstr(r, "-leaky-relu-")) { /* before -relu- */
     int slope;
     if (!leaky_relu_slope(s, tids, &slope)) return false;
     *out = (KlLowered){.op = KL_TOP_LEAKY_RELU, .operands = {0, slope}, .noperands = 2, .result = c->result};
@@ -542,6 +588,8 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/tensor-clamp-f32-cpu-2d", "torch.clamp / torch.clip / x.clamp / x.clip(x, min, max), clamp_min, clamp_max rank 2; bounds int, float, bool or None", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-hardtanh-bounds-f32-cpu-1d", "F.hardtanh(x, min_val, max_val) rank 1, both bounds an int, float or bool (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-hardtanh-bounds-f32-cpu-2d", "F.hardtanh(x, min_val, max_val) rank 2, both bounds an int, float or bool (inplace=False if given)", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/function-layer-norm-f32-cpu-1d", "F.layer_norm(x, normalized_shape[, weight, bias, eps]) rank 1: weight and bias rank 1 or None, eps an int or float; a normalized_shape other than (N,) with N x's last dim runs eager's F.layer_norm", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/function-layer-norm-f32-cpu-2d", "F.layer_norm(x, normalized_shape[, weight, bias, eps]) rank 2: weight and bias rank 1 or None, eps an int or float; a normalized_shape other than (N,) with N x's last dim runs eager's F.layer_norm", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-leaky-relu-f32-cpu-1d", "F.leaky_relu(x[, negative_slope]) rank 1, the slope an int, float or bool (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-leaky-relu-f32-cpu-2d", "F.leaky_relu(x[, negative_slope]) rank 2, the slope an int, float or bool (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-silu-f32-cpu-1d", "F.silu(x) rank 1 (inplace=False if given)", "claimed", KL_NUM_CODES, true},

@@ -4594,7 +4594,9 @@ class TensorGen:
             return form.format(a=self.paren(v), b=w), (s[0], dout)
         if k <= 9:
             act = r.choice(['relu', 'sigmoid', 'tanh'])
-            if self.spell.random() < 0.3:  # the elementwise functions kiln claims since 2026-12-04
+            # the elementwise functions kiln claims since 2026-12-04; layer_norm's rows sum to ~0, so
+            # `+ x` keeps a later division by that sum from turning rounding into NaN against 1
+            if self.spell.random() < 0.3:
                 form = self.spell.choice(["{x}.abs()", "torch.abs({v})", "{x}.square()", "{x} ** 2",
                                           "torch.sqrt({x}.abs())", "{x}.abs().sqrt()", "torch.exp({x}.tanh())",
                                           "F.silu({v})", "torch.nn.functional.silu({v})", "torch.log({x}.abs() + 1.0)",
@@ -4604,7 +4606,7 @@ class TensorGen:
                                           "({x} * 0.5).clamp(None, {s}) + 1.0", "F.hardtanh({v}, -2.0, 2.0)",
                                           "F.hardtanh({x} * 3.0, min_val=-1, max_val={s})", "F.leaky_relu({v})",
                                           "F.leaky_relu({x} - 0.5, 0.2)", "F.leaky_relu({v}, negative_slope={s})",
-                                          "F.leaky_relu({v}, -1, False) * 2.0"])
+                                          "F.leaky_relu({v}, -1, False) * 2.0", "F.layer_norm({v}, {x}.shape[-1:]) + {x}"])
                 if "{s}" in form:
                     form = form.replace("{s}", self.scalar_param("s", FLOAT))
                 return form.format(x=self.paren(v), v=v), s
