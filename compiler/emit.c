@@ -741,6 +741,12 @@ static Val scalar_call(E *e, KlNode *n) {
   if (!strncmp(n->site->meta.target, "math.", 5)) return math_call(e, n);
   const char *name = n->site->meta.target + 9; /* after "builtins." */
   KlType rt = n->type;
+  if (!strcmp(name, "len") && kl_is_tensor(e->ctx, n->list.items[0]->type)) { /* its first dim, no boxing */
+    Val t = ev(e, n->list.items[0]), r = temp(e, KL_T_INT);
+    line(e, "%s = ((KrTensor *)%s)->shape[0];", r.s, t.s);
+    release(e, t);
+    return r;
+  }
   if (!strcmp(name, "len")) {
     Val a = to_object(e, ev(e, n->list.items[0]), L);
     Val r = temp(e, KL_T_INT);
@@ -1466,6 +1472,13 @@ static Val ev(E *e, KlNode *n) {
     return r;
   }
   case KL_N_SUBSCRIPT: {
+    int dim;
+    if (kl_is_tensor_dim(e->ctx, n, &dim)) { /* t.shape[k]: no Python */
+      Val t = ev(e, n->a->a), r = temp(e, KL_T_INT);
+      line(e, "%s = ((KrTensor *)%s)->shape[%d];", r.s, t.s, dim);
+      release(e, t);
+      return r;
+    }
     Val o = to_object(e, ev(e, n->a), L);
     Val i = to_object(e, ev(e, n->b), L);
     Val r = temp(e, KL_T_OBJECT);

@@ -563,6 +563,9 @@ bool kl_is_native_builtin(KlModule *m, const char *name);
 void kl_infer_types(KlCtx *ctx, KlModule *m);
 KlType kl_annotation_type(KlCtx *ctx, KlNode *annotation);
 bool kl_is_native_range(KlCtx *ctx, KlNode *call);      /* range(...) over int args */
+/* `t.shape[k]`, t a native tensor and k an int literal naming one of its
+ * dims (negative ones too): read from the tensor natively; *dim the dim. */
+bool kl_is_tensor_dim(KlCtx *ctx, const KlNode *subscript, int *dim);
 bool kl_is_parallel_assign(KlNode *target, KlNode *value);
 /* Does this call unpack arguments (`*a` or `**m`)? Then no rule sees it:
  * it is a plain Python call (emit.c unpacked_call). */

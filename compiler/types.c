@@ -97,6 +97,21 @@ bool kl_is_native_range(KlCtx *ctx, KlNode *call) {
   return true;
 }
 
+bool kl_is_tensor_dim(KlCtx *ctx, const KlNode *n, int *dim) {
+  if (n->kind != KL_N_SUBSCRIPT || n->a->kind != KL_N_ATTR || strcmp(n->a->name, "shape") ||
+      !kl_is_tensor(ctx, n->a->a->type))
+    return false;
+  const KlNode *k = n->b;
+  bool neg = k->kind == KL_N_UNARY && k->op == KL_UOP_NEG;
+  if (neg) k = k->a;
+  if (k->kind != KL_N_INT || k->big) return false;
+  int rank = ctx->types[n->a->a->type].rank;
+  int64_t i = neg ? -k->ival : k->ival;
+  if (i < -rank || i >= rank) return false; /* out of range: Python's IndexError */
+  *dim = (int)(i < 0 ? i + rank : i);
+  return true;
+}
+
 static KlType site_type(Infer *in, KlNode *n) {
   KlSiteInfo *s = kl_decide_site(in->ctx, in->f, n);
   n->site = s;
@@ -191,7 +206,13 @@ static KlType expr_type(Infer *in, KlNode *n) {
     t = site_type(in, n);
     break;
   case KL_N_ATTR: expr_type(in, n->a); break;
-  case KL_N_SUBSCRIPT: expr_type(in, n->a); expr_type(in, n->b); break;
+  case KL_N_SUBSCRIPT: {
+    int dim;
+    expr_type(in, n->a);
+    expr_type(in, n->b);
+    if (kl_is_tensor_dim(in->ctx, n, &dim)) t = KL_T_INT;
+    break;
+  }
   case KL_N_SLICE:
     if (n->a) expr_type(in, n->a);
     if (n->b) expr_type(in, n->b);

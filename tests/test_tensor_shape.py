@@ -1,0 +1,77 @@
+"""t.shape[k], t a native tensor and k an int literal naming one of its dims,
+and len(t), are read from kiln's tensor (an int64, no Python call, no
+boxing); an index out of range, a variable index or the whole shape stay
+Python's."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+torch = pytest.importorskip("torch")
+from tests.test_elementwise import HERE, build  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def smod(tmp_path_factory):
+    return build("tp_shape", "torch_programs", tmp_path_factory)
+
+
+def emitted(folder, stem):
+    c = subprocess.run([sys.executable, "-m", "kiln", "emit", str(HERE / folder / f"{stem}.py")],
+                       capture_output=True, text=True, check=True, timeout=120, env=dict(os.environ)).stdout
+
+    def body(name):
+        i = c.index(f"/* def {name} ")
+        return c[i:c.find("/* def ", i + 10)]
+    return body
+
+
+def test_values_as_python(smod):
+    mod, _ = smod
+    py = mod.__kiln_python__
+    for m, n in [(1, 1), (3, 5), (0, 4), (4, 0), (17, 2)]:
+        for x in (torch.randn(m, n), torch.randn(n, m).t(), torch.randn(m, 2 * n)[:, ::2]):
+            assert mod.dims(x) == py["dims"](x)
+            w = torch.randn(n, 3)
+            assert mod.loop_rows(x, w) == py["loop_rows"](x, w)
+            assert mod.of_result(x, w) == py["of_result"](x, w)
+            assert mod.after_mutation(x.clone()) == py["after_mutation"](x.clone())
+            if m and n:
+                wb = torch.randn(n)
+                torch.testing.assert_close(mod.norm_width(x, wb, wb), py["norm_width"](x, wb, wb))
+        v = torch.randn(m)
+        assert mod.dim_1d(v) == py["dim_1d"](v)
+        assert mod.length(torch.randn(m, n), torch.randn(n)) == py["length"](torch.randn(m, n), torch.randn(n))
+        assert mod.p_variable(torch.randn(m, n), 1) == n
+        assert mod.p_whole(torch.randn(m, n)) == torch.Size([m, n])
+    with pytest.raises(IndexError):
+        mod.p_out_of_range(torch.randn(3))
+    with pytest.raises(IndexError):
+        mod.p_variable(torch.randn(3, 4), 2)
+
+
+def test_read_natively():
+    body = emitted("torch_programs", "tp_shape")
+    for name in ("dims", "dim_1d", "loop_rows", "of_result", "norm_width", "length"):
+        b = body(name)
+        assert "->shape[" in b and "PyObject_GetAttr" not in b and "PyObject_GetItem" not in b, (name, b)
+    assert body("dims").count("->shape[1]") == 2  # x.shape[-1] is dim 1
+    for name in ("p_out_of_range", "p_variable", "p_whole"):
+        assert "->shape[" not in body(name), name
+    assert "PyObject_VectorcallMethod" in body("after_mutation")  # x.t_() itself is Python's
+
+
+def test_tensorflow(tmp_path_factory):
+    tf = pytest.importorskip("tensorflow")
+    mod, _ = build("tf_shape", "tf_programs", tmp_path_factory)
+    py = mod.__kiln_python__
+    for m, n in [(1, 1), (3, 5), (0, 4)]:
+        x, w = tf.zeros((m, n)), tf.zeros((n, 7))
+        assert mod.dims(x) == py["dims"](x)
+        assert mod.of_result(x, w) == py["of_result"](x, w) == 7
+        assert mod.dim_1d(tf.zeros((n,))) == n
+        assert mod.length(x, tf.zeros((n,))) == py["length"](x, tf.zeros((n,))) == m * 100 + n
+    b = emitted("tf_programs", "tf_shape")
+    for name in ("dims", "length"):
+        assert "->shape[" in b(name) and "PyObject_GetAttr" not in b(name) and "PyObject_Length" not in b(name)
