@@ -2608,6 +2608,8 @@ KK_AVX512 static void add_rows__avx512(int act, int64_t M, int64_t N, const floa
   }
 }
 
+KK_AVX512 static float sum_row__avx512(int64_t n, const float *x);
+
 KK_AVX512 KK_INLINE __m512d cvt_lo_pd(__m512 v) { return _mm512_cvtps_pd(_mm512_castps512_ps256(v)); }
 KK_AVX512 KK_INLINE __m512d cvt_hi_pd(__m512 v)
 {
@@ -2658,30 +2660,20 @@ KK_AVX512 static void moments_row_d__avx512(int64_t n, const float *x, double *m
   *var = _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(s0, s1), _mm512_add_pd(s2, s3))) / (double)n;
 }
 
-/* kk_moments' fast path: two passes in float32 over 2 x 16 lanes, the second
- * summing d = x - m' and d^2 about the first's rounded mean m' (the
+/* kk_moments' fast path: two passes in float32, sum_row's and then one over
+ * 2 x 16 lanes summing d = x - m' and d^2 about the first's mean m' (the
  * corrected two-pass algorithm: mean = m' + sum(d) / n, var = sum(d^2) / n -
  * (sum(d) / n)^2, so the first mean's rounding error cancels), and in double
  * (moments_row_d) when that is not finite: a NaN or inf in the row, or a
  * sum or square past float32's range. */
 KK_AVX512 static void moments_row__avx512(int64_t n, const float *x, double *mean, double *var)
 {
-  __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
   const __mmask16 mt = mask16(n % 16);
-  int64_t j = 0;
-  for (; j + 64 <= n; j += 64) {
-    s0 = _mm512_add_ps(s0, _mm512_loadu_ps(x + j));
-    s1 = _mm512_add_ps(s1, _mm512_loadu_ps(x + j + 16));
-    s2 = _mm512_add_ps(s2, _mm512_loadu_ps(x + j + 32));
-    s3 = _mm512_add_ps(s3, _mm512_loadu_ps(x + j + 48));
-  }
-  for (; j + 16 <= n; j += 16) s0 = _mm512_add_ps(s0, _mm512_loadu_ps(x + j));
-  if (j < n) s1 = _mm512_add_ps(s1, _mm512_maskz_loadu_ps(mt, x + j));
-  const float m = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3))) / (float)n;
+  const float m = sum_row__avx512(n, x) / (float)n;
   const __m512 mv = _mm512_set1_ps(m);
-  __m512 q0 = _mm512_setzero_ps(), q1 = q0; /* d^2; s0, s1: d */
-  s0 = s1 = _mm512_setzero_ps();
-  for (j = 0; j + 32 <= n; j += 32) {
+  __m512 q0 = _mm512_setzero_ps(), q1 = q0, s0 = q0, s1 = q0; /* d^2; s0, s1: d */
+  int64_t j = 0;
+  for (; j + 32 <= n; j += 32) {
     const __m512 d0 = _mm512_sub_ps(_mm512_loadu_ps(x + j), mv), d1 = _mm512_sub_ps(_mm512_loadu_ps(x + j + 16), mv);
     s0 = _mm512_add_ps(s0, d0);
     s1 = _mm512_add_ps(s1, d1);

@@ -128,16 +128,8 @@ def test_chains(cmod, shape):
 
 
 def test_chains_are_one_pass():
-    import os
-    import subprocess
-    import sys
-    from tests.test_elementwise import HERE
-    c = subprocess.run([sys.executable, "-m", "kiln", "emit", str(HERE / "torch_programs" / "tp_clamp.py")],
-                       capture_output=True, text=True, check=True, timeout=120, env=dict(os.environ)).stdout
-
-    def body(name):
-        i = c.index(f"/* def {name} ")
-        return c[i:c.find("/* def ", i + 10)]
+    from tests.test_elementwise import HERE, emitted
+    body = emitted(HERE / "torch_programs" / "tp_clamp.py")
     for name, steps in [("chain_both", 5), ("chain_two_sites", 3), ("chain_min_only", 3), ("clamp_chain", 5),
                         ("hardtanh_chain", 4)]:
         b = body(name)

@@ -31,6 +31,18 @@ SCALAR_FORMS = ("tf", "ft", "ti", "it", "tb", "bt", "1f", "f1")
 SHAPES = [(1, 1), (3, 5), (4, 16), (2, 17), (5, 33), (16, 64), (7, 129), (0, 4), (4, 0)]
 
 
+def emitted(src):
+    """`kiln emit` of a program: a function giving one def's C (its block from
+    its `/* def NAME ` comment to the next)."""
+    c = subprocess.run([sys.executable, "-m", "kiln", "emit", str(src)], capture_output=True, text=True,
+                       check=True, timeout=120).stdout
+
+    def body(name):
+        i = c.index(f"/* def {name} ")
+        return c[i:c.find("/* def ", i + 10)]
+    return body
+
+
 def nan_with(payload: int) -> float:
     """A Python float whose float32 rounding is the NaN 0x7fc00000 | payload."""
     return struct.unpack("<d", struct.pack("<Q", 0x7FF8000000000000 | (payload << 29)))[0]
@@ -134,13 +146,7 @@ def test_chains_fuse(tmod, tmp_path):
     """The chains run as one pass (kr->tensor_ewise; a 22-op chain as two),
     but not one reading a variable that may be unbound (the ops before it
     must raise first) or a single op."""
-    src = HERE / "torch_programs" / "tp_arith.py"
-    c = subprocess.run([sys.executable, "-m", "kiln", "emit", str(src)], capture_output=True, text=True,
-                       check=True, timeout=120).stdout
-
-    def body(name):
-        i = c.index(f"/* def {name} ")
-        return c[i:c.find("/* def ", i + 10)]
+    body = emitted(HERE / "torch_programs" / "tp_arith.py")
     for name, calls in [("chain_lines", 1), ("chain_stretched", 1), ("chain_scalar_left", 1), ("chain_acts", 1),
                         ("chain_long", 2), ("chain_after_gemm", 1), ("standardize", 1), ("gated", 1),
                         ("chain_maybe_unbound", 0), ("mul_tf", 0), ("add_22", 0)]:

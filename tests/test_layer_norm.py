@@ -9,15 +9,11 @@ depending on the row's length); kiln's give the true normalized values there,
 checked against float64. A normalized_shape other than (N,) with N the last
 dim, or weights of another length, run eager's own F.layer_norm: its result
 or its error."""
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
-from tests.test_elementwise import HERE, build, layouts  # noqa: E402
+from tests.test_elementwise import HERE, build, emitted, layouts  # noqa: E402
 
 SHAPES = [(1, 1), (3, 5), (4, 16), (2, 17), (5, 33), (16, 64), (7, 129), (3, 300), (0, 4), (4, 0)]
 
@@ -220,12 +216,7 @@ def test_block(lnmod):
 
 
 def test_emitted_call():
-    c = subprocess.run([sys.executable, "-m", "kiln", "emit", str(HERE / "torch_programs" / "tp_layer_norm.py")],
-                       capture_output=True, text=True, check=True, timeout=120, env=dict(os.environ)).stdout
-
-    def body(name):
-        i = c.index(f"/* def {name} ")
-        return c[i:c.find("/* def ", i + 10)]
+    body = emitted(HERE / "torch_programs" / "tp_layer_norm.py")
     assert body("ln_plain").count("kr->tensor_layer_norm(") == 1 and ", NULL, NULL, 1e-5, kl_file" in body("ln_plain")
     assert "kr->tensor_layer_norm(" in body("ln_int_eps") and "(double)(" in body("ln_int_eps")
     assert "kr->tensor_layer_norm(" not in body("n_weight_2d")

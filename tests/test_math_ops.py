@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
-from tests.test_elementwise import bits, build, layouts, salted  # noqa: E402
+from tests.test_elementwise import bits, build, emitted, layouts, salted  # noqa: E402
 
 HERE = pathlib.Path(__file__).resolve().parent
 SHAPES = [(1, 1), (3, 5), (4, 16), (2, 17), (5, 33), (16, 64), (7, 129), (0, 4), (4, 0)]
@@ -445,12 +445,9 @@ def test_tf_leaky_relu(tfmod, shape):
     for i in (0, 1, -3, 2 ** 24 + 1, 2 ** 53 + 1, 2 ** 63 - 1, -2 ** 63):
         same("leaky_int", x, i)
     same("leaky_int", x, True)
-    c = subprocess.run([sys.executable, "-m", "kiln", "emit", str(HERE / "tf_programs" / "tf_math.py")],
-                       capture_output=True, text=True, check=True, timeout=120).stdout
+    body = emitted(HERE / "tf_programs" / "tf_math.py")
     for name, steps in [("leaky_chain", 4), ("leaky_chain_default", 3)]:
-        i = c.index(f"/* def {name} ")
-        body = c[i:c.find("/* def ", i + 10)]
-        assert body.count("kr->tensor_ewise(") == 1 and body.count("{KR_OP_") == steps, (name, body)
+        assert body(name).count("kr->tensor_ewise(") == 1 and body(name).count("{KR_OP_") == steps, name
 
 
 def test_tf_silu_fused_and_chain(tfmod):
@@ -471,9 +468,6 @@ def test_tf_silu_fused_and_chain(tfmod):
         assert_close_ulps(mod.silu_chain(xv).numpy(), py["silu_chain"](xv).numpy(), 8, f"silu_chain {m}x{k}")
     edge = tf.constant(np.float32([-np.inf, np.inf, -100.0, 100.0, -0.0, 0.0, 1e-40, -1e-40, np.nan]))
     assert (bits(mod.silu_1(edge).numpy()) == bits(py["silu_1"](edge).numpy())).all()
-    c = subprocess.run([sys.executable, "-m", "kiln", "emit", str(HERE / "tf_programs" / "tf_math.py")],
-                       capture_output=True, text=True, check=True, timeout=120).stdout
+    body = emitted(HERE / "tf_programs" / "tf_math.py")
     for name, call in [("silu_head", "kr->tensor_fused("), ("silu_chain", "kr->tensor_ewise(")]:
-        i = c.index(f"/* def {name} ")
-        body = c[i:c.find("/* def ", i + 10)]
-        assert body.count(call) == 1 and "kr->tensor_op(" not in body, (name, body)
+        assert body(name).count(call) == 1 and "kr->tensor_op(" not in body(name), name

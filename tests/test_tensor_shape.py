@@ -2,29 +2,15 @@
 and len(t), are read from kiln's tensor (an int64, no Python call, no
 boxing); an index out of range, a variable index or the whole shape stay
 Python's."""
-import os
-import subprocess
-import sys
-
 import pytest
 
 torch = pytest.importorskip("torch")
-from tests.test_elementwise import HERE, build  # noqa: E402
+from tests.test_elementwise import HERE, build, emitted  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def smod(tmp_path_factory):
     return build("tp_shape", "torch_programs", tmp_path_factory)
-
-
-def emitted(folder, stem):
-    c = subprocess.run([sys.executable, "-m", "kiln", "emit", str(HERE / folder / f"{stem}.py")],
-                       capture_output=True, text=True, check=True, timeout=120, env=dict(os.environ)).stdout
-
-    def body(name):
-        i = c.index(f"/* def {name} ")
-        return c[i:c.find("/* def ", i + 10)]
-    return body
 
 
 def test_values_as_python(smod):
@@ -52,7 +38,7 @@ def test_values_as_python(smod):
 
 
 def test_read_natively():
-    body = emitted("torch_programs", "tp_shape")
+    body = emitted(HERE / "torch_programs" / "tp_shape.py")
     for name in ("dims", "dim_1d", "loop_rows", "of_result", "norm_width", "length"):
         b = body(name)
         assert "->shape[" in b and "PyObject_GetAttr" not in b and "PyObject_GetItem" not in b, (name, b)
@@ -72,6 +58,6 @@ def test_tensorflow(tmp_path_factory):
         assert mod.of_result(x, w) == py["of_result"](x, w) == 7
         assert mod.dim_1d(tf.zeros((n,))) == n
         assert mod.length(x, tf.zeros((n,))) == py["length"](x, tf.zeros((n,))) == m * 100 + n
-    b = emitted("tf_programs", "tf_shape")
+    b = emitted(HERE / "tf_programs" / "tf_shape.py")
     for name in ("dims", "length"):
         assert "->shape[" in b(name) and "PyObject_GetAttr" not in b(name) and "PyObject_Length" not in b(name)
