@@ -554,12 +554,29 @@ static Val layer_norm_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
   return r;
 }
 
+/* F.normalize(a, eps): a tensor and a native scalar eps, or eager's 1e-12. */
+static Val normalize_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
+  const int *k = s->lowered.operands;
+  if (s->lowered.noperands != 2 || k[0] < 0 || k[0] >= nops || !kl_is_tensor(e->ctx, ops[k[0]].t) || k[1] >= nops ||
+      (k[1] >= 0 && !kl_is_scalar(ops[k[1]].t)))
+    kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "normalize of a non-tensor or with a non-scalar eps");
+  const char *eps = k[1] < 0                    ? "KR_EW_FLOAT, 1e-12, 0"
+                    : ops[k[1]].t == KL_T_FLOAT ? kl_fmt(e->ctx, "KR_EW_FLOAT, %s, 0", ops[k[1]].s)
+                                                : kl_fmt(e->ctx, "KR_EW_INT, 0.0, (int64_t)(%s)", ops[k[1]].s);
+  Val r = temp(e, s->lowered.result);
+  line(e, "%s = (PyObject *)kr->tensor_normalize((KrTensor *)%s, %s, kl_file, %d);", r.s, ops[k[0]].s, eps, L);
+  for (int i = 0; i < nops; i++) release(e, ops[i]);
+  fail_if(e, L, "!%s", r.s);
+  return r;
+}
+
 /* A claimed site: operands (receiver first) are native tensors, but for one
  * native scalar meeting a tensor in + - * /. */
 static Val tensor_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
   if (s->lowered.op == KL_TOP_CLAMP || s->lowered.op == KL_TOP_CLAMP_ORDERED) return clamp_op(e, s, ops, nops, L);
   if (s->lowered.op == KL_TOP_LEAKY_RELU) return leaky_relu_op(e, s, ops, nops, L);
   if (s->lowered.op == KL_TOP_LAYER_NORM) return layer_norm_op(e, s, ops, nops, L);
+  if (s->lowered.op == KL_TOP_NORMALIZE) return normalize_op(e, s, ops, nops, L);
   Val r = temp(e, s->lowered.result);
   if (s->lowered.noperands == 2 && nops == 2 && kl_is_scalar(ops[0].t) != kl_is_scalar(ops[1].t)) {
     bool left = kl_is_scalar(ops[0].t);

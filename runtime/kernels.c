@@ -2665,9 +2665,15 @@ KK_AVX512 static void moments_row_d__avx512(int64_t n, const float *x, double *m
  * corrected two-pass algorithm: mean = m' + sum(d) / n, var = sum(d^2) / n -
  * (sum(d) / n)^2, so the first mean's rounding error cancels), and in double
  * (moments_row_d) when that is not finite: a NaN or inf in the row, or a
- * sum or square past float32's range. */
+ * sum or square past float32's range. Rows longer than 4096 go to double
+ * too: a lane's float32 sums of 128+ terms drift (2^20 values of mean/std
+ * 1e4: 241 ulp of rstd), and such rows are bound by memory, not adds. */
 KK_AVX512 static void moments_row__avx512(int64_t n, const float *x, double *mean, double *var)
 {
+  if (n > 4096) {
+    moments_row_d__avx512(n, x, mean, var);
+    return;
+  }
   const __mmask16 mt = mask16(n % 16);
   const float m = sum_row__avx512(n, x) / (float)n;
   const __m512 mv = _mm512_set1_ps(m);

@@ -145,9 +145,12 @@ void kk_softmax(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, 
 void kk_log_softmax(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, float *Y);
 /* out[i] = sum_j X[i,j]  (mean: / N) for a strided X[M×N]. */
 void kk_rowsum(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, int mean, float *out);
-/* mean[i], var[i]: row i's mean and mean squared deviation (divided by N), in
-   double (two passes: no cancellation, no overflow for any float32 row); a NaN
-   or inf in a row makes both NaN or inf. N = 0: both 0. */
+/* mean[i], var[i]: row i's mean and mean squared deviation (divided by N), two
+   passes (the squares about the mean: no cancellation). In double, or on
+   AVX-512 for rows of <= 4096 in float32 with the mean corrected in the second
+   pass (within a few ulp of the double result), in double where that
+   overflows: no float32 row overflows. A NaN or inf in a row makes both NaN
+   or inf. N = 0: both 0. */
 void kk_moments(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, double *mean, double *var);
 /* Whether x[j * s], j < n, holds a NaN (s 0: x[0] alone). */
 int kk_any_nan(int64_t n, const float *x, int64_t s);

@@ -726,7 +726,7 @@ KrTensor *kr_tensor_layer_norm(KrTensor *x, PyObject *shape, KrTensor *w, KrTens
     return layer_norm_eager(x, shape, w, b, eps, file, line);
   KrTensor *r = kr_tensor_new(KR_FW_TORCH, x->rank, x->shape);
   if (!r || m.m == 0 || n == 0) return r;
-  /* per row: mean and variance in double (eager's float32 moments overflow
+  /* per row: mean and variance (kk_moments; eager's float32 moments overflow
    * past |x| ~ 1e19, to zeros or NaN by the row's length; these do not),
    * rstd = 1 / sqrt(var + eps) rounded once to float32, then as eager:
    * -rstd * mean in float32, so x == mean gives exactly 0 */
@@ -768,5 +768,45 @@ KrTensor *kr_tensor_layer_norm(KrTensor *x, PyObject *shape, KrTensor *w, KrTens
   kr_kernel_leave(ks);
   if (mean != stack) PyMem_Free(mean);
   if (coef != fstack) PyMem_Free(coef);
+  return r;
+}
+
+/* ---- normalize ----------------------------------------------------------- */
+
+KrTensor *kr_tensor_normalize(KrTensor *x, int eps_kind, double eps_f, int64_t eps_i, const char *file, int line) {
+  if (!x || x->framework != KR_FW_TORCH || (eps_kind != KR_EW_FLOAT && eps_kind != KR_EW_INT)) {
+    PyErr_Format(PyExc_SystemError, "kiln: bad normalize operands (%s:%d)", file, line);
+    return NULL;
+  }
+  /* eps is clamp_min's bound: a NaN makes every norm NaN, a float past
+   * float32's range raises (as eager's clamp_min, after its norm) */
+  const bool nan_eps = eps_kind == KR_EW_FLOAT && isnan(eps_f);
+  float eps = 0.0f;
+  if (!nan_eps && clamp_bound(eps_kind, eps_f, eps_i, &eps) < 0) return NULL;
+  Mat m = as_mat(x);
+  KrTensor *r = kr_tensor_new(KR_FW_TORCH, x->rank, x->shape);
+  if (!r || m.m == 0 || m.n == 0) return r;
+  float stack[32], *denom = m.m <= 32 ? stack : PyMem_Malloc(sizeof(float) * (size_t)m.m);
+  if (!denom) {
+    Py_DECREF(r);
+    return (KrTensor *)PyErr_NoMemory();
+  }
+  KrKernelScope ks = kr_kernel_enter(KR_FW_TORCH, 3.0 * (double)m.m * (double)m.n);
+  /* x.norm(2, dim, keepdim=True): float32 sums of squares (the result holds
+   * the squares meanwhile); over one element eager's norm is |x| itself */
+  if (m.n == 1) {
+    for (int64_t i = 0; i < m.m; i++) denom[i] = fabsf(x->data[i * m.s0]);
+  } else {
+    kk_unary(KK_ACT_SQUARE, m.m, m.n, x->data, m.s0, m.s1, r->data);
+    kk_rowsum(m.m, m.n, r->data, m.n, 1, 0, denom);
+    for (int64_t i = 0; i < m.m; i++) denom[i] = sqrtf(denom[i]);
+  }
+  for (int64_t i = 0; i < m.m; i++) {
+    const float v = denom[i];
+    denom[i] = nan_eps ? NAN : eps > v ? eps : v; /* clamp_min: x86's max(eps, v), a NaN v passing */
+  }
+  kk_binary(KK_BIN_DIV, 0, m.m, m.n, x->data, m.s0, m.s1, denom, 1, 0, r->data); /* x / denom, x's NaN first */
+  kr_kernel_leave(ks);
+  if (denom != stack) PyMem_Free(denom);
   return r;
 }

@@ -1,7 +1,7 @@
 /* plugins/torch.c — the PyTorch surface: linear (with or without a bias),
  * relu/sigmoid/tanh (methods, torch.* and F.* functions), abs/sqrt/rsqrt/square/exp/log
  * (methods and torch.*), t ** 2, F.silu, F.relu6, F.hardtanh, clamp / clip with
- * scalar bounds, F.leaky_relu with a scalar slope, F.layer_norm, matmul (@,
+ * scalar bounds, F.leaky_relu with a scalar slope, F.layer_norm, F.normalize, matmul (@,
  * torch.matmul, .matmul, torch.mm, .mm), + - * / (between tensors, or a
  * tensor and an int/float/bool), unary -, softmax and log_softmax over the last dim, and
  * the mean and sum over dim 1 or 0, keepdim or not (methods and torch.*), on float32 CPU
@@ -309,6 +309,40 @@ static bool layer_norm_args(const KlSite *s, const KlType *tids, int k[4]) {
   return s->nkw == named;
 }
 
+/* F.normalize(x, p=2.0, dim=1, eps=1e-12) over x's last dim: p the literal
+ * 2 (positional: the int 2; by name also 2.0), dim a literal naming the
+ * last dim (absent: 1, so x rank 2), eps an int or float; each positional
+ * or by name, no out=. eps's operand index (-1: absent) in *eps, or false. */
+static bool normalize_args(const KlSite *s, const KlType *tids, int *eps) {
+  if (s->kind != KL_SK_CALL || !pu_eq(s->target, "torch.nn.functional.normalize") || s->nargs < 1 || s->nargs > 4)
+    return false;
+  int rank = pu_rank(s->args[0], tids);
+  const KlSiteKeyword *kp = pu_kw(s, "p"), *kd = pu_kw(s, "dim"), *ke = pu_kw(s, "eps");
+  if (!rank || s->nkw != (kp != NULL) + (kd != NULL) + (ke != NULL) || (kp && s->nargs > 1) || (kd && s->nargs > 2) ||
+      (ke && s->nargs > 3))
+    return false;
+  bool p2 = s->nargs > 1 ? s->arg_lit[1] == KL_LIT_INT && s->arg_ival[1] == 2
+          : !kp || (kp->lit == KL_LIT_INT && kp->ival == 2) || (kp->lit == KL_LIT_FLOAT && kp->fval == 2.0);
+  int64_t dim = 1;
+  if (s->nargs > 2) {
+    if (s->arg_lit[2] != KL_LIT_INT) return false;
+    dim = s->arg_ival[2];
+  } else if (kd) {
+    if (kd->lit != KL_LIT_INT) return false;
+    dim = kd->ival;
+  }
+  if (!p2 || (dim != rank - 1 && dim != -1)) return false;
+  *eps = -1;
+  if (s->nargs > 3) {
+    if (s->args[3] != KL_T_INT && s->args[3] != KL_T_FLOAT) return false;
+    *eps = 3;
+  } else if (ke) {
+    if (ke->type != KL_T_INT && ke->type != KL_T_FLOAT) return false;
+    *eps = s->nargs + (int)(ke - s->kw);
+  }
+  return true;
+}
+
 static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
   if (s->has_star_args) return pu_not_covered();
   if (s->transposed) return transposed_claim(s, tids);
@@ -326,6 +360,12 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
       return pu_claimed(rules[ordered][pu_rank(x, tids) - 1], x);
     }
     if (m) return mc;
+    int eps;
+    if (normalize_args(s, tids, &eps)) {
+      static const char *const rules[2] = {"kiln-torch/function-normalize-f32-cpu-1d",
+                                           "kiln-torch/function-normalize-f32-cpu-2d"};
+      return pu_claimed(rules[pu_rank(s->args[0], tids) - 1], s->args[0]);
+    }
     int ln[4];
     if (layer_norm_args(s, tids, ln)) {
       static const char *const rules[2] = {"kiln-torch/function-layer-norm-f32-cpu-1d",
@@ -477,7 +517,11 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
   KlClaim again = torch_claim(s, tids);
   if (again.kind != KL_CLAIM_CLAIMED || !pu_eq(again.rule, c->rule) || again.result != c->result) return false;
   const char *r = c->rule;
-  if (strstr(r, "-layer-norm-")) {
+  if (strstr(r, "-normalize-")) {
+    int eps;
+    if (!normalize_args(s, tids, &eps)) return false;
+    *out = (KlLowered){.op = KL_TOP_NORMALIZE, .operands = {0, eps}, .noperands = 2, .result = c->result};
+  } else if (strstr(r, "-layer-norm-")) {
     int k[4];
     if (!layer_norm_args(s, tids, k)) return false;
     *out = (KlLowered){.op = KL_TOP_LAYER_NORM, .operands = {0, k[0], k[1], k[2], k[3]}, .noperands = 5,
@@ -588,6 +632,8 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/tensor-clamp-f32-cpu-2d", "torch.clamp / torch.clip / x.clamp / x.clip(x, min, max), clamp_min, clamp_max rank 2; bounds int, float, bool or None", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-hardtanh-bounds-f32-cpu-1d", "F.hardtanh(x, min_val, max_val) rank 1, both bounds an int, float or bool (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-hardtanh-bounds-f32-cpu-2d", "F.hardtanh(x, min_val, max_val) rank 2, both bounds an int, float or bool (inplace=False if given)", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/function-normalize-f32-cpu-1d", "F.normalize(x[, p][, dim][, eps]) rank 1: p 2, dim 0 or -1 given, eps an int or float", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/function-normalize-f32-cpu-2d", "F.normalize(x[, p][, dim][, eps]) rank 2: p 2, dim 1 or -1 (the default), eps an int or float", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-layer-norm-f32-cpu-1d", "F.layer_norm(x, normalized_shape[, weight, bias, eps]) rank 1: weight and bias rank 1 or None, eps an int or float; a normalized_shape other than (N,) with N x's last dim runs eager's F.layer_norm", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-layer-norm-f32-cpu-2d", "F.layer_norm(x, normalized_shape[, weight, bias, eps]) rank 2: weight and bias rank 1 or None, eps an int or float; a normalized_shape other than (N,) with N x's last dim runs eager's F.layer_norm", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-leaky-relu-f32-cpu-1d", "F.leaky_relu(x[, negative_slope]) rank 1, the slope an int, float or bool (inplace=False if given)", "claimed", KL_NUM_CODES, true},

@@ -17,7 +17,7 @@
 
 /* 17: tensor ops abs/sqrt/square/exp/silu/log/log_softmax/rsqrt/colsum/colmean/relu6/hardtanh
  * 18: KR_OP_KEEPDIM, tensor_clamp, KR_OP_CLAMP, KR_OP_BIAS_ADD, KrFused.bias_op/post_op
- * 19: KR_OP_LEAKY_RELU (tensor_scalar_op, chains), tensor_layer_norm */
+ * 19: KR_OP_LEAKY_RELU (tensor_scalar_op, chains), tensor_layer_norm, tensor_normalize */
 #define KR_ABI_VERSION 19
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
@@ -366,12 +366,18 @@ typedef struct KrApi {
                             double hi_f, int64_t hi_i, const char *file, int line);
   /* torch's F.layer_norm(t, shape, w, b, eps), w and b NULL for None. With
    * shape a tuple or list (torch.Size too) of one int, t's last dim, and w
-   * and b of that length: each row's mean and variance in double, then
+   * and b of that length: each row's mean and variance (kk_moments: no
+   * overflow, no cancellation), then
    * (t * rstd - mean * rstd) * w + b in float32. Anything else is eager's
    * own F.layer_norm called with the same arguments (its result or error).
    * New ref. */
   KrTensor *(*tensor_layer_norm)(KrTensor *t, PyObject *shape, KrTensor *w, KrTensor *b, double eps,
                                  const char *file, int line);
+  /* torch's F.normalize(t, 2, last dim, eps): t / clamp_min(norm of each
+   * row, eps), the norm a float32 sum of squares, eps (KR_EW_FLOAT f or
+   * KR_EW_INT i) taken as clamp_min takes its bound (NaN: every quotient
+   * NaN; a finite float past float32's range: RuntimeError). New ref. */
+  KrTensor *(*tensor_normalize)(KrTensor *t, int eps_kind, double eps_f, int64_t eps_i, const char *file, int line);
   /* After Python code ran (a fallback site), re-reads the view of a tensor
    * local from the framework tensor it shares memory with: Python may have
    * changed that tensor's metadata in place (x.t_(), x.resize_(...),

@@ -4606,7 +4606,8 @@ class TensorGen:
                                           "({x} * 0.5).clamp(None, {s}) + 1.0", "F.hardtanh({v}, -2.0, 2.0)",
                                           "F.hardtanh({x} * 3.0, min_val=-1, max_val={s})", "F.leaky_relu({v})",
                                           "F.leaky_relu({x} - 0.5, 0.2)", "F.leaky_relu({v}, negative_slope={s})",
-                                          "F.leaky_relu({v}, -1, False) * 2.0", "F.layer_norm({v}, {x}.shape[-1:]) + {x}"])
+                                          "F.leaky_relu({v}, -1, False) * 2.0", "F.layer_norm({v}, {x}.shape[-1:]) + {x}",
+                                          "F.normalize({v}, dim=-1)"])
                 if "{s}" in form:
                     form = form.replace("{s}", self.scalar_param("s", FLOAT))
                 return form.format(x=self.paren(v), v=v), s
