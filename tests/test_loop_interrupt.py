@@ -270,7 +270,9 @@ def test_native_loop_follows_sys_setswitchinterval(mod):
     were up, so it never asked for the GIL."""
     py, native = mod.__kiln_python__["count_up"], mod.count_up
     for interval, at_least in ((0.001, 50), (0.02, 3)):
-        expected = gil_turns(py, (N_SLOW,), interval)
+        # CPython's count, but at most one turn per interval over the 0.4 s: on a loaded machine
+        # (a fresh-clone CI beside difftests) CPython gave 100 turns under a 20 ms interval
+        expected = min(gil_turns(py, (N_SLOW,), interval), 0.4 / interval)
         got = gil_turns(native, (N_SLOW,), interval)
         assert got >= at_least and got >= expected / 3, (interval, expected, got)
     # no more turns than CPython gives (none)
