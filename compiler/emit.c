@@ -515,19 +515,28 @@ static Val clamp_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
   return r;
 }
 
-/* leaky_relu(a, slope): a tensor and a native scalar slope, or (is_int -1)
- * the framework's default (kr->tensor_scalar_op). */
-static Val leaky_relu_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
-  Val r = temp(e, s->lowered.result);
+/* The operands of an op of a tensor and an optional native scalar (leaky_relu's
+ * slope, normalize's eps): the tensor in *t, the scalar (NULL: absent). */
+static const Val *tensor_and_scalar(E *e, const KlSiteInfo *s, const Val *ops, int nops, int L, const Val **t) {
   const int *k = s->lowered.operands;
   if (s->lowered.noperands != 2 || k[0] < 0 || k[0] >= nops || !kl_is_tensor(e->ctx, ops[k[0]].t) || k[1] >= nops ||
       (k[1] >= 0 && !kl_is_scalar(ops[k[1]].t)))
-    kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "leaky_relu of a non-tensor or with a non-scalar slope");
-  const char *slope = k[1] < 0                    ? "0.0, 0, -1"
-                      : ops[k[1]].t == KL_T_FLOAT ? kl_fmt(e->ctx, "%s, 0, 0", ops[k[1]].s)
-                                                  : kl_fmt(e->ctx, "0.0, (int64_t)(%s), 1", ops[k[1]].s);
-  line(e, "%s = (PyObject *)kr->tensor_scalar_op(KR_OP_LEAKY_RELU, (KrTensor *)%s, %s, 0, kl_file, %d);", r.s,
-       ops[k[0]].s, slope, L);
+    kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "%s of a non-tensor or with a non-scalar operand",
+             kl_tensor_op_text[s->lowered.op]);
+  *t = &ops[k[0]];
+  return k[1] < 0 ? NULL : &ops[k[1]];
+}
+
+/* leaky_relu(a, slope): a tensor and a native scalar slope, or (is_int -1)
+ * the framework's default (kr->tensor_scalar_op). */
+static Val leaky_relu_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
+  const Val *t, *sc = tensor_and_scalar(e, s, ops, nops, L, &t);
+  const char *slope = !sc                    ? "0.0, 0, -1"
+                      : sc->t == KL_T_FLOAT ? kl_fmt(e->ctx, "%s, 0, 0", sc->s)
+                                            : kl_fmt(e->ctx, "0.0, (int64_t)(%s), 1", sc->s);
+  Val r = temp(e, s->lowered.result);
+  line(e, "%s = (PyObject *)kr->tensor_scalar_op(KR_OP_LEAKY_RELU, (KrTensor *)%s, %s, 0, kl_file, %d);", r.s, t->s,
+       slope, L);
   for (int i = 0; i < nops; i++) release(e, ops[i]);
   fail_if(e, L, "!%s", r.s);
   return r;
@@ -556,15 +565,12 @@ static Val layer_norm_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
 
 /* F.normalize(a, eps): a tensor and a native scalar eps, or eager's 1e-12. */
 static Val normalize_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
-  const int *k = s->lowered.operands;
-  if (s->lowered.noperands != 2 || k[0] < 0 || k[0] >= nops || !kl_is_tensor(e->ctx, ops[k[0]].t) || k[1] >= nops ||
-      (k[1] >= 0 && !kl_is_scalar(ops[k[1]].t)))
-    kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "normalize of a non-tensor or with a non-scalar eps");
-  const char *eps = k[1] < 0                    ? "KR_EW_FLOAT, 1e-12, 0"
-                    : ops[k[1]].t == KL_T_FLOAT ? kl_fmt(e->ctx, "KR_EW_FLOAT, %s, 0", ops[k[1]].s)
-                                                : kl_fmt(e->ctx, "KR_EW_INT, 0.0, (int64_t)(%s)", ops[k[1]].s);
+  const Val *t, *sc = tensor_and_scalar(e, s, ops, nops, L, &t);
+  const char *eps = !sc                    ? "KR_EW_FLOAT, 1e-12, 0"
+                    : sc->t == KL_T_FLOAT ? kl_fmt(e->ctx, "KR_EW_FLOAT, %s, 0", sc->s)
+                                          : kl_fmt(e->ctx, "KR_EW_INT, 0.0, (int64_t)(%s)", sc->s);
   Val r = temp(e, s->lowered.result);
-  line(e, "%s = (PyObject *)kr->tensor_normalize((KrTensor *)%s, %s, kl_file, %d);", r.s, ops[k[0]].s, eps, L);
+  line(e, "%s = (PyObject *)kr->tensor_normalize((KrTensor *)%s, %s, kl_file, %d);", r.s, t->s, eps, L);
   for (int i = 0; i < nops; i++) release(e, ops[i]);
   fail_if(e, L, "!%s", r.s);
   return r;

@@ -43,6 +43,20 @@ def emitted(src):
     return body
 
 
+def same_result_or_error(compiled, eager, args, compare):
+    """compiled(*args) gives eager(*args)'s result (compare(got, want)) or
+    raises its exception with its message; eager runs on clones of tensor
+    arguments, so an in-place eager op cannot change compiled's inputs."""
+    try:
+        want = eager(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
+    except Exception as e:  # noqa: BLE001
+        with pytest.raises(type(e)) as got:
+            compiled(*args)
+        assert str(got.value) == str(e), args
+        return
+    compare(compiled(*args), want)
+
+
 def nan_with(payload: int) -> float:
     """A Python float whose float32 rounding is the NaN 0x7fc00000 | payload."""
     return struct.unpack("<d", struct.pack("<Q", 0x7FF8000000000000 | (payload << 29)))[0]

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
-from tests.test_elementwise import HERE, build, emitted, layouts  # noqa: E402
+from tests.test_elementwise import HERE, build, emitted, layouts, same_result_or_error  # noqa: E402
 
 SHAPES = [(1, 1), (3, 5), (4, 16), (2, 17), (5, 33), (16, 64), (7, 129), (3, 300), (0, 4), (4, 0)]
 
@@ -194,14 +194,7 @@ def test_left_to_eager(lnmod, name):
     py = mod.__kiln_python__
     x = torch.randn(2, 3)
     args = {"n_tensor_shape": (x, torch.ones(1)), "n_no_shape": (x,), "n_weight_2d": (x, torch.ones(2, 3))}[name]
-    try:
-        want = py[name](*args)
-    except Exception as e:  # noqa: BLE001
-        with pytest.raises(type(e)) as got:
-            getattr(mod, name)(*args)
-        assert str(got.value) == str(e)
-        return
-    torch.testing.assert_close(getattr(mod, name)(*args), want)
+    same_result_or_error(getattr(mod, name), py[name], args, torch.testing.assert_close)
 
 
 def test_block(lnmod):
