@@ -2371,8 +2371,10 @@ KK_AVX512 KK_INLINE __m512 bin_avx512(int op, int nan_b, __m512 a, __m512 b)
   switch (op) {
   case KK_BIN_MAX: return _mm512_max_ps(a, b);
   case KK_BIN_MIN: return _mm512_min_ps(a, b);
-  case KK_BIN_LEAKY:
-    return _mm512_mask_mov_ps(first_nan_avx512(KK_BIN_MUL, b, a), _mm512_cmp_ps_mask(b, _mm512_setzero_ps(), _CMP_GT_OQ), b);
+  case KK_BIN_LEAKY: {
+    const __mmask16 pos = _mm512_cmp_ps_mask(b, _mm512_setzero_ps(), _CMP_GT_OQ);
+    return _mm512_mask_mov_ps(first_nan_avx512(KK_BIN_MUL, b, a), pos, b);
+  }
   case KK_BIN_ADD: return nan_b ? first_nan_avx512(KK_BIN_ADD, b, a) : first_nan_avx512(KK_BIN_ADD, a, b);
   case KK_BIN_MUL: return nan_b ? first_nan_avx512(KK_BIN_MUL, b, a) : first_nan_avx512(KK_BIN_MUL, a, b);
   case KK_BIN_SUB: return nan_b ? sub_b_nan_avx512(a, b) : first_nan_avx512(KK_BIN_SUB, a, b);

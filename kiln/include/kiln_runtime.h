@@ -180,7 +180,8 @@ typedef struct KrTensor {
  *   v = first; then for each step: v = act(v), v = v op x or (swap) x op v,
  * x a tensor or a Python scalar (KrEwArg); op KR_OP_ADD/SUB/MUL/DIV or
  * KR_OP_RELU/SIGMOID/TANH/NEG/ABS/SQRT/SQUARE/EXP/SILU/LOG/RSQRT/RELU6/HARDTANH, a bound of
- * KR_OP_CLAMP, or KR_OP_LEAKY_RELU's slope (a scalar; KR_EW_ACT: the framework's default). One pass over the result, computed as the ops
+ * KR_OP_CLAMP, or KR_OP_LEAKY_RELU's slope (a scalar; KR_EW_ACT: the
+ * framework's default). One pass over the result, computed as the ops
  * one by one compute it (same roundings, NaNs and errors, each error naming
  * its op's line); no intermediate tensor. */
 #define KR_EW_MAX 16
