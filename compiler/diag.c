@@ -240,7 +240,8 @@ static const char *const code_explains[] = {
         "tf.nn.sigmoid and tf.nn.tanh (also tf.sigmoid, tf.math.sigmoid, tf.tanh,\n"
         "tf.math.tanh), tf.negative, tf.abs, tf.sqrt, tf.square, tf.exp (and\n"
         "their tf.math names), tf.math.log and tf.nn.silu / tf.nn.swish are\n"
-        "native for one rank-1 or rank-2 tensor and no keywords (no beta=).",
+        "native for one rank-1 or rank-2 tensor and no keywords (no beta=);\n"
+        "tf.nn.gelu also with approximate a literal True or False.",
         "    def f(x: TensorF32Cpu1D):\n"
         "        return tf.nn.sigmoid(x, name=\"p\")   # KILN-TF-005",
         "Write `tf.nn.sigmoid(x)`: one positional tensor, no keywords."),

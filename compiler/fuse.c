@@ -181,7 +181,7 @@ static bool is_act(int op) {
   switch (op) {
   case KL_TOP_RELU: case KL_TOP_SIGMOID: case KL_TOP_TANH: case KL_TOP_ABS: case KL_TOP_SQRT: case KL_TOP_SQUARE:
   case KL_TOP_EXP: case KL_TOP_SILU: case KL_TOP_LOG: case KL_TOP_RSQRT: case KL_TOP_RELU6:
-  case KL_TOP_HARDTANH: return true;
+  case KL_TOP_HARDTANH: case KL_TOP_GELU: case KL_TOP_GELU_TANH: return true;
   default: return false;
   }
 }

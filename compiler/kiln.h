@@ -635,6 +635,7 @@ typedef struct KlSite {
   X(CLAMP_ORDERED, "clamp_ordered") /* CLAMP, both bounds, lo > hi a ValueError first (F.hardtanh) */ \
   X(BIAS_ADD, "bias_add")   /* a[M,N] + b[N] as ADD, b exactly N long (tf.nn.bias_add) */ \
   X(LEAKY_RELU, "leaky_relu") /* a > 0 ? a : a * slope: operands a, slope (a scalar; -1: the framework's default) */ \
+  X(GELU, "gelu") X(GELU_TANH, "gelu_tanh") /* elementwise, as relu: the erf form, the tanh form */ \
   X(LAYER_NORM, "layer_norm") /* F.layer_norm: operands a, shape (an object), weight, bias, eps (-1: absent) */ \
   X(NORMALIZE, "normalize") /* F.normalize over the last dim, p 2: operands a, eps (a scalar; -1: 1e-12) */
 

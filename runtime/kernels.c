@@ -141,6 +141,30 @@ static inline int isnan_bits(uint32_t u) { return (u & 0x7fffffffu) > 0x7f800000
 #define KK_EXP_MIN -110.0f
 #define KK_EXP_MAX 110.0f
 #define KK_TANH_EXPMAX 20.0f
+/* gelu, erf form: x/2 (1 + erf(z)), z = x/sqrt(2), through erfc, which has
+ * no cancellation where eager's float formula loses every digit of 1 +
+ * erf(-|z|) (below x = -3): x/2 erfc(|z|) for x < 0, x (1 - erfc(|z|)/2)
+ * otherwise. erfc(|z|) = e^-z^2 t Q(t), t = 1 / (1 + 0.45 |z|) in (0, 1]
+ * (Q: degree-9 fit of erfcx(|z|) / t, 2 ulp in float), with z^2 = x^2 / 2
+ * taken from the exact product x * x (its rounding error folded in as 1 -
+ * e/2), since e^-z^2 magnifies an error in z^2 by z^2. tanh form: x/2 (1 +
+ * tanh(w)) = x / (1 + e^-2w), w = sqrt(2/pi) (x + 0.044715 x^3), again
+ * without the cancellation. */
+#define KK_GELU_SQRT1_2 0.707106781186547524f
+#define KK_GELU_ABS_MAX 16.0f /* |x| clamp: erfc(16/sqrt 2) is 0 in float */
+#define KK_GELU_P 0.45f
+#define KK_GELU_Q0 2.538853288e-01f
+#define KK_GELU_Q1 2.538830936e-01f
+#define KK_GELU_Q2 2.282740623e-01f
+#define KK_GELU_Q3 1.752202064e-01f
+#define KK_GELU_Q4 1.201537326e-01f
+#define KK_GELU_Q5 -2.306576818e-02f
+#define KK_GELU_Q6 1.438174248e-01f
+#define KK_GELU_Q7 -3.022052348e-01f
+#define KK_GELU_Q8 1.916756779e-01f
+#define KK_GELU_Q9 -4.163853452e-02f
+#define KK_GELU_KAPPA 0.044715f
+#define KK_GELU_2BETA 1.59576912160573071f /* 2 sqrt(2/pi) */
 
 /* 2^n for integer n in [-252, 254] as a product of two normal powers, so the
  * result underflows gracefully into denormals. */
@@ -203,6 +227,41 @@ static inline float ref_exp(float x) { return x != x ? x + x : ref_exp_core(ref_
  * below x = -88.7, NaN at -inf. A NaN x wins the division: itself, quietened. */
 static inline float ref_silu(float x) { return x != x ? x + x : x / (1.0f + ref_exp_core(-ref_clamp_exp(x))); }
 
+/* gelu's erf form; see KK_GELU_P. A NaN x comes out quietened; gelu(-inf)
+ * is -inf * 0, the x86 default NaN, gelu(inf) inf (KK_ACT_GELU_ONEDNN: eager
+ * torch's other NaNs there). */
+static inline float ref_gelu(float x)
+{
+  if (x != x) return x + x;
+  const float a = fabsf(x) < KK_GELU_ABS_MAX ? fabsf(x) : KK_GELU_ABS_MAX;
+  const double sq = (double)a * a; /* exact */
+  const float s = (float)sq, e = (float)(sq - s), h = 0.5f * s;
+  float t = 1.0f / (1.0f + KK_GELU_P * (a * KK_GELU_SQRT1_2)), q = KK_GELU_Q9;
+  q = q * t + KK_GELU_Q8;
+  q = q * t + KK_GELU_Q7;
+  q = q * t + KK_GELU_Q6;
+  q = q * t + KK_GELU_Q5;
+  q = q * t + KK_GELU_Q4;
+  q = q * t + KK_GELU_Q3;
+  q = q * t + KK_GELU_Q2;
+  q = q * t + KK_GELU_Q1;
+  q = q * t + KK_GELU_Q0;
+  /* erfc(|z|) = m * ex, ex last: where x/2 erfc is near FLT_MIN, m * ex alone is below it */
+  const float m = (t * q) * (1.0f - 0.5f * e), ex = ref_exp_core(h < -KK_EXP_MIN ? -h : KK_EXP_MIN);
+  return x < 0.0f ? ((0.5f * x) * m) * ex : x * (1.0f - 0.5f * (m * ex)); /* gelu(-0.0) = -0.0 * 0.5 */
+}
+
+/* gelu's tanh form, x / (1 + e^-2w); see KK_GELU_P. As x sigmoid(2w), with
+ * e^-|2w| (no overflow, so no result flushed to 0 before it underflows).
+ * x^3 past float's range saturates: x itself, or -0.0 (NaN at -inf, as eager's). */
+static inline float ref_gelu_tanh(float x)
+{
+  if (x != x) return x + x;
+  const float w2 = (x + KK_GELU_KAPPA * (x * x * x)) * KK_GELU_2BETA, aw = fabsf(w2);
+  const float e = ref_exp_core(aw < KK_EXP_MAX ? -aw : -KK_EXP_MAX), r = 1.0f / (1.0f + e);
+  return x * (w2 < 0.0f ? e * r : r);
+}
+
 /* log of a finite x > 0 (subnormals scaled into the normal range first) */
 static inline float ref_log_core(float x)
 {
@@ -264,6 +323,9 @@ static inline float ref_act(int act, float x)
   case KK_ACT_RELU6: return ref_clamp(0.0f, 6.0f, x);
   case KK_ACT_HARDTANH: return ref_clamp(-1.0f, 1.0f, x);
   case KK_ACT_SILU_TF: return x != x ? x + x : x * ref_sigmoid_s(1, x);
+  case KK_ACT_GELU: return ref_gelu(x);
+  case KK_ACT_GELU_ONEDNN: return fabsf(x) == INFINITY ? u2f(x < 0.0f ? 0x7fc00000u : 0xffc00000u) : ref_gelu(x);
+  case KK_ACT_GELU_TANH: return ref_gelu_tanh(x);
   case KK_ACT_SQUARE: return x * x;
   case KK_ACT_EXP: return ref_exp(x);
   case KK_ACT_SILU: return ref_silu(x);
@@ -555,6 +617,51 @@ KK_AVX2 KK_INLINE __m256 silu_avx2(__m256 x) /* see ref_silu */
   return nanfix_avx2(y, x);
 }
 
+/* See ref_gelu: both signs computed, blended per lane */
+KK_AVX2 KK_INLINE __m256 gelu_avx2(__m256 x)
+{
+  const __m256 one = _mm256_set1_ps(1.0f), half = _mm256_set1_ps(0.5f);
+  /* min returns its second operand for a NaN x: a finite a, and x's NaN passes through the product below */
+  const __m256 a = _mm256_min_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x), _mm256_set1_ps(KK_GELU_ABS_MAX));
+  const __m256 s = _mm256_mul_ps(a, a), e = _mm256_fmsub_ps(a, a, s); /* a * a = s + e exactly */
+  const __m256 za = _mm256_mul_ps(a, _mm256_set1_ps(KK_GELU_SQRT1_2));
+  const __m256 t = _mm256_div_ps(one, _mm256_fmadd_ps(za, _mm256_set1_ps(KK_GELU_P), one));
+  __m256 q = _mm256_set1_ps(KK_GELU_Q9);
+  q = _mm256_fmadd_ps(q, t, _mm256_set1_ps(KK_GELU_Q8));
+  q = _mm256_fmadd_ps(q, t, _mm256_set1_ps(KK_GELU_Q7));
+  q = _mm256_fmadd_ps(q, t, _mm256_set1_ps(KK_GELU_Q6));
+  q = _mm256_fmadd_ps(q, t, _mm256_set1_ps(KK_GELU_Q5));
+  q = _mm256_fmadd_ps(q, t, _mm256_set1_ps(KK_GELU_Q4));
+  q = _mm256_fmadd_ps(q, t, _mm256_set1_ps(KK_GELU_Q3));
+  q = _mm256_fmadd_ps(q, t, _mm256_set1_ps(KK_GELU_Q2));
+  q = _mm256_fmadd_ps(q, t, _mm256_set1_ps(KK_GELU_Q1));
+  q = _mm256_fmadd_ps(q, t, _mm256_set1_ps(KK_GELU_Q0));
+  const __m256 ex = exp_core_avx2_s(1, _mm256_min_ps(_mm256_mul_ps(half, s), _mm256_set1_ps(-KK_EXP_MIN)));
+  const __m256 m = _mm256_mul_ps(_mm256_mul_ps(t, q), _mm256_fnmadd_ps(half, e, one)); /* erfc(|z|) = m ex; see ref_gelu */
+  const __m256 pos = _mm256_mul_ps(x, _mm256_fnmadd_ps(half, _mm256_mul_ps(m, ex), one));
+  const __m256 neg = _mm256_mul_ps(_mm256_mul_ps(_mm256_mul_ps(half, x), m), ex);
+  return _mm256_blendv_ps(pos, neg, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ));
+}
+
+/* See KK_ACT_GELU_ONEDNN: +-inf -> the NaN of the other sign */
+KK_AVX2 KK_INLINE __m256 gelu_onednn_avx2(__m256 x)
+{
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  const __m256 inf = _mm256_cmp_ps(_mm256_andnot_ps(sign, x), _mm256_set1_ps(INFINITY), _CMP_EQ_OQ);
+  const __m256 nan = _mm256_xor_ps(_mm256_and_ps(x, sign), _mm256_castsi256_ps(_mm256_set1_epi32((int)0xffc00000u)));
+  return _mm256_blendv_ps(gelu_avx2(x), nan, inf);
+}
+
+KK_AVX2 KK_INLINE __m256 gelu_tanh_avx2(__m256 x) /* see ref_gelu_tanh */
+{
+  const __m256 x3 = _mm256_mul_ps(_mm256_mul_ps(x, x), x);
+  const __m256 w2 = _mm256_mul_ps(_mm256_fmadd_ps(x3, _mm256_set1_ps(KK_GELU_KAPPA), x), _mm256_set1_ps(KK_GELU_2BETA));
+  const __m256 aw = _mm256_min_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), w2), _mm256_set1_ps(KK_EXP_MAX));
+  const __m256 e = exp_core_avx2_s(1, aw), r = _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_add_ps(_mm256_set1_ps(1.0f), e));
+  const __m256 sg = _mm256_blendv_ps(r, _mm256_mul_ps(e, r), _mm256_cmp_ps(w2, _mm256_setzero_ps(), _CMP_LT_OQ));
+  return nanfix_avx2(_mm256_mul_ps(x, sg), x);
+}
+
 /* See ref_log: the same steps, 8 lanes */
 KK_AVX2 KK_INLINE __m256 log_avx2_s(const int TF, __m256 x)
 {
@@ -606,6 +713,9 @@ KK_AVX2 KK_INLINE __m256 act_avx2(int act, __m256 x)
   case KK_ACT_RELU6: return _mm256_min_ps(_mm256_set1_ps(6.0f), _mm256_max_ps(_mm256_setzero_ps(), x));
   case KK_ACT_HARDTANH: return _mm256_min_ps(_mm256_set1_ps(1.0f), _mm256_max_ps(_mm256_set1_ps(-1.0f), x));
   case KK_ACT_SILU_TF: return nanfix_avx2(_mm256_mul_ps(x, sigmoid_avx2_s(1, x)), x); /* see ref_act */
+  case KK_ACT_GELU: return gelu_avx2(x);
+  case KK_ACT_GELU_ONEDNN: return gelu_onednn_avx2(x);
+  case KK_ACT_GELU_TANH: return gelu_tanh_avx2(x);
   case KK_ACT_SQUARE: return _mm256_mul_ps(x, x);
   case KK_ACT_EXP: return exp_avx2(x);
   case KK_ACT_SILU: return silu_avx2(x);
@@ -816,6 +926,9 @@ KK_AVX2 static void act_row__avx2(int act, int64_t n, const float *x, float *y)
   KK_ACT_ROW_CASE_AVX2(KK_ACT_RELU6)
   KK_ACT_ROW_CASE_AVX2(KK_ACT_HARDTANH)
   KK_ACT_ROW_CASE_AVX2(KK_ACT_SILU_TF)
+  KK_ACT_ROW_CASE_AVX2(KK_ACT_GELU)
+  KK_ACT_ROW_CASE_AVX2(KK_ACT_GELU_ONEDNN)
+  KK_ACT_ROW_CASE_AVX2(KK_ACT_GELU_TANH)
 #undef KK_ACT_ROW_CASE_AVX2
   default: return;
   }
@@ -1110,6 +1223,50 @@ KK_AVX512 KK_INLINE __m512 silu_avx512(__m512 x) /* see ref_silu */
   return nanfix_avx512(y, x);
 }
 
+/* See ref_gelu: both signs computed, blended per lane */
+KK_AVX512 KK_INLINE __m512 gelu_avx512(__m512 x)
+{
+  const __m512 one = _mm512_set1_ps(1.0f), half = _mm512_set1_ps(0.5f);
+  /* min returns its second operand for a NaN x: a finite a, and x's NaN passes through the product below */
+  const __m512 a = _mm512_min_ps(_mm512_abs_ps(x), _mm512_set1_ps(KK_GELU_ABS_MAX));
+  const __m512 s = _mm512_mul_ps(a, a), e = _mm512_fmsub_ps(a, a, s); /* a * a = s + e exactly */
+  const __m512 za = _mm512_mul_ps(a, _mm512_set1_ps(KK_GELU_SQRT1_2));
+  const __m512 t = _mm512_div_ps(one, _mm512_fmadd_ps(za, _mm512_set1_ps(KK_GELU_P), one));
+  __m512 q = _mm512_set1_ps(KK_GELU_Q9);
+  q = _mm512_fmadd_ps(q, t, _mm512_set1_ps(KK_GELU_Q8));
+  q = _mm512_fmadd_ps(q, t, _mm512_set1_ps(KK_GELU_Q7));
+  q = _mm512_fmadd_ps(q, t, _mm512_set1_ps(KK_GELU_Q6));
+  q = _mm512_fmadd_ps(q, t, _mm512_set1_ps(KK_GELU_Q5));
+  q = _mm512_fmadd_ps(q, t, _mm512_set1_ps(KK_GELU_Q4));
+  q = _mm512_fmadd_ps(q, t, _mm512_set1_ps(KK_GELU_Q3));
+  q = _mm512_fmadd_ps(q, t, _mm512_set1_ps(KK_GELU_Q2));
+  q = _mm512_fmadd_ps(q, t, _mm512_set1_ps(KK_GELU_Q1));
+  q = _mm512_fmadd_ps(q, t, _mm512_set1_ps(KK_GELU_Q0));
+  const __m512 ex = exp_core_avx512_s(1, _mm512_min_ps(_mm512_mul_ps(half, s), _mm512_set1_ps(-KK_EXP_MIN)));
+  const __m512 m = _mm512_mul_ps(_mm512_mul_ps(t, q), _mm512_fnmadd_ps(half, e, one)); /* erfc(|z|) = m ex; see ref_gelu */
+  const __m512 pos = _mm512_mul_ps(x, _mm512_fnmadd_ps(half, _mm512_mul_ps(m, ex), one));
+  return _mm512_mask_mul_ps(pos, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ),
+                            _mm512_mul_ps(_mm512_mul_ps(half, x), m), ex);
+}
+
+KK_AVX512 KK_INLINE __m512 gelu_onednn_avx512(__m512 x) /* see gelu_onednn_avx2 */
+{
+  const __mmask16 inf = _mm512_cmp_ps_mask(_mm512_abs_ps(x), _mm512_set1_ps(INFINITY), _CMP_EQ_OQ);
+  const __m512 nan = _mm512_xor_ps(_mm512_and_ps(x, _mm512_set1_ps(-0.0f)),
+                                   _mm512_castsi512_ps(_mm512_set1_epi32((int)0xffc00000u)));
+  return _mm512_mask_mov_ps(gelu_avx512(x), inf, nan);
+}
+
+KK_AVX512 KK_INLINE __m512 gelu_tanh_avx512(__m512 x) /* see ref_gelu_tanh */
+{
+  const __m512 x3 = _mm512_mul_ps(_mm512_mul_ps(x, x), x);
+  const __m512 w2 = _mm512_mul_ps(_mm512_fmadd_ps(x3, _mm512_set1_ps(KK_GELU_KAPPA), x), _mm512_set1_ps(KK_GELU_2BETA));
+  const __m512 aw = _mm512_min_ps(_mm512_abs_ps(w2), _mm512_set1_ps(KK_EXP_MAX));
+  const __m512 e = exp_core_avx512_s(1, aw), r = _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_add_ps(_mm512_set1_ps(1.0f), e));
+  const __m512 sg = _mm512_mask_mul_ps(r, _mm512_cmp_ps_mask(w2, _mm512_setzero_ps(), _CMP_LT_OQ), e, r);
+  return nanfix_avx512(_mm512_mul_ps(x, sg), x);
+}
+
 /* See ref_log: the same steps, 16 lanes */
 KK_AVX512 KK_INLINE __m512 log_avx512_s(const int TF, __m512 x)
 {
@@ -1161,6 +1318,9 @@ KK_AVX512 KK_INLINE __m512 act_avx512(int act, __m512 x)
   case KK_ACT_RELU6: return _mm512_min_ps(_mm512_set1_ps(6.0f), _mm512_max_ps(_mm512_setzero_ps(), x));
   case KK_ACT_HARDTANH: return _mm512_min_ps(_mm512_set1_ps(1.0f), _mm512_max_ps(_mm512_set1_ps(-1.0f), x));
   case KK_ACT_SILU_TF: return nanfix_avx512(_mm512_mul_ps(x, sigmoid_avx512_s(1, x)), x); /* see ref_act */
+  case KK_ACT_GELU: return gelu_avx512(x);
+  case KK_ACT_GELU_ONEDNN: return gelu_onednn_avx512(x);
+  case KK_ACT_GELU_TANH: return gelu_tanh_avx512(x);
   case KK_ACT_SQUARE: return _mm512_mul_ps(x, x);
   case KK_ACT_EXP: return exp_avx512(x);
   case KK_ACT_SILU: return silu_avx512(x);
@@ -1221,6 +1381,9 @@ KK_AVX512 KK_INLINE __m512 add_avx512(__m512 a, __m512 b) { return first_nan_avx
   case KK_ACT_RELU6: BODY(KK_ACT_RELU6); break;                                                    \
   case KK_ACT_HARDTANH: BODY(KK_ACT_HARDTANH); break;                                              \
   case KK_ACT_SILU_TF: BODY(KK_ACT_SILU_TF); break;                                                \
+  case KK_ACT_GELU: BODY(KK_ACT_GELU); break;                                                      \
+  case KK_ACT_GELU_ONEDNN: BODY(KK_ACT_GELU_ONEDNN); break;                                        \
+  case KK_ACT_GELU_TANH: BODY(KK_ACT_GELU_TANH); break;                                            \
   default: BODY(KK_ACT_NONE); break;                                                               \
   }
 
@@ -2325,6 +2488,9 @@ KK_AVX512 static void act_row__avx512(int act, int64_t n, const float *x, float 
   KK_ACT_ROW_CASE_AVX512(KK_ACT_RELU6)
   KK_ACT_ROW_CASE_AVX512(KK_ACT_HARDTANH)
   KK_ACT_ROW_CASE_AVX512(KK_ACT_SILU_TF)
+  KK_ACT_ROW_CASE_AVX512(KK_ACT_GELU)
+  KK_ACT_ROW_CASE_AVX512(KK_ACT_GELU_ONEDNN)
+  KK_ACT_ROW_CASE_AVX512(KK_ACT_GELU_TANH)
 #undef KK_ACT_ROW_CASE_AVX512
   default: return;
   }
@@ -2487,6 +2653,9 @@ KK_AVX2 static void bin_rows__avx2(int op, int nan_b, int64_t m, int64_t n, cons
   KK_EW_ACT_CASE(ISA, KK_ACT_RELU6)                                                                \
   KK_EW_ACT_CASE(ISA, KK_ACT_HARDTANH)                                                             \
   KK_EW_ACT_CASE(ISA, KK_ACT_SILU_TF)                                                              \
+  KK_EW_ACT_CASE(ISA, KK_ACT_GELU)                                                                 \
+  KK_EW_ACT_CASE(ISA, KK_ACT_GELU_ONEDNN)                                                          \
+  KK_EW_ACT_CASE(ISA, KK_ACT_GELU_TANH)                                                            \
   case KK_EW_CODE_NEG:                                                                             \
     _Pragma("GCC unroll 4") for (int q = 0; q < V; q++) v[q] = neg_##ISA(v[q]);                   \
     break;                                                                                         \
@@ -2606,6 +2775,9 @@ KK_AVX512 static void add_rows__avx512(int act, int64_t M, int64_t N, const floa
   case KK_ACT_RELU6: add_rows_avx512(KK_ACT_RELU6, M, N, a, as0, b, bs0, c); break;
   case KK_ACT_HARDTANH: add_rows_avx512(KK_ACT_HARDTANH, M, N, a, as0, b, bs0, c); break;
   case KK_ACT_SILU_TF: add_rows_avx512(KK_ACT_SILU_TF, M, N, a, as0, b, bs0, c); break;
+  case KK_ACT_GELU: add_rows_avx512(KK_ACT_GELU, M, N, a, as0, b, bs0, c); break;
+  case KK_ACT_GELU_ONEDNN: add_rows_avx512(KK_ACT_GELU_ONEDNN, M, N, a, as0, b, bs0, c); break;
+  case KK_ACT_GELU_TANH: add_rows_avx512(KK_ACT_GELU_TANH, M, N, a, as0, b, bs0, c); break;
   default: add_rows_avx512(KK_ACT_NONE, M, N, a, as0, b, bs0, c); break;
   }
 }

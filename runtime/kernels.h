@@ -52,10 +52,21 @@ typedef enum {
    * min(hi, max(lo, x)): a NaN passes as itself (unquietened), -0.0 stays */
   KK_ACT_RELU6,
   KK_ACT_HARDTANH,
-  KK_ACT_SILU_TF /* tf.nn.silu, x * sigmoid(x) with KK_ACT_SIGMOID_TF: silu(-inf) is the x86
+  KK_ACT_SILU_TF, /* tf.nn.silu, x * sigmoid(x) with KK_ACT_SIGMOID_TF: silu(-inf) is the x86
                     default NaN 0xffc00000, a NaN x itself quietened */
+  /* F.gelu / tf.nn.gelu, x/2 (1 + erf(x/sqrt 2)), within 8 ulp of the true value: the
+   * frameworks' float formula loses every digit of 1 + erf below x = -3 (eager's results
+   * there are within 4e-7 |x| of kiln's). gelu(-inf) is the x86 default NaN (eager's
+   * -inf * 0), gelu(inf) inf: TF's, and eager torch's for a strided tensor or one element. */
+  KK_ACT_GELU,
+  KK_ACT_GELU_TANH, /* approximate='tanh' / approximate=True: x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))),
+                      as x / (1 + e^-2w): within 10 ulp for |x| <= 2 (w's rounding magnified by |2w|),
+                      1.6e-7 |x| everywhere; NaN at -inf, as eager's */
+  KK_ACT_GELU_ONEDNN /* KK_ACT_GELU as eager torch's contiguous path computes it (oneDNN, for a
+                        contiguous tensor of more than one element): gelu(+inf) is 0xffc00000,
+                        gelu(-inf) 0x7fc00000 */
 } kk_act;
-#define KK_NUM_ACTS 18
+#define KK_NUM_ACTS 21
 
 void kk_init(void);            /* idempotent; picks ISA */
 const char *kk_isa_name(void); /* "avx512", "avx2", "reference" */

@@ -37,6 +37,7 @@ void kr_kernel_leave(KrKernelScope s);
 /* tensor_ops.c, fused_ops.c: KrApi.tensor_op and KrApi.tensor_fused */
 KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char *file, int line);
 int kr_act_of(int op, int fw); /* a kk_act for KR_OP_RELU/SIGMOID/TANH in framework fw (tensor_ops.c) */
+int kr_gelu_path(int act, int fw, bool row_major, int64_t numel); /* torch's oneDNN gelu (tensor_ops.c) */
 KrTensor *kr_tensor_scalar_op(int op, KrTensor *t, double f, int64_t i, int is_int, int scalar_left, const char *file,
                               int line);
 KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args, const char *file);

@@ -17,13 +17,14 @@ static const char *const op_names[KR_NUM_OPS] = {"matmul", "linear", "add", "rel
                                                  "sub", "mul", "div", "softmax", "neg", "abs", "sqrt", "square",
                                                  "exp", "silu", "log", "log_softmax", "rsqrt", "sum",
                                                  "mean", "relu6", "hardtanh", "clamp",
-                                                 "hardtanh", "bias_add", "leaky_relu"};
+                                                 "hardtanh", "bias_add", "leaky_relu", "gelu", "gelu"};
 
 static bool is_arith(int op) { return op == KR_OP_ADD || op == KR_OP_SUB || op == KR_OP_MUL || op == KR_OP_DIV; }
 static bool is_clamp(int op) { return op == KR_OP_CLAMP || op == KR_OP_CLAMP_ORDERED; }
 
 /* The kernel activation of an elementwise op of one tensor (KR_OP_RELU,
- * SIGMOID, TANH, ABS, SQRT, SQUARE, EXP, SILU, LOG, RSQRT, RELU6, HARDTANH) for a framework: TF's relu
+ * SIGMOID, TANH, ABS, SQRT, SQUARE, EXP, SILU, LOG, RSQRT, RELU6, HARDTANH, GELU, GELU_TANH) for a
+ * framework: TF's relu
  * gives +0.0 for -0.0, torch's sigmoid flips a NaN's sign, torch's sqrt of
  * a negative number is +NaN where TF's is x86's -NaN, TF's log gives
  * all-ones NaNs, TF's silu is x * sigmoid(x) (see kernels.h).
@@ -42,8 +43,18 @@ int kr_act_of(int op, int fw) {
   case KR_OP_RSQRT: return KK_ACT_RSQRT;
   case KR_OP_RELU6: return KK_ACT_RELU6;
   case KR_OP_HARDTANH: return KK_ACT_HARDTANH;
+  case KR_OP_GELU: return KK_ACT_GELU;
+  case KR_OP_GELU_TANH: return KK_ACT_GELU_TANH;
   default: return KK_ACT_NONE;
   }
+}
+
+/* Eager torch computes F.gelu's erf form in oneDNN for a row-major
+ * contiguous tensor of more than one element, whose +-inf give its own NaNs,
+ * and in its own loop (gelu(inf) = inf) otherwise: act for an input of that
+ * layout and size. */
+int kr_gelu_path(int act, int fw, bool row_major, int64_t numel) {
+  return act == KK_ACT_GELU && fw == KR_FW_TORCH && row_major && numel > 1 ? KK_ACT_GELU_ONEDNN : act;
 }
 
 static kk_binop binop_of(int op) {
@@ -122,6 +133,12 @@ static Mat as_mat(const KrTensor *t) {
     r.s1 = t->strides[1];
   }
   return r;
+}
+
+/* torch's is_contiguous: row-major strides, size-1 dims' ignored */
+static bool is_row_major(const KrTensor *t) {
+  Mat x = as_mat(t);
+  return (x.n <= 1 || x.s1 == 1) && (x.m <= 1 || x.s0 == x.n);
 }
 
 /* Broadcast one dimension of size `sz` with stride `st` to `out`: stride 0
@@ -292,9 +309,11 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
   case KR_OP_LOG:
   case KR_OP_RSQRT:
   case KR_OP_RELU6:
-  case KR_OP_HARDTANH: {
-    kk_act act = kr_act_of(op, fw);
+  case KR_OP_HARDTANH:
+  case KR_OP_GELU:
+  case KR_OP_GELU_TANH: {
     Mat x = as_mat(a);
+    kk_act act = kr_gelu_path(kr_act_of(op, fw), fw, is_row_major(a), x.m * x.n);
     r = kr_tensor_new(fw, a->rank, a->shape);
     if (!r) return NULL;
     work = (double)x.m * (double)x.n;
@@ -559,8 +578,10 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
   Mat f = as_mat(first);
   int64_t M = f.m, N = f.n;
   bool right_one[KR_EW_MAX] = {false}; /* a tensor step's right operand has one element */
+  int64_t numel_in[KR_EW_MAX]; /* elements of the value a step takes (torch's gelu path) */
   for (int k = 0; k < p->nsteps; k++) {
     const KrEwStep *st = &p->step[k];
+    numel_in[k] = M * N;
     bool act = kr_act_of(st->op, fw) != KK_ACT_NONE || st->op == KR_OP_NEG;
     bool scalar = st->kind == KR_EW_FLOAT || st->kind == KR_EW_INT;
     bool clamp = is_clamp(st->op) && scalar, leaky = st->op == KR_OP_LEAKY_RELU && !st->swap;
@@ -594,6 +615,7 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
   KrTensor *r = kr_tensor_new(fw, rank, shape);
   if (!r) return NULL;
   frame_strides(first, M, N, &fs0, &fs1);
+  const bool column_major = f.m > 1 && f.n > 1 && f.s0 == 1 && f.s1 == f.m;
   int64_t os0[KR_EW_MAX] = {0}, os1[KR_EW_MAX] = {0};
   float sc[KR_EW_MAX] = {0};
   int nan_b[KR_EW_MAX] = {0}, scalar_a[KR_EW_MAX] = {0};
@@ -602,7 +624,9 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
   for (int k = 0; k < p->nsteps; k++) {
     const KrEwStep *st = &p->step[k];
     kop[k] = binop_of(st->op);
-    act[k] = kr_act_of(st->op, fw);
+    /* a later step's input is eager's intermediate: row-major but where the
+     * chain's first tensor is column-major (eager's result keeps its layout) */
+    act[k] = kr_gelu_path(kr_act_of(st->op, fw), fw, k == 0 ? is_row_major(first) : !column_major, numel_in[k]);
     if (st->kind == KR_EW_TENSOR) {
       frame_strides(args[k].t, M, N, &os0[k], &os1[k]);
       nan_b[k] = tensor_nan_b(st->op, fw, right_one[k]);

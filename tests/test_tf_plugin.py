@@ -178,6 +178,12 @@ def math_fns(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def gelu_fns(tmp_path_factory):
+    """tf.nn.gelu, both forms (compared with eager in test_gelu.py)."""
+    return build("tf_gelu", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
 def mixed(tmp_path_factory):
     return build("tf_mixed", tmp_path_factory)
 
@@ -265,6 +271,8 @@ EXPECTED_REJECTED = {
     "mean_dynamic_keepdims": ("rejected", "KILN-TF-004"),
     "bias_add_kw": ("rejected", "KILN-TF-003"),
     "leaky_relu_name": ("rejected", "KILN-TF-002"),
+    "gelu_name": ("rejected", "KILN-TF-005"),
+    "gelu_dynamic": ("rejected", "KILN-TF-005"),
     "add_scalar": ("rejected", "KILN-TF-010"),
     "relu_scalar": ("rejected", "KILN-TF-010"),
     "relu_positional_name": ("rejected", "KILN-TF-002"),  # the extra argument, not a bad operand
@@ -530,7 +538,8 @@ def rejected_args(fn):
         "add_scalar": (x, 2.5), "relu_scalar": (-1.5,), "relu_positional_name": (x,),
         "cos": (x,), "transpose": (x,), "method_receiver": (x,), "method_dunder": (x, x),
         "untyped": (x, w), "mm_kw_operands": (x, w), "relu_kw_operand": (x,), "mean_kw_operand": (x,),
-        "bias_add_kw": (x, t([0.5] * x.shape[1])), "leaky_relu_name": (x,),
+        "bias_add_kw": (x, t([0.5] * x.shape[1])), "leaky_relu_name": (x,), "gelu_name": (x,),
+        "gelu_dynamic": (x, True),
     }[fn]
 
 
@@ -809,9 +818,9 @@ def test_boundary_on_public_path_in_subprocess():
 # every verified tensorflow rule is exercised here
 
 
-def test_verified_rules_exercised(acc, acc_full, rej, mixed, errs, arith, math_fns):
+def test_verified_rules_exercised(acc, acc_full, rej, mixed, errs, arith, math_fns, gelu_fns):
     from kiln import _compiler
-    reports = [m[1] for m in (acc, acc_full, rej, mixed, errs, arith, math_fns)]
+    reports = [m[1] for m in (acc, acc_full, rej, mixed, errs, arith, math_fns, gelu_fns)]
     all_sites = [s for r in reports for f in r["functions"] for s in f["sites"]]
     missing = []
     for rule in _compiler.rules():

@@ -1,6 +1,6 @@
 /* plugins/tensorflow.c — the TensorFlow surface: tf.matmul / tf.linalg.matmul
  * (and @), tf.nn.relu, tf.nn.leaky_relu, tf.nn.sigmoid, tf.nn.tanh, tf.negative (and -x), tf.abs, tf.sqrt,
- * tf.square, tf.exp, tf.math.log, tf.nn.silu, tf.nn.bias_add, tf.add / tf.subtract /
+ * tf.square, tf.exp, tf.math.log, tf.nn.silu, tf.nn.gelu, tf.nn.bias_add, tf.add / tf.subtract /
  * tf.multiply / tf.divide between tensors, the operators + - * / between
  * tensors or a tensor and an int/float/bool, and
  * tf.reduce_mean(x, axis=1) (keepdims or not) on float32 CPU:0 EagerTensors of rank 1 and 2.
@@ -42,6 +42,7 @@ static const char *const square_names[] = {"tensorflow.square", "tensorflow.math
 static const char *const exp_names[] = {"tensorflow.exp", "tensorflow.math.exp", NULL};
 static const char *const log_names[] = {"tensorflow.math.log", NULL};
 static const char *const silu_names[] = {"tensorflow.nn.silu", "tensorflow.nn.swish", NULL};
+static const char *const gelu_names[] = {"tensorflow.nn.gelu", NULL};
 static const char *const mean_names[] = {"tensorflow.reduce_mean", "tensorflow.math.reduce_mean", NULL};
 static const char *const sum_names[] = {"tensorflow.reduce_sum", "tensorflow.math.reduce_sum", NULL};
 
@@ -120,7 +121,8 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
                    : is_any(t, log_names) ? "log" : is_any(t, silu_names) ? "silu" : NULL;
   bool known = math || is_any(t, matmul_names) || is_any(t, relu_names) || is_any(t, sigmoid_names) ||
                is_any(t, tanh_names) || is_any(t, neg_names) || is_any(t, add_names) || is_any(t, mean_names) ||
-               is_any(t, sum_names) || is_any(t, bias_add_names) || is_any(t, leaky_relu_names) || arith;
+               is_any(t, sum_names) || is_any(t, bias_add_names) || is_any(t, leaky_relu_names) ||
+               is_any(t, gelu_names) || arith;
   if (!known) return pu_not_covered();
   if (untyped_operands(s, tids)) return pu_not_covered();
   /* the tensor operands only: an extra argument (`tf.nn.relu(x, "name")`)
@@ -155,6 +157,16 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
           : math[0] == 'l' ? 4 : 5;
     if (s->nargs == 1 && s->nkw == 0) return pu_claimed(rules[k][pu_rank(s->args[0], tids) - 1], s->args[0]);
     return pu_rejected(KL_KILN_TF_005, "tf.abs, tf.sqrt, tf.square, tf.exp, tf.math.log and tf.nn.silu are native only with one tensor; write `tf.exp(x)` with x rank 1 or 2 and no keywords (no beta= for silu)");
+  }
+  if (is_any(t, gelu_names)) { /* tf.nn.gelu(x[, approximate]): approximate a literal bool */
+    const KlSiteKeyword *k = pu_kw(s, "approximate");
+    bool ok = (s->nargs == 1 && s->nkw == 0) || (s->nargs == 2 && s->nkw == 0 && s->arg_lit[1] == KL_LIT_BOOL) ||
+              (s->nargs == 1 && s->nkw == 1 && k && k->lit == KL_LIT_BOOL);
+    bool tanh = s->nargs == 2 ? s->arg_ival[1] != 0 : k && k->ival != 0;
+    static const char *const rules[2][2] = {{"kiln-tensorflow/gelu-f32-cpu-1d", "kiln-tensorflow/gelu-f32-cpu-2d"},
+                                            {"kiln-tensorflow/gelu-tanh-f32-cpu-1d", "kiln-tensorflow/gelu-tanh-f32-cpu-2d"}};
+    if (ok) return pu_claimed(rules[tanh][pu_rank(s->args[0], tids) - 1], s->args[0]);
+    return pu_rejected(KL_KILN_TF_005, "tf.nn.gelu is native only with one tensor and approximate a literal True or False; write `tf.nn.gelu(x)` or `tf.nn.gelu(x, approximate=True)` with x rank 1 or 2 (no name=)");
   }
   if (is_any(t, tanh_names)) {
     if (s->nargs == 1 && s->nkw == 0)
@@ -241,6 +253,8 @@ static bool tf_lower(const KlSite *s, const KlClaim *c, const KlType *tids, KlLo
   else if (strstr(r, "/mul-") || strstr(r, "/multiply-")) *out = pu_op(KL_TOP_MUL, 2, c->result);
   else if (strstr(r, "/div-") || strstr(r, "/divide-")) *out = pu_op(KL_TOP_DIV, 2, c->result);
   else if (strstr(r, "/tanh-")) *out = pu_op(KL_TOP_TANH, 1, c->result);
+  else if (strstr(r, "/gelu-tanh-")) *out = pu_op(KL_TOP_GELU_TANH, 1, c->result);
+  else if (strstr(r, "/gelu-")) *out = pu_op(KL_TOP_GELU, 1, c->result);
   else if (strstr(r, "/neg-")) *out = pu_op(KL_TOP_NEG, 1, c->result);
   else if (strstr(r, "/abs-")) *out = pu_op(KL_TOP_ABS, 1, c->result);
   else if (strstr(r, "/sqrt-")) *out = pu_op(KL_TOP_SQRT, 1, c->result);
@@ -289,6 +303,10 @@ static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/log-f32-cpu-2d", "tf.math.log(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/silu-f32-cpu-1d", "tf.nn.silu / tf.nn.swish(x) rank 1", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/silu-f32-cpu-2d", "tf.nn.silu / tf.nn.swish(x) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/gelu-f32-cpu-1d", "tf.nn.gelu(x[, approximate=False]) rank 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/gelu-f32-cpu-2d", "tf.nn.gelu(x[, approximate=False]) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/gelu-tanh-f32-cpu-1d", "tf.nn.gelu(x, approximate=True) rank 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/gelu-tanh-f32-cpu-2d", "tf.nn.gelu(x, approximate=True) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/tanh-f32-cpu-1d", "tf.nn.tanh / tf.tanh / tf.math.tanh(x) rank 1", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/tanh-f32-cpu-2d", "tf.nn.tanh / tf.tanh / tf.math.tanh(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/subtract-call-f32-cpu", "tf.subtract / tf.math.subtract(a, b) ranks 1+1, 2+2, 2+1, 1+2", "claimed", KL_NUM_CODES, true},
@@ -313,7 +331,7 @@ static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/relu-other-forms", "tf.nn.relu with keywords or extra arguments, tf.nn.leaky_relu with name= or a non-scalar alpha", "rejected", KL_KILN_TF_002, true},
     {"kiln-tensorflow/add-other-forms", "tf.add / tf.subtract / tf.multiply / tf.divide with keywords", "rejected", KL_KILN_TF_003, true},
     {"kiln-tensorflow/reduce-mean-other-forms", "reduce_mean / reduce_sum without a literal axis (0, 1, -1, -2), or keepdims not a literal bool", "rejected", KL_KILN_TF_004, true},
-    {"kiln-tensorflow/sigmoid-other-forms", "tf.nn.sigmoid / tf.nn.tanh / tf.negative / tf.abs / tf.sqrt / tf.square / tf.exp / tf.math.log / tf.nn.silu with keywords or extra arguments", "rejected", KL_KILN_TF_005, true},
+    {"kiln-tensorflow/sigmoid-other-forms", "tf.nn.sigmoid / tf.nn.tanh / tf.negative / tf.abs / tf.sqrt / tf.square / tf.exp / tf.math.log / tf.nn.silu with keywords or extra arguments, tf.nn.gelu with name= or approximate not a literal bool", "rejected", KL_KILN_TF_005, true},
     {"kiln-tensorflow/unsupported-tensor-surface", "covered symbols with operand types outside the vocabulary", "rejected", KL_KILN_TF_010, true},
     {"kiln-tensorflow/other-calls", "any other TensorFlow call", "not-covered", KL_NUM_CODES, true},
     {NULL, NULL, NULL, KL_NUM_CODES, false},

@@ -1,6 +1,6 @@
 /* plugins/torch.c — the PyTorch surface: linear (with or without a bias),
  * relu/sigmoid/tanh (methods, torch.* and F.* functions), abs/sqrt/rsqrt/square/exp/log
- * (methods and torch.*), t ** 2, F.silu, F.relu6, F.hardtanh, clamp / clip with
+ * (methods and torch.*), t ** 2, F.silu, F.gelu (both forms), F.relu6, F.hardtanh, clamp / clip with
  * scalar bounds, F.leaky_relu with a scalar slope, F.layer_norm, F.normalize, matmul (@,
  * torch.matmul, .matmul, torch.mm, .mm), + - * / (between tensors, or a
  * tensor and an int/float/bool), unary -, softmax and log_softmax over the last dim, and
@@ -274,6 +274,22 @@ static bool leaky_relu_slope(const KlSite *s, const KlType *tids, int *slope) {
   return true;
 }
 
+/* F.gelu(x) and F.gelu(x, approximate='none' | 'tanh'), the string a
+ * literal (approximate is keyword-only in eager: a second positional is its
+ * TypeError). The rule, or NULL: other strings and values are eager's. */
+static const char *gelu_rule(const KlSite *s, const KlType *tids) {
+  static const char *const rules[2][2] = {{"kiln-torch/function-gelu-f32-cpu-1d", "kiln-torch/function-gelu-f32-cpu-2d"},
+                                          {"kiln-torch/function-gelu-tanh-f32-cpu-1d",
+                                           "kiln-torch/function-gelu-tanh-f32-cpu-2d"}};
+  if (s->kind != KL_SK_CALL || !pu_eq(s->target, "torch.nn.functional.gelu") || s->nargs != 1) return NULL;
+  int rank = pu_rank(s->args[0], tids);
+  const KlSiteKeyword *k = pu_kw(s, "approximate");
+  if (!rank || s->nkw != (k != NULL)) return NULL;
+  if (!k) return rules[0][rank - 1];
+  if (k->lit != KL_LIT_STR || !(pu_eq(k->sval, "none") || pu_eq(k->sval, "tanh"))) return NULL;
+  return rules[pu_eq(k->sval, "tanh")][rank - 1];
+}
+
 /* F.layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5): x
  * rank 1 or 2 and positional; normalized_shape any non-tensor value (the
  * runtime checks it, and hands every form but one int matching x's last dim
@@ -372,6 +388,8 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
                                            "kiln-torch/function-layer-norm-f32-cpu-2d"};
       return pu_claimed(rules[pu_rank(s->args[0], tids) - 1], s->args[0]);
     }
+    const char *gelu = gelu_rule(s, tids);
+    if (gelu) return pu_claimed(gelu, s->args[0]);
     int slope;
     if (leaky_relu_slope(s, tids, &slope)) {
       static const char *const rules[2] = {"kiln-torch/function-leaky-relu-f32-cpu-1d",
@@ -530,7 +548,9 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
     int slope;
     if (!leaky_relu_slope(s, tids, &slope)) return false;
     *out = (KlLowered){.op = KL_TOP_LEAKY_RELU, .operands = {0, slope}, .noperands = 2, .result = c->result};
-  } else if (!strncmp(r, "kiln-torch/functional-linear-f32-cpu-", 37)) *out = pu_op(KL_TOP_LINEAR, 3, c->result);
+  } else if (strstr(r, "-gelu-tanh-")) *out = pu_op(KL_TOP_GELU_TANH, 1, c->result); /* before -tanh- */
+  else if (strstr(r, "-gelu-")) *out = pu_op(KL_TOP_GELU, 1, c->result);
+  else if (!strncmp(r, "kiln-torch/functional-linear-f32-cpu-", 37)) *out = pu_op(KL_TOP_LINEAR, 3, c->result);
   else if (!strncmp(r, "kiln-torch/functional-linear-nobias-", 36) || strstr(r, "-bt-f32-cpu"))
     *out = pu_op(KL_TOP_LINEAR, 2, c->result); /* a @ w.T */
   else if (strstr(r, "-matmul-") || strstr(r, "-mm-")) *out = pu_op(KL_TOP_MATMUL, 2, c->result);
@@ -638,6 +658,10 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/function-layer-norm-f32-cpu-2d", "F.layer_norm(x, normalized_shape[, weight, bias, eps]) rank 2: weight and bias rank 1 or None, eps an int or float; a normalized_shape other than (N,) with N x's last dim runs eager's F.layer_norm", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-leaky-relu-f32-cpu-1d", "F.leaky_relu(x[, negative_slope]) rank 1, the slope an int, float or bool (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-leaky-relu-f32-cpu-2d", "F.leaky_relu(x[, negative_slope]) rank 2, the slope an int, float or bool (inplace=False if given)", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/function-gelu-f32-cpu-1d", "F.gelu(x) rank 1 (approximate='none' if given)", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/function-gelu-f32-cpu-2d", "F.gelu(x) rank 2 (approximate='none' if given)", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/function-gelu-tanh-f32-cpu-1d", "F.gelu(x, approximate='tanh') rank 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/function-gelu-tanh-f32-cpu-2d", "F.gelu(x, approximate='tanh') rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-silu-f32-cpu-1d", "F.silu(x) rank 1 (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-silu-f32-cpu-2d", "F.silu(x) rank 2 (inplace=False if given)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/softmax-f32-cpu-1d", "torch.softmax / F.softmax(x, dim) / x.softmax(dim) rank 1, dim 0 or -1", "claimed", KL_NUM_CODES, true},

@@ -17,8 +17,9 @@
 
 /* 17: tensor ops abs/sqrt/square/exp/silu/log/log_softmax/rsqrt/colsum/colmean/relu6/hardtanh
  * 18: KR_OP_KEEPDIM, tensor_clamp, KR_OP_CLAMP, KR_OP_BIAS_ADD, KrFused.bias_op/post_op
- * 19: KR_OP_LEAKY_RELU (tensor_scalar_op, chains), tensor_layer_norm, tensor_normalize */
-#define KR_ABI_VERSION 19
+ * 19: KR_OP_LEAKY_RELU (tensor_scalar_op, chains), tensor_layer_norm, tensor_normalize
+ * 20: KR_OP_GELU, KR_OP_GELU_TANH */
+#define KR_ABI_VERSION 20
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
 enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
@@ -44,6 +45,7 @@ enum {
   KR_OP_CLAMP_ORDERED,              /* the same, F.hardtanh's: lo > hi raises ValueError first */
   KR_OP_BIAS_ADD,                   /* a[M,N] + b[N] (KR_OP_ADD), b exactly N long: tf.nn.bias_add */
   KR_OP_LEAKY_RELU,                 /* a > 0 ? a : a * slope, slope a scalar: through tensor_scalar_op */
+  KR_OP_GELU, KR_OP_GELU_TANH,      /* a/2 (1 + erf(a/sqrt 2)), and its tanh form: elementwise, as relu */
   KR_NUM_OPS
 };
 /* OR'd into a reduction (KR_OP_ROWSUM/ROWMEAN/COLSUM/COLMEAN, tensor_op or
@@ -179,7 +181,7 @@ typedef struct KrTensor {
 /* An elementwise chain the compiler fused (fuse.c kl_plan_ewise):
  *   v = first; then for each step: v = act(v), v = v op x or (swap) x op v,
  * x a tensor or a Python scalar (KrEwArg); op KR_OP_ADD/SUB/MUL/DIV or
- * KR_OP_RELU/SIGMOID/TANH/NEG/ABS/SQRT/SQUARE/EXP/SILU/LOG/RSQRT/RELU6/HARDTANH, a bound of
+ * KR_OP_RELU/SIGMOID/TANH/NEG/ABS/SQRT/SQUARE/EXP/SILU/LOG/RSQRT/RELU6/HARDTANH/GELU/GELU_TANH, a bound of
  * KR_OP_CLAMP, or KR_OP_LEAKY_RELU's slope (a scalar; KR_EW_ACT: the
  * framework's default). One pass over the result, computed as the ops
  * one by one compute it (same roundings, NaNs and errors, each error naming

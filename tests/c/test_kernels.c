@@ -76,6 +76,9 @@ static double act_d(int act, double x)
   case KK_ACT_RSQRT: return x < 0 ? NAN : 1.0 / sqrt(x);
   case KK_ACT_RELU6: return x < 0 ? 0 : x > 6 ? 6 : x;
   case KK_ACT_HARDTANH: return x < -1 ? -1 : x > 1 ? 1 : x;
+  case KK_ACT_GELU:
+  case KK_ACT_GELU_ONEDNN: return 0.5 * x * erfc(-x / sqrt(2.0));
+  case KK_ACT_GELU_TANH: return x / (1.0 + exp(-1.5957691216057307 * (x + 0.044715 * x * x * x)));
   default: return x;
   }
 }
@@ -744,7 +747,8 @@ static float pick(int64_t i)
 static int same_or_close(int act, float got, float ref)
 {
   if (act == KK_ACT_SIGMOID || act == KK_ACT_SIGMOID_TF || act == KK_ACT_TANH || act == KK_ACT_EXP ||
-      act == KK_ACT_SILU || act == KK_ACT_SILU_TF || act == KK_ACT_LOG || act == KK_ACT_LOG_TF)
+      act == KK_ACT_SILU || act == KK_ACT_SILU_TF || act == KK_ACT_LOG || act == KK_ACT_LOG_TF ||
+      act == KK_ACT_GELU || act == KK_ACT_GELU_TANH || act == KK_ACT_GELU_ONEDNN)
     return (ulpdist(got, ref) <= 4 && isnan(got) == isnan(ref)) || fabsf(got - ref) <= 1e-6f;
   return bits(got) == bits(ref);
 }
@@ -780,7 +784,8 @@ static void test_elementwise(void)
               float x = X[i * s0 + j * s1];
               if (isfinite(x) && (act == KK_ACT_SIGMOID || act == KK_ACT_SIGMOID_TF || act == KK_ACT_TANH ||
                                   act == KK_ACT_EXP || act == KK_ACT_SILU || act == KK_ACT_SILU_TF ||
-                                  act == KK_ACT_LOG || act == KK_ACT_LOG_TF)) {
+                                  act == KK_ACT_LOG || act == KK_ACT_LOG_TF || act == KK_ACT_GELU ||
+                                  act == KK_ACT_GELU_TANH || act == KK_ACT_GELU_ONEDNN)) {
                 double w = act_d(act, x);
                 ok &= isnan(w) ? isnan(Zr[i * N + j]) != 0
                     : isinf(w) ? Zr[i * N + j] == w : fabs(Zr[i * N + j] - w) <= 1e-6 + 1e-5 * fabs(w);
@@ -1175,11 +1180,13 @@ static void test_act_accuracy(void)
 {
   enum { N = 4096 };
   static float x[N], y[N];
-  const int acts[] = {KK_ACT_SIGMOID, KK_ACT_TANH, KK_ACT_EXP, KK_ACT_SILU, KK_ACT_LOG, KK_ACT_SILU_TF};
-  const int64_t bound[] = {2, 1, 1, 2, 1, 3};
+  const int acts[] = {KK_ACT_SIGMOID, KK_ACT_TANH, KK_ACT_EXP, KK_ACT_SILU, KK_ACT_LOG, KK_ACT_SILU_TF,
+                      KK_ACT_GELU, KK_ACT_GELU_TANH};
+  const int64_t bound[] = {2, 1, 1, 2, 1, 3, 8, 10};
   for (size_t a = 0; a < sizeof acts / sizeof *acts; a++) {
     int64_t worst = 0;
     float at = 0;
+    double worst_rel_x = 0; /* gelu: max |error| / |x| over every normal x */
     uint32_t u = bits(-87.0f);
     for (int done = 0; !done;) {
       int n = 0;
@@ -1193,7 +1200,12 @@ static void test_act_accuracy(void)
       kk_unary(acts[a], 1, n, x, n, 1, y);
       for (int i = 0; i < n; i++) {
         double w = act_d(acts[a], x[i]);
+        if (fabs(x[i]) >= 1.1754944e-38 && fabs(y[i] - w) / fabs(x[i]) > worst_rel_x)
+          worst_rel_x = fabs(y[i] - w) / fabs(x[i]);
         if (fabs(w) < 1.1754944e-38) continue; /* denormal results: absolute error only */
+        /* gelu's tanh form: e^-2w magnifies w's rounding by |2w| (eager's form alike), so
+         * ulps only for |x| <= 2; beyond, |error| / |x| below */
+        if (acts[a] == KK_ACT_GELU_TANH && fabs(x[i]) > 2) continue;
         int64_t d = ulpdist(y[i], (float)w);
         if (d > worst) worst = d, at = x[i];
       }
@@ -1202,7 +1214,36 @@ static void test_act_accuracy(void)
     snprintf(what, sizeof what, "act=%d accuracy against float64: max %lld ulp (at %.9g), bound %lld", acts[a],
              (long long)worst, (double)at, (long long)bound[a]);
     report(worst <= bound[a], what);
+    if (acts[a] == KK_ACT_GELU || acts[a] == KK_ACT_GELU_TANH) {
+      const double rel_x = acts[a] == KK_ACT_GELU ? 2.5e-7 : 1.6e-7;
+      snprintf(what, sizeof what, "act=%d max |error| / |x| %.3g, bound %.2g", acts[a], worst_rel_x, rel_x);
+      report(worst_rel_x <= rel_x, what);
+    }
     if (getenv("KK_TEST_VERBOSE")) printf("[%s] %s\n", g_isa, what);
+  }
+}
+
+/* gelu's special values, both forms, bit for bit on every variant: a NaN
+ * quietened with its sign, -inf -> the x86 default NaN (eager's -inf * 0),
+ * inf -> inf, signed zeros and tiny x -> x/2 rounded (-0.0 for the least
+ * negative denormal), past the tails x itself or -0.0; the oneDNN variant
+ * with that path's NaNs at +-inf. */
+static void test_gelu_specials(void)
+{
+  const float x[] = {NAN, -NAN, INFINITY, -INFINITY, 0.0f, -0.0f, -1e-45f, 1e-30f, -20.0f, -1e20f, 1e20f, 30.0f};
+  const uint32_t want[] = {0x7fc00000u, 0xffc00000u, 0x7f800000u, 0xffc00000u, 0u, 0x80000000u,
+                           0x80000000u, bits(5e-31f), 0x80000000u, 0x80000000u, bits(1e20f), bits(30.0f)};
+  enum { N = sizeof x / sizeof *x };
+  float y[N];
+  for (int act = KK_ACT_GELU; act <= KK_ACT_GELU_ONEDNN; act++) {
+    kk_unary(act, 1, N, x, N, 1, y);
+    int ok = 1;
+    for (int i = 0; i < N; i++)
+      ok &= bits(y[i]) == (act == KK_ACT_GELU_ONEDNN && i == 2 ? 0xffc00000u
+                           : act == KK_ACT_GELU_ONEDNN && i == 3 ? 0x7fc00000u : want[i]);
+    char what[64];
+    snprintf(what, sizeof what, "act=%d special values", act);
+    report(ok, what);
   }
 }
 
@@ -1232,6 +1273,7 @@ int main(void)
     test_moments();
     test_log_softmax();
     test_act_accuracy();
+    test_gelu_specials();
     /* the threaded path: every GEMM shape again with a 3-thread budget
        (capped at the CPU count) and no size threshold, so rows are split
        (large M, row reductions) or columns (small M) across the pool */

@@ -4607,7 +4607,8 @@ class TensorGen:
                                           "F.hardtanh({x} * 3.0, min_val=-1, max_val={s})", "F.leaky_relu({v})",
                                           "F.leaky_relu({x} - 0.5, 0.2)", "F.leaky_relu({v}, negative_slope={s})",
                                           "F.leaky_relu({v}, -1, False) * 2.0", "F.layer_norm({v}, {x}.shape[-1:]) + {x}",
-                                          "F.normalize({v}, dim=-1)"])
+                                          "F.normalize({v}, dim=-1)", "F.gelu({v})",
+                                          "F.gelu({x} * 2.0, approximate='tanh') - 1.0"])
                 if "{s}" in form:
                     form = form.replace("{s}", self.scalar_param("s", FLOAT))
                 return form.format(x=self.paren(v), v=v), s

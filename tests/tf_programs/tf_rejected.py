@@ -110,3 +110,11 @@ def bias_add_kw(x: TensorF32Cpu2D, b: TensorF32Cpu1D):
 
 def leaky_relu_name(x: TensorF32Cpu2D):
     return tf.nn.leaky_relu(x, 0.1, name="act")
+
+
+def gelu_name(x: TensorF32Cpu2D):
+    return tf.nn.gelu(x, name="act")
+
+
+def gelu_dynamic(x: TensorF32Cpu2D, a: bool):
+    return tf.nn.gelu(x, approximate=a)
