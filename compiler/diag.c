@@ -241,7 +241,8 @@ static const char *const code_explains[] = {
         "tf.math.tanh), tf.negative, tf.abs, tf.sqrt, tf.square, tf.exp (and\n"
         "their tf.math names), tf.math.log and tf.nn.silu / tf.nn.swish are\n"
         "native for one rank-1 or rank-2 tensor and no keywords (no beta=);\n"
-        "tf.nn.gelu also with approximate a literal True or False.",
+        "tf.nn.gelu also with approximate a literal True or False, tf.nn.softmax\n"
+        "and tf.nn.log_softmax with axis None or a literal naming the last axis.",
         "    def f(x: TensorF32Cpu1D):\n"
         "        return tf.nn.sigmoid(x, name=\"p\")   # KILN-TF-005",
         "Write `tf.nn.sigmoid(x)`: one positional tensor, no keywords."),

@@ -141,6 +141,27 @@ static bool is_row_major(const KrTensor *t) {
   return (x.n <= 1 || x.s1 == 1) && (x.m <= 1 || x.s0 == x.n);
 }
 
+/* TF's own tf.nn.softmax / log_softmax of t: where a row holds a NaN or an
+ * inf, TF's result (which elements come out NaN, 0 or -inf) is its
+ * kernel's. */
+static KrTensor *tf_softmax_eager(int op, KrTensor *t, const char *file, int line) {
+  static PyObject *fns[2]; /* tf.nn.softmax, tf.nn.log_softmax, kept for the process */
+  const int k = op == KR_OP_LOG_SOFTMAX;
+  if (!fns[k]) {
+    PyObject *m = PyImport_ImportModule("tensorflow.nn");
+    fns[k] = m ? PyObject_GetAttrString(m, k ? "log_softmax" : "softmax") : NULL;
+    Py_XDECREF(m);
+    if (!fns[k]) return NULL;
+  }
+  PyObject *x = kr_tensor_box(t);
+  PyObject *r = x ? PyObject_CallOneArg(fns[k], x) : NULL;
+  Py_XDECREF(x);
+  if (!r) return NULL;
+  KrTensor *out = kr_tensor_from_object(r, KR_FW_TF, t->rank, file, line);
+  Py_DECREF(r);
+  return out;
+}
+
 /* Broadcast one dimension of size `sz` with stride `st` to `out`: stride 0
  * when it is stretched. Returns 0 if incompatible. */
 static int bdim(int64_t sz, int64_t st, int64_t out, int64_t *stride) {
@@ -338,6 +359,12 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     if (op == KR_OP_SOFTMAX) kk_softmax(x.m, x.n, a->data, x.s0, x.s1, r->data);
     else kk_log_softmax(x.m, x.n, a->data, x.s0, x.s1, r->data);
     kr_kernel_leave(ks);
+    /* NaN comes out of finite rows and rows with -inf only where they are
+     * all -inf: a row with a NaN or +inf, or of -inf, is TF's to answer */
+    if (fw == KR_FW_TF && kk_any_nan(x.m * x.n, r->data, 1)) {
+      Py_DECREF(r);
+      return tf_softmax_eager(op, a, file, line);
+    }
     return r;
   }
   case KR_OP_ROWSUM:

@@ -184,6 +184,12 @@ def gelu_fns(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def softmax_fns(tmp_path_factory):
+    """tf.nn.softmax / log_softmax (compared with eager in test_tf_softmax.py)."""
+    return build("tf_softmax", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
 def mixed(tmp_path_factory):
     return build("tf_mixed", tmp_path_factory)
 
@@ -273,6 +279,8 @@ EXPECTED_REJECTED = {
     "leaky_relu_name": ("rejected", "KILN-TF-002"),
     "gelu_name": ("rejected", "KILN-TF-005"),
     "gelu_dynamic": ("rejected", "KILN-TF-005"),
+    "softmax_axis0": ("rejected", "KILN-TF-005"),
+    "softmax_name": ("rejected", "KILN-TF-005"),
     "add_scalar": ("rejected", "KILN-TF-010"),
     "relu_scalar": ("rejected", "KILN-TF-010"),
     "relu_positional_name": ("rejected", "KILN-TF-002"),  # the extra argument, not a bad operand
@@ -539,7 +547,7 @@ def rejected_args(fn):
         "cos": (x,), "transpose": (x,), "method_receiver": (x,), "method_dunder": (x, x),
         "untyped": (x, w), "mm_kw_operands": (x, w), "relu_kw_operand": (x,), "mean_kw_operand": (x,),
         "bias_add_kw": (x, t([0.5] * x.shape[1])), "leaky_relu_name": (x,), "gelu_name": (x,),
-        "gelu_dynamic": (x, True),
+        "gelu_dynamic": (x, True), "softmax_axis0": (x,), "softmax_name": (x,),
     }[fn]
 
 
@@ -818,9 +826,9 @@ def test_boundary_on_public_path_in_subprocess():
 # every verified tensorflow rule is exercised here
 
 
-def test_verified_rules_exercised(acc, acc_full, rej, mixed, errs, arith, math_fns, gelu_fns):
+def test_verified_rules_exercised(acc, acc_full, rej, mixed, errs, arith, math_fns, gelu_fns, softmax_fns):
     from kiln import _compiler
-    reports = [m[1] for m in (acc, acc_full, rej, mixed, errs, arith, math_fns, gelu_fns)]
+    reports = [m[1] for m in (acc, acc_full, rej, mixed, errs, arith, math_fns, gelu_fns, softmax_fns)]
     all_sites = [s for r in reports for f in r["functions"] for s in f["sites"]]
     missing = []
     for rule in _compiler.rules():

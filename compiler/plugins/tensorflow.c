@@ -1,6 +1,7 @@
 /* plugins/tensorflow.c — the TensorFlow surface: tf.matmul / tf.linalg.matmul
  * (and @), tf.nn.relu, tf.nn.leaky_relu, tf.nn.sigmoid, tf.nn.tanh, tf.negative (and -x), tf.abs, tf.sqrt,
- * tf.square, tf.exp, tf.math.log, tf.nn.silu, tf.nn.gelu, tf.nn.bias_add, tf.add / tf.subtract /
+ * tf.square, tf.exp, tf.math.log, tf.nn.silu, tf.nn.gelu, tf.nn.softmax / log_softmax over the last axis,
+ * tf.nn.bias_add, tf.add / tf.subtract /
  * tf.multiply / tf.divide between tensors, the operators + - * / between
  * tensors or a tensor and an int/float/bool, and
  * tf.reduce_mean(x, axis=1) (keepdims or not) on float32 CPU:0 EagerTensors of rank 1 and 2.
@@ -43,6 +44,21 @@ static const char *const exp_names[] = {"tensorflow.exp", "tensorflow.math.exp",
 static const char *const log_names[] = {"tensorflow.math.log", NULL};
 static const char *const silu_names[] = {"tensorflow.nn.silu", "tensorflow.nn.swish", NULL};
 static const char *const gelu_names[] = {"tensorflow.nn.gelu", NULL};
+static const char *const softmax_names[] = {"tensorflow.nn.softmax", "tensorflow.math.softmax", NULL};
+static const char *const log_softmax_names[] = {"tensorflow.nn.log_softmax", "tensorflow.math.log_softmax", NULL};
+
+/* tf.nn.softmax(x[, axis]) / log_softmax: axis positional or by name, None
+ * or a literal naming x's last dim; nothing else (no name=). */
+static bool softmax_axis_ok(const KlSite *s, int rank) {
+  const KlSiteKeyword *k = pu_kw(s, "axis");
+  KlLitKind lit;
+  int64_t v;
+  if (s->nargs == 1 && s->nkw == 0) return true;
+  if (s->nargs == 2 && s->nkw == 0) lit = s->arg_lit[1], v = s->arg_ival[1];
+  else if (s->nargs == 1 && s->nkw == 1 && k) lit = k->lit, v = k->ival;
+  else return false;
+  return lit == KL_LIT_NONE || (lit == KL_LIT_INT && (v == -1 || v == rank - 1));
+}
 static const char *const mean_names[] = {"tensorflow.reduce_mean", "tensorflow.math.reduce_mean", NULL};
 static const char *const sum_names[] = {"tensorflow.reduce_sum", "tensorflow.math.reduce_sum", NULL};
 
@@ -122,7 +138,7 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
   bool known = math || is_any(t, matmul_names) || is_any(t, relu_names) || is_any(t, sigmoid_names) ||
                is_any(t, tanh_names) || is_any(t, neg_names) || is_any(t, add_names) || is_any(t, mean_names) ||
                is_any(t, sum_names) || is_any(t, bias_add_names) || is_any(t, leaky_relu_names) ||
-               is_any(t, gelu_names) || arith;
+               is_any(t, gelu_names) || is_any(t, softmax_names) || is_any(t, log_softmax_names) || arith;
   if (!known) return pu_not_covered();
   if (untyped_operands(s, tids)) return pu_not_covered();
   /* the tensor operands only: an extra argument (`tf.nn.relu(x, "name")`)
@@ -157,6 +173,14 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
           : math[0] == 'l' ? 4 : 5;
     if (s->nargs == 1 && s->nkw == 0) return pu_claimed(rules[k][pu_rank(s->args[0], tids) - 1], s->args[0]);
     return pu_rejected(KL_KILN_TF_005, "tf.abs, tf.sqrt, tf.square, tf.exp, tf.math.log and tf.nn.silu are native only with one tensor; write `tf.exp(x)` with x rank 1 or 2 and no keywords (no beta= for silu)");
+  }
+  if (is_any(t, softmax_names) || is_any(t, log_softmax_names)) {
+    static const char *const rules[2][2] = {
+        {"kiln-tensorflow/softmax-f32-cpu-1d", "kiln-tensorflow/softmax-f32-cpu-2d"},
+        {"kiln-tensorflow/log-softmax-f32-cpu-1d", "kiln-tensorflow/log-softmax-f32-cpu-2d"}};
+    int rank = pu_rank(s->args[0], tids);
+    if (softmax_axis_ok(s, rank)) return pu_claimed(rules[is_any(t, log_softmax_names)][rank - 1], s->args[0]);
+    return pu_rejected(KL_KILN_TF_005, "tf.nn.softmax and tf.nn.log_softmax are native only over the last axis; write `tf.nn.softmax(x)` or `tf.nn.softmax(x, axis=-1)` with x rank 1 or 2 (the axis a literal, no name=)");
   }
   if (is_any(t, gelu_names)) { /* tf.nn.gelu(x[, approximate]): approximate a literal bool */
     const KlSiteKeyword *k = pu_kw(s, "approximate");
@@ -253,6 +277,8 @@ static bool tf_lower(const KlSite *s, const KlClaim *c, const KlType *tids, KlLo
   else if (strstr(r, "/mul-") || strstr(r, "/multiply-")) *out = pu_op(KL_TOP_MUL, 2, c->result);
   else if (strstr(r, "/div-") || strstr(r, "/divide-")) *out = pu_op(KL_TOP_DIV, 2, c->result);
   else if (strstr(r, "/tanh-")) *out = pu_op(KL_TOP_TANH, 1, c->result);
+  else if (strstr(r, "/softmax-")) *out = pu_op(KL_TOP_SOFTMAX, 1, c->result);
+  else if (strstr(r, "/log-softmax-")) *out = pu_op(KL_TOP_LOG_SOFTMAX, 1, c->result);
   else if (strstr(r, "/gelu-tanh-")) *out = pu_op(KL_TOP_GELU_TANH, 1, c->result);
   else if (strstr(r, "/gelu-")) *out = pu_op(KL_TOP_GELU, 1, c->result);
   else if (strstr(r, "/neg-")) *out = pu_op(KL_TOP_NEG, 1, c->result);
@@ -303,6 +329,10 @@ static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/log-f32-cpu-2d", "tf.math.log(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/silu-f32-cpu-1d", "tf.nn.silu / tf.nn.swish(x) rank 1", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/silu-f32-cpu-2d", "tf.nn.silu / tf.nn.swish(x) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/softmax-f32-cpu-1d", "tf.nn.softmax / tf.math.softmax(x[, axis]) rank 1, axis None, 0 or -1", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/softmax-f32-cpu-2d", "tf.nn.softmax / tf.math.softmax(x[, axis]) rank 2, axis None, 1 or -1", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/log-softmax-f32-cpu-1d", "tf.nn.log_softmax / tf.math.log_softmax(x[, axis]) rank 1, axis None, 0 or -1", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/log-softmax-f32-cpu-2d", "tf.nn.log_softmax / tf.math.log_softmax(x[, axis]) rank 2, axis None, 1 or -1", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/gelu-f32-cpu-1d", "tf.nn.gelu(x[, approximate=False]) rank 1", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/gelu-f32-cpu-2d", "tf.nn.gelu(x[, approximate=False]) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/gelu-tanh-f32-cpu-1d", "tf.nn.gelu(x, approximate=True) rank 1", "claimed", KL_NUM_CODES, true},
@@ -331,7 +361,7 @@ static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/relu-other-forms", "tf.nn.relu with keywords or extra arguments, tf.nn.leaky_relu with name= or a non-scalar alpha", "rejected", KL_KILN_TF_002, true},
     {"kiln-tensorflow/add-other-forms", "tf.add / tf.subtract / tf.multiply / tf.divide with keywords", "rejected", KL_KILN_TF_003, true},
     {"kiln-tensorflow/reduce-mean-other-forms", "reduce_mean / reduce_sum without a literal axis (0, 1, -1, -2), or keepdims not a literal bool", "rejected", KL_KILN_TF_004, true},
-    {"kiln-tensorflow/sigmoid-other-forms", "tf.nn.sigmoid / tf.nn.tanh / tf.negative / tf.abs / tf.sqrt / tf.square / tf.exp / tf.math.log / tf.nn.silu with keywords or extra arguments, tf.nn.gelu with name= or approximate not a literal bool", "rejected", KL_KILN_TF_005, true},
+    {"kiln-tensorflow/sigmoid-other-forms", "tf.nn.sigmoid / tf.nn.tanh / tf.negative / tf.abs / tf.sqrt / tf.square / tf.exp / tf.math.log / tf.nn.silu with keywords or extra arguments, tf.nn.gelu with name= or approximate not a literal bool, tf.nn.softmax / log_softmax over another axis or with name=", "rejected", KL_KILN_TF_005, true},
     {"kiln-tensorflow/unsupported-tensor-surface", "covered symbols with operand types outside the vocabulary", "rejected", KL_KILN_TF_010, true},
     {"kiln-tensorflow/other-calls", "any other TensorFlow call", "not-covered", KL_NUM_CODES, true},
     {NULL, NULL, NULL, KL_NUM_CODES, false},

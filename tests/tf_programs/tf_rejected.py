@@ -118,3 +118,11 @@ def gelu_name(x: TensorF32Cpu2D):
 
 def gelu_dynamic(x: TensorF32Cpu2D, a: bool):
     return tf.nn.gelu(x, approximate=a)
+
+
+def softmax_axis0(x: TensorF32Cpu2D):
+    return tf.nn.softmax(x, axis=0)
+
+
+def softmax_name(x: TensorF32Cpu2D):
+    return tf.nn.log_softmax(x, name="p")
