@@ -239,7 +239,8 @@ static const char *const code_explains[] = {
     [KL_KILN_TF_005] = EXPLAIN(
         "tf.nn.sigmoid and tf.nn.tanh (also tf.sigmoid, tf.math.sigmoid, tf.tanh,\n"
         "tf.math.tanh), tf.negative, tf.abs, tf.sqrt, tf.square, tf.exp (and\n"
-        "their tf.math names), tf.math.log and tf.nn.silu / tf.nn.swish are\n"
+        "their tf.math names), tf.math.log, tf.math.rsqrt, tf.nn.relu6 and\n"
+        "tf.nn.silu / tf.nn.swish are\n"
         "native for one rank-1 or rank-2 tensor and no keywords (no beta=);\n"
         "tf.nn.gelu also with approximate a literal True or False, tf.nn.softmax\n"
         "and tf.nn.log_softmax with axis None or a literal naming the last axis.",

@@ -321,6 +321,10 @@ static inline float ref_act(int act, float x)
   case KK_ACT_LOG_TF: return ref_log(1, x);
   case KK_ACT_RSQRT: return 1.0f / __builtin_sqrtf(x);
   case KK_ACT_RELU6: return ref_clamp(0.0f, 6.0f, x);
+  case KK_ACT_RELU6_TF: { /* relu_tf, then x86's min(6, y): a NaN passes */
+    const float y = (isnan_bits(u) || (!(u & 0x80000000u) && u >= 0x00800000u)) ? x : 0.0f;
+    return 6.0f < y ? 6.0f : y;
+  }
   case KK_ACT_HARDTANH: return ref_clamp(-1.0f, 1.0f, x);
   case KK_ACT_SILU_TF: return x != x ? x + x : x * ref_sigmoid_s(1, x);
   case KK_ACT_GELU: return ref_gelu(x);
@@ -711,6 +715,7 @@ KK_AVX2 KK_INLINE __m256 act_avx2(int act, __m256 x)
   case KK_ACT_LOG_TF: return log_avx2_s(1, x);
   case KK_ACT_RSQRT: return _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(x));
   case KK_ACT_RELU6: return _mm256_min_ps(_mm256_set1_ps(6.0f), _mm256_max_ps(_mm256_setzero_ps(), x));
+  case KK_ACT_RELU6_TF: return _mm256_min_ps(_mm256_set1_ps(6.0f), relu_tf_avx2(x));
   case KK_ACT_HARDTANH: return _mm256_min_ps(_mm256_set1_ps(1.0f), _mm256_max_ps(_mm256_set1_ps(-1.0f), x));
   case KK_ACT_SILU_TF: return nanfix_avx2(_mm256_mul_ps(x, sigmoid_avx2_s(1, x)), x); /* see ref_act */
   case KK_ACT_GELU: return gelu_avx2(x);
@@ -924,6 +929,7 @@ KK_AVX2 static void act_row__avx2(int act, int64_t n, const float *x, float *y)
   KK_ACT_ROW_CASE_AVX2(KK_ACT_LOG_TF)
   KK_ACT_ROW_CASE_AVX2(KK_ACT_RSQRT)
   KK_ACT_ROW_CASE_AVX2(KK_ACT_RELU6)
+  KK_ACT_ROW_CASE_AVX2(KK_ACT_RELU6_TF)
   KK_ACT_ROW_CASE_AVX2(KK_ACT_HARDTANH)
   KK_ACT_ROW_CASE_AVX2(KK_ACT_SILU_TF)
   KK_ACT_ROW_CASE_AVX2(KK_ACT_GELU)
@@ -1316,6 +1322,7 @@ KK_AVX512 KK_INLINE __m512 act_avx512(int act, __m512 x)
   case KK_ACT_LOG_TF: return log_avx512_s(1, x);
   case KK_ACT_RSQRT: return _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_sqrt_ps(x));
   case KK_ACT_RELU6: return _mm512_min_ps(_mm512_set1_ps(6.0f), _mm512_max_ps(_mm512_setzero_ps(), x));
+  case KK_ACT_RELU6_TF: return _mm512_min_ps(_mm512_set1_ps(6.0f), relu_tf_avx512(x));
   case KK_ACT_HARDTANH: return _mm512_min_ps(_mm512_set1_ps(1.0f), _mm512_max_ps(_mm512_set1_ps(-1.0f), x));
   case KK_ACT_SILU_TF: return nanfix_avx512(_mm512_mul_ps(x, sigmoid_avx512_s(1, x)), x); /* see ref_act */
   case KK_ACT_GELU: return gelu_avx512(x);
@@ -1379,6 +1386,7 @@ KK_AVX512 KK_INLINE __m512 add_avx512(__m512 a, __m512 b) { return first_nan_avx
   case KK_ACT_LOG_TF: BODY(KK_ACT_LOG_TF); break;                                                  \
   case KK_ACT_RSQRT: BODY(KK_ACT_RSQRT); break;                                                    \
   case KK_ACT_RELU6: BODY(KK_ACT_RELU6); break;                                                    \
+  case KK_ACT_RELU6_TF: BODY(KK_ACT_RELU6_TF); break;                                              \
   case KK_ACT_HARDTANH: BODY(KK_ACT_HARDTANH); break;                                              \
   case KK_ACT_SILU_TF: BODY(KK_ACT_SILU_TF); break;                                                \
   case KK_ACT_GELU: BODY(KK_ACT_GELU); break;                                                      \
@@ -2486,6 +2494,7 @@ KK_AVX512 static void act_row__avx512(int act, int64_t n, const float *x, float 
   KK_ACT_ROW_CASE_AVX512(KK_ACT_LOG_TF)
   KK_ACT_ROW_CASE_AVX512(KK_ACT_RSQRT)
   KK_ACT_ROW_CASE_AVX512(KK_ACT_RELU6)
+  KK_ACT_ROW_CASE_AVX512(KK_ACT_RELU6_TF)
   KK_ACT_ROW_CASE_AVX512(KK_ACT_HARDTANH)
   KK_ACT_ROW_CASE_AVX512(KK_ACT_SILU_TF)
   KK_ACT_ROW_CASE_AVX512(KK_ACT_GELU)
@@ -2651,6 +2660,7 @@ KK_AVX2 static void bin_rows__avx2(int op, int nan_b, int64_t m, int64_t n, cons
   KK_EW_ACT_CASE(ISA, KK_ACT_LOG_TF)                                                               \
   KK_EW_ACT_CASE(ISA, KK_ACT_RSQRT)                                                                \
   KK_EW_ACT_CASE(ISA, KK_ACT_RELU6)                                                                \
+  KK_EW_ACT_CASE(ISA, KK_ACT_RELU6_TF)                                                             \
   KK_EW_ACT_CASE(ISA, KK_ACT_HARDTANH)                                                             \
   KK_EW_ACT_CASE(ISA, KK_ACT_SILU_TF)                                                              \
   KK_EW_ACT_CASE(ISA, KK_ACT_GELU)                                                                 \
@@ -2773,6 +2783,7 @@ KK_AVX512 static void add_rows__avx512(int act, int64_t M, int64_t N, const floa
   case KK_ACT_LOG_TF: add_rows_avx512(KK_ACT_LOG_TF, M, N, a, as0, b, bs0, c); break;
   case KK_ACT_RSQRT: add_rows_avx512(KK_ACT_RSQRT, M, N, a, as0, b, bs0, c); break;
   case KK_ACT_RELU6: add_rows_avx512(KK_ACT_RELU6, M, N, a, as0, b, bs0, c); break;
+  case KK_ACT_RELU6_TF: add_rows_avx512(KK_ACT_RELU6_TF, M, N, a, as0, b, bs0, c); break;
   case KK_ACT_HARDTANH: add_rows_avx512(KK_ACT_HARDTANH, M, N, a, as0, b, bs0, c); break;
   case KK_ACT_SILU_TF: add_rows_avx512(KK_ACT_SILU_TF, M, N, a, as0, b, bs0, c); break;
   case KK_ACT_GELU: add_rows_avx512(KK_ACT_GELU, M, N, a, as0, b, bs0, c); break;

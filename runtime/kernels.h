@@ -62,11 +62,13 @@ typedef enum {
   KK_ACT_GELU_TANH, /* approximate='tanh' / approximate=True: x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))),
                       as x / (1 + e^-2w): within 10 ulp for |x| <= 2 (w's rounding magnified by |2w|),
                       1.6e-7 |x| everywhere; NaN at -inf, as eager's */
-  KK_ACT_GELU_ONEDNN /* KK_ACT_GELU as eager torch's contiguous path computes it (oneDNN, for a
+  KK_ACT_GELU_ONEDNN, /* KK_ACT_GELU as eager torch's contiguous path computes it (oneDNN, for a
                         contiguous tensor of more than one element): gelu(+inf) is 0xffc00000,
                         gelu(-inf) 0x7fc00000 */
+  KK_ACT_RELU6_TF /* tf.nn.relu6 as TF's vectorised loop computes it, min(6, relu_tf(x)): -0.0 and
+                     positive denormals -> +0.0, a NaN passes bit-exact (see KK_ACT_RELU_TF) */
 } kk_act;
-#define KK_NUM_ACTS 21
+#define KK_NUM_ACTS 22
 
 void kk_init(void);            /* idempotent; picks ISA */
 const char *kk_isa_name(void); /* "avx512", "avx2", "reference" */

@@ -27,7 +27,8 @@ static bool is_clamp(int op) { return op == KR_OP_CLAMP || op == KR_OP_CLAMP_ORD
  * framework: TF's relu
  * gives +0.0 for -0.0, torch's sigmoid flips a NaN's sign, torch's sqrt of
  * a negative number is +NaN where TF's is x86's -NaN, TF's log gives
- * all-ones NaNs, TF's silu is x * sigmoid(x) (see kernels.h).
+ * all-ones NaNs, TF's silu is x * sigmoid(x), TF's relu6 flushes as its relu
+ * (see kernels.h).
  * Anything else: KK_ACT_NONE. */
 int kr_act_of(int op, int fw) {
   switch (op) {
@@ -41,7 +42,7 @@ int kr_act_of(int op, int fw) {
   case KR_OP_SILU: return fw == KR_FW_TF ? KK_ACT_SILU_TF : KK_ACT_SILU;
   case KR_OP_LOG: return fw == KR_FW_TF ? KK_ACT_LOG_TF : KK_ACT_LOG;
   case KR_OP_RSQRT: return KK_ACT_RSQRT;
-  case KR_OP_RELU6: return KK_ACT_RELU6;
+  case KR_OP_RELU6: return fw == KR_FW_TF ? KK_ACT_RELU6_TF : KK_ACT_RELU6;
   case KR_OP_HARDTANH: return KK_ACT_HARDTANH;
   case KR_OP_GELU: return KK_ACT_GELU;
   case KR_OP_GELU_TANH: return KK_ACT_GELU_TANH;

@@ -78,7 +78,7 @@ TORCH_ULPS = {"abs": 0, "square": 0, "pow": 0, "pow_method": 0, "pow_call": 0, "
               "log": 2, "rsqrt": 0, "relu6": 0, "hardtanh": 0}
 # TF's silu is x * sigmoid(x) with Eigen's rational sigmoid: up to 8 ulp from the true
 # value over a sweep of 23 million floats in (-100, 100), kiln's within 2
-TF_ULPS = {"abs": 0, "square": 0, "sqrt": 0, "exp": 2, "log": 4, "silu": 8}
+TF_ULPS = {"abs": 0, "square": 0, "sqrt": 0, "exp": 2, "log": 4, "silu": 8, "relu6": 0, "rsqrt": 2}
 
 
 def test_torch_sites_claimed(tmod):
@@ -285,12 +285,12 @@ def test_tf_sites_claimed(tfmod):
             else:
                 assert s["outcome"] in ("claimed", "scalar"), (f["name"], s)
     rules = {s["rule"] for f in report["functions"] for s in f["sites"] if s["outcome"] == "claimed"}
-    for op in ("abs", "sqrt", "square", "exp", "log", "silu"):
+    for op in ("abs", "sqrt", "square", "exp", "log", "silu", "relu6", "rsqrt"):
         assert {f"kiln-tensorflow/{op}-f32-cpu-1d", f"kiln-tensorflow/{op}-f32-cpu-2d"} <= rules, op
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
-@pytest.mark.parametrize("op", ["abs", "sqrt", "square", "exp", "log", "silu"])
+@pytest.mark.parametrize("op", ["abs", "sqrt", "square", "exp", "log", "silu", "relu6", "rsqrt"])
 def test_tf_values(tfmod, op, shape):
     """TF runs these with subnormals flushed (inputs read as zero, results
     flushed): kiln's TF ops too, so sqrt(-1e-40) is -0.0 and exp's
@@ -301,8 +301,8 @@ def test_tf_values(tfmod, op, shape):
     mod, _ = tfmod
     py = mod.__kiln_python__
     xa, va = values(shape, 41), values((shape[1],), 42)
-    if op == "log":  # the tail does not flush subnormals either: only the loop's log(+-1e-40) is -inf
-        xa[np.abs(xa) < 1.1754944e-38] = 0.0
+    if op in ("log", "relu6"):  # the tail does not flush subnormals: only the loop's log(+-1e-40) is -inf,
+        xa[np.abs(xa) < 1.1754944e-38] = 0.0  # its relu6(+-1e-40) +0.0 (kiln's; the tail's +-1e-40)
         va[np.abs(va) < 1.1754944e-38] = 0.0
     x, v = tf.constant(xa), tf.constant(va)
     nan_bits = op != "log"
@@ -310,6 +310,9 @@ def test_tf_values(tfmod, op, shape):
                       nan_bits)
     assert_close_ulps(getattr(mod, f"{op}_1")(v).numpy(), py[f"{op}_1"](v).numpy(), TF_ULPS[op], f"{op}_1 {shape}",
                       nan_bits)
+    if op == "relu6":  # the vectorised loop's subnormals and -0.0 (the first 8 elements), bit for bit
+        sub = tf.constant(np.float32([-1e-40, 1e-40, -0.0, np.nan, -np.inf, np.inf, 7.0, 5.5] * 2))
+        assert (bits(mod.relu6_1(sub).numpy())[:8] == bits(py["relu6_1"](sub).numpy())[:8]).all()
     if op == "log":  # the vectorised loop's NaNs (TF's all-ones) and subnormals, bit for bit
         neg = tf.constant(np.float32([-1.0, np.nan, -np.inf, 1e-40, -1e-40, 0.0, 2.0, 1.0] * 2))
         assert (bits(mod.log_1(neg).numpy())[:8] == bits(py["log_1"](neg).numpy())[:8]).all()
@@ -448,6 +451,26 @@ def test_tf_leaky_relu(tfmod, shape):
     body = emitted(HERE / "tf_programs" / "tf_math.py")
     for name, steps in [("leaky_chain", 4), ("leaky_chain_default", 3)]:
         assert body(name).count("kr->tensor_ewise(") == 1 and body(name).count("{KR_OP_") == steps, name
+
+
+def test_tf_relu6_rsqrt_fused(tfmod):
+    """tf.nn.relu6 in a GEMM epilogue (one kernel call: min(6, TF's relu)),
+    and tf.math.rsqrt in a hand-written RMS norm, against eager TF."""
+    import tensorflow as tf
+    mod, _ = tfmod
+    py = mod.__kiln_python__
+    for m, k, n in [(1, 4, 3), (8, 64, 64), (3, 17, 70), (0, 5, 4)]:
+        rng = np.random.default_rng(m * 10 + n)
+        x = tf.constant(rng.standard_normal((m, k)).astype(np.float32) * 3)
+        w = tf.constant(rng.standard_normal((k, n)).astype(np.float32))
+        b = tf.constant(rng.standard_normal(n).astype(np.float32))
+        np.testing.assert_allclose(mod.relu6_head(x, w, b).numpy(), py["relu6_head"](x, w, b).numpy(), rtol=2e-5,
+                                   atol=2e-5)
+        g = tf.constant(rng.standard_normal(k).astype(np.float32))
+        np.testing.assert_allclose(mod.rms_norm(x, g).numpy(), py["rms_norm"](x, g).numpy(), rtol=1e-5, atol=1e-6)
+    body = emitted(HERE / "tf_programs" / "tf_math.py")
+    assert body("relu6_head").count("kr->tensor_fused(") == 1 and "KR_OP_RELU6" in body("relu6_head")
+    assert "kr->tensor_op(" not in body("relu6_head") and "KR_OP_RSQRT" in body("rms_norm")
 
 
 def test_tf_silu_fused_and_chain(tfmod):

@@ -1,6 +1,6 @@
 /* plugins/tensorflow.c — the TensorFlow surface: tf.matmul / tf.linalg.matmul
  * (and @), tf.nn.relu, tf.nn.leaky_relu, tf.nn.sigmoid, tf.nn.tanh, tf.negative (and -x), tf.abs, tf.sqrt,
- * tf.square, tf.exp, tf.math.log, tf.nn.silu, tf.nn.gelu, tf.nn.softmax / log_softmax over the last axis,
+ * tf.square, tf.exp, tf.math.log, tf.math.rsqrt, tf.nn.silu, tf.nn.relu6, tf.nn.gelu, tf.nn.softmax / log_softmax over the last axis,
  * tf.nn.bias_add, tf.add / tf.subtract /
  * tf.multiply / tf.divide between tensors, the operators + - * / between
  * tensors or a tensor and an int/float/bool, and
@@ -43,6 +43,8 @@ static const char *const square_names[] = {"tensorflow.square", "tensorflow.math
 static const char *const exp_names[] = {"tensorflow.exp", "tensorflow.math.exp", NULL};
 static const char *const log_names[] = {"tensorflow.math.log", NULL};
 static const char *const silu_names[] = {"tensorflow.nn.silu", "tensorflow.nn.swish", NULL};
+static const char *const relu6_names[] = {"tensorflow.nn.relu6", NULL};
+static const char *const rsqrt_names[] = {"tensorflow.math.rsqrt", NULL};
 static const char *const gelu_names[] = {"tensorflow.nn.gelu", NULL};
 static const char *const softmax_names[] = {"tensorflow.nn.softmax", "tensorflow.math.softmax", NULL};
 static const char *const log_softmax_names[] = {"tensorflow.nn.log_softmax", "tensorflow.math.log_softmax", NULL};
@@ -134,7 +136,8 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
   bool arith = is_any(t, sub_names) || is_any(t, mul_names) || is_any(t, div_names);
   const char *math = is_any(t, abs_names) ? "abs" : is_any(t, sqrt_names) ? "sqrt"
                    : is_any(t, square_names) ? "square" : is_any(t, exp_names) ? "exp"
-                   : is_any(t, log_names) ? "log" : is_any(t, silu_names) ? "silu" : NULL;
+                   : is_any(t, log_names) ? "log" : is_any(t, silu_names) ? "silu"
+                   : is_any(t, relu6_names) ? "relu6" : is_any(t, rsqrt_names) ? "rsqrt" : NULL;
   bool known = math || is_any(t, matmul_names) || is_any(t, relu_names) || is_any(t, sigmoid_names) ||
                is_any(t, tanh_names) || is_any(t, neg_names) || is_any(t, add_names) || is_any(t, mean_names) ||
                is_any(t, sum_names) || is_any(t, bias_add_names) || is_any(t, leaky_relu_names) ||
@@ -160,19 +163,22 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
                         s->args[0]);
     return pu_rejected(KL_KILN_TF_005, "tf.negative is native only with one tensor; write `tf.negative(x)` or `-x` with x rank 1 or 2 and no keywords");
   }
-  if (math) { /* tf.abs / tf.sqrt / tf.square / tf.exp, their tf.math names, tf.math.log, tf.nn.silu */
-    static const char *const rules[6][2] = {
+  if (math) { /* tf.abs / tf.sqrt / tf.square / tf.exp, their tf.math names, tf.math.log, tf.nn.silu,
+               * tf.nn.relu6, tf.math.rsqrt */
+    static const char *const rules[8][2] = {
         {"kiln-tensorflow/abs-f32-cpu-1d", "kiln-tensorflow/abs-f32-cpu-2d"},
         {"kiln-tensorflow/sqrt-f32-cpu-1d", "kiln-tensorflow/sqrt-f32-cpu-2d"},
         {"kiln-tensorflow/square-f32-cpu-1d", "kiln-tensorflow/square-f32-cpu-2d"},
         {"kiln-tensorflow/exp-f32-cpu-1d", "kiln-tensorflow/exp-f32-cpu-2d"},
         {"kiln-tensorflow/log-f32-cpu-1d", "kiln-tensorflow/log-f32-cpu-2d"},
         {"kiln-tensorflow/silu-f32-cpu-1d", "kiln-tensorflow/silu-f32-cpu-2d"},
+        {"kiln-tensorflow/relu6-f32-cpu-1d", "kiln-tensorflow/relu6-f32-cpu-2d"},
+        {"kiln-tensorflow/rsqrt-f32-cpu-1d", "kiln-tensorflow/rsqrt-f32-cpu-2d"},
     };
     int k = math[0] == 'a' ? 0 : pu_eq(math, "sqrt") ? 1 : pu_eq(math, "square") ? 2 : math[0] == 'e' ? 3
-          : math[0] == 'l' ? 4 : 5;
+          : math[0] == 'l' ? 4 : pu_eq(math, "silu") ? 5 : pu_eq(math, "relu6") ? 6 : 7;
     if (s->nargs == 1 && s->nkw == 0) return pu_claimed(rules[k][pu_rank(s->args[0], tids) - 1], s->args[0]);
-    return pu_rejected(KL_KILN_TF_005, "tf.abs, tf.sqrt, tf.square, tf.exp, tf.math.log and tf.nn.silu are native only with one tensor; write `tf.exp(x)` with x rank 1 or 2 and no keywords (no beta= for silu)");
+    return pu_rejected(KL_KILN_TF_005, "tf.abs, tf.sqrt, tf.square, tf.exp, tf.math.log, tf.math.rsqrt, tf.nn.silu and tf.nn.relu6 are native only with one tensor; write `tf.exp(x)` with x rank 1 or 2 and no keywords (no beta= for silu)");
   }
   if (is_any(t, softmax_names) || is_any(t, log_softmax_names)) {
     static const char *const rules[2][2] = {
@@ -288,6 +294,8 @@ static bool tf_lower(const KlSite *s, const KlClaim *c, const KlType *tids, KlLo
   else if (strstr(r, "/exp-")) *out = pu_op(KL_TOP_EXP, 1, c->result);
   else if (strstr(r, "/log-")) *out = pu_op(KL_TOP_LOG, 1, c->result);
   else if (strstr(r, "/silu-")) *out = pu_op(KL_TOP_SILU, 1, c->result);
+  else if (strstr(r, "/relu6-")) *out = pu_op(KL_TOP_RELU6, 1, c->result); /* before /relu- */
+  else if (strstr(r, "/rsqrt-")) *out = pu_op(KL_TOP_RSQRT, 1, c->result);
   else if (strstr(r, "/leaky-relu-")) {
     int alpha;
     if (!leaky_relu_alpha(s, tids, &alpha)) return false;
@@ -329,6 +337,10 @@ static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/log-f32-cpu-2d", "tf.math.log(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/silu-f32-cpu-1d", "tf.nn.silu / tf.nn.swish(x) rank 1", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/silu-f32-cpu-2d", "tf.nn.silu / tf.nn.swish(x) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/relu6-f32-cpu-1d", "tf.nn.relu6(x) rank 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/relu6-f32-cpu-2d", "tf.nn.relu6(x) rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/rsqrt-f32-cpu-1d", "tf.math.rsqrt(x) rank 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/rsqrt-f32-cpu-2d", "tf.math.rsqrt(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/softmax-f32-cpu-1d", "tf.nn.softmax / tf.math.softmax(x[, axis]) rank 1, axis None, 0 or -1", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/softmax-f32-cpu-2d", "tf.nn.softmax / tf.math.softmax(x[, axis]) rank 2, axis None, 1 or -1", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/log-softmax-f32-cpu-1d", "tf.nn.log_softmax / tf.math.log_softmax(x[, axis]) rank 1, axis None, 0 or -1", "claimed", KL_NUM_CODES, true},
@@ -361,7 +373,7 @@ static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/relu-other-forms", "tf.nn.relu with keywords or extra arguments, tf.nn.leaky_relu with name= or a non-scalar alpha", "rejected", KL_KILN_TF_002, true},
     {"kiln-tensorflow/add-other-forms", "tf.add / tf.subtract / tf.multiply / tf.divide with keywords", "rejected", KL_KILN_TF_003, true},
     {"kiln-tensorflow/reduce-mean-other-forms", "reduce_mean / reduce_sum without a literal axis (0, 1, -1, -2), or keepdims not a literal bool", "rejected", KL_KILN_TF_004, true},
-    {"kiln-tensorflow/sigmoid-other-forms", "tf.nn.sigmoid / tf.nn.tanh / tf.negative / tf.abs / tf.sqrt / tf.square / tf.exp / tf.math.log / tf.nn.silu with keywords or extra arguments, tf.nn.gelu with name= or approximate not a literal bool, tf.nn.softmax / log_softmax over another axis or with name=", "rejected", KL_KILN_TF_005, true},
+    {"kiln-tensorflow/sigmoid-other-forms", "tf.nn.sigmoid / tf.nn.tanh / tf.negative / tf.abs / tf.sqrt / tf.square / tf.exp / tf.math.log / tf.math.rsqrt / tf.nn.silu / tf.nn.relu6 with keywords or extra arguments, tf.nn.gelu with name= or approximate not a literal bool, tf.nn.softmax / log_softmax over another axis or with name=", "rejected", KL_KILN_TF_005, true},
     {"kiln-tensorflow/unsupported-tensor-surface", "covered symbols with operand types outside the vocabulary", "rejected", KL_KILN_TF_010, true},
     {"kiln-tensorflow/other-calls", "any other TensorFlow call", "not-covered", KL_NUM_CODES, true},
     {NULL, NULL, NULL, KL_NUM_CODES, false},

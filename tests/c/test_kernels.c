@@ -12,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L /* pthreads */
 #include "kernels.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,7 +75,8 @@ static double act_d(int act, double x)
   case KK_ACT_LOG:
   case KK_ACT_LOG_TF: return x < 0 ? NAN : log(x);
   case KK_ACT_RSQRT: return x < 0 ? NAN : 1.0 / sqrt(x);
-  case KK_ACT_RELU6: return x < 0 ? 0 : x > 6 ? 6 : x;
+  case KK_ACT_RELU6:
+  case KK_ACT_RELU6_TF: return x < 0 ? 0 : x > 6 ? 6 : x;
   case KK_ACT_HARDTANH: return x < -1 ? -1 : x > 1 ? 1 : x;
   case KK_ACT_GELU:
   case KK_ACT_GELU_ONEDNN: return 0.5 * x * erfc(-x / sqrt(2.0));
@@ -900,8 +902,8 @@ static void test_elementwise(void)
     /* abs, sqrt, x * x and 1 / sqrt: the IEEE operations, bit for bit (abs keeps a
      * NaN's payload unquietened); exp and silu: a NaN quietened, sign kept */
     const int exact[] = {KK_ACT_ABS, KK_ACT_SQRT, KK_ACT_SQRT_TF, KK_ACT_SQUARE, KK_ACT_RSQRT, KK_ACT_RELU6,
-                         KK_ACT_HARDTANH};
-    for (size_t a = 0; a < 7; a++) {
+                         KK_ACT_HARDTANH, KK_ACT_RELU6_TF};
+    for (size_t a = 0; a < sizeof exact / sizeof *exact; a++) {
       kk_unary(exact[a], 1, NSPEC, in, NSPEC, 1, out);
       ok = 1;
       for (size_t i = 0; i < NSPEC; i++) {
@@ -911,6 +913,8 @@ static void test_elementwise(void)
                    : exact[a] == KK_ACT_RSQRT ? 1.0f / sqrtf(x)
                    : exact[a] == KK_ACT_RELU6 ? (isnan(x) || (x >= 0 && x <= 6) ? x : x < 0 ? 0.0f : 6.0f)
                    : exact[a] == KK_ACT_HARDTANH ? (isnan(x) || (x >= -1 && x <= 1) ? x : x < -1 ? -1.0f : 1.0f)
+                   : exact[a] == KK_ACT_RELU6_TF /* TF's loop: below FLT_MIN (-0.0, subnormals) +0.0 */
+                   ? (isnan(x) ? x : x < FLT_MIN ? 0.0f : x > 6 ? 6.0f : x)
                    : exact[a] != KK_ACT_SQUARE ? sqrtf(x) : x * x;
         ok &= bits(out[i]) == bits(want);
       }

@@ -47,6 +47,30 @@ def log_1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
     return tf.math.log(v)
 
 
+def relu6_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.nn.relu6(x)
+
+
+def relu6_1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return tf.nn.relu6(v)
+
+
+def rsqrt_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.math.rsqrt(x)
+
+
+def rsqrt_1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return tf.math.rsqrt(v)
+
+
+def relu6_head(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return tf.reduce_mean(tf.nn.relu6(tf.matmul(x, w) + b), axis=1)
+
+
+def rms_norm(x: TensorF32Cpu2D, g: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return x * tf.math.rsqrt(tf.square(x) + 1e-6) * g
+
+
 def rms_chain(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return tf.sqrt(tf.square(x - y) + 1e-6) * 0.5
 
