@@ -66,7 +66,8 @@ typedef enum {
                         contiguous tensor of more than one element): gelu(+inf) is 0xffc00000,
                         gelu(-inf) 0x7fc00000 */
   KK_ACT_RELU6_TF /* tf.nn.relu6 as TF's vectorised loop computes it, min(6, relu_tf(x)): -0.0 and
-                     positive denormals -> +0.0, a NaN passes bit-exact (see KK_ACT_RELU_TF) */
+                     denormals -> +0.0, a NaN passes bit-exact; TF's scalar tail (the last n % 8
+                     elements, or all of a shorter tensor) keeps -0.0 and denormals (see KK_ACT_RELU_TF) */
 } kk_act;
 #define KK_NUM_ACTS 22
 
