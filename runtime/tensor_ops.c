@@ -4,7 +4,8 @@
  * Shapes are checked before any memory is touched; a mismatch raises
  * RuntimeError "kiln: OP: incompatible shapes [..] and [..] (FILE:LINE)".
  * Results are fresh dense tensors (never aliasing an operand) of operand
- * a's framework. Rank-1 operands are handled as one row (M = 1) and give
+ * a's framework, elementwise ones in the memory order eager torch gives
+ * them (eager_column_major), the rest row-major. Rank-1 operands are handled as one row (M = 1) and give
  * rank-1 results. */
 #include "runtime_internal.h"
 #include "kernels.h"
@@ -137,25 +138,69 @@ static Mat as_mat(const KrTensor *t) {
 }
 
 /* torch's is_contiguous: row-major strides, size-1 dims' ignored */
-static bool is_row_major(const KrTensor *t) {
-  Mat x = as_mat(t);
-  return (x.n <= 1 || x.s1 == 1) && (x.m <= 1 || x.s0 == x.n);
+static bool mat_row_major(Mat x) { return (x.n <= 1 || x.s1 == 1) && (x.m <= 1 || x.s0 == x.n); }
+static bool is_row_major(const KrTensor *t) { return mat_row_major(as_mat(t)); }
+
+/* The same elements, rows and columns exchanged: an elementwise kernel
+ * writing its row-major result over the transposed problem writes a
+ * column-major one. */
+static Mat mat_t(Mat x) { return (Mat){x.n, x.m, x.s1, x.s0}; }
+
+/* Eager torch allocates an elementwise op's result in its operands' memory
+ * order (TensorIterator's reorder_dimensions): a [M, N] result (M, N > 1) is
+ * column-major where the first operand whose strides in the result's frame
+ * (s[k][0] down, s[k][1] across; 0 where it is stretched) are both nonzero
+ * and differ has the smaller one down, or, with equal ones, where N > M.
+ * kiln's results take that layout too, so their strides are eager's and so
+ * is every later choice eager makes by layout (F.gelu's oneDNN path).
+ * TensorFlow's tensors are always row-major. */
+static bool eager_column_major(int fw, int64_t M, int64_t N, int n, const int64_t s[][2]) {
+  if (fw != KR_FW_TORCH || M <= 1 || N <= 1) return false;
+  for (int k = 0; k < n; k++) {
+    if (s[k][0] == 0 || s[k][1] == 0) continue;
+    if (s[k][1] != s[k][0]) return s[k][1] > s[k][0];
+    if (N > M) return true;
+  }
+  return false;
+}
+
+/* The layout eager gives the result of an op of one tensor. */
+static bool unary_column_major(int fw, Mat x) { return eager_column_major(fw, x.m, x.n, 1, (const int64_t[][2]){{x.s0, x.s1}}); }
+
+/* A fresh dense result: row-major, or column-major (strides 1 and M). */
+static KrTensor *result_new(int fw, int rank, const int64_t *shape, bool column_major) {
+  KrTensor *r = kr_tensor_new(fw, rank, shape);
+  if (r && column_major && rank == 2) {
+    r->strides[0] = 1;
+    r->strides[1] = shape[0];
+  }
+  return r;
+}
+
+/* module.name, looked up once and kept for the process (borrowed). The
+ * import can release the GIL and let another thread fill the slot
+ * meanwhile: the first one stored stays, a later lookup's reference goes. */
+static PyObject *cached_function(PyObject **slot, const char *module, const char *name) {
+  if (*slot) return *slot;
+  PyObject *m = PyImport_ImportModule(module);
+  PyObject *fn = m ? PyObject_GetAttrString(m, name) : NULL;
+  Py_XDECREF(m);
+  if (!fn) return NULL;
+  if (*slot) Py_DECREF(fn);
+  else *slot = fn;
+  return *slot;
 }
 
 /* TF's own tf.nn.softmax / log_softmax of t: where a row holds a NaN or an
  * inf, TF's result (which elements come out NaN, 0 or -inf) is its
  * kernel's. */
 static KrTensor *tf_softmax_eager(int op, KrTensor *t, const char *file, int line) {
-  static PyObject *fns[2]; /* tf.nn.softmax, tf.nn.log_softmax, kept for the process */
+  static PyObject *fns[2]; /* tf.nn.softmax, tf.nn.log_softmax */
   const int k = op == KR_OP_LOG_SOFTMAX;
-  if (!fns[k]) {
-    PyObject *m = PyImport_ImportModule("tensorflow.nn");
-    fns[k] = m ? PyObject_GetAttrString(m, k ? "log_softmax" : "softmax") : NULL;
-    Py_XDECREF(m);
-    if (!fns[k]) return NULL;
-  }
+  PyObject *fn = cached_function(&fns[k], "tensorflow.nn", k ? "log_softmax" : "softmax");
+  if (!fn) return NULL;
   PyObject *x = kr_tensor_box(t);
-  PyObject *r = x ? PyObject_CallOneArg(fns[k], x) : NULL;
+  PyObject *r = x ? PyObject_CallOneArg(fn, x) : NULL;
   Py_XDECREF(x);
   if (!r) return NULL;
   KrTensor *out = kr_tensor_from_object(r, KR_FW_TF, t->rank, file, line);
@@ -310,9 +355,14 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     } else {
       shape[0] = N;
     }
-    r = kr_tensor_new(fw, rank, shape);
+    const bool cm = eager_column_major(fw, M, N, 2, (const int64_t[][2]){{as0, as1}, {bs0, bs1}});
+    r = result_new(fw, rank, shape, cm);
     if (!r) return NULL;
     work = (double)M * (double)N;
+    if (cm) { /* the transposed problem */
+      int64_t t = M;
+      M = N, N = t, t = as0, as0 = as1, as1 = t, t = bs0, bs0 = bs1, bs1 = t;
+    }
     KrKernelScope ks = kr_kernel_enter(fw, work);
     if (op == KR_OP_ADD && fw != KR_FW_TF) /* torch's add: b's NaN wins */
       kk_add(M, N, a->data, as0, as1, b->data, bs0, bs1, KK_ACT_NONE, r->data);
@@ -336,8 +386,10 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
   case KR_OP_GELU_TANH: {
     Mat x = as_mat(a);
     kk_act act = kr_gelu_path(kr_act_of(op, fw), fw, is_row_major(a), x.m * x.n);
-    r = kr_tensor_new(fw, a->rank, a->shape);
+    const bool cm = unary_column_major(fw, x);
+    r = result_new(fw, a->rank, a->shape, cm);
     if (!r) return NULL;
+    if (cm) x = mat_t(x);
     work = (double)x.m * (double)x.n;
     KrKernelScope ks = kr_kernel_enter(fw, work);
     kk_unary(act, x.m, x.n, a->data, x.s0, x.s1, r->data);
@@ -346,8 +398,10 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
   }
   case KR_OP_NEG: {
     Mat x = as_mat(a);
-    r = kr_tensor_new(fw, a->rank, a->shape);
+    const bool cm = unary_column_major(fw, x);
+    r = result_new(fw, a->rank, a->shape, cm);
     if (!r) return NULL;
+    if (cm) x = mat_t(x);
     kk_neg(x.m, x.n, a->data, x.s0, x.s1, r->data);
     return r;
   }
@@ -452,8 +506,10 @@ static KrTensor *leaky_relu(KrTensor *t, double f, int64_t i, int is_int) {
   float s;
   if (leaky_slope(t->framework, f, i, is_int, &s) < 0) return NULL;
   Mat x = as_mat(t);
-  KrTensor *r = kr_tensor_new(t->framework, t->rank, t->shape);
+  const bool cm = unary_column_major(t->framework, x);
+  KrTensor *r = result_new(t->framework, t->rank, t->shape, cm);
   if (!r) return NULL;
+  if (cm) x = mat_t(x);
   KrKernelScope ks = kr_kernel_enter(t->framework, (double)x.m * (double)x.n);
   kk_binary(KK_BIN_LEAKY, 0, x.m, x.n, &s, 0, 0, t->data, x.s0, x.s1, r->data);
   kr_kernel_leave(ks);
@@ -472,8 +528,10 @@ KrTensor *kr_tensor_scalar_op(int op, KrTensor *t, double f, int64_t i, int is_i
   Mat x = as_mat(t);
   int scalar_a, nan_b;
   kk_binop kop = scalar_plan(op, fw, scalar_left, &scalar_a, &nan_b);
-  KrTensor *r = kr_tensor_new(fw, t->rank, t->shape);
+  const bool cm = unary_column_major(fw, x);
+  KrTensor *r = result_new(fw, t->rank, t->shape, cm);
   if (!r) return NULL;
+  if (cm) x = mat_t(x);
   KrKernelScope ks = kr_kernel_enter(fw, (double)x.m * (double)x.n);
   if (scalar_a) kk_binary(kop, nan_b, x.m, x.n, &s, 0, 0, t->data, x.s0, x.s1, r->data);
   else kk_binary(kop, nan_b, x.m, x.n, t->data, x.s0, x.s1, &s, 0, 0, r->data);
@@ -526,8 +584,10 @@ KrTensor *kr_tensor_clamp(KrTensor *t, int ordered, int lo_kind, double lo_f, in
   if (!nan_bound && ((has_lo && clamp_bound(lo_kind, lo_f, lo_i, &lo) < 0) ||
                      (has_hi && clamp_bound(hi_kind, hi_f, hi_i, &hi) < 0)))
     return NULL;
-  KrTensor *r = kr_tensor_new(fw, t->rank, t->shape);
+  const bool cm = unary_column_major(fw, x);
+  KrTensor *r = result_new(fw, t->rank, t->shape, cm);
   if (!r) return NULL;
+  if (cm) x = mat_t(x);
   const int64_t n = x.m * x.n;
   if (nan_bound) {
     const float qnan = NAN; /* std::numeric_limits<double>::quiet_NaN() as a float: 0x7fc00000 */
@@ -606,9 +666,14 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
   Mat f = as_mat(first);
   int64_t M = f.m, N = f.n;
   bool right_one[KR_EW_MAX] = {false}; /* a tensor step's right operand has one element */
-  int64_t numel_in[KR_EW_MAX]; /* elements of the value a step takes (torch's gelu path) */
+  /* the value each step takes, as eager has it: the first tensor, then
+   * each op's result in the layout eager gives it (eager_column_major) */
+  Mat val = f;
+  bool row_major_in[KR_EW_MAX];
+  int64_t numel_in[KR_EW_MAX];
   for (int k = 0; k < p->nsteps; k++) {
     const KrEwStep *st = &p->step[k];
+    row_major_in[k] = mat_row_major(val);
     numel_in[k] = M * N;
     bool act = kr_act_of(st->op, fw) != KK_ACT_NONE || st->op == KR_OP_NEG;
     bool scalar = st->kind == KR_EW_FLOAT || st->kind == KR_EW_INT;
@@ -631,19 +696,31 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
     if (clamp && st->swap == 3 && k + 1 < p->nsteps &&
         bound_above(st->kind, args[k].f, args[k].i, p->step[k + 1].kind, args[k + 1].f, args[k + 1].i))
       return ewise_one_by_one(p, first, args, file);
-    if (st->kind != KR_EW_TENSOR) continue;
-    const KrTensor *t = args[k].t;
-    Mat x = as_mat(t);
-    right_one[k] = st->swap ? M == 1 && N == 1 : x.m == 1 && x.n == 1;
-    if (t->framework != fw || !bsize(M, x.m, &M) || !bsize(N, x.n, &N)) return ewise_one_by_one(p, first, args, file);
-    if (t->rank > rank) rank = t->rank;
+    int64_t s[2][2] = {{val.s0, val.s1}}; /* the step's operands in eager's order, in its result's frame */
+    int n = 1;
+    if (st->kind == KR_EW_TENSOR) {
+      const KrTensor *t = args[k].t;
+      Mat x = as_mat(t);
+      right_one[k] = st->swap ? M == 1 && N == 1 : x.m == 1 && x.n == 1;
+      if (t->framework != fw || !bsize(M, x.m, &M) || !bsize(N, x.n, &N))
+        return ewise_one_by_one(p, first, args, file);
+      if (t->rank > rank) rank = t->rank;
+      bdim(val.m, val.s0, M, &s[st->swap][0]);
+      bdim(val.n, val.s1, N, &s[st->swap][1]);
+      bdim(x.m, x.s0, M, &s[!st->swap][0]);
+      bdim(x.n, x.s1, N, &s[!st->swap][1]);
+      n = 2;
+    }
+    val = eager_column_major(fw, M, N, n, s) ? (Mat){M, N, 1, M} : (Mat){M, N, N, 1};
   }
+  /* the result in eager's layout: a column-major one as the transposed
+   * problem's row-major result (every operand's strides exchanged) */
+  const bool cm = !mat_row_major(val);
   int64_t shape[2] = {M, N}, fs0 = 0, fs1 = 0;
   if (rank == 1) shape[0] = N;
-  KrTensor *r = kr_tensor_new(fw, rank, shape);
+  KrTensor *r = result_new(fw, rank, shape, cm);
   if (!r) return NULL;
   frame_strides(first, M, N, &fs0, &fs1);
-  const bool column_major = f.m > 1 && f.n > 1 && f.s0 == 1 && f.s1 == f.m;
   int64_t os0[KR_EW_MAX] = {0}, os1[KR_EW_MAX] = {0};
   float sc[KR_EW_MAX] = {0};
   int nan_b[KR_EW_MAX] = {0}, scalar_a[KR_EW_MAX] = {0};
@@ -652,9 +729,7 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
   for (int k = 0; k < p->nsteps; k++) {
     const KrEwStep *st = &p->step[k];
     kop[k] = binop_of(st->op);
-    /* a later step's input is eager's intermediate: row-major but where the
-     * chain's first tensor is column-major (eager's result keeps its layout) */
-    act[k] = kr_gelu_path(kr_act_of(st->op, fw), fw, k == 0 ? is_row_major(first) : !column_major, numel_in[k]);
+    act[k] = kr_gelu_path(kr_act_of(st->op, fw), fw, row_major_in[k], numel_in[k]);
     if (st->kind == KR_EW_TENSOR) {
       frame_strides(args[k].t, M, N, &os0[k], &os1[k]);
       nan_b[k] = tensor_nan_b(st->op, fw, right_one[k]);
@@ -670,6 +745,11 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
       sc[k] = scalar_f32(fw, args[k].f, args[k].i, st->kind == KR_EW_INT);
       kop[k] = scalar_plan(st->op, fw, st->swap, &scalar_a[k], &nan_b[k]);
     }
+  }
+  if (cm) {
+    int64_t t = M;
+    M = N, N = t, t = fs0, fs0 = fs1, fs1 = t;
+    for (int k = 0; k < p->nsteps; k++) t = os0[k], os0[k] = os1[k], os1[k] = t;
   }
   /* one pass with the value in registers where the ISA has it and every
    * inner stride is 0 or 1; else each step over blocks of rows in L1 */
@@ -740,13 +820,9 @@ static bool one_int_shape(PyObject *shape, int64_t *n) {
  * normalized_shape eager refuses) gives its result or raises its error. */
 static KrTensor *layer_norm_eager(KrTensor *x, PyObject *shape, KrTensor *w, KrTensor *b, double eps, const char *file,
                                   int line) {
-  static PyObject *fn; /* torch.nn.functional.layer_norm, kept for the process */
-  if (!fn) {
-    PyObject *m = PyImport_ImportModule("torch.nn.functional");
-    fn = m ? PyObject_GetAttrString(m, "layer_norm") : NULL;
-    Py_XDECREF(m);
-    if (!fn) return NULL;
-  }
+  static PyObject *slot;
+  PyObject *fn = cached_function(&slot, "torch.nn.functional", "layer_norm");
+  if (!fn) return NULL;
   PyObject *xo = kr_tensor_box(x), *wo = w ? kr_tensor_box(w) : Py_NewRef(Py_None);
   PyObject *bo = b ? kr_tensor_box(b) : Py_NewRef(Py_None), *eo = PyFloat_FromDouble(eps);
   PyObject *r = xo && wo && bo && eo ? PyObject_CallFunctionObjArgs(fn, xo, shape, wo, bo, eo, NULL) : NULL;
@@ -836,7 +912,8 @@ KrTensor *kr_tensor_normalize(KrTensor *x, int eps_kind, double eps_f, int64_t e
   float eps = 0.0f;
   if (!nan_eps && clamp_bound(eps_kind, eps_f, eps_i, &eps) < 0) return NULL;
   Mat m = as_mat(x);
-  KrTensor *r = kr_tensor_new(KR_FW_TORCH, x->rank, x->shape);
+  const bool cm = unary_column_major(KR_FW_TORCH, m); /* x / its norms: x's layout, as eager's division */
+  KrTensor *r = result_new(KR_FW_TORCH, x->rank, x->shape, cm);
   if (!r || m.m == 0 || m.n == 0) return r;
   float stack[32], *denom = m.m <= 32 ? stack : PyMem_Malloc(sizeof(float) * (size_t)m.m);
   if (!denom) {
@@ -857,7 +934,9 @@ KrTensor *kr_tensor_normalize(KrTensor *x, int eps_kind, double eps_f, int64_t e
     const float v = denom[i];
     denom[i] = nan_eps ? NAN : eps > v ? eps : v; /* clamp_min: x86's max(eps, v), a NaN v passing */
   }
-  kk_binary(KK_BIN_DIV, 0, m.m, m.n, x->data, m.s0, m.s1, denom, 1, 0, r->data); /* x / denom, x's NaN first */
+  /* x / denom, x's NaN first */
+  if (cm) kk_binary(KK_BIN_DIV, 0, m.n, m.m, x->data, m.s1, m.s0, denom, 0, 1, r->data);
+  else kk_binary(KK_BIN_DIV, 0, m.m, m.n, x->data, m.s0, m.s1, denom, 1, 0, r->data);
   kr_kernel_leave(ks);
   if (denom != stack) PyMem_Free(denom);
   return r;

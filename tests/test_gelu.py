@@ -14,8 +14,8 @@ sign; -inf gives the x86 default NaN, eager's -inf * 0, +inf inf), as eager
 TF's and eager torch's own loop; torch's erf form runs in oneDNN for a
 row-major contiguous tensor of more than one element, whose +inf gives
 0xffc00000 and -inf 0x7fc00000: kiln takes the same path by the same rule
-(in a chain, eager's intermediate is row-major unless the chain's first
-tensor is column-major)."""
+(a chain's intermediates, and kiln's results, have the layouts eager gives
+them: tests/test_result_layout.py)."""
 import math
 import re
 

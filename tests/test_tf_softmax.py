@@ -104,3 +104,40 @@ def test_heads(smod):
     body = emitted(HERE / "tf_programs" / "tf_softmax.py")
     assert "kr->tensor_op(KR_OP_SOFTMAX," in body("sm_2d") and "kr->tensor_op(KR_OP_LOG_SOFTMAX," in body("lsm_2d")
     assert "kr->tensor_fused(" in body("head") and "kr->tensor_op(KR_OP_SOFTMAX," in body("head")
+
+
+def test_eager_function_cached_once(tmp_path):
+    """TF's own softmax is looked up on first use and kept: one reference,
+    however many threads reach that first use together (its import can let
+    another thread in) and however many calls follow."""
+    import subprocess
+    import sys
+    import textwrap
+    script = textwrap.dedent(f"""
+        import sys, threading
+        import numpy as np
+        import tensorflow as tf
+        import kiln
+        mod = kiln.build({str(HERE / "tf_programs" / "tf_softmax.py")!r}, out_dir={str(tmp_path)!r})
+        x = tf.constant(np.array([[1.0, np.nan, 2.0], [np.inf, 0.0, 1.0]], dtype=np.float32))
+        import tensorflow.nn  # the module kiln imports: its dict refers to both
+        tf.nn.softmax(x), tf.nn.log_softmax(x)  # TF's own first-call caches
+        before = (sys.getrefcount(tf.nn.softmax), sys.getrefcount(tf.nn.log_softmax))
+        go = threading.Barrier(8)
+        def run():
+            go.wait()
+            for _ in range(20):
+                mod.sm_2d(x)
+                mod.lsm_2d(x)
+        ts = [threading.Thread(target=run) for _ in range(8)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        after = (sys.getrefcount(tf.nn.softmax), sys.getrefcount(tf.nn.log_softmax))
+        print(after[0] - before[0], after[1] - before[1])
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600,
+                         cwd=str(HERE.parent))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[-2:] == ["1", "1"], out.stdout
