@@ -578,7 +578,32 @@ static Val normalize_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
 
 /* A claimed site: operands (receiver first) are native tensors, but for one
  * native scalar meeting a tensor in + - * /. */
+/* x.size(d), x.dim(), x.numel(): ints read from the native tensor (the
+ * plugin claims only a literal d naming one of its dims). */
+static Val tensor_int_query(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
+  const int *k = s->lowered.operands;
+  bool size = s->lowered.op == KL_TOP_SIZE;
+  if (s->lowered.noperands != 1 + size || k[0] < 0 || k[0] >= nops || !kl_is_tensor(e->ctx, ops[k[0]].t) ||
+      s->lowered.result != KL_T_INT || (size && (k[1] < 0 || k[1] >= nops || ops[k[1]].t != KL_T_INT)))
+    kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "%s of a non-tensor", kl_tensor_op_text[s->lowered.op]);
+  int rank = e->ctx->types[ops[k[0]].t].rank;
+  Val r = temp(e, KL_T_INT);
+  const char *t = ops[k[0]].s;
+  if (size) { /* the literal as the plugin saw it */
+    int64_t d = s->meta.nargs ? s->meta.arg_ival[0] : s->meta.nkw ? s->meta.kw[0].ival : -1 - rank;
+    if (d < -rank || d >= rank) kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "size of a dim out of range");
+    line(e, "%s = ((KrTensor *)%s)->shape[%d];", r.s, t, (int)(d < 0 ? d + rank : d));
+  }
+  else if (s->lowered.op == KL_TOP_NDIM) line(e, "%s = %d;", r.s, rank);
+  else if (rank == 1) line(e, "%s = ((KrTensor *)%s)->shape[0];", r.s, t);
+  else line(e, "%s = ((KrTensor *)%s)->shape[0] * ((KrTensor *)%s)->shape[1];", r.s, t, t);
+  for (int i = 0; i < nops; i++) release(e, ops[i]);
+  return r;
+}
+
 static Val tensor_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
+  if (s->lowered.op == KL_TOP_SIZE || s->lowered.op == KL_TOP_NDIM || s->lowered.op == KL_TOP_NUMEL)
+    return tensor_int_query(e, s, ops, nops, L);
   if (s->lowered.op == KL_TOP_CLAMP || s->lowered.op == KL_TOP_CLAMP_ORDERED) return clamp_op(e, s, ops, nops, L);
   if (s->lowered.op == KL_TOP_LEAKY_RELU) return leaky_relu_op(e, s, ops, nops, L);
   if (s->lowered.op == KL_TOP_LAYER_NORM) return layer_norm_op(e, s, ops, nops, L);

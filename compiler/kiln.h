@@ -637,7 +637,9 @@ typedef struct KlSite {
   X(LEAKY_RELU, "leaky_relu") /* a > 0 ? a : a * slope: operands a, slope (a scalar; -1: the framework's default) */ \
   X(GELU, "gelu") X(GELU_TANH, "gelu_tanh") /* elementwise, as relu: the erf form, the tanh form */ \
   X(LAYER_NORM, "layer_norm") /* F.layer_norm: operands a, shape (an object), weight, bias, eps (-1: absent) */ \
-  X(NORMALIZE, "normalize") /* F.normalize over the last dim, p 2: operands a, eps (a scalar; -1: 1e-12) */
+  X(NORMALIZE, "normalize") /* F.normalize over the last dim, p 2: operands a, eps (a scalar; -1: 1e-12) */ \
+  X(SIZE, "size")           /* an int: a.shape[d], operands a, d (a literal int naming one of a's dims) */ \
+  X(NDIM, "ndim") X(NUMEL, "numel") /* ints: a's rank, its element count */
 
 typedef enum {
 #define X(name, text) KL_TOP_##name,

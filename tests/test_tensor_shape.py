@@ -1,5 +1,5 @@
-"""t.shape[k], t a native tensor and k an int literal naming one of its dims,
-and len(t), are read from kiln's tensor (an int64, no Python call, no
+"""t.shape[k] and t.size(k), t a native tensor and k an int literal naming
+one of its dims, len(t), t.dim() and t.numel() are read from kiln's tensor (an int64, no Python call, no
 boxing); an index out of range, a variable index or the whole shape stay
 Python's."""
 import pytest
@@ -23,11 +23,18 @@ def test_values_as_python(smod):
             assert mod.loop_rows(x, w) == py["loop_rows"](x, w)
             assert mod.of_result(x, w) == py["of_result"](x, w)
             assert mod.after_mutation(x.clone()) == py["after_mutation"](x.clone())
+            assert mod.size_after_mutation(x.clone()) == py["size_after_mutation"](x.clone())
+            assert mod.sizes(x) == py["sizes"](x)
+            assert mod.batch_loop(x, w) == py["batch_loop"](x, w)
+            assert mod.counts(x, torch.randn(m)) == py["counts"](x, torch.randn(m))
             if m and n:
                 wb = torch.randn(n)
                 torch.testing.assert_close(mod.norm_width(x, wb, wb), py["norm_width"](x, wb, wb))
         v = torch.randn(m)
         assert mod.dim_1d(v) == py["dim_1d"](v)
+        assert mod.size_1d(v) == py["size_1d"](v)
+        assert mod.p_size_variable(torch.randn(m, n), -1) == n
+        assert mod.p_size_whole(torch.randn(m, n)) == torch.Size([m, n])
         assert mod.length(torch.randn(m, n), torch.randn(n)) == py["length"](torch.randn(m, n), torch.randn(n))
         assert mod.p_variable(torch.randn(m, n), 1) == n
         assert mod.p_whole(torch.randn(m, n)) == torch.Size([m, n])
@@ -35,16 +42,24 @@ def test_values_as_python(smod):
         mod.p_out_of_range(torch.randn(3))
     with pytest.raises(IndexError):
         mod.p_variable(torch.randn(3, 4), 2)
+    for name, k in [("p_size_out_of_range", ()), ("p_size_variable", (-3,))]:
+        with pytest.raises(IndexError) as got:
+            getattr(mod, name)(torch.randn(3, 4), *k)
+        with pytest.raises(IndexError) as want:
+            mod.__kiln_python__[name](torch.randn(3, 4), *k)
+        assert str(got.value) == str(want.value)
 
 
 def test_read_natively():
     body = emitted(HERE / "torch_programs" / "tp_shape.py")
-    for name in ("dims", "dim_1d", "loop_rows", "of_result", "norm_width", "length"):
+    for name in ("dims", "dim_1d", "loop_rows", "of_result", "norm_width", "length", "sizes", "size_1d", "counts",
+                 "batch_loop"):
         b = body(name)
         assert "->shape[" in b and "PyObject_GetAttr" not in b and "PyObject_GetItem" not in b, (name, b)
     assert body("dims").count("->shape[1]") == 2  # x.shape[-1] is dim 1
-    for name in ("p_out_of_range", "p_variable", "p_whole"):
+    for name in ("p_out_of_range", "p_variable", "p_whole", "p_size_out_of_range", "p_size_variable", "p_size_whole"):
         assert "->shape[" not in body(name), name
+    assert "PyObject_VectorcallMethod" not in body("counts") and body("sizes").count("->shape[1]") == 3
     assert "PyObject_VectorcallMethod" in body("after_mutation")  # x.t_() itself is Python's
 
 

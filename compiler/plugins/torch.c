@@ -4,7 +4,8 @@
  * scalar bounds, F.leaky_relu with a scalar slope, F.layer_norm, F.normalize, matmul (@,
  * torch.matmul, .matmul, torch.mm, .mm), + - * / (between tensors, or a
  * tensor and an int/float/bool), unary -, softmax and log_softmax over the last dim, and
- * the mean and sum over dim 1 or 0, keepdim or not (methods and torch.*), on float32 CPU
+ * the mean and sum over dim 1 or 0, keepdim or not (methods and torch.*), x.size(d) / x.dim() /
+ * x.numel() (ints read from the tensor), on float32 CPU
  * tensors of rank 1 and 2 (linear and matmul also of a vector and a
  * matrix). Everything else with torch operands
  * is rejected (recognised, wrong shape) or not covered, and runs on eager
@@ -359,8 +360,34 @@ static bool normalize_args(const KlSite *s, const KlType *tids, int *eps) {
   return true;
 }
 
+/* x.size(d) / x.size(dim=d) with d a literal naming one of x's dims (out
+ * of range: eager's IndexError), x.dim() / x.ndimension(), x.numel() /
+ * x.nelement(): Python ints read from the tensor. The rule, or NULL. */
+static const char *int_query_rule(const KlSite *s, const KlType *tids) {
+  static const char *const rules[3][2] = {
+      {"kiln-torch/tensor-size-f32-cpu-1d", "kiln-torch/tensor-size-f32-cpu-2d"},
+      {"kiln-torch/tensor-ndim-f32-cpu-1d", "kiln-torch/tensor-ndim-f32-cpu-2d"},
+      {"kiln-torch/tensor-numel-f32-cpu-1d", "kiln-torch/tensor-numel-f32-cpu-2d"}};
+  int rank = s->kind == KL_SK_METHOD ? pu_rank(s->receiver, tids) : 0;
+  if (!rank) return NULL;
+  if (pu_eq(s->target, "size")) {
+    const KlSiteKeyword *k = pu_kw(s, "dim");
+    int64_t d;
+    if (s->nargs == 1 && s->nkw == 0 && s->arg_lit[0] == KL_LIT_INT) d = s->arg_ival[0];
+    else if (s->nargs == 0 && s->nkw == 1 && k && k->lit == KL_LIT_INT) d = k->ival;
+    else return NULL;
+    return d >= -rank && d < rank ? rules[0][rank - 1] : NULL;
+  }
+  if (s->nargs || s->nkw) return NULL;
+  if (pu_eq(s->target, "dim") || pu_eq(s->target, "ndimension")) return rules[1][rank - 1];
+  if (pu_eq(s->target, "numel") || pu_eq(s->target, "nelement")) return rules[2][rank - 1];
+  return NULL;
+}
+
 static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
   if (s->has_star_args) return pu_not_covered();
+  const char *query = int_query_rule(s, tids);
+  if (query) return pu_claimed(query, KL_T_INT);
   if (s->transposed) return transposed_claim(s, tids);
   if (s->kind == KL_SK_CALL || s->kind == KL_SK_METHOD) {
     const MathFn *m = math_fn(s);
@@ -535,7 +562,10 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
   KlClaim again = torch_claim(s, tids);
   if (again.kind != KL_CLAIM_CLAIMED || !pu_eq(again.rule, c->rule) || again.result != c->result) return false;
   const char *r = c->rule;
-  if (strstr(r, "-normalize-")) {
+  if (strstr(r, "/tensor-size-")) *out = (KlLowered){.op = KL_TOP_SIZE, .operands = {0, 1}, .noperands = 2, .result = c->result};
+  else if (strstr(r, "/tensor-ndim-")) *out = pu_op(KL_TOP_NDIM, 1, c->result);
+  else if (strstr(r, "/tensor-numel-")) *out = pu_op(KL_TOP_NUMEL, 1, c->result);
+  else if (strstr(r, "-normalize-")) {
     int eps;
     if (!normalize_args(s, tids, &eps)) return false;
     *out = (KlLowered){.op = KL_TOP_NORMALIZE, .operands = {0, eps}, .noperands = 2, .result = c->result};
@@ -668,6 +698,12 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/softmax-f32-cpu-2d", "torch.softmax / F.softmax(x, dim) / x.softmax(dim) rank 2, dim 1 or -1", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/log-softmax-f32-cpu-1d", "torch.log_softmax / F.log_softmax(x, dim) / x.log_softmax(dim) rank 1, dim 0 or -1", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/log-softmax-f32-cpu-2d", "torch.log_softmax / F.log_softmax(x, dim) / x.log_softmax(dim) rank 2, dim 1 or -1", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-size-f32-cpu-1d", "x.size(d) / x.size(dim=d) rank 1, d a literal 0 or -1: an int", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-size-f32-cpu-2d", "x.size(d) / x.size(dim=d) rank 2, d a literal in -2..1: an int", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-ndim-f32-cpu-1d", "x.dim() / x.ndimension() rank 1: the int 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-ndim-f32-cpu-2d", "x.dim() / x.ndimension() rank 2: the int 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-numel-f32-cpu-1d", "x.numel() / x.nelement() rank 1: an int", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-numel-f32-cpu-2d", "x.numel() / x.nelement() rank 2: an int", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/linear-other-forms", "linear with other ranks or keywords", "rejected", KL_KILN_TORCH_001, true},
     {"kiln-torch/activation-with-arguments", ".relu/.sigmoid/.tanh, torch.relu/F.relu/... with arguments", "rejected", KL_KILN_TORCH_002, true},
     {"kiln-torch/matmul-other-ranks", "matmul forms with ranks 1,1 (a 0-d result) or keywords", "rejected", KL_KILN_TORCH_003, true},

@@ -4666,6 +4666,8 @@ class TensorGen:
             return (f"{self.paren(v)} {o} {sp}" if r.random() < 0.6 else f"{sp} {o} {self.paren(v)}"), s
         if x == 6:
             lit = r.choice(['0.5', '2.0', '-1.0', '3'])
+            if self.spell.random() < 0.25:  # an int read from the tensor x (native since 2026-12-04)
+                lit = self.spell.choice(["x.size(-1)", "x.size(0)", "x.size(dim=0)", "x.numel()", "x.dim()"])
             o = r.choice(['+', '*', '-', '/'])
             return (f"{self.paren(v)} {o} {lit}" if r.random() < 0.6 else f"{lit} {o} {self.paren(v)}"), s
         return f"{self.paren(v)}.relu()", s
