@@ -576,8 +576,6 @@ static Val normalize_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
   return r;
 }
 
-/* A claimed site: operands (receiver first) are native tensors, but for one
- * native scalar meeting a tensor in + - * /. */
 /* x.size(d), x.dim(), x.numel(): ints read from the native tensor (the
  * plugin claims only a literal d naming one of its dims). */
 static Val tensor_int_query(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
@@ -601,6 +599,8 @@ static Val tensor_int_query(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
   return r;
 }
 
+/* A claimed site: operands (receiver first) are native tensors, but for one
+ * native scalar meeting a tensor in + - * /. */
 static Val tensor_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
   if (s->lowered.op == KL_TOP_SIZE || s->lowered.op == KL_TOP_NDIM || s->lowered.op == KL_TOP_NUMEL)
     return tensor_int_query(e, s, ops, nops, L);

@@ -91,6 +91,7 @@ long kr_torch_reused_results(void); /* results refilled by result reuse so far *
 int kr_grad_guard_enter(KrGradGuard *g, int kind); /* KrApi.grad_guard_enter / grad_guard_exit */
 void kr_grad_guard_exit(KrGradGuard *g);
 const char *kr_torch_guard_path(int kind); /* KR_GUARD_*: "c10", "python" or "torch not loaded" */
+int kr_torch_mkldnn_enabled(void); /* torch.backends.mkldnn.enabled (eager's F.gelu path); needs the GIL */
 
 /* tf_bridge.c: TFE C API of the loaded wheel, public fallback otherwise. */
 KrTensor *kr_tf_unbox(PyObject *o, int rank, const char *arg);

@@ -52,11 +52,13 @@ int kr_act_of(int op, int fw) {
 }
 
 /* Eager torch computes F.gelu's erf form in oneDNN for a row-major
- * contiguous tensor of more than one element, whose +-inf give its own NaNs,
- * and in its own loop (gelu(inf) = inf) otherwise: act for an input of that
- * layout and size. */
+ * contiguous tensor of more than one element while oneDNN is enabled, whose
+ * +-inf give its own NaNs, and in its own loop (gelu(inf) = inf) otherwise:
+ * act for an input of that layout and size. */
 int kr_gelu_path(int act, int fw, bool row_major, int64_t numel) {
-  return act == KK_ACT_GELU && fw == KR_FW_TORCH && row_major && numel > 1 ? KK_ACT_GELU_ONEDNN : act;
+  return act == KK_ACT_GELU && fw == KR_FW_TORCH && row_major && numel > 1 && kr_torch_mkldnn_enabled()
+             ? KK_ACT_GELU_ONEDNN
+             : act;
 }
 
 static kk_binop binop_of(int op) {

@@ -203,6 +203,73 @@ static int torch_resolve(void) {
   return 1;
 }
 
+/* ---- torch.backends.mkldnn.enabled ----------------------------------------
+ * Eager's F.gelu takes its oneDNN path only while the user leaves oneDNN on
+ * (at::globalContext().userEnabledMkldnn(), torch.backends.mkldnn.enabled).
+ * Read through that C++ accessor (a pointer from at::globalContext(), then
+ * a const member function: `this` its one argument) once it answered like
+ * torch._C._get_mkldnn_enabled() with the flag off and on; otherwise
+ * through the Python function. */
+static void *(*mkldnn_context)(void);
+static _Bool (*mkldnn_user_enabled)(const void *ctx);
+static PyObject *py_mkldnn_get, *py_mkldnn_set;
+
+static int py_mkldnn_enabled(void) {
+  PyObject *r = PyObject_CallNoArgs(py_mkldnn_get);
+  int on = r ? PyObject_IsTrue(r) : -1;
+  Py_XDECREF(r);
+  return on;
+}
+
+static int py_mkldnn_set_enabled(int on) {
+  PyObject *r = PyObject_CallOneArg(py_mkldnn_set, on ? Py_True : Py_False);
+  Py_XDECREF(r);
+  return r ? 0 : -1;
+}
+
+static int mkldnn_init(void) {
+  PyObject *mod = PyDict_GetItemString(PyImport_GetModuleDict(), "torch");
+  PyObject *c = mod ? PyObject_GetAttrString(mod, "_C") : NULL;
+  py_mkldnn_get = c ? PyObject_GetAttrString(c, "_get_mkldnn_enabled") : NULL;
+  py_mkldnn_set = c ? PyObject_GetAttrString(c, "_set_mkldnn_enabled") : NULL;
+  Py_XDECREF(c);
+  if (!py_mkldnn_get || !py_mkldnn_set) {
+    Py_CLEAR(py_mkldnn_get);
+    Py_CLEAR(py_mkldnn_set);
+    return -1;
+  }
+  if (public_path_forced()) return 0;
+  void *(*ctx)(void) = (void *(*)(void))(uintptr_t)find_torch_symbol(mod, "libtorch_cpu.so", "_ZN2at13globalContextEv");
+  _Bool (*get)(const void *) =
+      (_Bool(*)(const void *))(uintptr_t)find_torch_symbol(mod, "libtorch_cpu.so", "_ZNK2at7Context17userEnabledMkldnnEv");
+  int was = py_mkldnn_enabled();
+  if (!ctx || !get || was < 0) {
+    PyErr_Clear();
+    return 0;
+  }
+  bool agree = get(ctx()) == was;
+  for (int k = 0; k < 2 && agree; k++) { /* the flag flipped, then back */
+    int want = k ? was : !was;
+    agree = py_mkldnn_set_enabled(want) == 0 && py_mkldnn_enabled() == want && get(ctx()) == want;
+  }
+  if (py_mkldnn_enabled() != was) (void)py_mkldnn_set_enabled(was);
+  PyErr_Clear();
+  if (agree) mkldnn_context = ctx, mkldnn_user_enabled = get;
+  return 0;
+}
+
+int kr_torch_mkldnn_enabled(void) {
+  if (mkldnn_user_enabled) return mkldnn_user_enabled(mkldnn_context());
+  if (!py_mkldnn_get && mkldnn_init() < 0) { /* torch without the flag: eager's default, on */
+    PyErr_Clear();
+    return 1;
+  }
+  if (mkldnn_user_enabled) return mkldnn_user_enabled(mkldnn_context());
+  int on = py_mkldnn_enabled();
+  if (on < 0) PyErr_Clear();
+  return on != 0;
+}
+
 const char *kr_torch_path(void) {
   int r = torch_resolve();
   if (r < 0) PyErr_Clear();

@@ -222,3 +222,45 @@ def test_tf_values(tfmod):
     body = emitted(HERE / "tf_programs" / "tf_gelu.py")
     assert body("gelu_mlp").count("kr->tensor_fused(") == 1 and "KR_OP_GELU" in body("gelu_mlp")
     assert body("gelu_tanh_chain").count("kr->tensor_ewise(") == 1 and "KR_OP_GELU_TANH" in body("gelu_tanh_chain")
+
+
+MKLDNN_SCRIPT = """
+import sys
+import numpy as np
+import torch
+import kiln
+mod = kiln.build(sys.argv[1], out_dir=sys.argv[2])
+py = mod.__kiln_python__
+inf = float("inf")
+x = torch.tensor([[inf, -inf, 1.0], [2.0, float("nan"), -3.0]])
+h = torch.tensor([[inf, 0.0, 1.0], [1.0, 2.0, 3.0]])  # F.linear(h, ones(1, 3)) holds +inf
+w, b = torch.ones(1, 3), torch.zeros(1)
+def same(got, want):  # NaN and inf bit for bit, finite values within rounding (test_torch_values)
+    g, w = np.ascontiguousarray(got.numpy()), np.ascontiguousarray(want.numpy())
+    special = ~np.isfinite(w)
+    return (g.view(np.uint32)[special] == w.view(np.uint32)[special]).all() and np.allclose(g[~special], w[~special],
+                                                                                          rtol=1e-5, atol=1e-6)
+was = torch.backends.mkldnn.enabled
+for on in (False, True, False, was):
+    torch.backends.mkldnn.enabled = on
+    for name, args in [("gelu_2d", (x,)), ("gelu_chain", (x, x)), ("gelu_mlp", (h, w, b))]:
+        got, want = getattr(mod, name)(*args), py[name](*args)
+        assert same(got, want), (on, name, got, want)
+    assert (mod.gelu_2d(x)[0, 0].item() == inf) == (not on), on
+    assert (mod.gelu_mlp(h, w, b)[0].item() == inf) == (not on), on
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("public", ["0", "1"])
+def test_torch_mkldnn_switched_off(tmp_path, public):
+    """With torch.backends.mkldnn.enabled off, eager's gelu runs its own loop
+    on every layout (+inf stays inf): kiln reads the flag at each call, from
+    c10 (KILN_TORCH_PUBLIC=0) or through torch._C (=1), and follows it."""
+    import os
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-c", MKLDNN_SCRIPT, str(HERE / "torch_programs" / "tp_gelu.py"), str(tmp_path)],
+                       capture_output=True, text=True, timeout=600, cwd=str(HERE.parent),
+                       env=dict(os.environ, KILN_TORCH_PUBLIC=public))
+    assert r.returncode == 0 and r.stdout.split()[-1:] == ["ok"], r.stderr[-3000:]
