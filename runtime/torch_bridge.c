@@ -214,18 +214,23 @@ static void *(*mkldnn_context)(void);
 static _Bool (*mkldnn_user_enabled)(const void *ctx);
 static PyObject *py_mkldnn_get, *py_mkldnn_set;
 
-static int py_mkldnn_enabled(void) {
-  PyObject *r = PyObject_CallNoArgs(py_mkldnn_get);
+/* A torch flag through its Python getter (0 or 1, -1 with an error) and
+ * setter (0, -1 with an error): the grad mode's and oneDNN's. */
+static int py_flag(PyObject *get) {
+  PyObject *r = PyObject_CallNoArgs(get);
   int on = r ? PyObject_IsTrue(r) : -1;
   Py_XDECREF(r);
   return on;
 }
 
-static int py_mkldnn_set_enabled(int on) {
-  PyObject *r = PyObject_CallOneArg(py_mkldnn_set, on ? Py_True : Py_False);
+static int py_set_flag(PyObject *set, int on) {
+  PyObject *r = PyObject_CallOneArg(set, on ? Py_True : Py_False);
   Py_XDECREF(r);
   return r ? 0 : -1;
 }
+
+static int py_mkldnn_enabled(void) { return py_flag(py_mkldnn_get); }
+static int py_mkldnn_set_enabled(int on) { return py_set_flag(py_mkldnn_set, on); }
 
 static int mkldnn_init(void) {
   PyObject *mod = PyDict_GetItemString(PyImport_GetModuleDict(), "torch");
@@ -1229,19 +1234,8 @@ static void (*grad_set_enabled)(_Bool);
 static PyObject *py_grad_is_enabled, *py_grad_set_enabled;
 static int grad_ready;
 
-static int py_grad_mode(void) {
-  PyObject *r = PyObject_CallNoArgs(py_grad_is_enabled);
-  if (!r) return -1;
-  int on = PyObject_IsTrue(r);
-  Py_DECREF(r);
-  return on;
-}
-
-static int py_grad_set(int enabled) {
-  PyObject *r = PyObject_CallOneArg(py_grad_set_enabled, enabled ? Py_True : Py_False);
-  Py_XDECREF(r);
-  return r ? 0 : -1;
-}
+static int py_grad_mode(void) { return py_flag(py_grad_is_enabled); }
+static int py_grad_set(int enabled) { return py_set_flag(py_grad_set_enabled, enabled); }
 
 /* sys.modules["torch"] (borrowed), or NULL with an error naming `decorator`. */
 static PyObject *torch_for_guard(const char *decorator) {
