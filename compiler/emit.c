@@ -591,8 +591,7 @@ static Val tensor_int_query(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
     int64_t d = s->meta.nargs ? s->meta.arg_ival[0] : s->meta.nkw ? s->meta.kw[0].ival : -1 - rank;
     if (d < -rank || d >= rank) kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "size of a dim out of range");
     line(e, "%s = ((KrTensor *)%s)->shape[%d];", r.s, t, (int)(d < 0 ? d + rank : d));
-  }
-  else if (s->lowered.op == KL_TOP_NDIM) line(e, "%s = %d;", r.s, rank);
+  } else if (s->lowered.op == KL_TOP_NDIM) line(e, "%s = %d;", r.s, rank);
   else if (rank == 1) line(e, "%s = ((KrTensor *)%s)->shape[0];", r.s, t);
   else line(e, "%s = ((KrTensor *)%s)->shape[0] * ((KrTensor *)%s)->shape[1];", r.s, t, t);
   for (int i = 0; i < nops; i++) release(e, ops[i]);

@@ -5,8 +5,8 @@
  * RuntimeError "kiln: OP: incompatible shapes [..] and [..] (FILE:LINE)".
  * Results are fresh dense tensors (never aliasing an operand) of operand
  * a's framework, elementwise ones in the memory order eager torch gives
- * them (eager_column_major), the rest row-major. Rank-1 operands are handled as one row (M = 1) and give
- * rank-1 results. */
+ * them (eager_column_major), the rest row-major. Rank-1 operands are
+ * handled as one row (M = 1) and give rank-1 results. */
 #include "runtime_internal.h"
 #include "kernels.h"
 
@@ -167,7 +167,9 @@ static bool eager_column_major(int fw, int64_t M, int64_t N, int n, const int64_
 }
 
 /* The layout eager gives the result of an op of one tensor. */
-static bool unary_column_major(int fw, Mat x) { return eager_column_major(fw, x.m, x.n, 1, (const int64_t[][2]){{x.s0, x.s1}}); }
+static bool unary_column_major(int fw, Mat x) {
+  return eager_column_major(fw, x.m, x.n, 1, (const int64_t[][2]){{x.s0, x.s1}});
+}
 
 /* A fresh dense result: row-major, or column-major (strides 1 and M). */
 static KrTensor *result_new(int fw, int rank, const int64_t *shape, bool column_major) {

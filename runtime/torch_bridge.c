@@ -244,9 +244,10 @@ static int mkldnn_init(void) {
     return -1;
   }
   if (public_path_forced()) return 0;
-  void *(*ctx)(void) = (void *(*)(void))(uintptr_t)find_torch_symbol(mod, "libtorch_cpu.so", "_ZN2at13globalContextEv");
-  _Bool (*get)(const void *) =
-      (_Bool(*)(const void *))(uintptr_t)find_torch_symbol(mod, "libtorch_cpu.so", "_ZNK2at7Context17userEnabledMkldnnEv");
+  void *(*ctx)(void) =
+      (void *(*)(void))(uintptr_t)find_torch_symbol(mod, "libtorch_cpu.so", "_ZN2at13globalContextEv");
+  const char *getter = "_ZNK2at7Context17userEnabledMkldnnEv"; /* at::Context::userEnabledMkldnn() const */
+  _Bool (*get)(const void *) = (_Bool(*)(const void *))(uintptr_t)find_torch_symbol(mod, "libtorch_cpu.so", getter);
   int was = py_mkldnn_enabled();
   if (!ctx || !get || was < 0) {
     PyErr_Clear();
