@@ -1187,6 +1187,13 @@ static int same_as_source(KrTensor *t) {
   return torch_tensor_type && PyObject_TypeCheck(t->source, torch_tensor_type);
 }
 
+/* t's elements fill the first numel floats of its buffer: row-major, or the
+ * column-major result an elementwise op gives a transposed operand
+ * (tensor_ops.c result_new). Result reuse copies those bytes. */
+static int fills_buffer(const KrTensor *t) {
+  return kr_tensor_is_dense(t) || (t->rank == 2 && t->strides[0] == 1 && t->strides[1] == t->shape[0]);
+}
+
 PyObject *kr_torch_box(KrTensor *t) {
   if (t->source) {
     /* `return x`: the argument itself (Python identity semantics). */
@@ -1217,7 +1224,7 @@ PyObject *kr_torch_box(KrTensor *t) {
       return NULL;
     }
   }
-  size_t nbytes = reuse_on && kr_tensor_is_dense(t) ? (size_t)kr_numel(t->rank, t->shape) * sizeof(float) : 0;
+  size_t nbytes = reuse_on && fills_buffer(t) ? (size_t)kr_numel(t->rank, t->shape) * sizeof(float) : 0;
   if (nbytes == 0 || nbytes > REUSE_MAX_BYTES) return box_buffer(t);
   PyObject *o = reuse_take(t, nbytes);
   if (o) return o;

@@ -92,6 +92,27 @@ def test_dropped_results_are_refilled_correctly(m, M, K, N):
     assert rt.buffer_stats()["reused_results"] - reused >= 7
 
 
+@pytest.mark.parametrize("shape", [(6, 3), (3, 6), (1, 5), (5, 1)])
+def test_column_major_results_are_refilled_too(m, shape):
+    """A transposed operand gives a column-major result, as eager's; such
+    results are kept and refilled as row-major ones are, strides and all,
+    and never handed out for a row-major result."""
+    for i in range(6):
+        x = gen(30 + i, shape[1], shape[0]).t()
+        before = rt.buffer_stats()["reused_results"]
+        got, want = m.act(x), torch.sigmoid(x)
+        if i:  # the one dropped in the last round
+            assert rt.buffer_stats()["reused_results"] - before == 1
+        assert got.stride() == want.stride() or min(shape) == 1
+        torch.testing.assert_close(got, want, rtol=1e-6, atol=1e-6)
+        del got
+        y = gen(40 + i, *shape)
+        again = m.act(y)
+        assert again.stride() == torch.sigmoid(y).stride()
+        torch.testing.assert_close(again, torch.sigmoid(y), rtol=1e-6, atol=1e-6)
+        del again
+
+
 def test_results_still_referenced_are_never_overwritten(m):
     w, b = gen(1, 16, 8), gen(2, 8)
     xs = [gen(100 + i, 4, 16) for i in range(40)]
