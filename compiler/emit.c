@@ -1510,6 +1510,12 @@ static Val ev(E *e, KlNode *n) {
     return r;
   }
   case KL_N_ATTR: {
+    if (kl_is_tensor_ndim(e->ctx, n)) { /* t.ndim: the rank its type proves */
+      Val t = ev(e, n->a), r = temp(e, KL_T_INT);
+      line(e, "%s = %d;", r.s, e->ctx->types[t.t].rank);
+      release(e, t);
+      return r;
+    }
     Val o = to_object(e, ev(e, n->a), L);
     Val r = temp(e, KL_T_OBJECT);
     line(e, "%s = PyObject_GetAttr(%s, ks[%d]);", r.s, o.s, str_index(e, n->name));

@@ -566,6 +566,8 @@ bool kl_is_native_range(KlCtx *ctx, KlNode *call);      /* range(...) over int a
 /* `t.shape[k]`, t a native tensor and k an int literal naming one of its
  * dims (negative ones too): read from the tensor natively; *dim the dim. */
 bool kl_is_tensor_dim(KlCtx *ctx, const KlNode *subscript, int *dim);
+/* `t.ndim`, t a native tensor: its rank, an int the type proves. */
+bool kl_is_tensor_ndim(KlCtx *ctx, const KlNode *attr);
 bool kl_is_parallel_assign(KlNode *target, KlNode *value);
 /* Does this call unpack arguments (`*a` or `**m`)? Then no rule sees it:
  * it is a plain Python call (emit.c unpacked_call). */

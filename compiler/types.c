@@ -112,6 +112,10 @@ bool kl_is_tensor_dim(KlCtx *ctx, const KlNode *n, int *dim) {
   return true;
 }
 
+bool kl_is_tensor_ndim(KlCtx *ctx, const KlNode *n) {
+  return n->kind == KL_N_ATTR && !strcmp(n->name, "ndim") && kl_is_tensor(ctx, n->a->type);
+}
+
 static KlType site_type(Infer *in, KlNode *n) {
   KlSiteInfo *s = kl_decide_site(in->ctx, in->f, n);
   n->site = s;
@@ -205,7 +209,10 @@ static KlType expr_type(Infer *in, KlNode *n) {
     for (int i = 0; i < n->kw.len; i++) expr_type(in, n->kw.items[i]->a);
     t = site_type(in, n);
     break;
-  case KL_N_ATTR: expr_type(in, n->a); break;
+  case KL_N_ATTR:
+    expr_type(in, n->a);
+    if (kl_is_tensor_ndim(in->ctx, n)) t = KL_T_INT;
+    break;
   case KL_N_SUBSCRIPT: {
     int dim;
     expr_type(in, n->a);

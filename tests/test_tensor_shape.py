@@ -1,5 +1,5 @@
 """t.shape[k] and t.size(k), t a native tensor and k an int literal naming
-one of its dims, len(t), t.dim() and t.numel() are read from kiln's tensor (an int64, no Python call, no
+one of its dims, len(t), t.ndim, t.dim() and t.numel() are read from kiln's tensor (an int64, no Python call, no
 boxing); an index out of range, a variable index or the whole shape stay
 Python's."""
 import pytest
@@ -27,6 +27,7 @@ def test_values_as_python(smod):
             assert mod.sizes(x) == py["sizes"](x)
             assert mod.batch_loop(x, w) == py["batch_loop"](x, w)
             assert mod.counts(x, torch.randn(m)) == py["counts"](x, torch.randn(m))
+            assert mod.ndims(x, torch.randn(m)) == py["ndims"](x, torch.randn(m)) == 221
             if m and n:
                 wb = torch.randn(n)
                 torch.testing.assert_close(mod.norm_width(x, wb, wb), py["norm_width"](x, wb, wb))
@@ -60,6 +61,7 @@ def test_read_natively():
     for name in ("p_out_of_range", "p_variable", "p_whole", "p_size_out_of_range", "p_size_variable", "p_size_whole"):
         assert "->shape[" not in body(name), name
     assert "PyObject_VectorcallMethod" not in body("counts") and body("sizes").count("->shape[1]") == 3
+    assert "PyObject_GetAttr" not in body("ndims")  # t.ndim: the rank the type proves
     assert "PyObject_VectorcallMethod" in body("after_mutation")  # x.t_() itself is Python's
 
 
@@ -73,6 +75,8 @@ def test_tensorflow(tmp_path_factory):
         assert mod.of_result(x, w) == py["of_result"](x, w) == 7
         assert mod.dim_1d(tf.zeros((n,))) == n
         assert mod.length(x, tf.zeros((n,))) == py["length"](x, tf.zeros((n,))) == m * 100 + n
+        assert mod.ndims(x, tf.zeros((n,))) == py["ndims"](x, tf.zeros((n,))) == 221
     b = emitted(HERE / "tf_programs" / "tf_shape.py")
+    assert "PyObject_GetAttr" not in b("ndims")
     for name in ("dims", "length"):
         assert "->shape[" in b(name) and "PyObject_GetAttr" not in b(name) and "PyObject_Length" not in b(name)

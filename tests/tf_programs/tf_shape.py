@@ -17,3 +17,7 @@ def dim_1d(v: TensorF32Cpu1D) -> int:
 
 def length(x: TensorF32Cpu2D, v: TensorF32Cpu1D) -> int:
     return len(x) * 100 + len(v)
+
+
+def ndims(x: TensorF32Cpu2D, v: TensorF32Cpu1D) -> int:
+    return x.ndim * 10 + v.ndim + tf.matmul(x, x, transpose_b=True).ndim * 100

@@ -1,7 +1,7 @@
 """t.shape[k] and t.size(k) read natively (tests/test_tensor_shape.py): an
 int literal index naming one of the tensor's dims; others (out of range, a
-variable index, the whole shape) stay Python's. t.dim() / t.ndimension()
-and t.numel() / t.nelement() too."""
+variable index, the whole shape) stay Python's. t.dim() / t.ndimension(),
+t.ndim and t.numel() / t.nelement() too."""
 import torch
 import torch.nn.functional as F
 from kiln.torch import TensorF32Cpu1D, TensorF32Cpu2D
@@ -59,6 +59,10 @@ def batch_loop(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> float:
         s += float(i) / (x.size(1) + 1)
     h = x @ w
     return s + h.size(1) + h.numel()
+
+
+def ndims(x: TensorF32Cpu2D, v: TensorF32Cpu1D) -> int:
+    return x.ndim * 10 + v.ndim + (x @ x.T).ndim * 100
 
 
 def size_after_mutation(x: TensorF32Cpu2D) -> int:
