@@ -265,12 +265,13 @@ static int mkldnn_init(void) {
 }
 
 int kr_torch_mkldnn_enabled(void) {
-  if (mkldnn_user_enabled) return mkldnn_user_enabled(mkldnn_context());
-  if (!py_mkldnn_get && mkldnn_init() < 0) { /* torch without the flag: eager's default, on */
+  static int ready; /* 1: mkldnn_init ran; -1: torch has no such flag (eager's default, on) */
+  if (!ready) {
+    ready = mkldnn_init() < 0 ? -1 : 1;
     PyErr_Clear();
-    return 1;
   }
   if (mkldnn_user_enabled) return mkldnn_user_enabled(mkldnn_context());
+  if (ready < 0) return 1;
   int on = py_mkldnn_enabled();
   if (on < 0) PyErr_Clear();
   return on != 0;
