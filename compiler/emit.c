@@ -1293,8 +1293,9 @@ static Val fused(E *e, KlFusion *fu) {
 }
 
 /* An elementwise chain (fuse.c): the value it starts from first, then the
- * other operands (bound locals and literals: when they are read cannot be
- * seen, and after the first value they are current), then one pass. */
+ * other operands and pushed values (bound locals and literals: when they
+ * are read cannot be seen, and after the first value they are current),
+ * then one pass. */
 static Val ewise(E *e, KlEwise *w) {
   Val first = ev(e, w->first), v[KL_EW_MAX];
   if (!kl_is_tensor(e->ctx, first.t)) kl_fatal(e->ctx, KL_KILN041, w->first->loc, "elementwise chain of a non-tensor");
@@ -1305,8 +1306,12 @@ static Val ewise(E *e, KlEwise *w) {
   line(e, "{ static const KrEwise kl_ew = {%d, {", w->nsteps);
   for (int k = 0; k < w->nsteps; k++) {
     KlNode *o = w->op[k];
-    const char *kind = !w->operand[k] ? "KR_EW_ACT" : kl_is_tensor(e->ctx, v[k].t) ? "KR_EW_TENSOR"
-                       : v[k].t == KL_T_FLOAT ? "KR_EW_FLOAT" : "KR_EW_INT";
+    if (w->form[k] == 'p') {
+      line(e, "    {0, 0, 0, KR_EW_PUSH},");
+      continue;
+    }
+    const char *kind = w->form[k] == 's' ? "KR_EW_POP" : !w->operand[k] ? "KR_EW_ACT"
+                       : kl_is_tensor(e->ctx, v[k].t) ? "KR_EW_TENSOR" : v[k].t == KL_T_FLOAT ? "KR_EW_FLOAT" : "KR_EW_INT";
     static const char clamp_parts[] = "lhLO"; /* KlEwise.clamp -> KrEwStep.swap 0..3 */
     const char *c = w->clamp[k] ? strchr(clamp_parts, w->clamp[k]) : NULL;
     int swap = c ? (int)(c - clamp_parts) : w->swap[k];

@@ -8,7 +8,10 @@
  *    a row added to the activation's result (+) and a row reduction, become
  *    one GEMM with a fused epilogue;
  *  - elementwise chains: + - * / with a local or literal, activations and -x,
- *    applied one after another to one value, run as one pass (kl_plan_ewise).
+ *    applied one after another to one value, run as one pass (kl_plan_ewise);
+ *    so do trees of them, `0.9 * m + 0.1 * (x - y).abs()`, where the operand
+ *    evaluated second is a whole chain from a local of cheap ops (a stack
+ *    program; ew_costly).
  * Only chains whose extra operands are plain locals or literals are fused,
  * so evaluation order and exceptions are exactly those of the op-by-op code. */
 #include "kiln.h"
@@ -293,34 +296,115 @@ static bool leaky_leaf(KlCtx *ctx, KlFunc *f, KlNode *n, KlNode **slope) {
   return !*slope || ew_leaf(ctx, f, *slope);
 }
 
+/* Steps being planned, and what the plan may read. */
+typedef struct {
+  KlCtx *ctx;
+  KlFunc *f;
+  KlNode *root;
+  KlEwise *out;
+} EwPlan;
+
+static bool ew_put(KlEwise *w, KlNode *op, KlNode *operand, bool swap, char clamp, char form) {
+  if (w->nsteps == KL_EW_MAX) return false;
+  int k = w->nsteps++;
+  w->op[k] = op, w->operand[k] = operand, w->swap[k] = swap, w->clamp[k] = clamp, w->form[k] = form;
+  return true;
+}
+
+/* What a chain can make of cur: 'c' a clamp, 'u' an activation, -x or a
+ * leaky_relu, 'a' + - * /, or 0 (it is a value to start from). A GEMM
+ * chain below the root runs as itself (kl_plan_fusion). */
+static char ew_kind(EwPlan *p, KlNode *cur, KlNode **lo, KlNode **hi, KlNode **slope) {
+  int o = op_of(cur);
+  KlFusion fu;
+  if (!kl_is_tensor(p->ctx, cur->type) || (cur != p->root && kl_plan_fusion(p->ctx, p->f, cur, &fu))) return 0;
+  if ((o == KL_TOP_CLAMP || o == KL_TOP_CLAMP_ORDERED) && clamp_leaves(p->ctx, p->f, cur, lo, hi)) return 'c';
+  if (is_unary_ew(o) || (o == KL_TOP_LEAKY_RELU && leaky_leaf(p->ctx, p->f, cur, slope))) return 'u';
+  return is_arith(o) ? 'a' : 0;
+}
+
+/* Whether src holds an op that costs far more than a load (an exp, a
+ * tanh, a square root: KL_TOP_* whose kk_act is a polynomial or a divide).
+ * A pushed subtree does not: fused, such an op saves nothing over its own
+ * kernel, and where the result stretches the subtree (an rsqrt of a row)
+ * the pass would compute it once per element of the result. */
+static bool ew_costly(EwPlan *p, KlNode *src) {
+  KlNode *cur = kl_forwarded(p->f, src), *lo = NULL, *hi = NULL, *slope = NULL;
+  switch (ew_kind(p, cur, &lo, &hi, &slope)) {
+  case 'c': return ew_costly(p, kl_site_operand(cur, cur->site->lowered.operands[0]));
+  case 'u':
+    switch (op_of(cur)) {
+    case KL_TOP_RELU: case KL_TOP_ABS: case KL_TOP_SQUARE: case KL_TOP_NEG: case KL_TOP_RELU6: case KL_TOP_HARDTANH:
+    case KL_TOP_LEAKY_RELU: return ew_costly(p, kl_site_operand(cur, cur->site->lowered.operands[0]));
+    default: return true;
+    }
+  case 'a': return ew_costly(p, kl_site_operand(cur, 0)) || ew_costly(p, kl_site_operand(cur, 1));
+  default: return false;
+  }
+}
+
+/* A clamp's step for its lower bound (KlEwise.clamp). */
+static char clamp_lo_part(KlNode *cur, KlNode *hi) { return !hi ? 'l' : op_of(cur) == KL_TOP_CLAMP ? 'L' : 'O'; }
+
+/* Appends a clamp's steps: max(lo, v), then min(hi, v). */
+static bool ew_put_clamp(KlEwise *w, KlNode *cur, KlNode *lo, KlNode *hi) {
+  return (!lo || ew_put(w, cur, lo, false, clamp_lo_part(cur, hi), 0)) && (!hi || ew_put(w, cur, hi, false, 'h', 0));
+}
+
+/* Appends, in Python's evaluation order, the steps of src: a subtree that
+ * starts from a tensor local, pushed (the value set aside is `depth` - 1
+ * deep), every op in it one the chain takes. */
+static bool ew_subtree(EwPlan *p, KlNode *src, int depth, KlEwise *w) {
+  KlNode *cur = kl_forwarded(p->f, src), *lo = NULL, *hi = NULL, *slope = NULL;
+  switch (ew_kind(p, cur, &lo, &hi, &slope)) {
+  case 'c':
+    return ew_subtree(p, kl_site_operand(cur, cur->site->lowered.operands[0]), depth, w) && ew_put_clamp(w, cur, lo, hi);
+  case 'u':
+    return ew_subtree(p, kl_site_operand(cur, cur->site->lowered.operands[0]), depth, w) && ew_put(w, cur, slope, false, 0, 0);
+  case 'a': {
+    KlNode *x = kl_site_operand(cur, 0), *y = kl_site_operand(cur, 1);
+    bool lx = ew_leaf(p->ctx, p->f, x), ly = ew_leaf(p->ctx, p->f, y);
+    if (lx && ly) {
+      bool tx = kl_is_tensor(p->ctx, x->type);
+      return ew_subtree(p, tx ? x : y, depth, w) && ew_put(w, cur, tx ? y : x, !tx, 0, 0);
+    }
+    if (lx) return ew_subtree(p, y, depth, w) && ew_put(w, cur, x, true, 0, 0);
+    if (ly) return ew_subtree(p, x, depth, w) && ew_put(w, cur, y, false, 0, 0);
+    return ew_subtree(p, x, depth, w) && ew_subtree(p, y, depth + 1, w) && ew_put(w, cur, NULL, true, 0, 's');
+  }
+  default:
+    return depth <= KL_EW_DEPTH && kl_is_tensor(p->ctx, src->type) && ew_leaf(p->ctx, p->f, src) &&
+           ew_put(w, NULL, src, false, 0, 'p');
+  }
+}
+
+/* The chain is planned from the root down its spine, the operand Python
+ * evaluates first that is not a leaf, as far as the ops go or the steps
+ * last; where both operands of + - * / are more than leaves, the second
+ * joins as a pushed subtree, whole or not at all. What is left of the
+ * spine is the first value, evaluated on its own before the chain. */
 bool kl_plan_ewise(KlCtx *ctx, KlFunc *f, KlNode *root, KlEwise *out) {
   memset(out, 0, sizeof *out);
-  KlNode *op[KL_EW_MAX], *operand[KL_EW_MAX];
-  bool swap[KL_EW_MAX];
-  char clamp[KL_EW_MAX] = {0};
-  int n = 0;
+  EwPlan p = {ctx, f, root, out};
+  /* the spine's steps outermost first, each pushed subtree's steps
+   * reversed after its pop: the whole is reversed at the end */
+  KlEwise rev = {0};
   KlNode *src = root, *cur = root; /* the node as written, and what it stands for */
   for (;;) {
-    int o = op_of(cur);
-    KlFusion fu;
     KlNode *lo = NULL, *hi = NULL, *slope = NULL;
-    bool is_clamp = (o == KL_TOP_CLAMP || o == KL_TOP_CLAMP_ORDERED) && clamp_leaves(ctx, f, cur, &lo, &hi);
-    bool is_leaky = o == KL_TOP_LEAKY_RELU && leaky_leaf(ctx, f, cur, &slope);
-    bool ew = (is_unary_ew(o) || is_arith(o) || is_clamp || is_leaky) && kl_is_tensor(ctx, cur->type);
-    int need = is_clamp ? (lo != NULL) + (hi != NULL) : 1; /* steps this op takes */
-    if (!ew || n + need > KL_EW_MAX || (cur != root && kl_plan_fusion(ctx, f, cur, &fu))) {
+    char kind = ew_kind(&p, cur, &lo, &hi, &slope);
+    int need = kind == 'c' ? (lo != NULL) + (hi != NULL) : 1; /* steps this op takes */
+    if (!kind || rev.nsteps + need > KL_EW_MAX) {
       out->first = src; /* a GEMM chain, another op or any expression: evaluated on its own */
       break;
     }
-    if (is_clamp) { /* its steps innermost first once reversed: max(lo, v), then min(hi, v) */
-      if (hi) op[n] = cur, operand[n] = hi, swap[n] = false, clamp[n++] = 'h';
-      if (lo) op[n] = cur, operand[n] = lo, swap[n] = false, clamp[n++] = !hi ? 'l' : o == KL_TOP_CLAMP ? 'L' : 'O';
-      src = kl_site_operand(cur, cur->site->lowered.operands[0]);
-      cur = kl_forwarded(f, src);
-      continue;
-    }
-    if (is_unary_ew(o) || is_leaky) {
-      op[n] = cur, operand[n] = slope, swap[n++] = false;
+    if (kind == 'c' || kind == 'u') {
+      if (kind == 'c') { /* reversed: min(hi, v), then max(lo, v) */
+        if (hi) ew_put(&rev, cur, hi, false, 'h', 0);
+        if (lo) ew_put(&rev, cur, lo, false, clamp_lo_part(cur, hi), 0);
+      } else {
+        ew_put(&rev, cur, slope, false, 0, 0);
+      }
       src = kl_site_operand(cur, cur->site->lowered.operands[0]);
       cur = kl_forwarded(f, src);
       continue;
@@ -329,26 +413,31 @@ bool kl_plan_ewise(KlCtx *ctx, KlFunc *f, KlNode *root, KlEwise *out) {
     bool lx = ew_leaf(ctx, f, x), ly = ew_leaf(ctx, f, y);
     if (lx && ly) { /* the innermost op: the chain starts from its tensor operand */
       bool tx = kl_is_tensor(ctx, x->type);
-      op[n] = cur, operand[n] = tx ? y : x, swap[n++] = !tx;
+      ew_put(&rev, cur, tx ? y : x, !tx, 0, 0);
       out->first = tx ? x : y;
       break;
     }
-    if (!lx && !ly) {
-      out->first = src;
-      break;
+    if (!lx && !ly) { /* x op (a subtree of y): its steps, then the pop */
+      KlEwise sub = {0};
+      if (ew_costly(&p, y) || !ew_subtree(&p, y, 1, &sub) || rev.nsteps + sub.nsteps + 1 > KL_EW_MAX) {
+        out->first = src;
+        break;
+      }
+      ew_put(&rev, cur, NULL, true, 0, 's');
+      for (int k = sub.nsteps - 1; k >= 0; k--)
+        ew_put(&rev, sub.op[k], sub.operand[k], sub.swap[k], sub.clamp[k], sub.form[k]);
+      src = x;
+    } else {
+      ew_put(&rev, cur, lx ? x : y, lx, 0, 0);
+      src = lx ? y : x;
     }
-    op[n] = cur, operand[n] = lx ? x : y, swap[n++] = lx;
-    src = lx ? y : x;
     cur = kl_forwarded(f, src);
   }
   /* one op (or one clamp's two bounds) runs as itself */
-  if (n < 2 || (n == 2 && (clamp[1] == 'L' || clamp[1] == 'O'))) return false;
-  out->nsteps = n;
-  for (int k = 0; k < n; k++) { /* innermost first */
-    out->op[k] = op[n - 1 - k];
-    out->operand[k] = operand[n - 1 - k];
-    out->swap[k] = swap[n - 1 - k];
-    out->clamp[k] = clamp[n - 1 - k];
-  }
+  int n = rev.nsteps, pushes = 0;
+  for (int k = 0; k < n; k++) pushes += rev.form[k] == 'p';
+  if (n - pushes < 2 || (n == 2 && (rev.clamp[1] == 'L' || rev.clamp[1] == 'O'))) return false;
+  for (int k = 0; k < n; k++) /* innermost first */
+    ew_put(out, rev.op[n - 1 - k], rev.operand[n - 1 - k], rev.swap[n - 1 - k], rev.clamp[n - 1 - k], rev.form[n - 1 - k]);
   return kl_is_tensor(ctx, out->first->type);
 }

@@ -733,18 +733,23 @@ typedef struct KlFusion {
 
 /* An elementwise chain (fuse.c kl_plan_ewise), run as one pass by
  * KrApi.tensor_ewise: v = first, then each step in order applies its op
- * (+ - * / with the other operand, or an activation) to v. */
-#define KL_EW_MAX 16 /* KR_EW_MAX */
+ * (+ - * / with the other operand, or an activation) to v. A tree of such
+ * ops is a stack program in Python's evaluation order: a push step ('p')
+ * sets v aside and starts a new v from its operand, a tensor leaf; a pop
+ * step ('s') applies its op to the value set aside last (on the left) and v. */
+#define KL_EW_MAX 16  /* KR_EW_MAX */
+#define KL_EW_DEPTH 4 /* KR_EW_DEPTH */
 typedef struct KlEwise {
   KlNode *first;              /* the value the chain starts from (any tensor expression) */
   int nsteps;
-  KlNode *op[KL_EW_MAX];      /* each step's claimed site, innermost first */
+  KlNode *op[KL_EW_MAX];      /* each step's claimed site (NULL: a push), innermost first */
   KlNode *operand[KL_EW_MAX]; /* its other operand (a bound local or a literal); NULL: an activation,
-                                 or a LEAKY_RELU site's default slope (the runtime's) */
+                                 a pop, or a LEAKY_RELU site's default slope (the runtime's) */
   bool swap[KL_EW_MAX];       /* the operand is written on the left */
   char clamp[KL_EW_MAX];      /* a CLAMP site's steps (one per bound, the operand the bound): 'l' its
                                  lower bound, 'L' its lower bound with its upper one next ('O': of a
                                  CLAMP_ORDERED), 'h' its upper */
+  char form[KL_EW_MAX];       /* 'p' a push, 's' a pop, 0 any other step */
 } KlEwise;
 bool kl_plan_ewise(KlCtx *ctx, KlFunc *f, KlNode *root, KlEwise *out);
 

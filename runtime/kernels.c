@@ -404,9 +404,15 @@ static void add_row__ref(int act, int64_t n, const float *a, const float *b, flo
   for (int64_t j = 0; j < n; j++) y[j] = ref_act(act, ref_add(a[j], b[j]));
 }
 
-/* kk_ewise's step codes: a kk_act, KK_EW_CODE_NEG, or KK_EW_CODE_BIN +
- * ((op * 2 + nan_b) * 2 + x_left) * 2 + one (x is one value a row). */
-enum { KK_EW_CODE_NEG = KK_NUM_ACTS, KK_EW_CODE_BIN = KK_NUM_ACTS + 1 };
+/* kk_ewise's step codes: a kk_act, KK_EW_CODE_NEG, KK_EW_CODE_BIN +
+ * ((op * 2 + nan_b) * 2 + x_left) * 2 + one (x is one value a row),
+ * KK_EW_CODE_PUSH + one, or KK_EW_CODE_POP + (op * 2 + nan_b) * 2 + x_left. */
+enum {
+  KK_EW_CODE_NEG = KK_NUM_ACTS,
+  KK_EW_CODE_BIN = KK_NUM_ACTS + 1,
+  KK_EW_CODE_PUSH = KK_EW_CODE_BIN + (KK_BIN_LEAKY + 1) * 8,
+  KK_EW_CODE_POP = KK_EW_CODE_PUSH + 2
+};
 
 /* a op b for kk_binary, one element. When both are NaN the result is the
  * quieted NaN of A, or of B with nan_b (x86 returns its first source, and a
@@ -2635,11 +2641,31 @@ KK_AVX2 static void bin_rows__avx2(int op, int nan_b, int64_t m, int64_t n, cons
     }                                                                                              \
     break;                                                                                         \
   }
+/* PUSH: v set aside, a new v read as the first value is; POP: v = w op v
+ * (or v op w), w the value set aside last */
+#define KK_EW_PUSH_CASE(ISA, W, ONE)                                                                \
+  case KK_EW_CODE_PUSH + (ONE): {                                                                  \
+    const float *xp = s->x + i * s->xs0 + ((ONE) ? 0 : j);                                        \
+    _Pragma("GCC unroll 4") for (int q = 0; q < V; q++) {                                          \
+      stk[sp][q] = v[q];                                                                           \
+      v[q] = (ONE) ? ew_one_##ISA(xp) : ew_load_##ISA(FULL, xp + (W) * q, m[q]);                  \
+    }                                                                                              \
+    sp++;                                                                                          \
+    break;                                                                                         \
+  }
+#define KK_EW_POP_CASE(ISA, OP, NB, XL)                                                             \
+  case KK_EW_CODE_POP + ((OP) * 2 + (NB)) * 2 + (XL):                                              \
+    sp--;                                                                                          \
+    _Pragma("GCC unroll 4") for (int q = 0; q < V; q++)                                            \
+      v[q] = (XL) ? bin_##ISA(OP, NB, stk[sp][q], v[q]) : bin_##ISA(OP, NB, v[q], stk[sp][q]);    \
+    break;
 #define KK_EW_BIN_OP_CASES(ISA, W, OP)                                                              \
   KK_EW_BIN_CASE(ISA, W, OP, 0, 0, 0) KK_EW_BIN_CASE(ISA, W, OP, 0, 0, 1)                          \
   KK_EW_BIN_CASE(ISA, W, OP, 0, 1, 0) KK_EW_BIN_CASE(ISA, W, OP, 0, 1, 1)                          \
   KK_EW_BIN_CASE(ISA, W, OP, 1, 0, 0) KK_EW_BIN_CASE(ISA, W, OP, 1, 0, 1)                          \
-  KK_EW_BIN_CASE(ISA, W, OP, 1, 1, 0) KK_EW_BIN_CASE(ISA, W, OP, 1, 1, 1)
+  KK_EW_BIN_CASE(ISA, W, OP, 1, 1, 0) KK_EW_BIN_CASE(ISA, W, OP, 1, 1, 1)                          \
+  KK_EW_POP_CASE(ISA, OP, 0, 0) KK_EW_POP_CASE(ISA, OP, 0, 1)                                      \
+  KK_EW_POP_CASE(ISA, OP, 1, 0) KK_EW_POP_CASE(ISA, OP, 1, 1)
 #define KK_EW_ACT_CASE(ISA, ACT)                                                                   \
   case ACT:                                                                                        \
     _Pragma("GCC unroll 4") for (int q = 0; q < V; q++) v[q] = act_##ISA(ACT, v[q]);              \
@@ -2669,6 +2695,8 @@ KK_AVX2 static void bin_rows__avx2(int op, int nan_b, int64_t m, int64_t n, cons
   case KK_EW_CODE_NEG:                                                                             \
     _Pragma("GCC unroll 4") for (int q = 0; q < V; q++) v[q] = neg_##ISA(v[q]);                   \
     break;                                                                                         \
+  KK_EW_PUSH_CASE(ISA, W, 0)                                                                       \
+  KK_EW_PUSH_CASE(ISA, W, 1)                                                                       \
   KK_EW_BIN_OP_CASES(ISA, W, KK_BIN_ADD)                                                           \
   KK_EW_BIN_OP_CASES(ISA, W, KK_BIN_SUB)                                                           \
   KK_EW_BIN_OP_CASES(ISA, W, KK_BIN_MUL)                                                           \
@@ -2686,7 +2714,8 @@ KK_AVX2 static void bin_rows__avx2(int op, int nan_b, int64_t m, int64_t n, cons
                                int64_t xs1, float *y)                                              \
   {                                                                                                \
     ew_mask_##ISA m[4];                                                                            \
-    ew_vec_##ISA v[4];                                                                             \
+    ew_vec_##ISA v[4], stk[KK_EW_MAX_DEPTH][4];                                                    \
+    int sp = 0;                                                                                    \
     _Pragma("GCC unroll 4") for (int q = 0; q < V; q++) {                                          \
       m[q] = ew_mask_for_##ISA(n - j - (W) * q);                                                   \
       v[q] = xs1 ? ew_load_##ISA(FULL, x0 + j + (W) * q, m[q]) : ew_one_##ISA(x0);                 \
@@ -4173,25 +4202,35 @@ int kk_ewise(int nsteps, const kk_ew_step *steps, int64_t M, int64_t N, const fl
   const kk_isa_table *t = isa();
   if (!t->ewise || nsteps < 1 || nsteps > KK_EW_MAX_STEPS || !ew_strides(N, xs0, &xs1)) return -1;
   kk_ew_step st[KK_EW_MAX_STEPS];
-  int code[KK_EW_MAX_STEPS];
+  int code[KK_EW_MAX_STEPS], depth = 0;
   /* every operand dense or one value: the whole result is one row */
   bool flat = M == 1 || (xs1 == 1 && xs0 == N) || (xs0 == 0 && xs1 == 0);
   for (int k = 0; k < nsteps; k++) {
     st[k] = steps[k];
+    const int op = st[k].op, nb = !!st[k].nan_b, xl = !!st[k].x_left;
     switch (st[k].kind) {
     case KK_EW_ACT:
-      if (st[k].op < 0 || st[k].op >= KK_NUM_ACTS) return -1;
-      code[k] = st[k].op;
+      if (op < 0 || op >= KK_NUM_ACTS) return -1;
+      code[k] = op;
       break;
     case KK_EW_NEG: code[k] = KK_EW_CODE_NEG; break;
     case KK_EW_BIN:
-      if (st[k].op < KK_BIN_ADD || st[k].op > KK_BIN_LEAKY || !ew_strides(N, st[k].xs0, &st[k].xs1)) return -1;
-      code[k] = KK_EW_CODE_BIN + ((st[k].op * 2 + !!st[k].nan_b) * 2 + !!st[k].x_left) * 2 + (st[k].xs1 == 0);
+    case KK_EW_PUSH:
+      if ((st[k].kind == KK_EW_BIN && (op < KK_BIN_ADD || op > KK_BIN_LEAKY)) || !ew_strides(N, st[k].xs0, &st[k].xs1))
+        return -1;
+      if (st[k].kind == KK_EW_PUSH && ++depth > KK_EW_MAX_DEPTH) return -1;
+      code[k] = st[k].kind == KK_EW_PUSH ? KK_EW_CODE_PUSH + (st[k].xs1 == 0)
+                                         : KK_EW_CODE_BIN + ((op * 2 + nb) * 2 + xl) * 2 + (st[k].xs1 == 0);
       flat = flat && ((st[k].xs1 == 1 && st[k].xs0 == N) || (st[k].xs0 == 0 && st[k].xs1 == 0));
+      break;
+    case KK_EW_POP:
+      if (op < KK_BIN_ADD || op > KK_BIN_LEAKY || --depth < 0) return -1;
+      code[k] = KK_EW_CODE_POP + (op * 2 + nb) * 2 + xl;
       break;
     default: return -1;
     }
   }
+  if (depth != 0) return -1;
   if (M <= 0 || N <= 0) return 0;
   if (flat && M > 1) {
     N *= M;

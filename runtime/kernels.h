@@ -131,19 +131,24 @@ void kk_binary(kk_binop op, int nan_b, int64_t M, int64_t N, const float *A, int
 /* One step of kk_ewise on the running value v: KK_EW_ACT: v = op(v), op a kk_act;
    KK_EW_NEG: v = -v (kk_neg); KK_EW_BIN: v = v op x, or x op v with x_left, op a
    kk_binop and nan_b kk_binary's for the left operand first. x[i*xs0 + j*xs1];
-   xs0 = xs1 = 0: one value. */
-enum { KK_EW_ACT, KK_EW_NEG, KK_EW_BIN };
+   xs0 = xs1 = 0: one value. A tree of ops runs as a stack program: KK_EW_PUSH
+   sets v aside (at most KK_EW_MAX_DEPTH values deep) and starts a new v = x;
+   KK_EW_POP: v = w op v with x_left, else v op w, w the value set aside last,
+   which it drops (op, nan_b as KK_EW_BIN's). */
+enum { KK_EW_ACT, KK_EW_NEG, KK_EW_BIN, KK_EW_PUSH, KK_EW_POP };
 typedef struct {
   int kind, op, nan_b, x_left;
   const float *x;
   int64_t xs0, xs1;
 } kk_ew_step;
 #define KK_EW_MAX_STEPS 16
+#define KK_EW_MAX_DEPTH 4
 /* Y[M×N] dense = the steps applied in order to X (strided), each element as the
    steps one by one give it (kk_unary, kk_neg, kk_binary: bit for bit), in one
    pass that keeps the value in registers. Returns -1, writing nothing, where
-   the ISA has no such pass, nsteps is out of 1..KK_EW_MAX_STEPS, or an inner
-   stride (of X or an x) is not 0 or 1: the caller then runs the steps one by one. */
+   the ISA has no such pass, nsteps is out of 1..KK_EW_MAX_STEPS, an inner
+   stride (of X or an x) is not 0 or 1, or the pushes and pops do not pair up
+   within KK_EW_MAX_DEPTH: the caller then runs the steps one by one. */
 int kk_ewise(int nsteps, const kk_ew_step *steps, int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1,
              float *Y);
 /* Y[M×N] dense = -X (X strided): the sign bit flipped, as torch.neg and

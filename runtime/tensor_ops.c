@@ -620,14 +620,27 @@ KrTensor *kr_tensor_clamp(KrTensor *t, int ordered, int lo_kind, double lo_f, in
  * with no operand (KR_EW_ACT: the framework's default slope). */
 static int ew_is_int(const KrEwStep *st) { return st->kind == KR_EW_ACT ? -1 : st->kind == KR_EW_INT; }
 
-/* The chain op by op, as the unfused code runs it: every error, in order. */
+/* The chain op by op, as the unfused code runs it: every error, in order.
+ * (The program is well formed: ewise_valid.) */
 static KrTensor *ewise_one_by_one(const KrEwise *p, KrTensor *first, const KrEwArg *args, const char *file) {
+  KrTensor *aside[KR_EW_DEPTH]; /* the values set aside (KR_EW_PUSH), owned */
+  int sp = 0;
   Py_INCREF(first);
   KrTensor *v = first;
   for (int k = 0; k < p->nsteps && v; k++) {
     const KrEwStep *st = &p->step[k];
     KrTensor *next;
-    if (is_clamp(st->op)) { /* one bound, or (swap 2, 3) both */
+    if (st->kind == KR_EW_PUSH) {
+      aside[sp++] = v;
+      Py_INCREF(args[k].t);
+      v = args[k].t;
+      continue;
+    }
+    if (st->kind == KR_EW_POP) {
+      KrTensor *w = aside[--sp];
+      next = st->swap ? kr_tensor_op(st->op, w, v, NULL, file, st->line) : kr_tensor_op(st->op, v, w, NULL, file, st->line);
+      Py_DECREF(w);
+    } else if (is_clamp(st->op)) { /* one bound, or (swap 2, 3) both */
       const KrEwArg *lo = st->swap != 1 ? &args[k] : NULL, *hi = st->swap == 1 ? &args[k] : NULL;
       int lo_kind = lo ? st->kind : -1, hi_kind = hi ? st->kind : -1, ordered = st->op == KR_OP_CLAMP_ORDERED;
       if (st->swap >= 2 && k + 1 < p->nsteps) hi = &args[k + 1], hi_kind = p->step[++k].kind;
@@ -644,7 +657,31 @@ static KrTensor *ewise_one_by_one(const KrEwise *p, KrTensor *first, const KrEwA
     Py_DECREF(v);
     v = next;
   }
+  while (sp > 0) Py_DECREF(aside[--sp]); /* left by an error */
   return v;
+}
+
+/* Whether each step is one the runtime knows, with its operand, and the
+ * pushes and pops pair up within KR_EW_DEPTH (anything else is a compiler
+ * bug: SystemError). */
+static bool ewise_valid(const KrEwise *p, const KrEwArg *args, int fw) {
+  int depth = 0;
+  for (int k = 0; k < p->nsteps; k++) {
+    const KrEwStep *st = &p->step[k];
+    bool act = kr_act_of(st->op, fw) != KK_ACT_NONE || st->op == KR_OP_NEG;
+    bool leaky = st->op == KR_OP_LEAKY_RELU && !st->swap;
+    bool ok;
+    switch (st->kind) {
+    case KR_EW_ACT: ok = act || leaky; break;
+    case KR_EW_TENSOR: ok = is_arith(st->op) && args[k].t; break;
+    case KR_EW_FLOAT: case KR_EW_INT: ok = is_arith(st->op) || is_clamp(st->op) || leaky; break;
+    case KR_EW_PUSH: ok = args[k].t && ++depth <= KR_EW_DEPTH; break;
+    case KR_EW_POP: ok = is_arith(st->op) && --depth >= 0; break;
+    default: ok = false;
+    }
+    if (!ok) return false;
+  }
+  return depth == 0;
 }
 
 /* t's strides in the [M, N] frame of the result (0 where it is stretched). */
@@ -658,8 +695,52 @@ static bool frame_strides(const KrTensor *t, int64_t M, int64_t N, int64_t *s0, 
 #define KR_EW_BLOCK_FLOATS 2048
 _Static_assert(KR_EW_MAX <= KK_EW_MAX_STEPS, "kk_ewise takes every chain the compiler fuses");
 
+/* An op that costs far more than the loads and stores around it. */
+static bool costly_act(int op) {
+  switch (op) {
+  case KR_OP_SIGMOID: case KR_OP_TANH: case KR_OP_EXP: case KR_OP_SILU: case KR_OP_LOG: case KR_OP_RSQRT:
+  case KR_OP_SQRT: case KR_OP_GELU: case KR_OP_GELU_TANH: return true;
+  default: return false;
+  }
+}
+
+/* Elements a pass would compute again before computing a value on its own
+ * pays for the extra call (~0.1 us; a sigmoid costs ~0.3 ns an element,
+ * an rsqrt ~0.15, measured in a pass over 16 x 64). */
+#define KR_EW_SPLIT_MIN 512
+
+/* The steps before *e compute a value the one pass would compute over and
+ * over: the first value's chain, while the result stretches it (a row or a
+ * column: `torch.sigmoid(g) * x`, g a row), has a costly op and many
+ * elements fewer than the result. *e is where it first grows, or is set
+ * aside. (The compiler pushes no subtree with such an op: fuse.c.) */
+static bool stretched_first_value(const KrEwise *p, const int64_t *numel_in, const int64_t *numel_out, int64_t total,
+                                  int *e) {
+  bool costly = false;
+  for (*e = 0; *e < p->nsteps; (*e)++) {
+    const KrEwStep *st = &p->step[*e];
+    if (st->kind == KR_EW_PUSH || numel_out[*e] > numel_in[0]) break;
+    costly = costly || (st->kind == KR_EW_ACT && costly_act(st->op));
+  }
+  return costly && numel_in[0] > 0 && numel_in[0] <= total / 2 && total - numel_in[0] >= KR_EW_SPLIT_MIN;
+}
+
+/* The chain with its first value's chain (the steps before e) computed
+ * first, on its own elements, as a chain of its own. Every shape was
+ * checked, so computing it so is unobservable. */
+static KrTensor *ewise_split(const KrEwise *p, KrTensor *first, const KrEwArg *args, const char *file, int e) {
+  KrEwise head = {e, {{0}}}, rest = {p->nsteps - e, {{0}}};
+  memcpy(head.step, p->step, sizeof(KrEwStep) * (size_t)e);
+  memcpy(rest.step, p->step + e, sizeof(KrEwStep) * (size_t)(p->nsteps - e));
+  KrTensor *v = kr_tensor_ewise(&head, first, args, file);
+  if (!v) return NULL;
+  KrTensor *r = kr_tensor_ewise(&rest, v, args + e, file);
+  Py_DECREF(v);
+  return r;
+}
+
 KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args, const char *file) {
-  if (!p || !first || p->nsteps < 1 || p->nsteps > KR_EW_MAX) {
+  if (!p || !first || !args || p->nsteps < 1 || p->nsteps > KR_EW_MAX || !ewise_valid(p, args, first->framework)) {
     PyErr_Format(PyExc_SystemError, "kiln: bad elementwise chain (%s)", file);
     return NULL;
   }
@@ -669,25 +750,34 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
   int rank = first->rank;
   Mat f = as_mat(first);
   int64_t M = f.m, N = f.n;
-  bool right_one[KR_EW_MAX] = {false}; /* a tensor step's right operand has one element */
+  /* (per-step arrays are set step by step, not zeroed whole: a rep stos
+   * costs more than a short chain's pass) */
+  bool right_one[KR_EW_MAX]; /* a tensor step's right operand has one element */
   /* the value each step takes, as eager has it: the first tensor, then
-   * each op's result in the layout eager gives it (eager_column_major) */
-  Mat val = f;
+   * each op's result in the layout eager gives it (eager_column_major);
+   * the values set aside by KR_EW_PUSH, with their shapes (val.m, val.n) */
+  Mat val = f, aside[KR_EW_DEPTH];
+  int sp = 0, depth = 0;
   bool row_major_in[KR_EW_MAX];
-  int64_t numel_in[KR_EW_MAX];
+  int64_t numel_in[KR_EW_MAX], numel_out[KR_EW_MAX];
   for (int k = 0; k < p->nsteps; k++) {
     const KrEwStep *st = &p->step[k];
     row_major_in[k] = mat_row_major(val);
     numel_in[k] = M * N;
-    bool act = kr_act_of(st->op, fw) != KK_ACT_NONE || st->op == KR_OP_NEG;
+    right_one[k] = false;
+    if (st->kind == KR_EW_PUSH) {
+      const KrTensor *t = args[k].t;
+      if (t->framework != fw) return ewise_one_by_one(p, first, args, file);
+      if (t->rank > rank) rank = t->rank;
+      aside[sp++] = val;
+      depth = sp > depth ? sp : depth;
+      val = as_mat(t);
+      M = val.m, N = val.n;
+      numel_out[k] = M * N;
+      continue;
+    }
     bool scalar = st->kind == KR_EW_FLOAT || st->kind == KR_EW_INT;
     bool clamp = is_clamp(st->op) && scalar, leaky = st->op == KR_OP_LEAKY_RELU && !st->swap;
-    bool valid = st->kind == KR_EW_ACT ? act || leaky : st->kind == KR_EW_TENSOR ? is_arith(st->op)
-                 : is_arith(st->op) || clamp || leaky;
-    if (!valid) {
-      PyErr_Format(PyExc_SystemError, "kiln: bad elementwise step %d (%s:%d)", st->op, file, st->line);
-      return NULL;
-    }
     /* a NaN bound or one past float32's range (or such a slope): the ops one by one (eager's NaNs and error) */
     float bound;
     bool nan_bound = clamp && st->kind == KR_EW_FLOAT && isnan(args[k].f);
@@ -702,13 +792,12 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
       return ewise_one_by_one(p, first, args, file);
     int64_t s[2][2] = {{val.s0, val.s1}}; /* the step's operands in eager's order, in its result's frame */
     int n = 1;
-    if (st->kind == KR_EW_TENSOR) {
-      const KrTensor *t = args[k].t;
-      Mat x = as_mat(t);
+    if (st->kind == KR_EW_TENSOR || st->kind == KR_EW_POP) { /* v op x, or (swap) x op v */
+      Mat x = st->kind == KR_EW_POP ? aside[--sp] : as_mat(args[k].t);
+      if (st->kind == KR_EW_TENSOR && args[k].t->framework != fw) return ewise_one_by_one(p, first, args, file);
       right_one[k] = st->swap ? M == 1 && N == 1 : x.m == 1 && x.n == 1;
-      if (t->framework != fw || !bsize(M, x.m, &M) || !bsize(N, x.n, &N))
-        return ewise_one_by_one(p, first, args, file);
-      if (t->rank > rank) rank = t->rank;
+      if (!bsize(M, x.m, &M) || !bsize(N, x.n, &N)) return ewise_one_by_one(p, first, args, file);
+      if (st->kind == KR_EW_TENSOR && args[k].t->rank > rank) rank = args[k].t->rank;
       bdim(val.m, val.s0, M, &s[st->swap][0]);
       bdim(val.n, val.s1, N, &s[st->swap][1]);
       bdim(x.m, x.s0, M, &s[!st->swap][0]);
@@ -716,7 +805,10 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
       n = 2;
     }
     val = eager_column_major(fw, M, N, n, s) ? (Mat){M, N, 1, M} : (Mat){M, N, N, 1};
+    numel_out[k] = M * N;
   }
+  int split;
+  if (stretched_first_value(p, numel_in, numel_out, M * N, &split)) return ewise_split(p, first, args, file, split);
   /* the result in eager's layout: a column-major one as the transposed
    * problem's row-major result (every operand's strides exchanged) */
   const bool cm = !mat_row_major(val);
@@ -725,48 +817,52 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
   KrTensor *r = result_new(fw, rank, shape, cm);
   if (!r) return NULL;
   frame_strides(first, M, N, &fs0, &fs1);
-  int64_t os0[KR_EW_MAX] = {0}, os1[KR_EW_MAX] = {0};
-  float sc[KR_EW_MAX] = {0};
-  int nan_b[KR_EW_MAX] = {0}, scalar_a[KR_EW_MAX] = {0};
-  kk_binop kop[KR_EW_MAX];
-  kk_act act[KR_EW_MAX];
-  for (int k = 0; k < p->nsteps; k++) {
-    const KrEwStep *st = &p->step[k];
-    kop[k] = binop_of(st->op);
-    act[k] = kr_gelu_path(kr_act_of(st->op, fw), fw, row_major_in[k], numel_in[k]);
-    if (st->kind == KR_EW_TENSOR) {
-      frame_strides(args[k].t, M, N, &os0[k], &os1[k]);
-      nan_b[k] = tensor_nan_b(st->op, fw, right_one[k]);
-    } else if (is_clamp(st->op)) { /* max(lo, v) or min(hi, v): the bound is x86's first source */
-      (void)clamp_bound(st->kind, args[k].f, args[k].i, &sc[k]);
-      kop[k] = st->swap == 1 ? KK_BIN_MIN : KK_BIN_MAX;
-      scalar_a[k] = 1;
-    } else if (st->op == KR_OP_LEAKY_RELU) { /* v > 0 ? v : v * slope: the slope is kk's A */
-      (void)leaky_slope(fw, args[k].f, args[k].i, ew_is_int(st), &sc[k]);
-      kop[k] = KK_BIN_LEAKY;
-      scalar_a[k] = 1;
-    } else if (st->kind != KR_EW_ACT) {
-      sc[k] = scalar_f32(fw, args[k].f, args[k].i, st->kind == KR_EW_INT);
-      kop[k] = scalar_plan(st->op, fw, st->swap, &scalar_a[k], &nan_b[k]);
-    }
-  }
   if (cm) {
     int64_t t = M;
     M = N, N = t, t = fs0, fs0 = fs1, fs1 = t;
-    for (int k = 0; k < p->nsteps; k++) t = os0[k], os0[k] = os1[k], os1[k] = t;
   }
-  /* one pass with the value in registers where the ISA has it and every
-   * inner stride is 0 or 1; else each step over blocks of rows in L1 */
+  /* each step as kk_ewise takes it; a scalar's float32 in sc */
+  float sc[KR_EW_MAX];
   kk_ew_step ew[KR_EW_MAX];
   for (int k = 0; k < p->nsteps; k++) {
     const KrEwStep *st = &p->step[k];
-    if (st->kind == KR_EW_ACT && st->op != KR_OP_LEAKY_RELU)
-      ew[k] = (kk_ew_step){st->op == KR_OP_NEG ? KK_EW_NEG : KK_EW_ACT, (int)act[k], 0, 0, NULL, 0, 0};
-    else if (st->kind == KR_EW_TENSOR)
-      ew[k] = (kk_ew_step){KK_EW_BIN, (int)kop[k], nan_b[k], st->swap, args[k].t->data, os0[k], os1[k]};
-    else
-      ew[k] = (kk_ew_step){KK_EW_BIN, (int)kop[k], nan_b[k], scalar_a[k], &sc[k], 0, 0};
+    kk_ew_step *e = &ew[k];
+    *e = (kk_ew_step){KK_EW_BIN, (int)binop_of(st->op), 0, st->swap, NULL, 0, 0};
+    switch (st->kind) {
+    case KR_EW_PUSH:
+    case KR_EW_TENSOR: /* its strides in the result's frame (transposed with it) */
+      e->kind = st->kind == KR_EW_PUSH ? KK_EW_PUSH : KK_EW_BIN;
+      e->x = args[k].t->data;
+      if (cm) frame_strides(args[k].t, N, M, &e->xs1, &e->xs0);
+      else frame_strides(args[k].t, M, N, &e->xs0, &e->xs1);
+      e->nan_b = st->kind == KR_EW_TENSOR ? tensor_nan_b(st->op, fw, right_one[k]) : 0;
+      break;
+    case KR_EW_POP:
+      e->kind = KK_EW_POP;
+      e->nan_b = tensor_nan_b(st->op, fw, right_one[k]);
+      break;
+    default:
+      e->x = &sc[k];
+      if (st->kind == KR_EW_ACT && st->op != KR_OP_LEAKY_RELU) {
+        e->kind = st->op == KR_OP_NEG ? KK_EW_NEG : KK_EW_ACT;
+        e->op = (int)kr_gelu_path(kr_act_of(st->op, fw), fw, row_major_in[k], numel_in[k]);
+        e->x = NULL;
+      } else if (is_clamp(st->op)) { /* max(lo, v) or min(hi, v): the bound is x86's first source */
+        (void)clamp_bound(st->kind, args[k].f, args[k].i, &sc[k]);
+        e->op = st->swap == 1 ? KK_BIN_MIN : KK_BIN_MAX;
+        e->x_left = 1;
+      } else if (st->op == KR_OP_LEAKY_RELU) { /* v > 0 ? v : v * slope: the slope is kk's A */
+        (void)leaky_slope(fw, args[k].f, args[k].i, ew_is_int(st), &sc[k]);
+        e->op = KK_BIN_LEAKY;
+        e->x_left = 1;
+      } else {
+        sc[k] = scalar_f32(fw, args[k].f, args[k].i, st->kind == KR_EW_INT);
+        e->op = (int)scalar_plan(st->op, fw, st->swap, &e->x_left, &e->nan_b);
+      }
+    }
   }
+  /* one pass with the value in registers where the ISA has it and every
+   * inner stride is 0 or 1; else each step over blocks of rows in L1 */
   KrKernelScope ks = kr_kernel_enter(fw, (double)M * (double)N * (double)p->nsteps);
   if (kk_ewise(p->nsteps, ew, M, N, first->data, fs0, fs1, r->data) == 0) {
     kr_kernel_leave(ks);
@@ -774,29 +870,50 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
   }
   int64_t rb = N > 0 ? KR_EW_BLOCK_FLOATS / N : M;
   rb = rb < 1 ? 1 : rb;
+  /* the block of each value set aside, below the result's own rows */
+  float *held = NULL;
+  if (depth > 0 && M > 0 && N > 0 && !(held = PyMem_Malloc(sizeof(float) * (size_t)(depth * rb * N)))) {
+    kr_kernel_leave(ks);
+    Py_DECREF(r);
+    return (KrTensor *)PyErr_NoMemory();
+  }
   for (int64_t i0 = 0; i0 < M && N > 0; i0 += rb) {
     int64_t m = M - i0 < rb ? M - i0 : rb;
-    float *v = r->data + i0 * N;
-    /* the first step reads the first value where it is, the others v */
+    /* where the value at stack depth d is computed: the result's rows, or a held block */
+    float *at[KR_EW_DEPTH + 1] = {r->data + i0 * N};
+    for (int d = 1; d <= depth; d++) at[d] = held + (d - 1) * rb * N;
+    /* the first step reads the first value where it is, the others v; a
+     * pushed value too is read where it is until a step computes it */
+    struct Held { const float *u; int64_t s0, s1; } set_aside[KR_EW_DEPTH];
     const float *u = first->data + i0 * fs0;
     int64_t us0 = fs0, us1 = fs1;
-    for (int k = 0; k < p->nsteps; k++, u = v, us0 = N, us1 = 1) {
-      const KrEwStep *st = &p->step[k];
-      if (st->kind == KR_EW_ACT && st->op == KR_OP_NEG) {
-        kk_neg(m, N, u, us0, us1, v);
-      } else if (st->kind == KR_EW_ACT && st->op != KR_OP_LEAKY_RELU) {
-        kk_unary(act[k], m, N, u, us0, us1, v);
-      } else if (st->kind == KR_EW_TENSOR) {
-        const float *x = args[k].t->data + i0 * os0[k];
-        if (st->swap) kk_binary(kop[k], nan_b[k], m, N, x, os0[k], os1[k], u, us0, us1, v);
-        else kk_binary(kop[k], nan_b[k], m, N, u, us0, us1, x, os0[k], os1[k], v);
-      } else if (scalar_a[k]) {
-        kk_binary(kop[k], nan_b[k], m, N, &sc[k], 0, 0, u, us0, us1, v);
-      } else {
-        kk_binary(kop[k], nan_b[k], m, N, u, us0, us1, &sc[k], 0, 0, v);
+    sp = 0;
+    for (int k = 0; k < p->nsteps; k++) {
+      const kk_ew_step *e = &ew[k];
+      const kk_binop op = (kk_binop)e->op;
+      if (e->kind == KK_EW_PUSH) {
+        set_aside[sp++] = (struct Held){u, us0, us1};
+        u = e->x + i0 * e->xs0, us0 = e->xs0, us1 = e->xs1;
+        continue;
       }
+      float *v = at[e->kind == KK_EW_POP ? --sp : sp];
+      if (e->kind == KK_EW_POP) {
+        const struct Held w = set_aside[sp];
+        if (e->x_left) kk_binary(op, e->nan_b, m, N, w.u, w.s0, w.s1, u, us0, us1, v);
+        else kk_binary(op, e->nan_b, m, N, u, us0, us1, w.u, w.s0, w.s1, v);
+      } else if (e->kind == KK_EW_NEG) {
+        kk_neg(m, N, u, us0, us1, v);
+      } else if (e->kind == KK_EW_ACT) {
+        kk_unary((kk_act)e->op, m, N, u, us0, us1, v);
+      } else { /* a tensor (its rows from i0) or one value */
+        const float *x = e->x + i0 * e->xs0;
+        if (e->x_left) kk_binary(op, e->nan_b, m, N, x, e->xs0, e->xs1, u, us0, us1, v);
+        else kk_binary(op, e->nan_b, m, N, u, us0, us1, x, e->xs0, e->xs1, v);
+      }
+      u = v, us0 = N, us1 = 1;
     }
   }
+  PyMem_Free(held);
   kr_kernel_leave(ks);
   return r;
 }

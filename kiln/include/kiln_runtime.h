@@ -18,8 +18,9 @@
 /* 17: tensor ops abs/sqrt/square/exp/silu/log/log_softmax/rsqrt/colsum/colmean/relu6/hardtanh
  * 18: KR_OP_KEEPDIM, tensor_clamp, KR_OP_CLAMP, KR_OP_BIAS_ADD, KrFused.bias_op/post_op
  * 19: KR_OP_LEAKY_RELU (tensor_scalar_op, chains), tensor_layer_norm, tensor_normalize
- * 20: KR_OP_GELU, KR_OP_GELU_TANH */
-#define KR_ABI_VERSION 20
+ * 20: KR_OP_GELU, KR_OP_GELU_TANH
+ * 21: KR_EW_PUSH / KR_EW_POP (elementwise trees) */
+#define KR_ABI_VERSION 21
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
 enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
@@ -183,24 +184,28 @@ typedef struct KrTensor {
  * x a tensor or a Python scalar (KrEwArg); op KR_OP_ADD/SUB/MUL/DIV or
  * KR_OP_RELU/SIGMOID/TANH/NEG/ABS/SQRT/SQUARE/EXP/SILU/LOG/RSQRT/RELU6/HARDTANH/GELU/GELU_TANH, a bound of
  * KR_OP_CLAMP, or KR_OP_LEAKY_RELU's slope (a scalar; KR_EW_ACT: the
- * framework's default). One pass over the result, computed as the ops
- * one by one compute it (same roundings, NaNs and errors, each error naming
- * its op's line); no intermediate tensor. */
+ * framework's default). A tree of such ops is a stack program in Python's
+ * evaluation order: KR_EW_PUSH sets v aside (at most KR_EW_DEPTH deep) and
+ * starts a new v = its tensor (op ignored); KR_EW_POP: v = w op v (swap) or
+ * v op w, w the value set aside last, op KR_OP_ADD/SUB/MUL/DIV. One pass over
+ * the result, computed as the ops one by one compute it (same roundings, NaNs
+ * and errors, each error naming its op's line); no intermediate tensor. */
 #define KR_EW_MAX 16
-enum { KR_EW_ACT = 0, KR_EW_TENSOR, KR_EW_FLOAT, KR_EW_INT };
+#define KR_EW_DEPTH 4
+enum { KR_EW_ACT = 0, KR_EW_TENSOR, KR_EW_FLOAT, KR_EW_INT, KR_EW_PUSH, KR_EW_POP };
 typedef struct KrEwStep {
   int op, line;
   int swap; /* the operand is the left one: x op v. KR_OP_CLAMP (the operand its
                bound): 0 max(lo, v), 1 min(hi, v), 2 max(lo, v) of a clamp whose
                min(hi, v) is the next step (a NaN bound of either fills it with NaN),
                3 the same for KR_OP_CLAMP_ORDERED's pair */
-  int kind; /* KR_EW_ACT, or what the operand is */
+  int kind; /* KR_EW_ACT, what the operand is, KR_EW_PUSH or KR_EW_POP */
 } KrEwStep;
 typedef struct KrEwise {
   int nsteps;
   KrEwStep step[KR_EW_MAX];
 } KrEwise;
-typedef struct KrEwArg { /* step k's operand: t (KR_EW_TENSOR), f (FLOAT) or i (INT, bools too) */
+typedef struct KrEwArg { /* step k's operand: t (KR_EW_TENSOR, PUSH), f (FLOAT) or i (INT, bools too) */
   KrTensor *t;
   double f;
   int64_t i;

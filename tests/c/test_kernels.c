@@ -1114,6 +1114,110 @@ static void ew_one_by_one(int nsteps, const kk_ew_step *st, int64_t M, int64_t N
   }
 }
 
+/* kk_ewise's stack programs (PUSH / POP): random trees of steps on every
+ * operand layout, bit for bit against the steps one by one with one buffer
+ * per value set aside; unpaired pushes and pops, and too deep, refuse. */
+static void ew_tree_one_by_one(int nsteps, const kk_ew_step *st, int64_t M, int64_t N, const float *X, int64_t xs0,
+                               int64_t xs1, float *const *val, float *tmp)
+{
+  int sp = 0;
+  const size_t bytes = (size_t)(M * N) * sizeof(float);
+  kk_unary(KK_ACT_NONE, M, N, X, xs0, xs1, val[0]);
+  for (int k = 0; k < nsteps; k++) {
+    const kk_ew_step *s = &st[k];
+    float *Y = val[sp];
+    if (s->kind == KK_EW_PUSH) {
+      kk_unary(KK_ACT_NONE, M, N, s->x, s->xs0, s->xs1, val[++sp]);
+      continue;
+    }
+    if (s->kind == KK_EW_ACT) kk_unary((kk_act)s->op, M, N, Y, N, 1, tmp);
+    else if (s->kind == KK_EW_NEG) kk_neg(M, N, Y, N, 1, tmp);
+    else if (s->kind == KK_EW_POP && s->x_left) kk_binary((kk_binop)s->op, s->nan_b, M, N, val[sp - 1], N, 1, Y, N, 1, tmp);
+    else if (s->kind == KK_EW_POP) kk_binary((kk_binop)s->op, s->nan_b, M, N, Y, N, 1, val[sp - 1], N, 1, tmp);
+    else if (s->x_left) kk_binary((kk_binop)s->op, s->nan_b, M, N, s->x, s->xs0, s->xs1, Y, N, 1, tmp);
+    else kk_binary((kk_binop)s->op, s->nan_b, M, N, Y, N, 1, s->x, s->xs0, s->xs1, tmp);
+    if (s->kind == KK_EW_POP) sp--;
+    memcpy(val[sp], tmp, bytes);
+  }
+}
+
+static int irand(int n) { return (int)((frand() + 1.0f) * 5000.0f) % n; }
+
+static void test_ewise_tree(void)
+{
+  static const int64_t Ms[] = {1, 3, 5};
+  static const int64_t Ns[] = {1, 7, 16, 33, 64, 70};
+  enum { CAP = 4096 };
+  float *X = malloc(CAP * sizeof(float)), *ops = malloc(KK_EW_MAX_STEPS * CAP * sizeof(float));
+  float *Z = malloc(CAP * sizeof(float)), *tmp = malloc(CAP * sizeof(float)), *val[KK_EW_MAX_DEPTH + 1];
+  for (int d = 0; d <= KK_EW_MAX_DEPTH; d++) val[d] = malloc(CAP * sizeof(float));
+  for (int64_t i = 0; i < CAP; i++) X[i] = pick(i + 777);
+  for (int64_t i = 0; i < KK_EW_MAX_STEPS * CAP; i++) ops[i] = pick(i + 4242);
+  const int refuses = strcmp(g_isa, "reference") == 0;
+  char what[160];
+  int pushes = 0;
+  for (size_t mi = 0; mi < sizeof Ms / sizeof *Ms; mi++)
+    for (size_t ni = 0; ni < sizeof Ns / sizeof *Ns; ni++)
+      for (int rep = 0; rep < 40; rep++) {
+        const int64_t M = Ms[mi], N = Ns[ni];
+        const int64_t L[5][2] = {{N, 1}, {N + 3, 1}, {0, 0}, {1, 0}, {0, 1}};
+        kk_ew_step st[KK_EW_MAX_STEPS];
+        const int nsteps = 2 + irand(KK_EW_MAX_STEPS - 1);
+        int depth = 0;
+        for (int k = 0; k < nsteps; k++) {
+          const int left = nsteps - k, lo = irand(5), r = irand(10);
+          /* a pop where the steps left must close what is open, a push where they can still close it */
+          if (depth > 0 && (left <= depth || r < 3)) {
+            st[k] = (kk_ew_step){KK_EW_POP, irand(8), irand(2), irand(2), NULL, 0, 0};
+            depth--;
+          } else if (depth < KK_EW_MAX_DEPTH && left > depth + 1 && r < 6) {
+            st[k] = (kk_ew_step){KK_EW_PUSH, 0, 0, 0, ops + k * CAP, L[lo][0], L[lo][1]};
+            depth++, pushes++;
+          } else if (r < 7) st[k] = (kk_ew_step){KK_EW_ACT, 1 + irand(KK_NUM_ACTS - 1), 0, 0, NULL, 0, 0};
+          else if (r < 8) st[k] = (kk_ew_step){KK_EW_NEG, 0, 0, 0, NULL, 0, 0};
+          else st[k] = (kk_ew_step){KK_EW_BIN, irand(8), irand(2), irand(2), ops + k * CAP, L[lo][0], L[lo][1]};
+        }
+        const int lx = irand(5);
+        for (int64_t i = 0; i < M * N; i++) Z[i] = fbits(0x7fb0bad0u);
+        const int rc = kk_ewise(nsteps, st, M, N, X, L[lx][0], L[lx][1], Z);
+        int ok;
+        if (refuses) {
+          ok = rc == -1;
+          for (int64_t i = 0; i < M * N; i++) ok &= bits(Z[i]) == 0x7fb0bad0u;
+        } else {
+          ew_tree_one_by_one(nsteps, st, M, N, X, L[lx][0], L[lx][1], val, tmp);
+          ok = rc == 0;
+          for (int64_t i = 0; i < M * N; i++) ok &= bits(Z[i]) == bits(val[0][i]);
+        }
+        snprintf(what, sizeof what, "ewise tree M=%lld N=%lld steps=%d rep=%d", (long long)M, (long long)N, nsteps, rep);
+        report(ok, what);
+      }
+  report(pushes > 200, "ewise tree programs push");
+  /* unpaired or too deep: refused, nothing written */
+  kk_ew_step st[KK_EW_MAX_STEPS];
+  const kk_ew_step push = {KK_EW_PUSH, 0, 0, 0, ops, 0, 1}, pop = {KK_EW_POP, KK_BIN_ADD, 0, 0, NULL, 0, 0};
+  Z[0] = fbits(0x7fb0bad0u);
+  st[0] = push;
+  report(kk_ewise(1, st, 1, 3, X, 0, 1, Z) == -1 && bits(Z[0]) == 0x7fb0bad0u, "ewise refuses a push never popped");
+  st[0] = pop;
+  report(kk_ewise(1, st, 1, 3, X, 0, 1, Z) == -1 && bits(Z[0]) == 0x7fb0bad0u, "ewise refuses a pop of nothing");
+  enum { D = KK_EW_MAX_DEPTH };
+  for (int k = 0; k <= D; k++) st[k] = push, st[2 * D + 1 - k] = pop; /* D + 1 deep */
+  report(kk_ewise(2 * D + 2, st, 1, 3, X, 0, 1, Z) == -1 && bits(Z[0]) == 0x7fb0bad0u, "ewise refuses a stack too deep");
+  st[D] = (kk_ew_step){KK_EW_NEG, 0, 0, 0, NULL, 0, 0}; /* D deep */
+  report(kk_ewise(2 * D + 1, st, 1, 3, X, 0, 1, Z) == (refuses ? -1 : 0), "ewise takes a stack at its depth");
+  st[0].xs1 = 2;
+  report(kk_ewise(2 * D + 1, st, 1, 3, X, 0, 1, Z) == -1, "ewise refuses a pushed stride of 2");
+  st[0] = pop;
+  st[0].op = 8;
+  report(kk_ewise(1, st, 1, 3, X, 0, 1, Z) == -1, "ewise refuses a pop of a bad op");
+  for (int d = 0; d <= KK_EW_MAX_DEPTH; d++) free(val[d]);
+  free(X);
+  free(ops);
+  free(Z);
+  free(tmp);
+}
+
 static void test_ewise(void)
 {
   static const int64_t Ms[] = {1, 2, 3, 5};
@@ -1282,6 +1386,7 @@ int main(void)
     test_gemm_long_sums();
     test_elementwise();
     test_ewise();
+    test_ewise_tree();
     test_any_nan();
     test_moments();
     test_log_softmax();

@@ -4654,10 +4654,11 @@ class TensorGen:
             return f"torch.softmax({v}, dim=-1)", s
         if x == 3:
             other = self.pick(len(s))
-            if other and self.vars[other] == s:
-                return f"{self.paren(v)} {r.choice(['*', '-', '/'])} {other}", s
-            p = self.param("y", s)
-            return f"{self.paren(v)} {r.choice(['*', '-', '/'])} {p}", s
+            o = other if other and self.vars[other] == s else self.param("y", s)
+            if self.spell.random() < 0.4:  # a tree: the other operand a chain of its own (one pass since 2026-12-04)
+                o = self.spell.choice(["torch.tanh({o})", "({o} * 0.5 - 1.0)", "{o}.sigmoid()", "(2.0 - {o}.relu())",
+                                       "torch.abs({o} + 1.0)", "(x.size(-1) * {o}.tanh() + {o})"]).format(o=o)
+            return f"{self.paren(v)} {r.choice(['*', '-', '/'])} {o}", s
         if x == 4 and len(s) == 2:
             return f"{self.paren(v)}.transpose(0, 1)", (s[1], s[0])
         if x == 5:

@@ -1,0 +1,228 @@
+"""Trees of elementwise ops as one pass (tests/torch_programs/tp_trees.py).
+
+`0.9 * m + 0.1 * x`, `(a - b) * (a - b)`: where both operands of + - * /
+are more than a local or a literal, the operand Python evaluates second
+joins the chain as a pushed subtree if its ops are cheap (fuse.c, the
+runtime's KR_EW_PUSH / KR_EW_POP, kk_ewise's stack). A chain whose first
+value the result stretches, with a costly op, is split in two at run time
+(sgate). Each function must
+give eager's result: NaNs where eager's are, eager's strides, and eager's
+bits elsewhere for + - * / (activations within rounding); shape errors
+name the op that fails first in Python's order; a call the chain cannot
+move keeps its place. Run on the best ISA here, on AVX2, and on the
+reference ISA (the blocked path, with a buffer per value set aside)."""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+from tests.test_elementwise import bits, build, emitted, layouts, salted  # noqa: E402
+
+HERE = pathlib.Path(__file__).resolve().parent
+SRC = HERE / "torch_programs" / "tp_trees.py"
+ARITH = {"mix", "square_diff", "arith_deep", "row_first", "column_pushed", "rows", "too_deep", "too_long",
+         "spine_errors"}
+SHAPES = [(1, 1), (1, 7), (3, 16), (5, 33), (16, 64), (7, 129), (64, 256), (0, 5), (4, 0)]
+
+
+@pytest.fixture(scope="module")
+def tmod(tmp_path_factory):
+    return build("tp_trees", "torch_programs", tmp_path_factory)
+
+
+def operands(name, m, n, seed):
+    """Salted operands of each function at [m, n] (rows [n], columns [m, 1])."""
+    rank1 = {"norm": (1, 2), "row_first": (0,), "rows": (0, 1), "sgate": (0,)}.get(name, ())
+    column = {"column_pushed": (1,), "colnorm": (1, 2)}.get(name, ())
+    nargs = {"norm": 3, "colnorm": 3, "arith_deep": 4, "acts_deep": 4, "lstm_cell": 4, "too_deep": 6, "spine_errors": 3}.get(name, 2)
+    out = []
+    for i in range(nargs):
+        shape = (n,) if i in rank1 else (m, 1) if i in column else (m, n)
+        out.append(salted(shape, seed + i))
+    return out
+
+
+def same(got, want, exact, where):
+    """NaN where eager's is NaN; elsewhere eager's bits (exact) or within
+    rounding; eager's strides where both dims exceed 1."""
+    assert got.shape == want.shape and got.dtype == want.dtype, where
+    if got.dim() == 2 and min(got.shape) > 1:
+        assert got.stride() == want.stride(), (where, got.stride(), want.stride())
+    g, w = got.numpy(), want.numpy()
+    nan = np.isnan(w)
+    assert (np.isnan(g) == nan).all(), f"{where}: NaNs differ"
+    if exact:
+        bad = bits(g)[~nan] != bits(w)[~nan]
+        assert not bad.any(), f"{where}: {int(bad.sum())} differ: {g[~nan][bad][:4]} vs {w[~nan][bad][:4]}"
+    else:
+        np.testing.assert_allclose(g[~nan], w[~nan], rtol=1e-5, atol=1e-6, err_msg=where)
+
+
+def check_all(mod, shapes=SHAPES, layouts_of=layouts):
+    py = mod.__kiln_python__
+    checked = 0
+    for name in ("norm", "gate", "mix", "square_diff", "arith_deep", "acts_deep", "lstm_cell", "row_first",
+                 "column_pushed", "rows", "clamped", "forwarded", "too_deep", "too_long", "spine_errors", "softmax_first", "colnorm", "sgate"):
+        for m, n in shapes:
+            arrs = operands(name, m, n, seed=m * 31 + n)
+            # every operand in each layout in turn, the others contiguous
+            for k in range(len(arrs)):
+                for lay, t in layouts_of(arrs[k]):
+                    args = [torch.from_numpy(a.copy()) for a in arrs]
+                    args[k] = t
+                    want = py[name](*[a.clone() if a.is_contiguous() else a for a in args])
+                    same(getattr(mod, name)(*args), want, name in ARITH, f"{name} {m}x{n} arg{k} {lay}")
+                    checked += 1
+    return checked
+
+
+def test_trees_are_one_pass():
+    """One kr->tensor_ewise per tree and no single-op call; pushes as deep as
+    the tree. A second operand with a costly op (an exp, tanh, square root)
+    is not pushed: fused, it would save nothing, and a stretched one would be
+    computed once per element of the result."""
+    body = emitted(SRC)
+    for name, pushes in [("mix", 1), ("square_diff", 1), ("arith_deep", 3), ("acts_deep", 3), ("row_first", 1),
+                         ("column_pushed", 1), ("rows", 1), ("clamped", 1), ("forwarded", 1), ("softmax_first", 1)]:
+        c = body(name)
+        assert c.count("kr->tensor_ewise(") == 1, name
+        assert c.count("kr->tensor_op(") == (name == "softmax_first") and c.count("kr->tensor_scalar_op(") == 0, name
+        assert c.count("KR_EW_PUSH") == pushes and c.count("KR_EW_POP") == pushes, name
+    for name in ("norm", "colnorm", "gate", "lstm_cell"):
+        assert "KR_EW_PUSH" not in body(name), name
+    # five deep: the outer op and (a * 2) alone, the four-deep rest one pass
+    assert body("too_deep").count("kr->tensor_ewise(") == 1
+    assert body("too_deep").count("KR_EW_PUSH") == 4
+    # the 18-step subtree is not cut in two: it runs as its own chains
+    assert body("too_long").count("KR_EW_PUSH") == 0
+    # a call in the second operand, or a maybe-unbound leaf: op by op
+    for name in ("opaque_second", "maybe_unbound"):
+        assert "KR_EW_PUSH" not in body(name), name
+
+
+def test_trees_match_eager(tmod):
+    mod, report = tmod
+    for f in report["functions"]:
+        if f["name"] != "bump":
+            assert f["status"] == "native", (f["name"], f["reason"])
+    assert check_all(mod) > 1000
+
+
+def test_broadcast_both_ways(tmod):
+    """The pushed subtree stretches the first value's rows, and the other way."""
+    mod, _ = tmod
+    py = mod.__kiln_python__
+    r, x, col = torch.randn(7), torch.randn(5, 7), torch.randn(5, 1)
+    same(mod.row_first(r, x), py["row_first"](r, x), True, "row first")
+    same(mod.column_pushed(x, col), py["column_pushed"](x, col), True, "column pushed")
+    same(mod.column_pushed(x.t().contiguous().t(), col), py["column_pushed"](x.t().contiguous().t(), col), True,
+         "column pushed, x transposed")
+    row = torch.randn(7).expand(5, 7)  # stride 0 down
+    same(mod.mix(row, x), py["mix"](row, x), True, "expanded first")
+    same(mod.mix(x, row), py["mix"](x, row), True, "expanded pushed")
+
+
+def test_shape_errors_in_python_order(tmod):
+    """The first op that fails in Python's order raises its own error, with
+    its line, whether it is on the spine or in the pushed subtree."""
+    mod, _ = tmod
+    py = mod.__kiln_python__
+    lines = SRC.read_text().splitlines()
+
+    def line_of(text):
+        return next(i for i, t in enumerate(lines, 1) if t.strip() == text)
+    a, bad = torch.ones(3, 4), torch.ones(2, 4)
+    with pytest.raises(RuntimeError):
+        py["spine_errors"](a, a, bad)
+    with pytest.raises(RuntimeError) as e:  # b - c, in the subtree
+        mod.spine_errors(a, a, bad)
+    assert f"kiln: sub: incompatible shapes [3, 4] and [2, 4] ({SRC}:{line_of('- c))')})" in str(e.value)
+    with pytest.raises(RuntimeError) as e:  # the + of the two, after both ran
+        mod.spine_errors(bad, a, a)
+    assert f"kiln: add: incompatible shapes [2, 4] and [3, 4] ({SRC}:{line_of('+ (b')})" in str(e.value)
+    with pytest.raises(RuntimeError, match=r"kiln: sub: incompatible shapes \[3, 4\] and \[3, 5\]"):
+        mod.square_diff(torch.ones(3, 4), torch.ones(3, 5))
+    # arith_deep, (a * 2 - b) * ((c + 1) / (d * 3 + (a - c * (b + 1)))): with d
+    # wrong, d * 3 runs and the + fails; with c wrong, c + 1 runs, c * (b + 1) fails
+    with pytest.raises(RuntimeError, match=r"kiln: add: incompatible shapes \[2, 4\] and \[3, 4\]"):
+        mod.arith_deep(a, a, a, bad)
+    with pytest.raises(RuntimeError, match=r"kiln: mul: incompatible shapes \[2, 4\] and \[3, 4\]"):
+        mod.arith_deep(a, a, bad, a)
+
+
+def test_calls_keep_their_place(tmod):
+    """opaque_first's call changes y before tanh reads it, as in Python;
+    opaque_second's call must come after tanh(x) and so is not moved."""
+    mod, _ = tmod
+    py = mod.__kiln_python__
+    for name in ("opaque_first", "opaque_second"):
+        x, y = torch.randn(4, 9), torch.randn(4, 9)
+        x2, y2 = x.clone(), y.clone()
+        got, want = getattr(mod, name)(x, y), py[name](x2, y2)
+        same(got, want, False, name)
+        assert torch.equal(x, x2) and torch.equal(y, y2), name
+
+
+def test_maybe_unbound_leaf(tmod):
+    mod, _ = tmod
+    a = torch.randn(2, 3)
+    with pytest.raises(UnboundLocalError):
+        mod.maybe_unbound(a, a, False)
+    # b * k raises before the + of mismatched shapes runs
+    with pytest.raises(UnboundLocalError):
+        mod.maybe_unbound(torch.ones(2, 3), torch.ones(4, 3), False)
+    with pytest.raises(RuntimeError, match="incompatible shapes"):
+        mod.maybe_unbound(torch.ones(2, 3), torch.ones(4, 3), True)
+    same(mod.maybe_unbound(a, a, True), mod.__kiln_python__["maybe_unbound"](a, a, True), True, "bound")
+
+
+@pytest.mark.parametrize("isa", ["avx2", "reference"])
+def test_other_isas(tmod, isa, tmp_path):
+    """The same checks with KILN_ISA lowered: AVX2's pass, and the reference
+    ISA's blocked path (each step over blocks, a block per value set aside)."""
+    mod, _ = tmod
+    code = (
+        "import sys, importlib.util, json\n"
+        f"sys.path.insert(0, {str(HERE.parent)!r})\n"
+        "import kiln\n"
+        "from tests import test_ewise_trees as T\n"
+        f"mod = kiln.build({str(SRC)!r}, out_dir={str(tmp_path)!r})\n"
+        "print(json.dumps({'checked': T.check_all(mod, shapes=[(1, 7), (3, 16), (5, 33), (64, 256), (3, 1000)])}))\n")
+    out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, KILN_ISA=isa), capture_output=True,
+                         text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert json.loads(out.stdout.strip().splitlines()[-1])["checked"] > 300
+
+
+def test_tensorflow_trees(tmp_path_factory):
+    """The same stack programs on TensorFlow tensors (TF's NaN rules, its
+    subnormals flushed), against eager TF."""
+    tf = pytest.importorskip("tensorflow")
+    mod, report = build("tf_trees", "tf_programs", tmp_path_factory)
+    assert all(f["status"] == "native" for f in report["functions"])
+    body = emitted(HERE / "tf_programs" / "tf_trees.py")
+    py = mod.__kiln_python__
+    for name, calls, pushes in [("norm", 1, 0), ("gate", 0, 0), ("mix", 1, 1), ("arith_deep", 1, 3)]:
+        assert body(name).count("kr->tensor_ewise(") == calls and body(name).count("KR_EW_PUSH") == pushes, name
+        for m, n in [(1, 1), (3, 16), (5, 33), (16, 64), (64, 256), (0, 4)]:
+            arrs = operands(name, m, n, seed=n)
+            args = [tf.constant(a) for a in arrs]
+            got, want = getattr(mod, name)(*args).numpy(), py[name](*args).numpy()
+            where = f"tf {name} {m}x{n}"
+            assert got.shape == want.shape, where
+            nan = np.isnan(want)
+            assert (np.isnan(got) == nan).all(), where
+            if name in ARITH:
+                assert (bits(got)[~nan] == bits(want)[~nan]).all(), where
+            else:
+                np.testing.assert_allclose(got[~nan], want[~nan], rtol=1e-5, atol=1e-6, err_msg=where)
+    # kiln's TF shape errors are RuntimeErrors naming both shapes and the line (test_tf_plugin)
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        py["gate"](tf.ones((3, 4)), tf.ones((3, 5)))
+    with pytest.raises(RuntimeError, match=r"kiln: mul: incompatible shapes \[3, 4\] and \[3, 5\] \(.*tf_trees.py:13\)"):
+        mod.gate(tf.ones((3, 4)), tf.ones((3, 5)))
