@@ -2717,7 +2717,7 @@ KK_AVX2 static void bin_rows__avx2(int op, int nan_b, int64_t m, int64_t n, cons
     ew_vec_##ISA v[4], stk[KK_EW_MAX_DEPTH][4];                                                    \
     int sp = 0;                                                                                    \
     _Pragma("GCC unroll 4") for (int q = 0; q < V; q++) {                                          \
-      m[q] = ew_mask_for_##ISA(n - j - (W) * q);                                                   \
+      m[q] = FULL ? ew_mask_for_##ISA(W) : ew_mask_for_##ISA(n - j - (W) * q); /* FULL: unused */   \
       v[q] = xs1 ? ew_load_##ISA(FULL, x0 + j + (W) * q, m[q]) : ew_one_##ISA(x0);                 \
     }                                                                                              \
     for (int k = 0; k < nsteps; k++) {                                                             \

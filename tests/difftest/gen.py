@@ -4620,7 +4620,7 @@ class TensorGen:
                 return (f"{self.paren(v)} + {b}" if r.random() < 0.7 else f"{b} + {self.paren(v)}"), s
             other = self.pick(len(s)) if r.random() < 0.5 else None
             if other and self.vars[other] == s:
-                return f"{self.paren(v)} + {other}", s
+                return f"{self.paren(v)} + {self.tree_operand(other) if self.spell.random() < 0.4 else other}", s
             if len(s) == 1 and r.random() < 0.3:
                 m = self.param("m", (self.dim(), s[0]))
                 return f"{self.paren(v)} + {m}", (self.params[-1][1][1][0], s[0])
@@ -4655,9 +4655,8 @@ class TensorGen:
         if x == 3:
             other = self.pick(len(s))
             o = other if other and self.vars[other] == s else self.param("y", s)
-            if self.spell.random() < 0.4:  # a tree: the other operand a chain of its own (one pass since 2026-12-04)
-                o = self.spell.choice(["torch.tanh({o})", "({o} * 0.5 - 1.0)", "{o}.sigmoid()", "(2.0 - {o}.relu())",
-                                       "torch.abs({o} + 1.0)", "(x.size(-1) * {o}.tanh() + {o})"]).format(o=o)
+            if self.spell.random() < 0.6:  # a tree: the other operand a chain of its own (one pass since 2026-12-04)
+                o = self.tree_operand(o)
             return f"{self.paren(v)} {r.choice(['*', '-', '/'])} {o}", s
         if x == 4 and len(s) == 2:
             return f"{self.paren(v)}.transpose(0, 1)", (s[1], s[0])
@@ -4672,6 +4671,14 @@ class TensorGen:
             o = r.choice(['+', '*', '-', '/'])
             return (f"{self.paren(v)} {o} {lit}" if r.random() < 0.6 else f"{lit} {o} {self.paren(v)}"), s
         return f"{self.paren(v)}.relu()", s
+
+    def tree_operand(self, o: str) -> str:
+        """A chain of its own on o, as the second operand of + - * / (a tree:
+        pushed where its ops are cheap, since 2026-12-04)."""
+        return self.spell.choice([
+            "({o} * 0.5 - 1.0)", "(2.0 - {o}.relu())", "torch.abs({o} + 1.0)", "({o} - 1.0).abs() * 2.0",
+            "F.leaky_relu({o} * 3.0, 0.1)", "({o}.clamp(-1.0, 1.0) + 0.5)", "(-{o} * {o} + 3)", "F.relu6({o} / 2)",
+            "(x.size(-1) * {o}.relu() + {o})", "torch.tanh({o})", "{o}.sigmoid()"]).format(o=o)
 
     @staticmethod
     def paren(v: str) -> str:
