@@ -138,6 +138,23 @@ static bool reads_local(KlNode *n, int slot) {
   return false;
 }
 
+/* Whether the read of local `slot` in n comes before anything else of n
+ * that could raise: every operand evaluated before it is a local or a
+ * literal. Moving the local's value to that read then keeps the order of
+ * the ops, and so which error is raised first. */
+static bool read_first(KlNode *n, int slot) {
+  if (n->kind == KL_N_NAME) return n->binding == KL_B_LOCAL && n->slot == slot;
+  if (!claimed(n)) return false;
+  KlSite *s = &n->site->meta;
+  int nops = s->nargs + (s->has_receiver ? 1 : 0);
+  for (int k = 0; k < nops; k++) {
+    KlNode *o = kl_site_operand(n, k);
+    if (reads_local(o, slot)) return read_first(o, slot);
+    if (o->kind != KL_N_NAME && !is_literal(o)) return false;
+  }
+  return false;
+}
+
 static KlNode *statement_value(KlNode *s) {
   if (s->kind == KL_N_ASSIGN && s->list.len == 1 && s->list.items[0]->kind == KL_N_NAME) return s->b;
   if (s->kind == KL_N_RETURN || s->kind == KL_N_EXPR_STMT) return s->a;
@@ -161,7 +178,7 @@ static void forward_block(KlCtx *ctx, KlFunc *f, KlNodeList body) {
     if (l->is_param || l->loads != 1 || l->stores != 1 || !kl_is_tensor(ctx, l->type)) continue;
     if (!claimed(s->b) || s->b->type != l->type || !pure_tensor_expr(s->b)) continue;
     KlNode *use = statement_value(body.items[i + 1]);
-    if (!use || !pure_tensor_expr(use) || !reads_local(use, t->slot)) continue;
+    if (!use || !pure_tensor_expr(use) || !read_first(use, t->slot)) continue;
     l->fwd = s->b;
     s->forwarded = true;
   }

@@ -661,7 +661,8 @@ static KrTensor *ewise_one_by_one(const KrEwise *p, KrTensor *first, const KrEwA
   return v;
 }
 
-/* Whether each step is one the runtime knows, with its operand, and the
+/* Whether each step is one the runtime knows, with its operand and a swap
+ * in range (a clamp pair's first step followed by its second), and the
  * pushes and pops pair up within KR_EW_DEPTH (anything else is a compiler
  * bug: SystemError). */
 static bool ewise_valid(const KrEwise *p, const KrEwArg *args, int fw) {
@@ -671,12 +672,19 @@ static bool ewise_valid(const KrEwise *p, const KrEwArg *args, int fw) {
     bool act = kr_act_of(st->op, fw) != KK_ACT_NONE || st->op == KR_OP_NEG;
     bool leaky = st->op == KR_OP_LEAKY_RELU && !st->swap;
     bool ok;
+    bool side = st->swap == 0 || st->swap == 1; /* which operand is on the left */
     switch (st->kind) {
     case KR_EW_ACT: ok = act || leaky; break;
-    case KR_EW_TENSOR: ok = is_arith(st->op) && args[k].t; break;
-    case KR_EW_FLOAT: case KR_EW_INT: ok = is_arith(st->op) || is_clamp(st->op) || leaky; break;
+    case KR_EW_TENSOR: ok = is_arith(st->op) && side && args[k].t; break;
+    case KR_EW_FLOAT: case KR_EW_INT:
+      if (is_clamp(st->op)) /* a pair's max(lo, v) step: its min(hi, v) step next */
+        ok = st->swap >= 0 && (st->swap < 2 || (k + 1 < p->nsteps && p->step[k + 1].op == st->op &&
+                                                p->step[k + 1].swap == 1 && (p->step[k + 1].kind == KR_EW_FLOAT ||
+                                                                             p->step[k + 1].kind == KR_EW_INT)));
+      else ok = (is_arith(st->op) && side) || leaky;
+      break;
     case KR_EW_PUSH: ok = args[k].t && ++depth <= KR_EW_DEPTH; break;
-    case KR_EW_POP: ok = is_arith(st->op) && --depth >= 0; break;
+    case KR_EW_POP: ok = is_arith(st->op) && side && --depth >= 0; break;
     default: ok = false;
     }
     if (!ok) return false;
@@ -872,7 +880,8 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
   rb = rb < 1 ? 1 : rb;
   /* the block of each value set aside, below the result's own rows */
   float *held = NULL;
-  if (depth > 0 && M > 0 && N > 0 && !(held = PyMem_Malloc(sizeof(float) * (size_t)(depth * rb * N)))) {
+  /* (the GIL may be released here: the raw allocator) */
+  if (depth > 0 && M > 0 && N > 0 && !(held = PyMem_RawMalloc(sizeof(float) * (size_t)(depth * rb * N)))) {
     kr_kernel_leave(ks);
     Py_DECREF(r);
     return (KrTensor *)PyErr_NoMemory();
@@ -913,7 +922,7 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
       u = v, us0 = N, us1 = 1;
     }
   }
-  PyMem_Free(held);
+  PyMem_RawFree(held);
   kr_kernel_leave(ks);
   return r;
 }

@@ -226,3 +226,75 @@ def test_tensorflow_trees(tmp_path_factory):
         py["gate"](tf.ones((3, 4)), tf.ones((3, 5)))
     with pytest.raises(RuntimeError, match=r"kiln: mul: incompatible shapes \[3, 4\] and \[3, 5\] \(.*tf_trees.py:13\)"):
         mod.gate(tf.ones((3, 4)), tf.ones((3, 5)))
+
+
+@pytest.mark.parametrize("name", ["forwarded_late", "forwarded_late_costly"])
+def test_forwarding_keeps_the_first_error(tmod, name):
+    """Regression: a local assigned from a tensor op was moved into the next
+    statement wherever it was read there, so `t = b - c` /
+    `return (a - d) * 2 + t * 3` ran a - d first and, with both shapes
+    wrong, raised a - d's error (its line) instead of b - c's. Now a value
+    moves only to a read that nothing else that could raise precedes."""
+    mod, _ = tmod
+    py = mod.__kiln_python__
+    lines = SRC.read_text().splitlines()
+    start = next(i for i, t in enumerate(lines, 1) if t.startswith(f"def {name}("))
+    t_line = next(i for i, t in enumerate(lines, 1) if i > start and t.strip() == "t = b - c")
+    ok, bad = torch.ones(3, 4), torch.ones(2, 4)
+    with pytest.raises(RuntimeError):
+        py[name](ok, ok, bad, bad)
+    with pytest.raises(RuntimeError) as e:
+        getattr(mod, name)(ok, ok, bad, bad)
+    assert f"kiln: sub: incompatible shapes [3, 4] and [2, 4] ({SRC}:{t_line})" in str(e.value)
+    args = [torch.randn(3, 4) for _ in range(4)]
+    same(getattr(mod, name)(*args), py[name](*args), name == "forwarded_late", name)
+
+
+MALFORMED = {
+    # a clamp pair's first step not followed by its second (a push instead)
+    "clamp_pair_then_push": ("{KR_OP_CLAMP, 9, 2, KR_EW_FLOAT}, {0, 0, 0, KR_EW_PUSH},"
+                             " {KR_OP_MUL, 9, 0, KR_EW_INT}, {KR_OP_ADD, 9, 1, KR_EW_POP}",
+                             "{NULL, lv_2, 0}, {(KrTensor *)lv_1, 0.0, 0}, {NULL, 0.0, 3}, {NULL, 0.0, 0}"),
+    "pop_swap_out_of_range": ("{0, 0, 0, KR_EW_PUSH}, {KR_OP_ADD, 9, 3, KR_EW_POP}",
+                              "{(KrTensor *)lv_1, 0.0, 0}, {NULL, 0.0, 0}"),
+    "tensor_swap_out_of_range": ("{KR_OP_SUB, 9, 5, KR_EW_TENSOR}, {KR_OP_RELU, 9, 0, KR_EW_ACT}",
+                                 "{(KrTensor *)lv_1, 0.0, 0}, {NULL, 0.0, 0}"),
+    "push_never_popped": ("{KR_OP_RELU, 9, 0, KR_EW_ACT}, {0, 0, 0, KR_EW_PUSH}",
+                          "{NULL, 0.0, 0}, {(KrTensor *)lv_1, 0.0, 0}"),
+    "pop_of_nothing": ("{KR_OP_RELU, 9, 0, KR_EW_ACT}, {KR_OP_ADD, 9, 0, KR_EW_POP}",
+                       "{NULL, 0.0, 0}, {NULL, 0.0, 0}"),
+}
+
+
+def test_malformed_programs_raise(tmp_path):
+    """A program the compiler would never emit (a clamp pair cut by a push, a
+    swap out of range, unpaired pushes and pops) is a SystemError, with no
+    read outside the runtime's stacks and no reference lost: the generated C
+    of a small function with its chain replaced by each one."""
+    from kiln import _build
+    src = tmp_path / "mal.py"
+    src.write_text("import torch\nfrom kiln.torch import TensorF32Cpu2D\n\n\n"
+                   "def f(a: TensorF32Cpu2D, b: TensorF32Cpu2D, lo: float) -> TensorF32Cpu2D:\n"
+                   "    return torch.clamp(a, lo, 2.0) - (b * 3).relu()\n")
+    c = subprocess.run([sys.executable, "-m", "kiln", "emit", str(src)], capture_output=True, text=True,
+                       check=True, timeout=120).stdout
+    start = c.index("{ static const KrEwise kl_ew = {")
+    end = c.index("kl_file); }", start) + len("kl_file); }")
+    import sysconfig
+    for i, (name, (steps, args)) in enumerate(MALFORMED.items()):
+        n = steps.count("KR_EW_")
+        block = (f"{{ static const KrEwise kl_ew = {{{n}, {{{steps}}}}};\n"
+                 f"    const KrEwArg kl_ea[{n}] = {{{args}}};\n"
+                 "    t3 = (PyObject *)kr->tensor_ewise(&kl_ew, (KrTensor *)lv_0, kl_ea, kl_file); }")
+        mod_name = f"mal{i}"
+        body = (c[:start] + block + c[end:]).replace("PyInit_mal", f"PyInit_{mod_name}").replace(
+            '"mal"', f'"{mod_name}"')
+        path = tmp_path / (mod_name + sysconfig.get_config_var("EXT_SUFFIX"))
+        _build.compile_c(body, mod_name, path)
+        m = _build.import_extension(mod_name, path)
+        a, b = torch.ones(3, 4), torch.ones(3, 4)
+        before = sys.getrefcount(a), sys.getrefcount(b)
+        for lo in (0.5, float("nan")):
+            with pytest.raises(SystemError, match="bad elementwise chain"):
+                m.f(a, b, lo)
+        assert (sys.getrefcount(a), sys.getrefcount(b)) == before, name

@@ -1114,6 +1114,18 @@ static void ew_one_by_one(int nsteps, const kk_ew_step *st, int64_t M, int64_t N
   }
 }
 
+/* kk_ewise's result bit for bit want's, or (want NULL: an ISA without the
+ * pass) -1 with nothing written to Z. */
+static int ewise_agrees(int nsteps, const kk_ew_step *st, int64_t M, int64_t N, const float *X, int64_t xs0,
+                        int64_t xs1, float *Z, const float *want)
+{
+  for (int64_t i = 0; i < M * N; i++) Z[i] = fbits(0x7fb0bad0u);
+  const int rc = kk_ewise(nsteps, st, M, N, X, xs0, xs1, Z);
+  int ok = rc == (want ? 0 : -1);
+  for (int64_t i = 0; i < M * N; i++) ok &= bits(Z[i]) == (want ? bits(want[i]) : 0x7fb0bad0u);
+  return ok;
+}
+
 /* kk_ewise's stack programs (PUSH / POP): random trees of steps on every
  * operand layout, bit for bit against the steps one by one with one buffer
  * per value set aside; unpaired pushes and pops, and too deep, refuse. */
@@ -1178,17 +1190,8 @@ static void test_ewise_tree(void)
           else st[k] = (kk_ew_step){KK_EW_BIN, irand(8), irand(2), irand(2), ops + k * CAP, L[lo][0], L[lo][1]};
         }
         const int lx = irand(5);
-        for (int64_t i = 0; i < M * N; i++) Z[i] = fbits(0x7fb0bad0u);
-        const int rc = kk_ewise(nsteps, st, M, N, X, L[lx][0], L[lx][1], Z);
-        int ok;
-        if (refuses) {
-          ok = rc == -1;
-          for (int64_t i = 0; i < M * N; i++) ok &= bits(Z[i]) == 0x7fb0bad0u;
-        } else {
-          ew_tree_one_by_one(nsteps, st, M, N, X, L[lx][0], L[lx][1], val, tmp);
-          ok = rc == 0;
-          for (int64_t i = 0; i < M * N; i++) ok &= bits(Z[i]) == bits(val[0][i]);
-        }
+        if (!refuses) ew_tree_one_by_one(nsteps, st, M, N, X, L[lx][0], L[lx][1], val, tmp);
+        const int ok = ewise_agrees(nsteps, st, M, N, X, L[lx][0], L[lx][1], Z, refuses ? NULL : val[0]);
         snprintf(what, sizeof what, "ewise tree M=%lld N=%lld steps=%d rep=%d", (long long)M, (long long)N, nsteps, rep);
         report(ok, what);
       }
@@ -1246,17 +1249,8 @@ static void test_ewise(void)
             else if (r <= 2)
               st[k] = (kk_ew_step){KK_EW_ACT, 1 + (int)((frand() + 1.0f) * 50.0f) % (KK_NUM_ACTS - 1), 0, 0, NULL, 0, 0};
           }
-          for (int64_t i = 0; i < M * N; i++) Z[i] = fbits(0x7fb0bad0u);
-          const int rc = kk_ewise(nsteps, st, M, N, X, L[lx][0], L[lx][1], Z);
-          int ok;
-          if (refuses) {
-            ok = rc == -1;
-            for (int64_t i = 0; i < M * N; i++) ok &= bits(Z[i]) == 0x7fb0bad0u;
-          } else {
-            ew_one_by_one(nsteps, st, M, N, X, L[lx][0], L[lx][1], Zr, tmp);
-            ok = rc == 0;
-            for (int64_t i = 0; i < M * N; i++) ok &= bits(Z[i]) == bits(Zr[i]);
-          }
+          if (!refuses) ew_one_by_one(nsteps, st, M, N, X, L[lx][0], L[lx][1], Zr, tmp);
+          const int ok = ewise_agrees(nsteps, st, M, N, X, L[lx][0], L[lx][1], Z, refuses ? NULL : Zr);
           snprintf(what, sizeof what, "ewise M=%lld N=%lld x=(%lld,%lld) steps=%d rep=%d", (long long)M,
                    (long long)N, (long long)L[lx][0], (long long)L[lx][1], nsteps, rep);
           report(ok, what);

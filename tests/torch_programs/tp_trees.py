@@ -115,3 +115,16 @@ def maybe_unbound(a: TensorF32Cpu2D, b: TensorF32Cpu2D, flag: bool) -> TensorF32
     if flag:
         k = 2.0
     return (a * 2) + (b * k)
+
+
+def forwarded_late(a: TensorF32Cpu2D, b: TensorF32Cpu2D, c: TensorF32Cpu2D, d: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    """t is read after a - d, so its value is not moved there: b - c runs
+    (and fails) first, as in Python."""
+    t = b - c
+    return (a - d) * 2 + t * 3
+
+
+def forwarded_late_costly(a: TensorF32Cpu2D, b: TensorF32Cpu2D, c: TensorF32Cpu2D,
+                          d: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    t = b - c
+    return torch.relu(a - d) + torch.sigmoid(t)
