@@ -740,9 +740,10 @@ static KrTensor *ewise_split(const KrEwise *p, KrTensor *first, const KrEwArg *a
   KrEwise head = {e, {{0}}}, rest = {p->nsteps - e, {{0}}};
   memcpy(head.step, p->step, sizeof(KrEwStep) * (size_t)e);
   memcpy(rest.step, p->step + e, sizeof(KrEwStep) * (size_t)(p->nsteps - e));
-  KrTensor *v = kr_tensor_ewise(&head, first, args, file);
+  /* (a part of one step is that op's own call: no second analysis) */
+  KrTensor *v = e == 1 ? ewise_one_by_one(&head, first, args, file) : kr_tensor_ewise(&head, first, args, file);
   if (!v) return NULL;
-  KrTensor *r = kr_tensor_ewise(&rest, v, args + e, file);
+  KrTensor *r = rest.nsteps == 1 ? ewise_one_by_one(&rest, v, args + e, file) : kr_tensor_ewise(&rest, v, args + e, file);
   Py_DECREF(v);
   return r;
 }

@@ -37,8 +37,8 @@ def tmod(tmp_path_factory):
 
 def operands(name, m, n, seed):
     """Salted operands of each function at [m, n] (rows [n], columns [m, 1])."""
-    rank1 = {"norm": (1, 2), "row_first": (0,), "rows": (0, 1), "sgate": (0,)}.get(name, ())
-    column = {"column_pushed": (1,), "colnorm": (1, 2)}.get(name, ())
+    rank1 = {"norm": (1, 2), "row_first": (0,), "rows": (0, 1), "sgate": (0,), "sgate1": (0,)}.get(name, ())
+    column = {"column_pushed": (1,), "colnorm": (1, 2), "sgate_col": (0,)}.get(name, ())
     nargs = {"norm": 3, "colnorm": 3, "arith_deep": 4, "acts_deep": 4, "lstm_cell": 4, "too_deep": 6, "spine_errors": 3}.get(name, 2)
     out = []
     for i in range(nargs):
@@ -67,7 +67,8 @@ def check_all(mod, shapes=SHAPES, layouts_of=layouts):
     py = mod.__kiln_python__
     checked = 0
     for name in ("norm", "gate", "mix", "square_diff", "arith_deep", "acts_deep", "lstm_cell", "row_first",
-                 "column_pushed", "rows", "clamped", "forwarded", "too_deep", "too_long", "spine_errors", "softmax_first", "colnorm", "sgate"):
+                 "column_pushed", "rows", "clamped", "forwarded", "too_deep", "too_long", "spine_errors", "softmax_first", "colnorm", "sgate", "sgate1",
+                 "sgate_col"):
         for m, n in shapes:
             arrs = operands(name, m, n, seed=m * 31 + n)
             # every operand in each layout in turn, the others contiguous

@@ -24,6 +24,17 @@ def sgate(g: TensorF32Cpu1D, x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return torch.sigmoid(g) * 2.0 * x + 1.0
 
 
+def sgate1(g: TensorF32Cpu1D, x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    """As sgate with one step on each side of the split: each part runs as
+    its op's own call."""
+    return torch.sigmoid(g) * x
+
+
+def sgate_col(g: TensorF32Cpu2D, x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    """A column [m, 1] stretched across the rows: one step split off, two after."""
+    return 1.0 - torch.exp(g) / x
+
+
 def gate(a: TensorF32Cpu2D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
     """A costly op (tanh) in the second operand: not pushed, op by op."""
     return torch.sigmoid(a) * torch.tanh(b)
