@@ -205,6 +205,13 @@ static void fail_if(E *e, int lineno, const char *cond_fmt, const char *arg) {
   kl_buf_printf(e->out, ") KL_FAIL(%d);\n", lineno);
 }
 
+/* After a fused call (tensor_ewise, tensor_fused): its ops may come from
+ * several statements (forwarding), and the traceback names the line of
+ * the one that raised (kr->fail_line), lineno if none did. */
+static void fail_at_op(E *e, int lineno, const char *result) {
+  line(e, "if (!%s) KL_FAIL(kr->fail_line(%d));", result, lineno);
+}
+
 /* `if (lv_N && kr->FN(&lv_N, "name"EXTRA) < 0) KL_FAIL(lineno);` for each
  * local holding a torch tensor natively. */
 static void each_torch_tensor_local(E *e, const char *fn, const char *extra, int lineno) {
@@ -1288,7 +1295,7 @@ static Val fused(E *e, KlFusion *fu) {
        arg[3], arg[4]);
   for (int i = 0; i < 5; i++)
     if (fu->leaf[i]) release(e, v[i]);
-  fail_if(e, last->loc.line, "!%s", r.s);
+  fail_at_op(e, last->loc.line, r.s);
   return r;
 }
 
@@ -1332,7 +1339,7 @@ static Val ewise(E *e, KlEwise *w) {
   release(e, first);
   for (int k = 0; k < w->nsteps; k++)
     if (w->operand[k]) release(e, v[k]);
-  fail_if(e, last->kind == KL_N_CALL ? call_line(last) : last->loc.line, "!%s", r.s);
+  fail_at_op(e, last->kind == KL_N_CALL ? call_line(last) : last->loc.line, r.s);
   return r;
 }
 

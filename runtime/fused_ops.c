@@ -16,6 +16,7 @@ static int step(KrTensor **r, int op, KrTensor *other, int other_first, const ch
   KrTensor *t = other_first ? kr_tensor_op(op, other, *r, NULL, file, line) : kr_tensor_op(op, *r, other, NULL, file, line);
   Py_DECREF(*r);
   *r = t;
+  if (!t) kr_fail_at(line); /* the traceback names this op's line */
   return t ? 0 : -1;
 }
 
@@ -24,7 +25,10 @@ static KrTensor *one_by_one(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor
   KrTensor *r;
   if (f->base >= 0) {
     r = kr_tensor_op(f->base, a, b, c, file, f->base_line);
-    if (!r) return NULL;
+    if (!r) {
+      kr_fail_at(f->base_line);
+      return NULL;
+    }
   } else {
     Py_INCREF(a);
     r = a;

@@ -1260,6 +1260,21 @@ fail:
 
 static PyObject *tb_globals; /* an empty dict used as the frames' globals */
 
+/* The .py line of the op a fused call (tensor_ewise, tensor_fused) raised
+ * at: set by the step that failed, taken by the call site as it fails
+ * (KrApi.fail_line), so it never outlives the failing call. Per thread:
+ * another thread may run compiled code between a set and its take when
+ * the GIL is released inside a kernel. */
+static _Thread_local int kr_failed_line;
+
+void kr_fail_at(int line) { kr_failed_line = line; }
+
+int kr_fail_line(int line) {
+  int at = kr_failed_line;
+  kr_failed_line = 0;
+  return at > 0 ? at : line;
+}
+
 /* The frame a traceback entry "File FILE, line LINE, in FUNC" points at,
  * new ref. Building its code object and the frame costs more than the rest
  * of raising an exception, and a handler in a loop can catch one per
@@ -3098,6 +3113,7 @@ static const KrApi kr_api = {
     .match_rest = kr_match_rest,
     .tick = kr_tick,
     .tick_period = &kr_tick_period,
+    .fail_line = kr_fail_line,
 };
 
 static PyObject *py_isa(PyObject *self, PyObject *noargs) {

@@ -34,6 +34,11 @@ typedef struct {
 KrKernelScope kr_kernel_enter(int framework, double work);
 void kr_kernel_leave(KrKernelScope s);
 
+/* runtime.c: the line a fused call failed at (KrApi.fail_line): a step of
+ * tensor_ewise or tensor_fused that raises records its .py line. */
+void kr_fail_at(int line);
+int kr_fail_line(int line);
+
 /* tensor_ops.c, fused_ops.c: KrApi.tensor_op and KrApi.tensor_fused */
 KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char *file, int line);
 int kr_act_of(int op, int fw); /* a kk_act for KR_OP_RELU/SIGMOID/TANH in framework fw (tensor_ops.c) */

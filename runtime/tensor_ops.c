@@ -656,6 +656,7 @@ static KrTensor *ewise_one_by_one(const KrEwise *p, KrTensor *first, const KrEwA
       next = kr_tensor_scalar_op(st->op, v, args[k].f, args[k].i, st->kind == KR_EW_INT, st->swap, file, st->line);
     Py_DECREF(v);
     v = next;
+    if (!v) kr_fail_at(st->line); /* the traceback names this op's line */
   }
   while (sp > 0) Py_DECREF(aside[--sp]); /* left by an error */
   return v;

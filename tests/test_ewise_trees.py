@@ -15,6 +15,7 @@ import json
 import os
 import pathlib
 import subprocess
+import traceback
 import sys
 
 import numpy as np
@@ -299,3 +300,32 @@ def test_malformed_programs_raise(tmp_path):
             with pytest.raises(SystemError, match="bad elementwise chain"):
                 m.f(a, b, lo)
         assert (sys.getrefcount(a), sys.getrefcount(b)) == before, name
+
+
+def _raising_line(fn, args):
+    """The type of what fn(*args) raises and the line of its frame in tp_trees.py."""
+    try:
+        fn(*args)
+    except Exception as exc:  # noqa: BLE001 - any error: its type is compared
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(SRC)]
+        return type(exc), frames[-1].lineno
+    raise AssertionError(f"{fn} did not raise")
+
+
+@pytest.mark.parametrize("name, args", [
+    ("clamp_across", (torch.ones(3, 4), 1e39, 2.0)),  # lo past float32: clamp's RuntimeError
+    ("clamp_across", (torch.ones(3, 4), 0.0, -1e39)),
+    ("hardtanh_across", (torch.ones(3, 4), 2.0, 1.0)),  # min_val > max_val: its ValueError
+    ("hardtanh_across", (torch.ones(3, 4), 1e39, 2e39)),
+    ("gemm_across", (torch.ones(3, 4), torch.ones(5, 4), torch.ones(4))),  # the matmul's shapes
+    ("gemm_across", (torch.ones(3, 4), torch.ones(4, 4), torch.ones(3))),  # the + b's shapes
+])
+def test_traceback_names_the_failing_ops_line(tmod, name, args):
+    """Regression: a chain forwarded across statements (one tensor_ewise or
+    tensor_fused call) raised with the traceback line of its last statement;
+    Python's frame names the line of the op that raised (kr->fail_line)."""
+    mod, _ = tmod
+    want = _raising_line(mod.__kiln_python__[name], args)
+    got = _raising_line(getattr(mod, name), args)
+    assert got[1] == want[1], (name, got, want)
+    assert got[0] is want[0] or issubclass(got[0], want[0]), (name, got, want)

@@ -20,7 +20,7 @@
  * 19: KR_OP_LEAKY_RELU (tensor_scalar_op, chains), tensor_layer_norm, tensor_normalize
  * 20: KR_OP_GELU, KR_OP_GELU_TANH
  * 21: KR_EW_PUSH / KR_EW_POP (elementwise trees) */
-#define KR_ABI_VERSION 21
+#define KR_ABI_VERSION 22
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
 enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
@@ -538,6 +538,13 @@ typedef struct KrApi {
    * code may have run: the loop refreshes its torch tensors after it. */
   int (*tick)(int *countdown);
   const int *tick_period;
+
+  /* --- the line a fused call failed at ---
+   * After tensor_ewise or tensor_fused returned NULL: the .py line of the
+   * op whose error it raised (a chain forwarded across statements spans
+   * several), else `line`; the call site's traceback names it, as
+   * Python's frame names the line of the op that raised. Clears it. */
+  int (*fail_line)(int line);
 } KrApi;
 
 /* Generated modules: `static const KrApi *kr;` then `kr = kr_import();`. */

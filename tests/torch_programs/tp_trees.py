@@ -139,3 +139,24 @@ def forwarded_late_costly(a: TensorF32Cpu2D, b: TensorF32Cpu2D, c: TensorF32Cpu2
                           d: TensorF32Cpu2D) -> TensorF32Cpu2D:
     t = b - c
     return torch.relu(a - d) + torch.sigmoid(t)
+
+
+def clamp_across(x: TensorF32Cpu2D, lo: float, hi: float) -> TensorF32Cpu2D:
+    """A chain forwarded across three statements whose clamp raises (a bound
+    past float32's range): the traceback names the clamp's line."""
+    y = x * 2.0
+    z = torch.clamp(y, lo, hi)
+    return z + 1.0
+
+
+def hardtanh_across(x: TensorF32Cpu2D, lo: float, hi: float) -> TensorF32Cpu2D:
+    y = x * 2.0
+    z = F.hardtanh(y, lo, hi)
+    return z + 1.0
+
+
+def gemm_across(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    """A fused GEMM chain forwarded across three statements."""
+    y = x @ w
+    z = torch.relu(y)
+    return z + b
