@@ -19,7 +19,8 @@
  * 18: KR_OP_KEEPDIM, tensor_clamp, KR_OP_CLAMP, KR_OP_BIAS_ADD, KrFused.bias_op/post_op
  * 19: KR_OP_LEAKY_RELU (tensor_scalar_op, chains), tensor_layer_norm, tensor_normalize
  * 20: KR_OP_GELU, KR_OP_GELU_TANH
- * 21: KR_EW_PUSH / KR_EW_POP (elementwise trees) */
+ * 21: KR_EW_PUSH / KR_EW_POP (elementwise trees)
+ * 22: fail_line (the line of the op a fused call failed at) */
 #define KR_ABI_VERSION 22
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
