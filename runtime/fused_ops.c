@@ -68,6 +68,8 @@ KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *
     bs1 = b->strides[0];
   }
   if (bk != K) return one_by_one(f, a, b, c, d, e, file);
+  /* torch's K == 1 products: the ops one by one (kr_gemm_outer) */
+  if (kr_gemm_outer(fw, M, N, K, f->base == KR_OP_LINEAR && c, !vec)) return one_by_one(f, a, b, c, d, e, file);
   const float *bias = NULL;
   int64_t bias_s = 0;
   /* linear's own bias, else the row a bias node adds (F.linear(x, w) + b counts as x @ w.T + b) */

@@ -43,6 +43,7 @@ int kr_fail_line(int line);
 KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char *file, int line);
 int kr_act_of(int op, int fw); /* a kk_act for KR_OP_RELU/SIGMOID/TANH in framework fw (tensor_ops.c) */
 int kr_gelu_path(int act, int fw, bool row_major, int64_t numel); /* torch's oneDNN gelu (tensor_ops.c) */
+bool kr_gemm_outer(int fw, int64_t M, int64_t N, int64_t K, bool bias, bool matrix); /* torch's K == 1 (tensor_ops.c) */
 KrTensor *kr_tensor_scalar_op(int op, KrTensor *t, double f, int64_t i, int is_int, int scalar_left, const char *file,
                               int line);
 KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args, const char *file);
@@ -97,6 +98,7 @@ int kr_grad_guard_enter(KrGradGuard *g, int kind); /* KrApi.grad_guard_enter / g
 void kr_grad_guard_exit(KrGradGuard *g);
 const char *kr_torch_guard_path(int kind); /* KR_GUARD_*: "c10", "python" or "torch not loaded" */
 int kr_torch_mkldnn_enabled(void); /* torch.backends.mkldnn.enabled (eager's F.gelu path); needs the GIL */
+int kr_torch_k1_outer(void); /* eager's BLAS keeps -0.0 at K == 1 (kr_gemm_outer); needs the GIL */
 
 /* tf_bridge.c: TFE C API of the loaded wheel, public fallback otherwise. */
 KrTensor *kr_tf_unbox(PyObject *o, int rank, const char *arg);

@@ -238,6 +238,18 @@ static int bsize(int64_t x, int64_t y, int64_t *out) {
   return 0;
 }
 
+/* A product of one multiply-add per output (K == 1) comes out of eager
+ * torch's MKL as the outer product of a's column and b's row -- plus the
+ * bias, for F.linear's own -- where kiln's kernels sum from +0.0: the two
+ * differ in the sign of a zero product (0.0 * -1.0 is -0.0 there, +0.0 in
+ * the kernels). Without a bias, one row or one column (a matrix-vector
+ * product, any rank-1 operand) sums from +0.0 in eager too, as TensorFlow
+ * and NumPy always do. Whether torch's BLAS is such an MKL is asked once
+ * (kr_torch_k1_outer). matrix: the result has rank 2. Needs the GIL. */
+bool kr_gemm_outer(int fw, int64_t M, int64_t N, int64_t K, bool bias, bool matrix) {
+  return fw == KR_FW_TORCH && K == 1 && (bias || (matrix && M >= 2 && N >= 2)) && kr_torch_k1_outer();
+}
+
 static bool is_reduction(int op) {
   return op == KR_OP_ROWSUM || op == KR_OP_ROWMEAN || op == KR_OP_COLSUM || op == KR_OP_COLMEAN;
 }
@@ -316,8 +328,14 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     r = kr_tensor_new(fw, rank, shape);
     if (!r) return NULL;
     work = (double)M * (double)N * (double)K;
+    const bool outer = kr_gemm_outer(fw, M, N, K, bias != NULL, rank == 2); /* with the GIL */
     KrKernelScope ks = kr_kernel_enter(fw, work);
-    if (bias && kk_any_nan(N, bias, bias_s)) {
+    if (outer) {
+      /* a's column (strides as0, 0) times b's row (0, bs1), then the bias;
+       * a NaN's payload is the product's, as below */
+      kk_binary(KK_BIN_MUL, 0, M, N, a->data, as0, 0, b->data, 0, bs1, r->data);
+      if (bias) kk_binary(KK_BIN_ADD, 0, M, N, r->data, N, 1, bias, 0, bias_s, r->data);
+    } else if (bias && kk_any_nan(N, bias, bias_s)) {
       /* F.linear has no + whose rule decides between a NaN product and a
        * NaN bias (eager's follows MKL's kernel): kiln's is the product's */
       kk_gemm(M, N, K, a->data, as0, as1, b->data, bs0, bs1, NULL, 0, KK_ACT_NONE, r->data);

@@ -277,6 +277,32 @@ int kr_torch_mkldnn_enabled(void) {
   return on != 0;
 }
 
+/* ---- products of one multiply-add per output ----------------------------
+ * Eager's mm with K == 1 is its BLAS's: MKL computes an outer product
+ * (0.0 * -1.0 stays -0.0), a BLAS that sums from +0.0 gives +0.0.
+ * Asked once, on the first such product (tensor_ops.c, kr_gemm_outer):
+ * torch.mm of a 2x1 column of zeros and a 1x2 row of -1.0. An error
+ * answers "sums", kiln's kernels' own rule. */
+int kr_torch_k1_outer(void) {
+  static int outer = -1;
+  if (outer < 0) {
+    PyObject *mod = PyDict_GetItemString(PyImport_GetModuleDict(), "torch");
+    PyObject *z = mod ? PyObject_CallMethod(mod, "zeros", "ii", 2, 1) : NULL;
+    PyObject *w = z ? PyObject_CallMethod(mod, "full", "(ii)d", 1, 2, -1.0) : NULL;
+    PyObject *p = w ? PyObject_CallMethod(mod, "mm", "OO", z, w) : NULL;
+    PyObject *sb = p ? PyObject_CallMethod(mod, "signbit", "O", p) : NULL;
+    PyObject *all = sb ? PyObject_CallMethod(sb, "all", NULL) : NULL;
+    outer = all ? PyObject_IsTrue(all) == 1 : 0;
+    Py_XDECREF(all);
+    Py_XDECREF(sb);
+    Py_XDECREF(p);
+    Py_XDECREF(w);
+    Py_XDECREF(z);
+    PyErr_Clear();
+  }
+  return outer;
+}
+
 const char *kr_torch_path(void) {
   int r = torch_resolve();
   if (r < 0) PyErr_Clear();
