@@ -287,8 +287,17 @@ int kr_torch_k1_outer(void) {
   static int outer = -1;
   if (outer < 0) {
     PyObject *mod = PyDict_GetItemString(PyImport_GetModuleDict(), "torch");
-    PyObject *z = mod ? PyObject_CallMethod(mod, "zeros", "ii", 2, 1) : NULL;
-    PyObject *w = z ? PyObject_CallMethod(mod, "full", "(ii)d", 1, 2, -1.0) : NULL;
+    /* float32 on the CPU whatever the user's defaults (float64 is dgemm) */
+    PyObject *z0 = mod ? PyObject_CallMethod(mod, "zeros", "ii", 2, 1) : NULL;
+    PyObject *w0 = z0 ? PyObject_CallMethod(mod, "full", "(ii)d", 1, 2, -1.0) : NULL;
+    PyObject *z1 = w0 ? PyObject_CallMethod(z0, "float", NULL) : NULL;
+    PyObject *w1 = z1 ? PyObject_CallMethod(w0, "float", NULL) : NULL;
+    PyObject *z = w1 ? PyObject_CallMethod(z1, "cpu", NULL) : NULL;
+    PyObject *w = z ? PyObject_CallMethod(w1, "cpu", NULL) : NULL;
+    Py_XDECREF(z0);
+    Py_XDECREF(w0);
+    Py_XDECREF(z1);
+    Py_XDECREF(w1);
     PyObject *p = w ? PyObject_CallMethod(mod, "mm", "OO", z, w) : NULL;
     PyObject *sb = p ? PyObject_CallMethod(mod, "signbit", "O", p) : NULL;
     PyObject *all = sb ? PyObject_CallMethod(sb, "all", NULL) : NULL;
