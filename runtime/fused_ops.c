@@ -68,8 +68,10 @@ KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *
     bs1 = b->strides[0];
   }
   if (bk != K) return one_by_one(f, a, b, c, d, e, file);
-  /* torch's K == 1 products: the ops one by one (kr_gemm_outer) */
-  if (kr_gemm_outer(fw, M, N, K, f->base == KR_OP_LINEAR && c, !vec)) return one_by_one(f, a, b, c, d, e, file);
+  /* torch's K == 1 products (kr_gemm_outer): below, in steps on the result;
+   * one reduced, the ops one by one */
+  const bool outer = kr_gemm_outer(fw, M, N, K, f->base == KR_OP_LINEAR && c, !vec);
+  if (outer && f->reduce >= 0) return one_by_one(f, a, b, c, d, e, file);
   const float *bias = NULL;
   int64_t bias_s = 0;
   /* linear's own bias, else the row a bias node adds (F.linear(x, w) + b counts as x @ w.T + b) */
@@ -101,7 +103,15 @@ KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *
   if (!r) return NULL;
   int failed = 0;
   KrKernelScope ks = kr_kernel_enter(fw, (double)M * (double)N * (double)K);
-  if (post) /* a reduction passes no C: the kernels find scratch for the M x N values if they need it */
+  if (outer) { /* a's column times b's row, then the steps in place, as the ops compute them */
+    kk_binary(KK_BIN_MUL, 0, M, N, a->data, as0, 0, b->data, 0, bs1, r->data);
+    if (bias) kk_binary(KK_BIN_ADD, 0, M, N, r->data, N, 1, bias, 0, bias_s, r->data);
+    if (act != KK_ACT_NONE) kk_unary(act, M, N, r->data, N, 1, r->data);
+    if (post && f->post_first)
+      kk_add(M, N, e->data, 0, e->shape[0] == 1 ? 0 : e->strides[0], r->data, N, 1, KK_ACT_NONE, r->data);
+    else if (post)
+      kk_add(M, N, r->data, N, 1, e->data, 0, e->shape[0] == 1 ? 0 : e->strides[0], KK_ACT_NONE, r->data);
+  } else if (post) /* a reduction passes no C: the kernels find scratch for the M x N values if they need it */
     failed = kk_gemm_post(M, N, K, a->data, as0, as1, b->data, bs0, bs1, bias, bias_s, act,
                           e->data, e->shape[0] == 1 ? 0 : e->strides[0], f->post_first,
                           reduce < 0 ? r->data : NULL, reduce < 0 ? 0 : reduce == KR_OP_ROWMEAN ? 2 : 1,

@@ -75,6 +75,21 @@ def test_k1_bit_for_bit(kmod, M, N):
                 same(mod.mv(x, w[:, 0]), py["mv"](x, w[:, 0]), where + ("mv",))
 
 
+@pytest.mark.parametrize("M", ROWS)
+@pytest.mark.parametrize("N", COLS)
+def test_k1_fused_row_mean(kmod, M, N):
+    """A K == 1 chain ending in a row mean (op by op): within the mean's
+    rounding of eager's, NaN rows alike."""
+    mod, _ = kmod
+    py = mod.__kiln_python__
+    for shift in range(3):
+        x = torch.from_numpy(column(M, X_VALS, shift).reshape(M, 1))
+        w = torch.from_numpy(column(N, W_VALS, 2 * shift).reshape(N, 1))
+        b = torch.from_numpy(column(N, [-0.0, 0.0, 1.0, -4.0], shift))
+        got, exp = mod.linb_tanh_mean(x, w, b), py["linb_tanh_mean"](x, w, b)
+        assert torch.allclose(got, exp, rtol=1e-5, atol=1e-6, equal_nan=True), (M, N, shift, got, exp)
+
+
 @pytest.mark.parametrize("K", [2, 3, 17])
 def test_zero_sums_past_k1(kmod, K):
     """From K = 2 eager sums from +0.0 as kiln's kernels do (no bias)."""

@@ -61,3 +61,7 @@ def recip(x: TensorF32Cpu2D, w: TensorF32Cpu2D, s: float) -> TensorF32Cpu2D:
     row, then a scalar over it: 0.5 / -0.0 is -inf."""
     t1 = x.relu() @ w
     return s / t1
+
+
+def linb_tanh_mean(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return F.linear(x, w, b).tanh().mean(dim=1)
