@@ -128,37 +128,30 @@ print("ok", int(torch.signbit(exp[0]).sum()))
 """
 
 
-def test_first_product_large_and_threaded(tmp_path):
+def run_fresh(tmp_path, code):
+    """code in a fresh interpreter (this checkout's kiln first on the path)."""
     import os
     import subprocess
     import sys
     from pathlib import Path
     here = Path(__file__).resolve().parent
     script = tmp_path / "first.py"
-    script.write_text(FIRST_PRODUCT_LARGE)
-    # this checkout's kiln first on the path, not an installed one
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(here.parent), os.environ.get("PYTHONPATH")])))
-    r = subprocess.run([sys.executable, str(script), str(here / "torch_programs" / "tp_k1.py"), str(tmp_path / "out")],
-                       capture_output=True, text=True, timeout=300, env=env)
-    assert r.returncode == 0, r.stderr[-3000:]
-    assert r.stdout.startswith("ok "), r.stdout
-
-
-def test_probe_under_float64_default(tmp_path):
-    """The probe asks float32's product whatever torch's default dtype."""
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-    here = Path(__file__).resolve().parent
-    code = FIRST_PRODUCT_LARGE.replace("import torch, kiln", "import torch, kiln\ntorch.set_default_dtype(torch.float64)")
-    code = code.replace("x = torch.zeros(1500, 1)", "x = torch.zeros(1500, 1, dtype=torch.float32)")
-    code = code.replace("w = -torch.ones(1, 1200)", "w = -torch.ones(1, 1200, dtype=torch.float32)")
-    code = code.replace("b = -torch.zeros(1200)", "b = -torch.zeros(1200, dtype=torch.float32)")
-    script = tmp_path / "first64.py"
     script.write_text(code)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(here.parent), os.environ.get("PYTHONPATH")])))
     r = subprocess.run([sys.executable, str(script), str(here / "torch_programs" / "tp_k1.py"), str(tmp_path / "out")],
                        capture_output=True, text=True, timeout=300, env=env)
     assert r.returncode == 0, r.stderr[-3000:]
     assert r.stdout.startswith("ok "), r.stdout
+
+
+def test_first_product_large_and_threaded(tmp_path):
+    run_fresh(tmp_path, FIRST_PRODUCT_LARGE)
+
+
+def test_probe_under_float64_default(tmp_path):
+    """The probe asks float32's product whatever torch's default dtype."""
+    code = FIRST_PRODUCT_LARGE.replace("import torch, kiln", "import torch, kiln\ntorch.set_default_dtype(torch.float64)")
+    for old in ("torch.zeros(1500, 1)", "torch.ones(1, 1200)", "torch.zeros(1200)"):
+        assert old in code
+        code = code.replace(old, old[:-1] + ", dtype=torch.float32)")
+    run_fresh(tmp_path, code)
