@@ -287,26 +287,22 @@ int kr_torch_k1_outer(void) {
   static int outer = -1;
   if (outer < 0) {
     PyObject *mod = PyDict_GetItemString(PyImport_GetModuleDict(), "torch");
-    /* float32 on the CPU whatever the user's defaults (float64 is dgemm) */
-    PyObject *z0 = mod ? PyObject_CallMethod(mod, "zeros", "ii", 2, 1) : NULL;
-    PyObject *w0 = z0 ? PyObject_CallMethod(mod, "full", "(ii)d", 1, 2, -1.0) : NULL;
-    PyObject *z1 = w0 ? PyObject_CallMethod(z0, "float", NULL) : NULL;
-    PyObject *w1 = z1 ? PyObject_CallMethod(w0, "float", NULL) : NULL;
-    PyObject *z = w1 ? PyObject_CallMethod(z1, "cpu", NULL) : NULL;
-    PyObject *w = z ? PyObject_CallMethod(w1, "cpu", NULL) : NULL;
-    Py_XDECREF(z0);
-    Py_XDECREF(w0);
-    Py_XDECREF(z1);
-    Py_XDECREF(w1);
+    /* float32 on the CPU whatever the user's defaults (float64 is dgemm; a
+     * `with torch.device(...)` block moves factories) */
+    PyObject *f32 = mod ? PyObject_GetAttrString(mod, "float32") : NULL;
+    PyObject *kw = f32 ? Py_BuildValue("{sOss}", "dtype", f32, "device", "cpu") : NULL;
+    PyObject *zeros = kw ? PyObject_GetAttrString(mod, "zeros") : NULL;
+    PyObject *full = zeros ? PyObject_GetAttrString(mod, "full") : NULL;
+    PyObject *za = full ? Py_BuildValue("((ii))", 2, 1) : NULL;
+    PyObject *wa = za ? Py_BuildValue("((ii)d)", 1, 2, -1.0) : NULL;
+    PyObject *z = wa ? PyObject_Call(zeros, za, kw) : NULL;
+    PyObject *w = z ? PyObject_Call(full, wa, kw) : NULL;
     PyObject *p = w ? PyObject_CallMethod(mod, "mm", "OO", z, w) : NULL;
     PyObject *sb = p ? PyObject_CallMethod(mod, "signbit", "O", p) : NULL;
     PyObject *all = sb ? PyObject_CallMethod(sb, "all", NULL) : NULL;
     outer = all ? PyObject_IsTrue(all) == 1 : 0;
-    Py_XDECREF(all);
-    Py_XDECREF(sb);
-    Py_XDECREF(p);
-    Py_XDECREF(w);
-    Py_XDECREF(z);
+    PyObject *refs[] = {all, sb, p, w, z, wa, za, full, zeros, kw, f32};
+    for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) Py_XDECREF(refs[i]);
     PyErr_Clear();
   }
   return outer;

@@ -155,3 +155,17 @@ def test_probe_under_float64_default(tmp_path):
         assert old in code
         code = code.replace(old, old[:-1] + ", dtype=torch.float32)")
     run_fresh(tmp_path, code)
+
+
+def test_probe_inside_a_device_context(tmp_path):
+    """The probe makes its tensors on the CPU inside `with torch.device(...)`."""
+    run_fresh(tmp_path, r"""
+import sys
+import torch, kiln
+mod = kiln.build(sys.argv[1], out_dir=sys.argv[2])
+x, w = torch.zeros(4, 1), -torch.ones(1, 4)
+with torch.device("meta"):
+    got = mod.mm(x, w)
+assert got.device.type == "cpu" and torch.signbit(got).all() == torch.signbit(x @ w).all(), got
+print("ok")
+""")
