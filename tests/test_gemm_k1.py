@@ -169,3 +169,20 @@ with torch.device("meta"):
 assert got.device.type == "cpu" and torch.signbit(got).all() == torch.signbit(x @ w).all(), got
 print("ok", int(torch.signbit(got).sum()))
 """)
+
+
+def test_tensorflow_sums_from_plus_zero(tmp_path_factory):
+    """TensorFlow's matmul sums a K == 1 product from +0.0 (0.0 * -1.0 gives
+    +0.0): kiln's TF path keeps its kernels' rule, the torch probe aside."""
+    tf = pytest.importorskip("tensorflow")
+    mod, _ = build("tf_accepted", "tf_programs", tmp_path_factory)
+    py = mod.__kiln_python__
+    for M, N in [(1, 1), (2, 2), (4, 16), (16, 1), (65, 130)]:
+        x = tf.constant(column(M, X_VALS, 1).reshape(M, 1))
+        w = tf.constant(column(N, W_VALS, 0).reshape(1, N))
+        for name in ("mm", "mm_linalg", "mm_at"):
+            got, exp = getattr(mod, name)(x, w).numpy(), py[name](x, w).numpy()
+            gn, en = np.isnan(got), np.isnan(exp)
+            assert (gn == en).all() and (bits(got)[~gn] == bits(exp)[~en]).all(), (M, N, name, got, exp)
+        zeros = tf.zeros((M, 1))
+        assert not np.signbit(mod.mm(zeros, -tf.ones((1, N))).numpy()).any(), (M, N)
