@@ -90,7 +90,8 @@ KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *
    * decides whose NaN comes out (torch: the right operand's, TF: the left
    * one's); a fused kernel's add does not, so a row holding a NaN is added
    * by the ops one by one. */
-  if ((bias && kk_any_nan(N, bias, bias_s)) || (post && kk_any_nan(N, e->data, e->shape[0] == 1 ? 0 : e->strides[0])))
+  const int64_t post_s = post ? (e->shape[0] == 1 ? 0 : e->strides[0]) : 0;
+  if ((bias && kk_any_nan(N, bias, bias_s)) || (post && kk_any_nan(N, e->data, post_s)))
     return one_by_one(f, a, b, c, d, e, file);
   kk_act act = kr_gelu_path(kr_act_of(f->act, fw), fw, true, M * N); /* the product is row-major */
   const int reduce = f->reduce < 0 ? -1 : f->reduce & ~KR_OP_KEEPDIM;
@@ -104,16 +105,15 @@ KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *
   int failed = 0;
   KrKernelScope ks = kr_kernel_enter(fw, (double)M * (double)N * (double)K);
   if (outer) { /* a's column times b's row, then the steps in place, as the ops compute them */
-    kk_binary(KK_BIN_MUL, 0, M, N, a->data, as0, 0, b->data, 0, bs1, r->data);
-    if (bias) kk_binary(KK_BIN_ADD, 0, M, N, r->data, N, 1, bias, 0, bias_s, r->data);
+    kr_gemm_outer_run(M, N, a->data, as0, b->data, bs1, bias, bias_s, r->data);
     if (act != KK_ACT_NONE) kk_unary(act, M, N, r->data, N, 1, r->data);
     if (post && f->post_first)
-      kk_add(M, N, e->data, 0, e->shape[0] == 1 ? 0 : e->strides[0], r->data, N, 1, KK_ACT_NONE, r->data);
+      kk_add(M, N, e->data, 0, post_s, r->data, N, 1, KK_ACT_NONE, r->data);
     else if (post)
-      kk_add(M, N, r->data, N, 1, e->data, 0, e->shape[0] == 1 ? 0 : e->strides[0], KK_ACT_NONE, r->data);
+      kk_add(M, N, r->data, N, 1, e->data, 0, post_s, KK_ACT_NONE, r->data);
   } else if (post) /* a reduction passes no C: the kernels find scratch for the M x N values if they need it */
     failed = kk_gemm_post(M, N, K, a->data, as0, as1, b->data, bs0, bs1, bias, bias_s, act,
-                          e->data, e->shape[0] == 1 ? 0 : e->strides[0], f->post_first,
+                          e->data, post_s, f->post_first,
                           reduce < 0 ? r->data : NULL, reduce < 0 ? 0 : reduce == KR_OP_ROWMEAN ? 2 : 1,
                           r->data);
   else if (reduce >= 0)

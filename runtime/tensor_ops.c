@@ -250,6 +250,14 @@ bool kr_gemm_outer(int fw, int64_t M, int64_t N, int64_t K, bool bias, bool matr
   return fw == KR_FW_TORCH && K == 1 && (bias || (matrix && M >= 2 && N >= 2)) && kr_torch_k1_outer();
 }
 
+/* Such a product: r[M x N] = a's column (row stride as0) times b's row
+ * (column stride bs1), then the bias; a NaN's payload is the product's. */
+void kr_gemm_outer_run(int64_t M, int64_t N, const float *a, int64_t as0, const float *b, int64_t bs1,
+                       const float *bias, int64_t bias_s, float *r) {
+  kk_binary(KK_BIN_MUL, 0, M, N, a, as0, 0, b, 0, bs1, r);
+  if (bias) kk_binary(KK_BIN_ADD, 0, M, N, r, N, 1, bias, 0, bias_s, r);
+}
+
 static bool is_reduction(int op) {
   return op == KR_OP_ROWSUM || op == KR_OP_ROWMEAN || op == KR_OP_COLSUM || op == KR_OP_COLMEAN;
 }
@@ -331,10 +339,7 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     const bool outer = kr_gemm_outer(fw, M, N, K, bias != NULL, rank == 2); /* with the GIL */
     KrKernelScope ks = kr_kernel_enter(fw, work);
     if (outer) {
-      /* a's column (strides as0, 0) times b's row (0, bs1), then the bias;
-       * a NaN's payload is the product's, as below */
-      kk_binary(KK_BIN_MUL, 0, M, N, a->data, as0, 0, b->data, 0, bs1, r->data);
-      if (bias) kk_binary(KK_BIN_ADD, 0, M, N, r->data, N, 1, bias, 0, bias_s, r->data);
+      kr_gemm_outer_run(M, N, a->data, as0, b->data, bs1, bias, bias_s, r->data);
     } else if (bias && kk_any_nan(N, bias, bias_s)) {
       /* F.linear has no + whose rule decides between a NaN product and a
        * NaN bias (eager's follows MKL's kernel): kiln's is the product's */

@@ -291,17 +291,16 @@ int kr_torch_k1_outer(void) {
      * `with torch.device(...)` block moves factories) */
     PyObject *f32 = mod ? PyObject_GetAttrString(mod, "float32") : NULL;
     PyObject *kw = f32 ? Py_BuildValue("{sOss}", "dtype", f32, "device", "cpu") : NULL;
-    PyObject *zeros = kw ? PyObject_GetAttrString(mod, "zeros") : NULL;
-    PyObject *full = zeros ? PyObject_GetAttrString(mod, "full") : NULL;
-    PyObject *za = full ? Py_BuildValue("((ii))", 2, 1) : NULL;
+    PyObject *full = kw ? PyObject_GetAttrString(mod, "full") : NULL;
+    PyObject *za = full ? Py_BuildValue("((ii)d)", 2, 1, 0.0) : NULL;
     PyObject *wa = za ? Py_BuildValue("((ii)d)", 1, 2, -1.0) : NULL;
-    PyObject *z = wa ? PyObject_Call(zeros, za, kw) : NULL;
+    PyObject *z = wa ? PyObject_Call(full, za, kw) : NULL;
     PyObject *w = z ? PyObject_Call(full, wa, kw) : NULL;
     PyObject *p = w ? PyObject_CallMethod(mod, "mm", "OO", z, w) : NULL;
     PyObject *sb = p ? PyObject_CallMethod(mod, "signbit", "O", p) : NULL;
     PyObject *all = sb ? PyObject_CallMethod(sb, "all", NULL) : NULL;
     outer = all ? PyObject_IsTrue(all) == 1 : 0;
-    PyObject *refs[] = {all, sb, p, w, z, wa, za, full, zeros, kw, f32};
+    PyObject *refs[] = {all, sb, p, w, z, wa, za, full, kw, f32};
     for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) Py_XDECREF(refs[i]);
     PyErr_Clear();
   }
