@@ -47,7 +47,7 @@ static const char *const code_explains[] = {
         "block it belongs to."),
     [KL_KILN010] = EXPLAIN(
         "The function uses a construct the compiler does not translate (generators\n"
-        "and yield, await, nested async def, except* clauses, := in a lambda's\n"
+        "and yield, async def and await, except* clauses, := in a lambda's\n"
         "body or in a generator expression no consumer takes (any/all/list/set/\n"
         "tuple/sorted/sum/min/max/next, a string literal's join, unpacking by *), a\n"
         "nested def with annotations under `from __future__ import annotations`,\n"
@@ -86,9 +86,12 @@ static const char *const code_explains[] = {
         "        return x + offset       # KILN020: `offset` is not defined anywhere",
         "Define the name at module level, import it, or pass it as a parameter."),
     [KL_KILN021] = EXPLAIN(
-        "A parameter annotation is not int, float, bool or a kiln tensor marker\n"
-        "(kiln.torch.TensorF32Cpu2D, ...). The parameter is treated as a Python\n"
-        "object: operations on it run on the Python fallback.",
+        "A parameter annotation names a torch or tensorflow type (torch.Tensor,\n"
+        "tf.Tensor) or a kiln name that is not a tensor marker (TensorF32Cpu3D,\n"
+        "TensorF64Cpu2D). The parameter is treated as a Python object: operations\n"
+        "on it run on the Python fallback. Other annotations that are not int,\n"
+        "float, bool or a marker (str, list, a class) make a Python object too,\n"
+        "without a warning.",
         "    def f(x: torch.Tensor) -> torch.Tensor:   # KILN021: not a kiln marker\n"
         "        return x.relu()",
         "Annotate tensors with a kiln marker that states dtype, device and rank:\n"
@@ -104,16 +107,18 @@ static const char *const code_explains[] = {
     [KL_KILN040] = EXPLAIN(
         "Two plugins claimed the same site. This is a plugin bug: plugins must\n"
         "cover disjoint targets. The build fails rather than guess.",
-        "    y = kilntest.conflict(x)    # KILN040 (test plugin and its twin both claim it;\n"
-        "                                # `kilnc check FILE --test-plugin`)",
+        "    def f(x: kilntest.Tensor1D):\n"
+        "        return kilntest.conflict(x)  # KILN040: this plugin and its twin\n"
+        "        # both claim it (`kilnc check FILE --test-plugin`)",
         "Report it with the source. Until fixed, keep the site off the native path:\n"
         "bind the callee to a local variable first (`op = kilntest.conflict; op(x)`)\n"
         "so no plugin recognises it."),
     [KL_KILN041] = EXPLAIN(
         "A plugin's lowering disagreed with its own claim for the same site\n"
         "metadata. The build fails instead of emitting code that might be wrong.",
-        "    y = kilntest.drift(x)       # KILN041 (the test plugin lowers it inconsistently;\n"
-        "                                # `kilnc check FILE --test-plugin`)",
+        "    def f(x: kilntest.Tensor1D):\n"
+        "        return kilntest.drift(x)     # KILN041: the test plugin lowers\n"
+        "        # it inconsistently (`kilnc check FILE --test-plugin`)",
         "Report it with the source and `kiln doctor` output. Until fixed, call the\n"
         "operation through a local alias so it stays on the Python fallback."),
     [KL_KILN042] = EXPLAIN(
@@ -133,7 +138,9 @@ static const char *const code_explains[] = {
         "The test plugin recognised the call kilntest.reject(...) and rejected it,\n"
         "to exercise the rejected outcome. The site runs on the Python fallback.\n"
         "Only seen with the test plugin enabled.",
-        "    y = kilntest.reject(x)      # KILN-TEST-001 (`kilnc check FILE --test-plugin`)",
+        "    def f(x: kilntest.Tensor1D):\n"
+        "        return kilntest.reject(x)    # KILN-TEST-001 (`kilnc check FILE\n"
+        "        # --test-plugin`)",
         "Nothing to fix: it exists to test kiln. Use kilntest.relu(x) to see a\n"
         "claimed site instead."),
     [KL_KILN_TORCH_001] = EXPLAIN(
@@ -151,9 +158,10 @@ static const char *const code_explains[] = {
         ".relu(), .sigmoid() and .tanh(), and torch.relu / F.relu, torch.sigmoid /\n"
         "F.sigmoid, torch.tanh / F.tanh of one tensor, are native with no other\n"
         "arguments on rank-1 or rank-2 float32 CPU tensors. With arguments\n"
-        "(inplace=..., out=...) they run on the Python fallback.",
+        "(F.relu's inplace=..., torch.sigmoid's out=...) they run on the Python\n"
+        "fallback (the tensor methods take none in eager PyTorch either).",
         "    def f(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
-        "        return x.relu(inplace=True)    # KILN-TORCH-002",
+        "        return F.relu(x, inplace=True)    # KILN-TORCH-002",
         "Write `x.relu()`, `x.sigmoid()` or `x.tanh()` with no arguments; kiln\n"
         "tensors are values, so an in-place form is never needed."),
     [KL_KILN_TORCH_003] = EXPLAIN(
@@ -183,7 +191,8 @@ static const char *const code_explains[] = {
         "        return x.mean(dim=(1,), keepdim=True)   # KILN-TORCH-005: a tuple",
         "Write `x.mean(dim=1)`, `x.sum(0, keepdim=True)` or `torch.mean(x,\n"
         "dim=-1)` on a TensorF32Cpu2D; a reduction of every element as\n"
-        "`x.sum(1).sum(0)` is not native either (rank-0 results are eager's)."),
+        "`x.sum(1).sum(0)` is native only up to its inner sum(1) (the outer one\n"
+        "has a rank-0 result, which is eager's)."),
     [KL_KILN_TORCH_006] = EXPLAIN(
         "torch.softmax, torch.nn.functional.softmax and .softmax (and the same\n"
         "for log_softmax) are native over the last dimension of a rank-1 or\n"
@@ -199,7 +208,7 @@ static const char *const code_explains[] = {
         "It runs on eager PyTorch through the Python fallback. Reserved: the\n"
         "current torch plugin reports such sites as not covered instead.",
         "    def f(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
-        "        return torch.softmax(x, dim=1)   # no native softmax",
+        "        return torch.cumsum(x, dim=1)    # no native cumsum",
         "Nothing is wrong: the site runs correctly on eager PyTorch. To make it\n"
         "native, express it with the native surface (`kiln rules` lists it)."),
     [KL_KILN_TF_001] = EXPLAIN(
@@ -260,9 +269,10 @@ static const char *const code_explains[] = {
         "eager TensorFlow through the Python fallback.",
         "    def f(a: TensorF32Cpu2D, s: float):\n"
         "        return tf.add(a, s)            # KILN-TF-010: float operand",
-        "Pass only kiln-tensorflow tensors (TensorF32Cpu1D / TensorF32Cpu2D) to the\n"
-        "covered operations; turn a scalar into a tensor once, outside the hot\n"
-        "function."),
+        "Write the operator, `a + s` (or - * /): it is native with an int, float or\n"
+        "bool. Otherwise pass only kiln-tensorflow tensors to the covered\n"
+        "operations, e.g. the scalar as a shape-[1] tensor (`tf.constant([s])`)\n"
+        "annotated TensorF32Cpu1D."),
 };
 #undef EXPLAIN
 

@@ -11,6 +11,7 @@ import importlib.util
 import inspect
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -62,29 +63,53 @@ def render_diagnostic(filename: str, line: int, col: int, code: str, message: st
     return "\n".join(out) + "\n"
 
 
+# kiln's lexer's codes for what CPython reports as a SyntaxError (or a
+# ValueError) with less precision: bytes the encoding does not allow, NUL
+# bytes, indentation (CPython's locations for these vary by version and
+# can point past the line or before it).
+LEXER_CODES = ("KILN002", "KILN003")
+
+
+def lexer_error(source: bytes, filename: str) -> tuple[str, str] | None:
+    """(diagnostics, code) when kiln's lexer refuses the source, else None."""
+    ok, text = load_compiler().dump(source, filename, 0)
+    if ok:
+        return None
+    found = re.search(r"error\[(KILN[0-9A-Z-]+)\]", text)
+    return text, found.group(1) if found else "KILN001"
+
+
 def check_syntax(source: bytes, filename: str) -> None:
-    """Parse (never run) the source with Python itself; KILN001 on error."""
+    """Parse (never run) the source with Python itself; KILN001 on error,
+    or kiln's lexer's KILN002/KILN003 when it names the error more precisely."""
     try:
         builtins.compile(source, filename, "exec", dont_inherit=True)
     except SyntaxError as exc:
+        lexed = lexer_error(source, filename)
+        if lexed and lexed[1] in LEXER_CODES:
+            raise KilnError(lexed[0], diagnostics=lexed[0], code=lexed[1]) from None
         line = exc.lineno or 1
-        col = exc.offset or 1
         text = exc.text
         if text is None:
             lines = source.decode("utf-8", "replace").splitlines()
             text = lines[line - 1] if 0 < line <= len(lines) else None
+        # within the line shown (CPython's offset can be past its end)
+        col = max(1, exc.offset or 1)
+        if text is not None:
+            col = min(col, len(text.rstrip("\r\n")) + 1)
         diag = render_diagnostic(filename, line, col, "KILN001",
                                  f"invalid Python syntax: {exc.msg}", text)
         raise KilnError(diag, diagnostics=diag, code="KILN001") from None
     except ValueError as exc:  # e.g. null bytes on some Python versions
-        diag = None
-        if isinstance(exc, UnicodeDecodeError):
-            # 3.12+ raise it, with no location, for a bad escape in an
-            # f-string's format spec; kiln's lexer finds the escape.
-            ok, text = load_compiler().dump(source, filename, 0)
-            diag = None if ok else text
-        diag = diag or f"{filename}:1:1: error[KILN001]: invalid Python source: {exc}\n"
-        raise KilnError(diag, diagnostics=diag, code="KILN001") from None
+        # 3.12+ raise UnicodeDecodeError, with no location, for a bad escape
+        # in an f-string's format spec; kiln's lexer finds the escape.
+        lexed = lexer_error(source, filename)
+        diag, code = lexed if lexed else (None, "KILN001")
+        if code not in LEXER_CODES and not isinstance(exc, UnicodeDecodeError):
+            diag = None
+        if diag is None:
+            diag, code = f"{filename}:1:1: error[KILN001]: invalid Python source: {exc}\n", "KILN001"
+        raise KilnError(diag, diagnostics=diag, code=code) from None
     except (MemoryError, RecursionError) as exc:
         # CPython's own parser gives up on very deeply nested source: the
         # module could not be imported either.
