@@ -365,6 +365,8 @@ def rejected_args(name):
         "softmax": (x2,), "log2": (x2,), "inplace_relu": (x2,), "relu_inplace_kw": (x2,),
         "power": (x2, gen(6, 4, 5)), "floor_div": (x2, gen(6, 4, 5)), "transpose": (x2,),
         "add_bool_sub": (x2, True), "unannotated_add": (x2, b1[:1]),
+        "linear_all_keywords": (x2, w2, b1), "relu_input_kw": (x2,), "softmax_input_kw": (x2,),
+        "sum_input_kw": (x2,),
     }[name]
 
 
@@ -375,7 +377,7 @@ REJECTED_NAMES = ["linear_1d_weight", "linear_keyword_bias", "linear_none_bias",
                   "matmul_bt_method_rank1", "matmul_bt_method_arg", "matmul_call_1d_1d", "mm_vec_bt",
                   "matmul_method_1d_1d", "relu_with_arg", "softmax",
                   "log2", "inplace_relu", "relu_inplace_kw", "power", "floor_div", "transpose", "add_bool_sub",
-                  "unannotated_add"]
+                  "unannotated_add", "linear_all_keywords", "relu_input_kw", "softmax_input_kw", "sum_input_kw"]
 
 
 def test_transposed_method_read_in_place(built):

@@ -49,11 +49,15 @@ static inline const KlSiteKeyword *pu_kw(const KlSite *s, const char *name) {
 static inline bool pu_lit_int(const KlSiteKeyword *k, int64_t v) { return k && k->lit == KL_LIT_INT && k->ival == v; }
 static inline bool pu_lit_false(const KlSiteKeyword *k) { return k && k->lit == KL_LIT_BOOL && k->ival == 0; }
 
-/* Any operand (receiver or positional) of this plugin's types? */
+/* Any operand (receiver, positional or keyword) of this plugin's types? A
+ * call passing them all by keyword (F.linear(input=x, weight=w)) is one of
+ * ours too, and gets the rule's diagnostic rather than silence. */
 static inline bool pu_any_ours(const KlSite *s, const KlType *tids) {
   if (s->has_receiver && pu_rank(s->receiver, tids)) return true;
   for (int i = 0; i < s->nargs; i++)
     if (pu_rank(s->args[i], tids)) return true;
+  for (int i = 0; i < s->nkw; i++)
+    if (pu_rank(s->kw[i].type, tids)) return true;
   return false;
 }
 

@@ -43,6 +43,11 @@ EXPECT = {
     "transpose": ("transpose", "not-covered", None),
     "add_bool_sub": ("-", "not-covered", None),
     "unannotated_add": ("+", "not-covered", None),
+    # every tensor by keyword: the rule's diagnostic (these were silent)
+    "linear_all_keywords": ("torch.nn.functional.linear", "rejected", "KILN-TORCH-001"),
+    "relu_input_kw": ("torch.relu", "rejected", "KILN-TORCH-002"),
+    "softmax_input_kw": ("torch.softmax", "rejected", "KILN-TORCH-006"),
+    "sum_input_kw": ("torch.sum", "rejected", "KILN-TORCH-005"),
 }
 
 
@@ -176,3 +181,19 @@ def unannotated_add(x, y):
 
 def mm_vec_bt(v: TensorF32Cpu1D, w: TensorF32Cpu2D):
     return torch.mm(v, w.T)  # torch.mm takes matrices only: eager's RuntimeError
+
+
+def linear_all_keywords(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D):
+    return F.linear(input=x, weight=w, bias=b)
+
+
+def relu_input_kw(x: TensorF32Cpu2D):
+    return torch.relu(input=x)
+
+
+def softmax_input_kw(x: TensorF32Cpu2D):
+    return torch.softmax(input=x, dim=1)
+
+
+def sum_input_kw(x: TensorF32Cpu2D):
+    return torch.sum(input=x, dim=1)
