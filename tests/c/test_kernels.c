@@ -57,8 +57,36 @@ static int close_rel(float got, double want, double rtol, double atol)
   return fabs((double)got - want) <= atol + rtol * fabs(want);
 }
 
+/* The largest x of each gelu variant's zero tail (kernels.c KK_GELU_ZERO_BELOW*,
+ * read off eager torch and TF). */
+static float gelu_zero_below(int act)
+{
+  switch (act) {
+  case KK_ACT_GELU: return fbits(0xc0b16097u);
+  case KK_ACT_GELU_SCALAR: return fbits(0xc0b15cefu);
+  case KK_ACT_GELU_ONEDNN: return fbits(0xc0b15cedu);
+  case KK_ACT_GELU_TANH: return fbits(0xc0a1f6d5u);
+  case KK_ACT_GELU_TANH_SCALAR: return fbits(0xc0a50d26u);
+  case KK_ACT_GELU_TANH_TF: return fbits(0xc09ae297u);
+  case KK_ACT_GELU_TF: return fbits(0xc1500c85u);
+  default: return -INFINITY;
+  }
+}
+
+static int is_gelu(int act)
+{
+  return act == KK_ACT_GELU || act == KK_ACT_GELU_SCALAR || act == KK_ACT_GELU_TF || act == KK_ACT_GELU_ONEDNN ||
+         act == KK_ACT_GELU_TANH || act == KK_ACT_GELU_TANH_SCALAR || act == KK_ACT_GELU_TANH_TF;
+}
+
+static int is_gelu_tanh(int act)
+{
+  return act == KK_ACT_GELU_TANH || act == KK_ACT_GELU_TANH_SCALAR || act == KK_ACT_GELU_TANH_TF;
+}
+
 static double act_d(int act, double x)
 {
+  if (is_gelu(act) && x <= gelu_zero_below(act)) return x * 0.0; /* the frameworks' -0.0 */
   switch (act) {
   case KK_ACT_RELU: return x < 0 ? 0 : x;
   case KK_ACT_RELU_TF: return x < 0 ? 0 : x;
@@ -79,8 +107,12 @@ static double act_d(int act, double x)
   case KK_ACT_RELU6_TF: return x < 0 ? 0 : x > 6 ? 6 : x;
   case KK_ACT_HARDTANH: return x < -1 ? -1 : x > 1 ? 1 : x;
   case KK_ACT_GELU:
+  case KK_ACT_GELU_SCALAR:
+  case KK_ACT_GELU_TF:
   case KK_ACT_GELU_ONEDNN: return 0.5 * x * erfc(-x / sqrt(2.0));
-  case KK_ACT_GELU_TANH: return x / (1.0 + exp(-1.5957691216057307 * (x + 0.044715 * x * x * x)));
+  case KK_ACT_GELU_TANH:
+  case KK_ACT_GELU_TANH_SCALAR:
+  case KK_ACT_GELU_TANH_TF: return x / (1.0 + exp(-1.5957691216057307 * (x + 0.044715 * x * x * x)));
   default: return x;
   }
 }
@@ -750,7 +782,7 @@ static int same_or_close(int act, float got, float ref)
 {
   if (act == KK_ACT_SIGMOID || act == KK_ACT_SIGMOID_TF || act == KK_ACT_TANH || act == KK_ACT_EXP ||
       act == KK_ACT_SILU || act == KK_ACT_SILU_TF || act == KK_ACT_LOG || act == KK_ACT_LOG_TF ||
-      act == KK_ACT_GELU || act == KK_ACT_GELU_TANH || act == KK_ACT_GELU_ONEDNN)
+      is_gelu(act))
     return (ulpdist(got, ref) <= 4 && isnan(got) == isnan(ref)) || fabsf(got - ref) <= 1e-6f;
   return bits(got) == bits(ref);
 }
@@ -786,8 +818,7 @@ static void test_elementwise(void)
               float x = X[i * s0 + j * s1];
               if (isfinite(x) && (act == KK_ACT_SIGMOID || act == KK_ACT_SIGMOID_TF || act == KK_ACT_TANH ||
                                   act == KK_ACT_EXP || act == KK_ACT_SILU || act == KK_ACT_SILU_TF ||
-                                  act == KK_ACT_LOG || act == KK_ACT_LOG_TF || act == KK_ACT_GELU ||
-                                  act == KK_ACT_GELU_TANH || act == KK_ACT_GELU_ONEDNN)) {
+                                  act == KK_ACT_LOG || act == KK_ACT_LOG_TF || is_gelu(act))) {
                 double w = act_d(act, x);
                 ok &= isnan(w) ? isnan(Zr[i * N + j]) != 0
                     : isinf(w) ? Zr[i * N + j] == w : fabs(Zr[i * N + j] - w) <= 1e-6 + 1e-5 * fabs(w);
@@ -1283,8 +1314,8 @@ static void test_act_accuracy(void)
   enum { N = 4096 };
   static float x[N], y[N];
   const int acts[] = {KK_ACT_SIGMOID, KK_ACT_TANH, KK_ACT_EXP, KK_ACT_SILU, KK_ACT_LOG, KK_ACT_SILU_TF,
-                      KK_ACT_GELU, KK_ACT_GELU_TANH};
-  const int64_t bound[] = {2, 1, 1, 2, 1, 3, 8, 10};
+                      KK_ACT_GELU, KK_ACT_GELU_TANH, KK_ACT_GELU_TF};
+  const int64_t bound[] = {2, 1, 1, 2, 1, 3, 8, 10, 8};
   for (size_t a = 0; a < sizeof acts / sizeof *acts; a++) {
     int64_t worst = 0;
     float at = 0;
@@ -1307,7 +1338,7 @@ static void test_act_accuracy(void)
         if (fabs(w) < 1.1754944e-38) continue; /* denormal results: absolute error only */
         /* gelu's tanh form: e^-2w magnifies w's rounding by |2w| (eager's form alike), so
          * ulps only for |x| <= 2; beyond, |error| / |x| below */
-        if (acts[a] == KK_ACT_GELU_TANH && fabs(x[i]) > 2) continue;
+        if (is_gelu_tanh(acts[a]) && fabs(x[i]) > 2) continue;
         int64_t d = ulpdist(y[i], (float)w);
         if (d > worst) worst = d, at = x[i];
       }
@@ -1316,8 +1347,8 @@ static void test_act_accuracy(void)
     snprintf(what, sizeof what, "act=%d accuracy against float64: max %lld ulp (at %.9g), bound %lld", acts[a],
              (long long)worst, (double)at, (long long)bound[a]);
     report(worst <= bound[a], what);
-    if (acts[a] == KK_ACT_GELU || acts[a] == KK_ACT_GELU_TANH) {
-      const double rel_x = acts[a] == KK_ACT_GELU ? 2.5e-7 : 1.6e-7;
+    if (is_gelu(acts[a])) {
+      const double rel_x = is_gelu_tanh(acts[a]) ? 1.6e-7 : 2.5e-7;
       snprintf(what, sizeof what, "act=%d max |error| / |x| %.3g, bound %.2g", acts[a], worst_rel_x, rel_x);
       report(worst_rel_x <= rel_x, what);
     }
@@ -1341,7 +1372,8 @@ static void test_gelu_specials(void)
                            0x7fe00000u, 0xffe00001u};
   enum { S = sizeof x / sizeof *x, N = 53 };
   float in[N], y[N];
-  for (int act = KK_ACT_GELU; act <= KK_ACT_GELU_ONEDNN; act++) {
+  for (int act = 0; act < KK_NUM_ACTS; act++) {
+    if (!is_gelu(act)) continue;
     int ok = 1;
     for (int rot = 0; rot < S; rot++) {
       for (int i = 0; i < N; i++) in[i] = x[(i + rot) % S];
@@ -1354,6 +1386,34 @@ static void test_gelu_specials(void)
     }
     char what[64];
     snprintf(what, sizeof what, "act=%d special values", act);
+    report(ok, what);
+  }
+}
+
+/* Each gelu variant's zero tail, bit for bit at its edges in every lane:
+ * -0.0 at the tail's largest x and the float below it, a negative number
+ * at the float above it (where eager's is not zero either), and the same
+ * around the other variants' edges as the variant's own formula says. */
+static void test_gelu_zero_tails(void)
+{
+  enum { N = 37 };
+  float in[N], y[N];
+  for (int act = 0; act < KK_NUM_ACTS; act++) {
+    if (!is_gelu(act)) continue;
+    int ok = 1;
+    for (int other = 0; other < KK_NUM_ACTS; other++) {
+      if (!is_gelu(other)) continue;
+      const float t = gelu_zero_below(other);
+      const float probe[3] = {nextafterf(t, -INFINITY), t, nextafterf(t, 0.0f)};
+      for (int i = 0; i < N; i++) in[i] = probe[i % 3];
+      kk_unary(act, 1, N, in, N, 1, y);
+      for (int i = 0; i < N; i++) {
+        const int zero = in[i] <= gelu_zero_below(act);
+        ok &= zero ? bits(y[i]) == 0x80000000u : (y[i] < 0.0f && y[i] > -1e-4f);
+      }
+    }
+    char what[64];
+    snprintf(what, sizeof what, "act=%d zero tail edges", act);
     report(ok, what);
   }
 }
@@ -1386,6 +1446,7 @@ int main(void)
     test_log_softmax();
     test_act_accuracy();
     test_gelu_specials();
+    test_gelu_zero_tails();
     /* the threaded path: every GEMM shape again with a 3-thread budget
        (capped at the CPU count) and no size threshold, so rows are split
        (large M, row reductions) or columns (small M) across the pool */
