@@ -169,19 +169,20 @@ static inline int isnan_bits(uint32_t u) { return (u & 0x7fffffffu) > 0x7f800000
  * tanh rounds to 0), kiln's gelu does too (x * 0: -inf still gives eager's
  * NaN), so a zero test, a division or a square root after gelu sees eager's
  * value. Each is the largest x of the path's zero tail, read off eager's
- * results for every float in [-5.7, -4.7]: torch's vector loop, its scalar
- * loop (std::erf / std::tanh: one element, or a strided innermost
- * dimension), oneDNN (which also gives -0.0 at scattered x down to
- * -5.4858: not modelled), TF's tanh form, and TF's erf form, which TF
- * computes as x/2 erfc(-x/sqrt 2) with erfc flushed to 0 where it is
- * subnormal (TF's flush-to-zero mode; kiln's result there is normal). */
-#define KK_GELU_ZERO_BELOW -0x1.62c12ep+2f          /* -5.5430408, 0xc0b16097 */
-#define KK_GELU_ZERO_BELOW_SCALAR -0x1.62b9dep+2f      /* -5.5425944, 0xc0b15cef */
-#define KK_GELU_ZERO_BELOW_ONEDNN -0x1.62b9dap+2f   /* -5.5425935, 0xc0b15ced */
-#define KK_GELU_TANH_ZERO_BELOW -0x1.43edaap+2f     /* -5.0613809, 0xc0a1f6d5 */
+ * results for every float in [-5.7, -4.7] (TF's erf form: [-14, -12]):
+ * torch's vector loop, its scalar loop (std::erf / std::tanh: one element,
+ * or a strided innermost dimension), oneDNN (which also gives -0.0 at
+ * scattered x down to -5.4858: not modelled), TF's tanh form, and TF's erf
+ * form, which TF computes as x/2 erfc(-x/sqrt 2) with erfc flushed to 0
+ * where it is subnormal (TF's flush-to-zero mode; kiln's result there is
+ * normal). */
+#define KK_GELU_ZERO_BELOW -0x1.62c12ep+2f           /* -5.5430408, 0xc0b16097 */
+#define KK_GELU_ZERO_BELOW_SCALAR -0x1.62b9dep+2f    /* -5.5425944, 0xc0b15cef */
+#define KK_GELU_ZERO_BELOW_ONEDNN -0x1.62b9dap+2f    /* -5.5425935, 0xc0b15ced */
+#define KK_GELU_TANH_ZERO_BELOW -0x1.43edaap+2f      /* -5.0613809, 0xc0a1f6d5 */
 #define KK_GELU_TANH_ZERO_BELOW_SCALAR -0x1.4a1a4cp+2f /* -5.1578550, 0xc0a50d26 */
-#define KK_GELU_TANH_ZERO_BELOW_TF -0x1.35c52ep+2f  /* -4.8401599, 0xc09ae297 */
-#define KK_GELU_ZERO_BELOW_TF -0x1.a0190ap+3f       /* -13.003057, 0xc1500c85 */
+#define KK_GELU_TANH_ZERO_BELOW_TF -0x1.35c52ep+2f   /* -4.8401599, 0xc09ae297 */
+#define KK_GELU_ZERO_BELOW_TF -0x1.a0190ap+3f        /* -13.003057, 0xc1500c85 */
 
 /* 2^n for integer n in [-252, 254] as a product of two normal powers, so the
  * result underflows gracefully into denormals. */
@@ -1445,11 +1446,11 @@ KK_AVX512 KK_INLINE __m512 add_avx512(__m512 a, __m512 b) { return first_nan_avx
   case KK_ACT_HARDTANH: BODY(KK_ACT_HARDTANH); break;                                              \
   case KK_ACT_SILU_TF: BODY(KK_ACT_SILU_TF); break;                                                \
   case KK_ACT_GELU: BODY(KK_ACT_GELU); break;                                                      \
-  case KK_ACT_GELU_SCALAR: BODY(KK_ACT_GELU_SCALAR); break;                                              \
+  case KK_ACT_GELU_SCALAR: BODY(KK_ACT_GELU_SCALAR); break;                                        \
   case KK_ACT_GELU_TF: BODY(KK_ACT_GELU_TF); break;                                                \
   case KK_ACT_GELU_ONEDNN: BODY(KK_ACT_GELU_ONEDNN); break;                                        \
   case KK_ACT_GELU_TANH: BODY(KK_ACT_GELU_TANH); break;                                            \
-  case KK_ACT_GELU_TANH_SCALAR: BODY(KK_ACT_GELU_TANH_SCALAR); break;                                    \
+  case KK_ACT_GELU_TANH_SCALAR: BODY(KK_ACT_GELU_TANH_SCALAR); break;                              \
   case KK_ACT_GELU_TANH_TF: BODY(KK_ACT_GELU_TANH_TF); break;                                      \
   default: BODY(KK_ACT_NONE); break;                                                               \
   }
@@ -2747,11 +2748,11 @@ KK_AVX2 static void bin_rows__avx2(int op, int nan_b, int64_t m, int64_t n, cons
   KK_EW_ACT_CASE(ISA, KK_ACT_HARDTANH)                                                             \
   KK_EW_ACT_CASE(ISA, KK_ACT_SILU_TF)                                                              \
   KK_EW_ACT_CASE(ISA, KK_ACT_GELU)                                                                 \
-  KK_EW_ACT_CASE(ISA, KK_ACT_GELU_SCALAR)                                                             \
+  KK_EW_ACT_CASE(ISA, KK_ACT_GELU_SCALAR)                                                          \
   KK_EW_ACT_CASE(ISA, KK_ACT_GELU_TF)                                                              \
   KK_EW_ACT_CASE(ISA, KK_ACT_GELU_ONEDNN)                                                          \
   KK_EW_ACT_CASE(ISA, KK_ACT_GELU_TANH)                                                            \
-  KK_EW_ACT_CASE(ISA, KK_ACT_GELU_TANH_SCALAR)                                                        \
+  KK_EW_ACT_CASE(ISA, KK_ACT_GELU_TANH_SCALAR)                                                     \
   KK_EW_ACT_CASE(ISA, KK_ACT_GELU_TANH_TF)                                                         \
   case KK_EW_CODE_NEG:                                                                             \
     _Pragma("GCC unroll 4") for (int q = 0; q < V; q++) v[q] = neg_##ISA(v[q]);                   \
