@@ -38,8 +38,9 @@ static const char *const code_explains[] = {
         "Re-save the file as UTF-8 and drop the coding line (or declare utf-8,\n"
         "latin-1 or ascii), and remove any NUL bytes."),
     [KL_KILN003] = EXPLAIN(
-        "A dedent does not return to any enclosing indentation level, or tabs and\n"
-        "spaces are mixed inconsistently. The build fails.",
+        "A dedent does not return to any enclosing indentation level, tabs and\n"
+        "spaces are mixed inconsistently, or blocks nest more than 100 levels deep\n"
+        "(CPython's limit too). The build fails.",
         "    def f(x: int) -> int:\n"
         "            y = x\n"
         "        return y                # KILN003: unindent does not match",

@@ -70,13 +70,13 @@ def render_diagnostic(filename: str, line: int, col: int, code: str, message: st
 LEXER_CODES = ("KILN002", "KILN003")
 
 
-def lexer_error(source: bytes, filename: str) -> tuple[str, str] | None:
-    """(diagnostics, code) when kiln's lexer refuses the source, else None."""
+def lexer_error(source: bytes, filename: str) -> tuple[str, str, int] | None:
+    """(diagnostics, code, line) when kiln's lexer refuses the source, else None."""
     ok, text = load_compiler().dump(source, filename, 0)
     if ok:
         return None
-    found = re.search(r"error\[(KILN[0-9A-Z-]+)\]", text)
-    return text, found.group(1) if found else "KILN001"
+    found = re.search(r":(\d+):\d+: error\[(KILN[0-9A-Z-]+)\]", text)
+    return (text, found.group(2), int(found.group(1))) if found else (text, "KILN001", 0)
 
 
 def check_syntax(source: bytes, filename: str) -> None:
@@ -86,7 +86,8 @@ def check_syntax(source: bytes, filename: str) -> None:
         builtins.compile(source, filename, "exec", dont_inherit=True)
     except SyntaxError as exc:
         lexed = lexer_error(source, filename)
-        if lexed and lexed[1] in LEXER_CODES:
+        # not past CPython's error: an earlier syntax error is reported first
+        if lexed and lexed[1] in LEXER_CODES and (not exc.lineno or lexed[2] <= exc.lineno):
             raise KilnError(lexed[0], diagnostics=lexed[0], code=lexed[1]) from None
         line = exc.lineno or 1
         text = exc.text
@@ -104,7 +105,7 @@ def check_syntax(source: bytes, filename: str) -> None:
         # 3.12+ raise UnicodeDecodeError, with no location, for a bad escape
         # in an f-string's format spec; kiln's lexer finds the escape.
         lexed = lexer_error(source, filename)
-        diag, code = lexed if lexed else (None, "KILN001")
+        diag, code = lexed[:2] if lexed else (None, "KILN001")
         if code not in LEXER_CODES and not isinstance(exc, UnicodeDecodeError):
             diag = None
         if diag is None:

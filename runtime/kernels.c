@@ -168,21 +168,22 @@ static inline int isnan_bits(uint32_t u) { return (u & 0x7fffffffu) > 0x7f800000
 /* Where the frameworks' float formula gives exactly -0.0 (1 + erf or 1 +
  * tanh rounds to 0), kiln's gelu does too (x * 0: -inf still gives eager's
  * NaN), so a zero test, a division or a square root after gelu sees eager's
- * value. Each is the largest x of the path's zero tail, read off eager's
- * results for every float in [-5.7, -4.7] (TF's erf form: [-14, -12]):
- * torch's vector loop, its scalar loop (std::erf / std::tanh: one element,
- * or a strided innermost dimension), oneDNN (which also gives -0.0 at
- * scattered x down to -5.4858: not modelled), TF's tanh form, and TF's erf
- * form, which TF computes as x/2 erfc(-x/sqrt 2) with erfc flushed to 0
- * where it is subnormal (TF's flush-to-zero mode; kiln's result there is
- * normal). */
-#define KK_GELU_ZERO_BELOW -0x1.62c12ep+2f           /* -5.5430408, 0xc0b16097 */
-#define KK_GELU_ZERO_BELOW_SCALAR -0x1.62b9dep+2f    /* -5.5425944, 0xc0b15cef */
-#define KK_GELU_ZERO_BELOW_ONEDNN -0x1.62b9dap+2f    /* -5.5425935, 0xc0b15ced */
-#define KK_GELU_TANH_ZERO_BELOW -0x1.43edaap+2f      /* -5.0613809, 0xc0a1f6d5 */
-#define KK_GELU_TANH_ZERO_BELOW_SCALAR -0x1.4a1a4cp+2f /* -5.1578550, 0xc0a50d26 */
-#define KK_GELU_TANH_ZERO_BELOW_TF -0x1.35c52ep+2f   /* -4.8401599, 0xc09ae297 */
-#define KK_GELU_ZERO_BELOW_TF -0x1.a0190ap+3f        /* -13.003057, 0xc1500c85 */
+ * value. Eager's edge depends on its path: torch's vector loop (erf form
+ * -5.5430408, tanh form -5.0613809), its scalar loop (the last n % 32 of a
+ * run, a run shorter than that, a strided one: -5.5425944, -5.1578550, or
+ * -5.1578555 in a build without FMA contraction) and oneDNN (erf form, a
+ * contiguous tensor: -5.5425935, and scattered x up to -5.4858), read off
+ * eager for every float in [-5.7, -4.7]. kiln gives -0.0 from the lowest
+ * edge of each form down, where every path does; between the edges eager's
+ * answer depends on an element's position in its loop, and kiln's is its
+ * accurate negative value, as the scalar loop's (tanh form) and the vector
+ * loop's (erf form) are. TF: its tanh form from -4.8401599 in every loop,
+ * its erf form (x/2 erfc(-x/sqrt 2), the subnormal erfc flushed to 0) from
+ * -13.003057 ([-14, -12] read). */
+#define KK_GELU_ZERO_BELOW -0x1.62c12ep+2f         /* -5.5430408, 0xc0b16097 */
+#define KK_GELU_TANH_ZERO_BELOW -0x1.4a1a4ep+2f    /* -5.1578555, 0xc0a50d27 */
+#define KK_GELU_TANH_ZERO_BELOW_TF -0x1.35c52ep+2f /* -4.8401599, 0xc09ae297 */
+#define KK_GELU_ZERO_BELOW_TF -0x1.a0190ap+3f      /* -13.003057, 0xc1500c85 */
 
 /* 2^n for integer n in [-252, 254] as a product of two normal powers, so the
  * result underflows gracefully into denormals. */
@@ -349,13 +350,11 @@ static inline float ref_act(int act, float x)
   case KK_ACT_HARDTANH: return ref_clamp(-1.0f, 1.0f, x);
   case KK_ACT_SILU_TF: return x != x ? x + x : x * ref_sigmoid_s(1, x);
   case KK_ACT_GELU: return ref_gelu_zero(KK_GELU_ZERO_BELOW, x, ref_gelu(x));
-  case KK_ACT_GELU_SCALAR: return ref_gelu_zero(KK_GELU_ZERO_BELOW_SCALAR, x, ref_gelu(x));
   case KK_ACT_GELU_TF: return ref_gelu_zero(KK_GELU_ZERO_BELOW_TF, x, ref_gelu(x));
   case KK_ACT_GELU_ONEDNN:
     return fabsf(x) == INFINITY ? u2f(x < 0.0f ? 0x7fc00000u : 0xffc00000u)
-                                : ref_gelu_zero(KK_GELU_ZERO_BELOW_ONEDNN, x, ref_gelu(x));
+                                : ref_gelu_zero(KK_GELU_ZERO_BELOW, x, ref_gelu(x));
   case KK_ACT_GELU_TANH: return ref_gelu_zero(KK_GELU_TANH_ZERO_BELOW, x, ref_gelu_tanh(x));
-  case KK_ACT_GELU_TANH_SCALAR: return ref_gelu_zero(KK_GELU_TANH_ZERO_BELOW_SCALAR, x, ref_gelu_tanh(x));
   case KK_ACT_GELU_TANH_TF: return ref_gelu_zero(KK_GELU_TANH_ZERO_BELOW_TF, x, ref_gelu_tanh(x));
   case KK_ACT_SQUARE: return x * x;
   case KK_ACT_EXP: return ref_exp(x);
@@ -692,7 +691,7 @@ KK_AVX2 KK_INLINE __m256 gelu_onednn_avx2(__m256 x)
   const __m256 sign = _mm256_set1_ps(-0.0f);
   const __m256 inf = _mm256_cmp_ps(_mm256_andnot_ps(sign, x), _mm256_set1_ps(INFINITY), _CMP_EQ_OQ);
   const __m256 nan = _mm256_xor_ps(_mm256_and_ps(x, sign), _mm256_castsi256_ps(_mm256_set1_epi32((int)0xffc00000u)));
-  return _mm256_blendv_ps(gelu_zero_avx2(KK_GELU_ZERO_BELOW_ONEDNN, x, gelu_avx2(x)), nan, inf);
+  return _mm256_blendv_ps(gelu_zero_avx2(KK_GELU_ZERO_BELOW, x, gelu_avx2(x)), nan, inf);
 }
 
 KK_AVX2 KK_INLINE __m256 gelu_tanh_avx2(__m256 x) /* see ref_gelu_tanh */
@@ -758,11 +757,9 @@ KK_AVX2 KK_INLINE __m256 act_avx2(int act, __m256 x)
   case KK_ACT_HARDTANH: return _mm256_min_ps(_mm256_set1_ps(1.0f), _mm256_max_ps(_mm256_set1_ps(-1.0f), x));
   case KK_ACT_SILU_TF: return nanfix_avx2(_mm256_mul_ps(x, sigmoid_avx2_s(1, x)), x); /* see ref_act */
   case KK_ACT_GELU: return gelu_zero_avx2(KK_GELU_ZERO_BELOW, x, gelu_avx2(x));
-  case KK_ACT_GELU_SCALAR: return gelu_zero_avx2(KK_GELU_ZERO_BELOW_SCALAR, x, gelu_avx2(x));
   case KK_ACT_GELU_TF: return gelu_zero_avx2(KK_GELU_ZERO_BELOW_TF, x, gelu_avx2(x));
   case KK_ACT_GELU_ONEDNN: return gelu_onednn_avx2(x);
   case KK_ACT_GELU_TANH: return gelu_zero_avx2(KK_GELU_TANH_ZERO_BELOW, x, gelu_tanh_avx2(x));
-  case KK_ACT_GELU_TANH_SCALAR: return gelu_zero_avx2(KK_GELU_TANH_ZERO_BELOW_SCALAR, x, gelu_tanh_avx2(x));
   case KK_ACT_GELU_TANH_TF: return gelu_zero_avx2(KK_GELU_TANH_ZERO_BELOW_TF, x, gelu_tanh_avx2(x));
   case KK_ACT_SQUARE: return _mm256_mul_ps(x, x);
   case KK_ACT_EXP: return exp_avx2(x);
@@ -976,11 +973,9 @@ KK_AVX2 static void act_row__avx2(int act, int64_t n, const float *x, float *y)
   KK_ACT_ROW_CASE_AVX2(KK_ACT_HARDTANH)
   KK_ACT_ROW_CASE_AVX2(KK_ACT_SILU_TF)
   KK_ACT_ROW_CASE_AVX2(KK_ACT_GELU)
-  KK_ACT_ROW_CASE_AVX2(KK_ACT_GELU_SCALAR)
   KK_ACT_ROW_CASE_AVX2(KK_ACT_GELU_TF)
   KK_ACT_ROW_CASE_AVX2(KK_ACT_GELU_ONEDNN)
   KK_ACT_ROW_CASE_AVX2(KK_ACT_GELU_TANH)
-  KK_ACT_ROW_CASE_AVX2(KK_ACT_GELU_TANH_SCALAR)
   KK_ACT_ROW_CASE_AVX2(KK_ACT_GELU_TANH_TF)
 #undef KK_ACT_ROW_CASE_AVX2
   default: return;
@@ -1312,7 +1307,7 @@ KK_AVX512 KK_INLINE __m512 gelu_onednn_avx512(__m512 x) /* see gelu_onednn_avx2 
   const __mmask16 inf = _mm512_cmp_ps_mask(_mm512_abs_ps(x), _mm512_set1_ps(INFINITY), _CMP_EQ_OQ);
   const __m512 nan = _mm512_xor_ps(_mm512_and_ps(x, _mm512_set1_ps(-0.0f)),
                                    _mm512_castsi512_ps(_mm512_set1_epi32((int)0xffc00000u)));
-  return _mm512_mask_mov_ps(gelu_zero_avx512(KK_GELU_ZERO_BELOW_ONEDNN, x, gelu_avx512(x)), inf, nan);
+  return _mm512_mask_mov_ps(gelu_zero_avx512(KK_GELU_ZERO_BELOW, x, gelu_avx512(x)), inf, nan);
 }
 
 KK_AVX512 KK_INLINE __m512 gelu_tanh_avx512(__m512 x) /* see ref_gelu_tanh */
@@ -1378,11 +1373,9 @@ KK_AVX512 KK_INLINE __m512 act_avx512(int act, __m512 x)
   case KK_ACT_HARDTANH: return _mm512_min_ps(_mm512_set1_ps(1.0f), _mm512_max_ps(_mm512_set1_ps(-1.0f), x));
   case KK_ACT_SILU_TF: return nanfix_avx512(_mm512_mul_ps(x, sigmoid_avx512_s(1, x)), x); /* see ref_act */
   case KK_ACT_GELU: return gelu_zero_avx512(KK_GELU_ZERO_BELOW, x, gelu_avx512(x));
-  case KK_ACT_GELU_SCALAR: return gelu_zero_avx512(KK_GELU_ZERO_BELOW_SCALAR, x, gelu_avx512(x));
   case KK_ACT_GELU_TF: return gelu_zero_avx512(KK_GELU_ZERO_BELOW_TF, x, gelu_avx512(x));
   case KK_ACT_GELU_ONEDNN: return gelu_onednn_avx512(x);
   case KK_ACT_GELU_TANH: return gelu_zero_avx512(KK_GELU_TANH_ZERO_BELOW, x, gelu_tanh_avx512(x));
-  case KK_ACT_GELU_TANH_SCALAR: return gelu_zero_avx512(KK_GELU_TANH_ZERO_BELOW_SCALAR, x, gelu_tanh_avx512(x));
   case KK_ACT_GELU_TANH_TF: return gelu_zero_avx512(KK_GELU_TANH_ZERO_BELOW_TF, x, gelu_tanh_avx512(x));
   case KK_ACT_SQUARE: return _mm512_mul_ps(x, x);
   case KK_ACT_EXP: return exp_avx512(x);
@@ -1446,11 +1439,9 @@ KK_AVX512 KK_INLINE __m512 add_avx512(__m512 a, __m512 b) { return first_nan_avx
   case KK_ACT_HARDTANH: BODY(KK_ACT_HARDTANH); break;                                              \
   case KK_ACT_SILU_TF: BODY(KK_ACT_SILU_TF); break;                                                \
   case KK_ACT_GELU: BODY(KK_ACT_GELU); break;                                                      \
-  case KK_ACT_GELU_SCALAR: BODY(KK_ACT_GELU_SCALAR); break;                                        \
   case KK_ACT_GELU_TF: BODY(KK_ACT_GELU_TF); break;                                                \
   case KK_ACT_GELU_ONEDNN: BODY(KK_ACT_GELU_ONEDNN); break;                                        \
   case KK_ACT_GELU_TANH: BODY(KK_ACT_GELU_TANH); break;                                            \
-  case KK_ACT_GELU_TANH_SCALAR: BODY(KK_ACT_GELU_TANH_SCALAR); break;                              \
   case KK_ACT_GELU_TANH_TF: BODY(KK_ACT_GELU_TANH_TF); break;                                      \
   default: BODY(KK_ACT_NONE); break;                                                               \
   }
@@ -2558,11 +2549,9 @@ KK_AVX512 static void act_row__avx512(int act, int64_t n, const float *x, float 
   KK_ACT_ROW_CASE_AVX512(KK_ACT_HARDTANH)
   KK_ACT_ROW_CASE_AVX512(KK_ACT_SILU_TF)
   KK_ACT_ROW_CASE_AVX512(KK_ACT_GELU)
-  KK_ACT_ROW_CASE_AVX512(KK_ACT_GELU_SCALAR)
   KK_ACT_ROW_CASE_AVX512(KK_ACT_GELU_TF)
   KK_ACT_ROW_CASE_AVX512(KK_ACT_GELU_ONEDNN)
   KK_ACT_ROW_CASE_AVX512(KK_ACT_GELU_TANH)
-  KK_ACT_ROW_CASE_AVX512(KK_ACT_GELU_TANH_SCALAR)
   KK_ACT_ROW_CASE_AVX512(KK_ACT_GELU_TANH_TF)
 #undef KK_ACT_ROW_CASE_AVX512
   default: return;
@@ -2748,11 +2737,9 @@ KK_AVX2 static void bin_rows__avx2(int op, int nan_b, int64_t m, int64_t n, cons
   KK_EW_ACT_CASE(ISA, KK_ACT_HARDTANH)                                                             \
   KK_EW_ACT_CASE(ISA, KK_ACT_SILU_TF)                                                              \
   KK_EW_ACT_CASE(ISA, KK_ACT_GELU)                                                                 \
-  KK_EW_ACT_CASE(ISA, KK_ACT_GELU_SCALAR)                                                          \
   KK_EW_ACT_CASE(ISA, KK_ACT_GELU_TF)                                                              \
   KK_EW_ACT_CASE(ISA, KK_ACT_GELU_ONEDNN)                                                          \
   KK_EW_ACT_CASE(ISA, KK_ACT_GELU_TANH)                                                            \
-  KK_EW_ACT_CASE(ISA, KK_ACT_GELU_TANH_SCALAR)                                                     \
   KK_EW_ACT_CASE(ISA, KK_ACT_GELU_TANH_TF)                                                         \
   case KK_EW_CODE_NEG:                                                                             \
     _Pragma("GCC unroll 4") for (int q = 0; q < V; q++) v[q] = neg_##ISA(v[q]);                   \
@@ -2878,11 +2865,9 @@ KK_AVX512 static void add_rows__avx512(int act, int64_t M, int64_t N, const floa
   case KK_ACT_HARDTANH: add_rows_avx512(KK_ACT_HARDTANH, M, N, a, as0, b, bs0, c); break;
   case KK_ACT_SILU_TF: add_rows_avx512(KK_ACT_SILU_TF, M, N, a, as0, b, bs0, c); break;
   case KK_ACT_GELU: add_rows_avx512(KK_ACT_GELU, M, N, a, as0, b, bs0, c); break;
-  case KK_ACT_GELU_SCALAR: add_rows_avx512(KK_ACT_GELU_SCALAR, M, N, a, as0, b, bs0, c); break;
   case KK_ACT_GELU_TF: add_rows_avx512(KK_ACT_GELU_TF, M, N, a, as0, b, bs0, c); break;
   case KK_ACT_GELU_ONEDNN: add_rows_avx512(KK_ACT_GELU_ONEDNN, M, N, a, as0, b, bs0, c); break;
   case KK_ACT_GELU_TANH: add_rows_avx512(KK_ACT_GELU_TANH, M, N, a, as0, b, bs0, c); break;
-  case KK_ACT_GELU_TANH_SCALAR: add_rows_avx512(KK_ACT_GELU_TANH_SCALAR, M, N, a, as0, b, bs0, c); break;
   case KK_ACT_GELU_TANH_TF: add_rows_avx512(KK_ACT_GELU_TANH_TF, M, N, a, as0, b, bs0, c); break;
   default: add_rows_avx512(KK_ACT_NONE, M, N, a, as0, b, bs0, c); break;
   }

@@ -56,9 +56,10 @@ typedef enum {
                     default NaN 0xffc00000, a NaN x itself quietened */
   /* F.gelu / tf.nn.gelu, x/2 (1 + erf(x/sqrt 2)), within 8 ulp of the true value: the
    * frameworks' float formula loses every digit of 1 + erf below x = -3 (eager's results
-   * there are within 4e-7 |x| of kiln's); where it gives exactly -0.0, kiln's is -0.0 too
-   * (see KK_ACT_GELU_SCALAR below). gelu(-inf) is the x86 default NaN (eager's
-   * -inf * 0), gelu(inf) inf: TF's, and eager torch's for a strided tensor or one element. */
+   * there are within 4e-7 |x| of kiln's); below the point where it gives exactly -0.0 on
+   * every path, kiln's is -0.0 too (kernels.c KK_GELU_ZERO_BELOW). gelu(-inf) is the x86
+   * default NaN (eager's -inf * 0), gelu(inf) inf: TF's, and eager torch's for a strided
+   * tensor or one element. */
   KK_ACT_GELU,
   KK_ACT_GELU_TANH, /* approximate='tanh' / approximate=True: x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))),
                       as x / (1 + e^-2w): within 10 ulp for |x| <= 2 (w's rounding magnified by |2w|),
@@ -69,18 +70,11 @@ typedef enum {
   KK_ACT_RELU6_TF, /* tf.nn.relu6 as TF's vectorised loop computes it, min(6, relu_tf(x)): -0.0 and
                      denormals -> +0.0, a NaN passes bit-exact; TF's scalar tail (the last n % 8
                      elements, or all of a shorter tensor) keeps -0.0 and denormals (see KK_ACT_RELU_TF) */
-  /* gelu's variants by the path eager takes. Torch's float formula gives exactly -0.0 where
-   * 1 + erf (1 + tanh) rounds to 0, below a point that differs by path; kiln gives -0.0 there
-   * too (kernels.c KK_GELU_ZERO_BELOW): KK_ACT_GELU and KK_ACT_GELU_TANH as torch's vector
-   * loop, KK_ACT_GELU_ONEDNN as oneDNN, these as torch's scalar loop (one element, or a
-   * strided innermost dimension), and TF: */
-  KK_ACT_GELU_SCALAR,
-  KK_ACT_GELU_TANH_SCALAR,
   KK_ACT_GELU_TF,     /* tf.nn.gelu: TF computes x/2 erfc(-x/sqrt 2), -0.0 only where its erfc is
-                         subnormal (flushed to 0) */
-  KK_ACT_GELU_TANH_TF /* tf.nn.gelu(approximate=True): TF's own zero tail */
+                         subnormal (flushed to 0; kernels.c KK_GELU_ZERO_BELOW_TF) */
+  KK_ACT_GELU_TANH_TF /* tf.nn.gelu(approximate=True): -0.0 from TF's own edge */
 } kk_act;
-#define KK_NUM_ACTS 26
+#define KK_NUM_ACTS 24
 
 void kk_init(void);            /* idempotent; picks ISA */
 const char *kk_isa_name(void); /* "avx512", "avx2", "reference" */

@@ -53,15 +53,12 @@ int kr_act_of(int op, int fw) {
 
 /* Eager torch computes F.gelu's erf form in oneDNN for a row-major
  * contiguous tensor of more than one element while oneDNN is enabled, whose
- * +-inf give its own NaNs, and otherwise (either form) in its own vector
- * loop (gelu(inf) = inf) or, for one element or a strided innermost
- * dimension (mat_vector_loop), its scalar loop, each with its own zero tail
- * (kernels.h): act for an input of that layout and size. */
-int kr_gelu_path(int act, int fw, bool row_major, bool vector_loop, int64_t numel) {
-  if (fw != KR_FW_TORCH || (act != KK_ACT_GELU && act != KK_ACT_GELU_TANH)) return act;
-  if (act == KK_ACT_GELU && row_major && numel > 1 && kr_torch_mkldnn_enabled()) return KK_ACT_GELU_ONEDNN;
-  if (!vector_loop) return act == KK_ACT_GELU ? KK_ACT_GELU_SCALAR : KK_ACT_GELU_TANH_SCALAR;
-  return act;
+ * +-inf give its own NaNs, and in its own loop (gelu(inf) = inf) otherwise:
+ * act for an input of that layout and size. */
+int kr_gelu_path(int act, int fw, bool row_major, int64_t numel) {
+  return act == KK_ACT_GELU && fw == KR_FW_TORCH && row_major && numel > 1 && kr_torch_mkldnn_enabled()
+             ? KK_ACT_GELU_ONEDNN
+             : act;
 }
 
 static kk_binop binop_of(int op) {
@@ -145,17 +142,6 @@ static Mat as_mat(const KrTensor *t) {
 /* torch's is_contiguous: row-major strides, size-1 dims' ignored */
 static bool mat_row_major(Mat x) { return (x.n <= 1 || x.s1 == 1) && (x.m <= 1 || x.s0 == x.n); }
 static bool is_row_major(const KrTensor *t) { return mat_row_major(as_mat(t)); }
-
-/* Whether eager torch runs an elementwise op of one tensor over x in its
- * vector loop: the dimension TensorIterator puts innermost (the smallest
- * stride of a dimension longer than 1) has unit stride. One element, or a
- * strided innermost dimension, takes its scalar loop. */
-static bool mat_vector_loop(Mat x) {
-  if (x.m * x.n <= 1) return false;
-  if (x.m <= 1) return x.s1 == 1;
-  if (x.n <= 1) return x.s0 == 1;
-  return (x.s0 < x.s1 ? x.s0 : x.s1) == 1;
-}
 
 /* The same elements, rows and columns exchanged: an elementwise kernel
  * writing its row-major result over the transposed problem writes a
@@ -426,7 +412,7 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
   case KR_OP_GELU:
   case KR_OP_GELU_TANH: {
     Mat x = as_mat(a);
-    kk_act act = kr_gelu_path(kr_act_of(op, fw), fw, is_row_major(a), mat_vector_loop(x), x.m * x.n);
+    kk_act act = kr_gelu_path(kr_act_of(op, fw), fw, is_row_major(a), x.m * x.n);
     const bool cm = unary_column_major(fw, x);
     r = result_new(fw, a->rank, a->shape, cm);
     if (!r) return NULL;
@@ -805,12 +791,11 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
    * the values set aside by KR_EW_PUSH, with their shapes (val.m, val.n) */
   Mat val = f, aside[KR_EW_DEPTH];
   int sp = 0, depth = 0;
-  bool row_major_in[KR_EW_MAX], vector_in[KR_EW_MAX];
+  bool row_major_in[KR_EW_MAX];
   int64_t numel_in[KR_EW_MAX], numel_out[KR_EW_MAX];
   for (int k = 0; k < p->nsteps; k++) {
     const KrEwStep *st = &p->step[k];
     row_major_in[k] = mat_row_major(val);
-    vector_in[k] = mat_vector_loop(val);
     numel_in[k] = M * N;
     right_one[k] = false;
     if (st->kind == KR_EW_PUSH) {
@@ -893,7 +878,7 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
       e->x = &sc[k];
       if (st->kind == KR_EW_ACT && st->op != KR_OP_LEAKY_RELU) {
         e->kind = st->op == KR_OP_NEG ? KK_EW_NEG : KK_EW_ACT;
-        e->op = (int)kr_gelu_path(kr_act_of(st->op, fw), fw, row_major_in[k], vector_in[k], numel_in[k]);
+        e->op = (int)kr_gelu_path(kr_act_of(st->op, fw), fw, row_major_in[k], numel_in[k]);
         e->x = NULL;
       } else if (is_clamp(st->op)) { /* max(lo, v) or min(hi, v): the bound is x86's first source */
         (void)clamp_bound(st->kind, args[k].f, args[k].i, &sc[k]);

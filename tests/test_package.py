@@ -414,6 +414,16 @@ LEXER_REFUSALS = {
 }
 
 
+def test_earlier_syntax_error_comes_first(tmp_path: Path) -> None:
+    """A syntax error CPython finds before the lexer's bad dedent is the one
+    reported (KILN001 at line 1), as Python would."""
+    src = tmp_path / "two.py"
+    src.write_bytes(b"x = = 1\ndef f():\n        y = 1\n    return y\n")
+    with pytest.raises(KilnError) as info:
+        kiln.build(src)
+    assert info.value.code == "KILN001" and f"{src}:1:" in info.value.diagnostics, info.value.diagnostics
+
+
 @pytest.mark.parametrize("name", sorted(LEXER_REFUSALS))
 def test_lexical_errors_carry_the_lexers_code(name: str, tmp_path: Path) -> None:
     source, code, where = LEXER_REFUSALS[name]

@@ -57,16 +57,14 @@ static int close_rel(float got, double want, double rtol, double atol)
   return fabs((double)got - want) <= atol + rtol * fabs(want);
 }
 
-/* The largest x of each gelu variant's zero tail (kernels.c KK_GELU_ZERO_BELOW*,
- * read off eager torch and TF). */
+/* The largest x of each gelu variant's zero tail (kernels.c KK_GELU_ZERO_BELOW*:
+ * the lowest of eager torch's paths' edges, and TF's). */
 static float gelu_zero_below(int act)
 {
   switch (act) {
-  case KK_ACT_GELU: return fbits(0xc0b16097u);
-  case KK_ACT_GELU_SCALAR: return fbits(0xc0b15cefu);
-  case KK_ACT_GELU_ONEDNN: return fbits(0xc0b15cedu);
-  case KK_ACT_GELU_TANH: return fbits(0xc0a1f6d5u);
-  case KK_ACT_GELU_TANH_SCALAR: return fbits(0xc0a50d26u);
+  case KK_ACT_GELU:
+  case KK_ACT_GELU_ONEDNN: return fbits(0xc0b16097u);
+  case KK_ACT_GELU_TANH: return fbits(0xc0a50d27u);
   case KK_ACT_GELU_TANH_TF: return fbits(0xc09ae297u);
   case KK_ACT_GELU_TF: return fbits(0xc1500c85u);
   default: return -INFINITY;
@@ -75,13 +73,13 @@ static float gelu_zero_below(int act)
 
 static int is_gelu(int act)
 {
-  return act == KK_ACT_GELU || act == KK_ACT_GELU_SCALAR || act == KK_ACT_GELU_TF || act == KK_ACT_GELU_ONEDNN ||
-         act == KK_ACT_GELU_TANH || act == KK_ACT_GELU_TANH_SCALAR || act == KK_ACT_GELU_TANH_TF;
+  return act == KK_ACT_GELU || act == KK_ACT_GELU_TF || act == KK_ACT_GELU_ONEDNN || act == KK_ACT_GELU_TANH ||
+         act == KK_ACT_GELU_TANH_TF;
 }
 
 static int is_gelu_tanh(int act)
 {
-  return act == KK_ACT_GELU_TANH || act == KK_ACT_GELU_TANH_SCALAR || act == KK_ACT_GELU_TANH_TF;
+  return act == KK_ACT_GELU_TANH || act == KK_ACT_GELU_TANH_TF;
 }
 
 static double act_d(int act, double x)
@@ -107,11 +105,9 @@ static double act_d(int act, double x)
   case KK_ACT_RELU6_TF: return x < 0 ? 0 : x > 6 ? 6 : x;
   case KK_ACT_HARDTANH: return x < -1 ? -1 : x > 1 ? 1 : x;
   case KK_ACT_GELU:
-  case KK_ACT_GELU_SCALAR:
   case KK_ACT_GELU_TF:
   case KK_ACT_GELU_ONEDNN: return 0.5 * x * erfc(-x / sqrt(2.0));
   case KK_ACT_GELU_TANH:
-  case KK_ACT_GELU_TANH_SCALAR:
   case KK_ACT_GELU_TANH_TF: return x / (1.0 + exp(-1.5957691216057307 * (x + 0.044715 * x * x * x)));
   default: return x;
   }
