@@ -105,12 +105,10 @@ def check_syntax(source: bytes, filename: str) -> None:
         # 3.12+ raise UnicodeDecodeError, with no location, for a bad escape
         # in an f-string's format spec; kiln's lexer finds the escape.
         lexed = lexer_error(source, filename)
-        diag, code = lexed[:2] if lexed else (None, "KILN001")
-        if code not in LEXER_CODES and not isinstance(exc, UnicodeDecodeError):
-            diag = None
-        if diag is None:
-            diag, code = f"{filename}:1:1: error[KILN001]: invalid Python source: {exc}\n", "KILN001"
-        raise KilnError(diag, diagnostics=diag, code=code) from None
+        if lexed and (lexed[1] in LEXER_CODES or isinstance(exc, UnicodeDecodeError)):
+            raise KilnError(lexed[0], diagnostics=lexed[0], code=lexed[1]) from None
+        diag = f"{filename}:1:1: error[KILN001]: invalid Python source: {exc}\n"
+        raise KilnError(diag, diagnostics=diag, code="KILN001") from None
     except (MemoryError, RecursionError) as exc:
         # CPython's own parser gives up on very deeply nested source: the
         # module could not be imported either.

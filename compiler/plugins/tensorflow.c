@@ -77,9 +77,7 @@ static bool matmul_keywords_ok(const KlSite *s, bool *bt) {
 static bool untyped_operands(const KlSite *s, const KlType *tids) {
   for (int i = 0; i < s->nargs; i++)
     if (!pu_rank(s->args[i], tids) && s->args[i] != KL_T_OBJECT) return false;
-  for (int i = 0; i < s->nkw; i++) /* tf.matmul(a=x, b=w): operands by keyword */
-    if (pu_rank(s->kw[i].type, tids)) return false;
-  return !pu_any_ours(s, tids);
+  return !pu_any_ours(s, tids); /* tf.matmul(a=x, b=w) too: operands by keyword */
 }
 
 static bool add_ranks_ok(int a, int b) { return a && b; }
