@@ -4321,7 +4321,7 @@ static float row_max(int64_t N, const float *x, int64_t xs1)
   return nan ? NAN : m;
 }
 
-void kk_softmax(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, float *Y)
+static void softmax_rows(int tf, int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, float *Y)
 {
   const kk_isa_table *t = isa();
   for (int64_t i = 0; i < M && N > 0; i++) {
@@ -4330,9 +4330,23 @@ void kk_softmax(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, 
     float m = row_max(N, x, xs1); /* a NaN anywhere makes the row NaN, as eager's max does */
     kk_binary(KK_BIN_SUB, 0, 1, N, x, 0, xs1, &m, 0, 0, y);
     t->exp_row(N, y, y);
+    /* kiln's exp is within 1 ulp and 2^-125 is 18+ ulp from e^d for every
+     * float d, so this decides d < -125 ln 2 as oneDNN does */
+    if (tf)
+      for (int64_t j = 0; j < N; j++) y[j] = y[j] < 0x1p-125f ? 0.0f : y[j];
     float inv = 1.0f / t->sum_row(N, y);
     kk_binary(KK_BIN_MUL, 0, 1, N, y, 0, 1, &inv, 0, 0, y);
   }
+}
+
+void kk_softmax(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, float *Y)
+{
+  softmax_rows(0, M, N, X, xs0, xs1, Y);
+}
+
+void kk_softmax_tf(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, float *Y)
+{
+  softmax_rows(1, M, N, X, xs0, xs1, Y);
 }
 
 void kk_log_softmax(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, float *Y)

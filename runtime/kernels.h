@@ -163,6 +163,11 @@ void kk_neg(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, floa
    e^(x - max) / sum, times 1 / sum; a NaN in a row, or a +inf (inf - inf), makes
    the row NaN, as does a row of -inf. Within float32 rounding of eager's exp. */
 void kk_softmax(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, float *Y);
+/* tf.nn.softmax as eager TensorFlow computes it (oneDNN's softmax on x86): as
+   kk_softmax, but e^(x - max) is 0 where x - max < -125 ln 2 (about -86.6434),
+   not only where it is subnormal: oneDNN forms e^d as 2 (2^(n-1) p), whose
+   2^(n-1) p is subnormal there and flushed (TF runs with FTZ). */
+void kk_softmax_tf(int64_t M, int64_t N, const float *X, int64_t xs0, int64_t xs1, float *Y);
 /* Y[M×N] dense = log_softmax of each row of a strided X, as eager torch computes it:
    (x - max) - log(sum(e^(x - max))); the rows kk_softmax makes NaN are NaN. Within
    float32 rounding of eager's. */

@@ -438,7 +438,8 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     r = kr_tensor_new(fw, a->rank, a->shape);
     if (!r) return NULL;
     KrKernelScope ks = kr_kernel_enter(fw, 8.0 * (double)x.m * (double)x.n);
-    if (op == KR_OP_SOFTMAX) kk_softmax(x.m, x.n, a->data, x.s0, x.s1, r->data);
+    if (op == KR_OP_SOFTMAX)
+      (fw == KR_FW_TF ? kk_softmax_tf : kk_softmax)(x.m, x.n, a->data, x.s0, x.s1, r->data);
     else kk_log_softmax(x.m, x.n, a->data, x.s0, x.s1, r->data);
     kr_kernel_leave(ks);
     /* NaN comes out of finite rows and rows with -inf only where they are
@@ -462,6 +463,11 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     }
     r = kr_tensor_new(fw, keepdim ? 2 : 1, shape);
     if (!r) return NULL;
+    if (fw == KR_FW_TF && a->shape[!d] == 1) { /* TF reduces a length-1 axis by copying it: -0.0, subnormals
+                                                * and NaN payloads stay (a sum from +0.0 would not keep -0.0) */
+      for (int64_t i = 0; i < a->shape[d]; i++) r->data[i] = a->data[i * a->strides[d]];
+      return r;
+    }
     work = (double)a->shape[0] * (double)a->shape[1];
     KrKernelScope ks = kr_kernel_enter(fw, work);
     kk_rowsum(a->shape[d], a->shape[!d], a->data, a->strides[d], a->strides[!d],

@@ -7,7 +7,7 @@
   documents an open kiln bug and runs as ``xfail(strict=True)``: when the bug
   is fixed the test XPASSes, fails, and the ``XFAIL`` line should be removed.
 - A small fixed-seed batch of random programs (one module) must show no
-  mismatch.  Bigger runs: ``python -m tests.difftest.run --seed S --programs N``.
+  mismatch; so must one whose tensor functions are TensorFlow's.  Bigger runs: ``python -m tests.difftest.run --seed S --programs N``.
 
 Cases run in a worker subprocess, so a crash in native code is reported as a
 failure instead of killing pytest.
@@ -104,10 +104,60 @@ def test_fixed_seed_batch(worker):
         f"--programs {FIXED_FUNCS} --per-module {FIXED_FUNCS} --cases {FIXED_CASES})"
 
 
+def test_fixed_seed_tf_batch(worker):
+    """The same with TensorFlow tensor functions (gen_tf.py)."""
+    pytest.importorskip("tensorflow")
+    stats, mismatches, mod = run_batch(worker, FIXED_SEED, 0, FIXED_FUNCS, FIXED_CASES, 0.6,
+                                       log=lambda *a: None, tf_frac=1.0)
+    assert "import tensorflow as tf" in mod.source and "import torch" not in mod.source
+    assert sum(i.fw == "tf" for i in mod.funcs if i.tensor) >= FIXED_FUNCS // 3
+    assert "build_error" not in stats, stats.get("build_error")
+    assert stats["cases"] == FIXED_FUNCS * FIXED_CASES
+    assert not mismatches, "\n".join(
+        f"{m.info.name}{m.args!r}: {m.desc}" for m in mismatches[:10]) + \
+        f"\n(reproduce and shrink: python -m tests.difftest.run --seed {FIXED_SEED} " \
+        f"--programs {FIXED_FUNCS} --per-module {FIXED_FUNCS} --cases {FIXED_CASES} " \
+        f"--tensor-frac 0.6 --tf-frac 1.0)"
+
+
+def test_tf_frac_zero_leaves_a_seeds_programs():
+    """--tf-frac draws aside: 0 gives the torch modules of before, and a TF
+    module's other draws (its scalar functions) are the torch module's."""
+    for seed in range(6):
+        plain = gen_module(random.Random(seed), n_funcs=10, tensor_frac=0.0)
+        assert gen_module(random.Random(seed), n_funcs=10, tensor_frac=0.0, tf_frac=0.0).source == plain.source
+        tf_mod = gen_module(random.Random(seed), n_funcs=10, tensor_frac=0.0, tf_frac=1.0, local_import_weight=0)
+        torch_mod = gen_module(random.Random(seed), n_funcs=10, tensor_frac=0.0, local_import_weight=0)
+        assert tf_mod.source.split("\ndef ", 1)[1] == torch_mod.source.split("\ndef ", 1)[1]
+
+
+def test_tf_comparisons():
+    """The harness tells TF results apart as it does torch's: values past the
+    tolerance, NaN positions, infinities, shapes, dtypes; and takes kiln's
+    RuntimeError for eager's InvalidArgumentError (DESIGN.md: incompatible
+    shapes in a claimed op), nothing else."""
+    tf = pytest.importorskip("tensorflow")
+    import math
+    a = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    assert harness.values_differ(a, tf.constant([[1.0, 2.0], [3.0, 4.0]]), 0.0, 0.0) is None
+    assert harness.values_differ(a, tf.constant([[1.0, 2.0], [3.0, 4.00001]]), 1e-4, 0.0) is None
+    assert "values differ" in harness.values_differ(a, tf.constant([[1.0, 2.0], [3.0, 4.1]]), 1e-4, 1e-5)
+    assert "NaN positions" in harness.values_differ(tf.constant([math.nan, 1.0]), tf.constant([1.0, 1.0]), 1, 1)
+    assert "infinities" in harness.values_differ(tf.constant([math.inf]), tf.constant([-math.inf]), 1, 1)
+    assert "shape" in harness.values_differ(a, tf.constant([1.0, 2.0, 3.0, 4.0]), 1, 1)
+    assert "dtype" in harness.values_differ(a, tf.constant([[1.0, 2.0], [3.0, 4.0]], dtype=tf.float64), 1, 1)
+    iae = ("exc", "InvalidArgumentError", "Incompatible shapes: [3] vs. [4] [Op:AddV2]", (None, None, False))
+    kiln_rt = ("exc", "RuntimeError", "kiln: add: incompatible shapes [3] and [4] (m.py:3)", (None, None, False))
+    other_rt = ("exc", "RuntimeError", "something else", (None, None, False))
+    assert harness.outcome_differs(kiln_rt, iae, 0, 0, True) is None
+    assert harness.outcome_differs(other_rt, iae, 0, 0, True) is not None
+    assert harness.outcome_differs(("ok", a), iae, 0, 0, True) is not None
+
+
 _GEN_DIGEST = """
 import hashlib, random
 from tests.difftest.gen import gen_module
-src = "".join(gen_module(random.Random(seed), n_funcs=12, tensor_frac=tf).source
+src = "".join(gen_module(random.Random(seed), n_funcs=12, tensor_frac=tf, tf_frac=seed % 2).source
               for seed in range(40) for tf in (0.3, 1.0))
 print(hashlib.sha1(src.encode()).hexdigest())
 """

@@ -369,6 +369,38 @@ def test_tf_keepdims_reductions(tfmod, shape):
     assert body.count("kr->tensor_fused(") == 1 and "KR_OP_ROWMEAN | KR_OP_KEEPDIM" in body
 
 
+@pytest.mark.parametrize("shape", [(1, 1), (5, 1), (1, 6), (0, 1), (1, 0), (3, 2)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_tf_length_one_axis_is_a_copy(tfmod, shape):
+    """TF reduces an axis of length 1 by copying it: -0.0, subnormals and NaN
+    payloads come out as they went in, where a sum from +0.0 gives +0.0 for
+    -0.0 and 0 for a subnormal (TF's DAZ); bit for bit, every reduction form.
+    Over a longer axis, -0.0s sum to +0.0 as in TF. (difftest seed 4, batches
+    143/286/324: `rsqrt(reduce_mean(x, 0))` of one row holding -0.0 gave inf
+    where eager gives -inf.)"""
+    import tensorflow as tf
+    mod, _ = tfmod
+    py = mod.__kiln_python__
+    vals = np.float32([-0.0, 0.0, 1e-40, -1e-40, 1.5, -2.0, np.inf, -np.inf])
+    vals = np.concatenate([vals, np.uint32([0x7FC12345, 0xFFC00001]).view(np.float32)])
+    a = np.resize(vals, shape).astype(np.float32) if 0 not in shape else np.zeros(shape, np.float32)
+    if shape == (3, 2):
+        a = np.full(shape, -0.0, np.float32)
+    x = tf.constant(a)
+    by_axis = {1: ["row_mean", "row_sum_math", "row_sum_keep", "row_mean_neg"],
+               0: ["col_mean", "col_sum", "col_mean_keep", "col_sum_keep", "col_sum_keep_neg"]}
+    checked = 0
+    for axis, names in by_axis.items():
+        for name in names:
+            got, exp = getattr(mod, name)(x).numpy(), py[name](x).numpy()
+            assert got.shape == exp.shape, (name, shape)
+            if shape[axis] == 1 or shape == (3, 2):
+                assert (bits(got) == bits(exp)).all(), (name, shape, bits(got), bits(exp))
+                checked += got.size
+    assert checked or 0 in shape
+    if shape == (5, 1):  # the values kept: -0.0 and a subnormal
+        assert bits(mod.row_mean(x).numpy())[0] == 0x80000000 and bits(mod.row_sum_math(x).numpy())[2] == bits(a)[2, 0]
+
+
 @pytest.mark.parametrize("shape", [(1, 1), (3, 5), (2, 17), (7, 129), (0, 4), (4, 0)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_tf_bias_add(tfmod, shape):
     """tf.nn.bias_add(x, b) is TF's x + b, bit for bit (x's NaN where both

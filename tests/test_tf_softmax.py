@@ -90,6 +90,36 @@ def test_nonfinite_is_tfs_own(smod, shape):
             assert (bits(got) == bits(want)).all(), (name, shape)
 
 
+def test_underflow_is_tfs(smod):
+    """Eager TF's softmax (oneDNN's) gives 0 where x - max < -125 ln 2 (about
+    -86.6434), also where e^(x - max) / sum is a normal float: its exp forms
+    2 (2^(n-1) p), and 2^(n-1) p is subnormal there, flushed. kiln's zeros are
+    TF's, both ways, over every float d in [-86.66, -86.62] (as [0, d] rows, in
+    one long row, beside a -1) and at random spreads; the rest as
+    test_finite_values. (difftest seed 4, batch 33: `(s - t) / t` after a
+    softmax gave 7e37 where eager gives inf.)"""
+    mod, _ = smod
+    py = mod.__kiln_python__
+    lo, hi = np.float32(-86.66).view(np.uint32), np.float32(-86.62).view(np.uint32)
+    d = np.arange(hi, lo + 1, dtype=np.uint32).view(np.float32)
+    rows = [np.stack([np.zeros_like(d), d], 1), np.stack([d, np.full_like(d, -1.0), np.zeros_like(d)], 1),
+            np.concatenate([[0.0], d]).astype(np.float32)[None, :]]
+    rng = np.random.default_rng(11)
+    for scale in (20.0, 40.0, 80.0):
+        rows.append((rng.standard_normal((64, 37)) * scale).astype(np.float32))
+    for a in rows:
+        x = tf.constant(a)
+        for name in ("sm_2d", "sm_axis", "sm_none"):
+            got, want = getattr(mod, name)(x).numpy(), py[name](x).numpy()
+            assert ((got == 0) == (want == 0)).all(), (name, a.shape, a[(got == 0) != (want == 0)][:4])
+            close(name, got, want, a, (name, a.shape))
+        v = tf.constant(a[0])
+        got, want = mod.sm_math_1d(v).numpy(), py["sm_math_1d"](v).numpy()
+        assert ((got == 0) == (want == 0)).all() and np.allclose(got, want, rtol=1e-5, atol=0)
+    assert (py["sm_2d"](tf.constant(rows[0])).numpy()[:, 1] == 0).sum() > 1000  # the rows reach the edge
+    assert (py["sm_2d"](tf.constant(rows[0])).numpy()[:, 1] != 0).sum() > 1000
+
+
 def test_heads(smod):
     mod, _ = smod
     py = mod.__kiln_python__

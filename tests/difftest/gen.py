@@ -1,4 +1,4 @@
-"""Random generator of well-typed kiln programs (scalar and torch tensor code).
+"""Random generator of well-typed kiln programs (scalar, torch and TensorFlow tensor code).
 
 Every generated function is plain Python source text.  The generator keeps
 each local at one static type (int / float / bool / tensor of a known
@@ -319,11 +319,11 @@ LOCAL_IMPORTS = ["import math", "import torch", "import torch.nn.functional as F
 LOCAL_IMPORT_P = 0.25     # of a function, at weight 1
 
 
-def with_local_imports(src: str, side: random.Random, weight: float) -> str:
+def with_local_imports(src: str, side: random.Random, weight: float, imports: list = LOCAL_IMPORTS) -> str:
     if weight <= 0 or side.random() >= min(1.0, LOCAL_IMPORT_P * weight):
         return src
     head, _, body = src.partition("\n")
-    picks = [imp for imp in LOCAL_IMPORTS if side.random() < 0.4] or [side.choice(LOCAL_IMPORTS)]
+    picks = [imp for imp in imports if side.random() < 0.4] or [side.choice(imports)]
     return head + "\n" + "".join(f"    {imp}\n" for imp in picks) + body
 
 
@@ -569,6 +569,7 @@ class FuncInfo:
     mm_chain: int = 0       # matmuls along the longest chain (tolerance scaling)
     depth_param: str | None = None
     size: int = 0           # a list-returning function: most items of its result
+    fw: str = "torch"       # a tensor function's framework: "torch" or "tf"
 
 
 @dataclass
@@ -4755,23 +4756,31 @@ def gen_module(rng: random.Random, n_funcs: int = 50, tensor_frac: float = 0.3,
                try_weight: float = TRY_WEIGHT, lambda_weight: float = LAMBDA_WEIGHT,
                unpack_weight: float = UNPACK_WEIGHT, match_weight: float = MATCH_WEIGHT,
                genexpr_weight: float = GENEXPR_WEIGHT,
-               local_import_weight: float = LOCAL_IMPORT_WEIGHT) -> Module:
+               local_import_weight: float = LOCAL_IMPORT_WEIGHT, tf_frac: float = 0.0) -> Module:
+    """A module of n_funcs functions, tensor_frac of them tensor functions: of
+    TensorFlow in a share tf_frac of the modules (drawn aside: with tf_frac 0 a
+    seed's modules are those of before), else of torch."""
+    from tests.difftest.gen_tf import TF_HEADER, TF_LOCAL_IMPORTS, TFTensorGen
     side = random.Random(repr(rng.getstate()[1][:8]))  # draws nothing from rng
     header_rng = random.Random(repr(rng.getstate()[1][:8]) + "header")  # nor from side
     draw = header_rng.random()
     header = GUARDED_HEADER if draw < GUARDED_HEADER_P else \
         ALIAS_HEADER if draw < GUARDED_HEADER_P + ALIAS_HEADER_P else HEADER
+    use_tf = tf_frac > 0 and random.Random(repr(rng.getstate()[1][:8]) + "tf").random() < tf_frac
+    if use_tf:
+        header = TF_HEADER
     parts = [header] + (UNPACK_HELPERS if unpack_weight > 0 else []) + \
         (MATCH_HELPERS if match_weight > 0 else []) + (GENEXPR_HELPERS if genexpr_weight > 0 else [])
     infos: list[FuncInfo] = []
     for k in range(n_funcs):
         name = f"{prefix}{k}"
         if rng.random() < tensor_frac:
-            src, info = TensorGen(rng, name).generate()
+            src, info = (TFTensorGen if use_tf else TensorGen)(rng, name).generate()
         else:
             src, info = ScalarGen(rng, name, infos, comp_weight, try_weight,
                                   lambda_weight, unpack_weight, match_weight,
                                   genexpr_weight).generate()
-        parts.append(with_local_imports(src, side, local_import_weight))
+        parts.append(with_local_imports(src, side, local_import_weight,
+                                        TF_LOCAL_IMPORTS if use_tf else LOCAL_IMPORTS))
         infos.append(info)
     return Module("\n\n".join(parts), infos)

@@ -6,7 +6,7 @@ Usage::
         [--cases 8] [--shrink K] [--write-regressions] [--tensor-frac 0.3]
         [--comp-weight 1.0] [--try-weight 1.0] [--lambda-weight 1.0]
         [--unpack-weight 1.0] [--match-weight 1.0] [--genexpr-weight 1.0]
-        [--local-import-weight 1.0]
+        [--local-import-weight 1.0] [--tf-frac 0.0]
 
 Generates N random functions (each one a *program*: the function plus the
 earlier functions of its module it calls), about 50 per module, builds each
@@ -48,14 +48,15 @@ class Mismatch:
         return harness.signature(self.nat, self.ora)
 
 
-def run_batch(worker, seed, b, per_module, n_cases, tensor_frac, log=print,
+def run_batch(worker, seed, b, per_module, n_cases, tensor_frac, log=print, tf_frac=0.0,
               comp_weight=COMP_WEIGHT, try_weight=TRY_WEIGHT, lambda_weight=LAMBDA_WEIGHT,
               unpack_weight=UNPACK_WEIGHT, match_weight=MATCH_WEIGHT, genexpr_weight=GENEXPR_WEIGHT,
               local_import_weight=LOCAL_IMPORT_WEIGHT):
     rng = random.Random(f"{seed}:{b}")
     mod = gen_module(rng, per_module, tensor_frac, comp_weight=comp_weight, try_weight=try_weight,
                      lambda_weight=lambda_weight, unpack_weight=unpack_weight, match_weight=match_weight,
-                     genexpr_weight=genexpr_weight, local_import_weight=local_import_weight)
+                     genexpr_weight=genexpr_weight, local_import_weight=local_import_weight,
+                     tf_frac=tf_frac)
     calls, tols = {}, {}
     for info in mod.funcs:
         cases, tl = harness.make_cases(rng, info, n_cases)
@@ -92,6 +93,9 @@ def main(argv=None) -> int:
     ap.add_argument("--per-module", type=int, default=50)
     ap.add_argument("--cases", type=int, default=8)
     ap.add_argument("--tensor-frac", type=float, default=0.3)
+    ap.add_argument("--tf-frac", type=float, default=0.0,
+                    help="share of the modules whose tensor functions are TensorFlow's, not torch's "
+                         "(0: none, and a seed's programs are those from before)")
     ap.add_argument("--comp-weight", type=float, default=COMP_WEIGHT,
                     help="scale how often scalar code gets comprehensions and consumed generator "
                          "expressions (0: none)")
@@ -150,7 +154,7 @@ def main(argv=None) -> int:
                 w = free.pop()
             try:
                 n = min(a.per_module, a.programs - b * a.per_module)
-                return run_batch(w, a.seed, b, n, a.cases, a.tensor_frac,
+                return run_batch(w, a.seed, b, n, a.cases, a.tensor_frac, tf_frac=a.tf_frac,
                                  comp_weight=a.comp_weight, try_weight=a.try_weight,
                                  lambda_weight=a.lambda_weight, unpack_weight=a.unpack_weight,
                                  match_weight=a.match_weight, genexpr_weight=a.genexpr_weight,

@@ -444,6 +444,10 @@ def lit(v) -> str:
         if math.isinf(v):
             return "math.inf" if v > 0 else "-math.inf"
         return repr(v)
+    if harness._is_tf_tensor(v):
+        if v.shape.num_elements() == 0:
+            return f"tf.zeros({tuple(v.shape)!r}, dtype=tf.float32)"
+        return f"tf.constant({_nested(v.numpy().tolist())}, dtype=tf.float32)"
     if harness._is_tensor(v):
         shape = tuple(v.shape)
         if len(shape) == 2 and not v.is_contiguous() and v.numel():

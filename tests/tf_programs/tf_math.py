@@ -157,3 +157,19 @@ def silu_head(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> Tensor
 
 def silu_chain(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return tf.nn.silu(x * 2.0) + 1.0
+
+
+def row_mean_neg(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return tf.reduce_mean(-x, axis=1)
+
+
+def col_sum_keep_neg(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.reduce_sum(tf.negative(x), axis=0, keepdims=True)
+
+
+def row_mean(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return tf.reduce_mean(x, axis=1)
+
+
+def row_sum_math(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return tf.math.reduce_sum(x, 1, keepdims=False)
