@@ -28,8 +28,8 @@ typedef enum {
   /* tf.nn.relu as TF's vectorised (8-wide Eigen packet) path computes it with
    * TF's flush-to-zero/denormals-are-zero mode on: x >= FLT_MIN ? x : +0, NaN
    * passes bit-exact. So -0.0 -> +0.0 and positive denormals -> +0.0. TF's own
-   * scalar tail (the last n % 8 elements of a tensor) keeps -0.0 instead, so no
-   * elementwise function can match TF bit-for-bit at every position. */
+   * scalar tail (the last n % 8 elements of a tensor) keeps -0.0 instead: the
+   * runtime computes those elements as the tail does (tensor_ops.c tf_tail). */
   KK_ACT_RELU_TF,
   KK_ACT_SIGMOID_TF, /* tf.nn.sigmoid: as KK_ACT_SIGMOID, but a NaN keeps its sign */
   /* Elementwise functions both frameworks compute alike. A NaN comes out
@@ -69,7 +69,8 @@ typedef enum {
                         gelu(-inf) 0x7fc00000 */
   KK_ACT_RELU6_TF, /* tf.nn.relu6 as TF's vectorised loop computes it, min(6, relu_tf(x)): -0.0 and
                      denormals -> +0.0, a NaN passes bit-exact; TF's scalar tail (the last n % 8
-                     elements, or all of a shorter tensor) keeps -0.0 and denormals (see KK_ACT_RELU_TF) */
+                     elements, or all of a shorter tensor) keeps -0.0 and denormals: the runtime
+                     computes those as the tail does (see KK_ACT_RELU_TF) */
   KK_ACT_GELU_TF,     /* tf.nn.gelu: TF computes x/2 erfc(-x/sqrt 2), -0.0 only where its erfc is
                          subnormal (flushed to 0; kernels.c KK_GELU_ZERO_BELOW_TF) */
   KK_ACT_GELU_TANH_TF /* tf.nn.gelu(approximate=True): -0.0 from TF's own edge */

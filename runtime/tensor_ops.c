@@ -167,6 +167,37 @@ static bool eager_column_major(int fw, int64_t M, int64_t N, int n, const int64_
 }
 
 /* The layout eager gives the result of an op of one tensor. */
+/* Eager TF's elementwise loops run over a tensor's elements in vectors of 8
+ * and give the last n % 8 (its scalar tail) to scalar code: there relu and
+ * relu6 are `x < 0 ? 0 : x` (and min(6, ...)), which keeps -0.0, where the
+ * vector body gives +0.0 (KK_ACT_RELU_TF). The tail's act, or NONE. */
+#define KR_TF_VEC 8
+static kk_act tf_tail_act(kk_act act) {
+  return act == KK_ACT_RELU_TF ? KK_ACT_RELU : act == KK_ACT_RELU6_TF ? KK_ACT_RELU6 : KK_ACT_NONE;
+}
+
+/* by its bits: TF's kernels run with subnormals read as zero (DAZ), so
+ * comparing v itself would see 0 */
+static bool subnormal(float v) {
+  uint32_t u;
+  memcpy(&u, &v, sizeof u);
+  return (u & 0x7f800000u) == 0 && (u & 0x007fffffu) != 0;
+}
+
+/* y[n - n % 8 ..] of relu / relu6 (act: the _TF one) of a dense x[n], as the
+ * tail computes it, subnormals included (TF reads them as zero, DAZ):
+ * relu6's tail keeps a subnormal's bits, relu's its first element when the
+ * tail is odd, and gives a zero of its sign elsewhere (read off eager). */
+static void tf_tail(kk_act act, int64_t n, const float *x, float *y) {
+  for (int64_t i = n - n % KR_TF_VEC; i < n; i++) {
+    const float v = x[i];
+    if (subnormal(v))
+      y[i] = act == KK_ACT_RELU6_TF || (n % 2 && i == n - n % KR_TF_VEC) ? v : copysignf(0.0f, v);
+    else
+      y[i] = v < 0.0f ? 0.0f : act == KK_ACT_RELU6_TF && v > 6.0f ? 6.0f : v;
+  }
+}
+
 static bool unary_column_major(int fw, Mat x) {
   return eager_column_major(fw, x.m, x.n, 1, (const int64_t[][2]){{x.s0, x.s1}});
 }
@@ -420,6 +451,8 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     work = (double)x.m * (double)x.n;
     KrKernelScope ks = kr_kernel_enter(fw, work);
     kk_unary(act, x.m, x.n, a->data, x.s0, x.s1, r->data);
+    if (fw == KR_FW_TF && tf_tail_act(act) != KK_ACT_NONE && !cm && mat_row_major(x))
+      tf_tail(act, x.m * x.n, a->data, r->data);
     kr_kernel_leave(ks);
     return r;
   }
@@ -848,6 +881,32 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
   }
   int split;
   if (stretched_first_value(p, numel_in, numel_out, M * N, &split)) return ewise_split(p, first, args, file, split);
+  /* TF's relu / relu6 in the chain on a value with a scalar tail (tf_tail_act):
+   * the pass, then its last elements again with the tail's acts. That takes
+   * the value being the result's elements in order (its own tail is the
+   * result's) and every operand dense or one value; else op by op. */
+  int64_t tail = 0;
+  if (fw == KR_FW_TF)
+    for (int k = 0; k < p->nsteps; k++) {
+      const KrEwStep *st = &p->step[k];
+      if (st->kind != KR_EW_ACT || tf_tail_act(kr_act_of(st->op, fw)) == KK_ACT_NONE || numel_in[k] % KR_TF_VEC == 0)
+        continue;
+      if (numel_in[k] != M * N || f.m * f.n != M * N || !mat_row_major(val) || !row_major_in[k] || !mat_row_major(f))
+        return ewise_one_by_one(p, first, args, file);
+      tail = (M * N) % KR_TF_VEC;
+      /* (a subnormal in an input's tail may reach the act as itself, not as a
+       * result TF flushed: tf_tail's rules, op by op) */
+      for (int i = 0; i < tail; i++)
+        if (subnormal(first->data[M * N - tail + i])) return ewise_one_by_one(p, first, args, file);
+      for (int j = 0; j < p->nsteps; j++) {
+        if (p->step[j].kind != KR_EW_TENSOR && p->step[j].kind != KR_EW_PUSH) continue;
+        const KrTensor *t = args[j].t;
+        const int64_t tn = as_mat(t).m * as_mat(t).n;
+        if (tn != 1 && (tn != M * N || !is_row_major(t))) return ewise_one_by_one(p, first, args, file);
+        for (int i = 0; i < tail && tn != 1; i++)
+          if (subnormal(t->data[M * N - tail + i])) return ewise_one_by_one(p, first, args, file);
+      }
+    }
   /* the result in eager's layout: a column-major one as the transposed
    * problem's row-major result (every operand's strides exchanged) */
   const bool cm = !mat_row_major(val);
@@ -903,6 +962,22 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
   /* one pass with the value in registers where the ISA has it and every
    * inner stride is 0 or 1; else each step over blocks of rows in L1 */
   KrKernelScope ks = kr_kernel_enter(fw, (double)M * (double)N * (double)p->nsteps);
+  if (tail) { /* every value dense, the result row-major: its last `tail` elements as one row */
+    const int64_t at = M * N - tail;
+    kk_ew_step et[KR_EW_MAX];
+    for (int k = 0; k < p->nsteps; k++) {
+      et[k] = ew[k];
+      if (et[k].kind == KK_EW_ACT && tf_tail_act((kk_act)et[k].op) != KK_ACT_NONE) et[k].op = tf_tail_act((kk_act)et[k].op);
+      if ((et[k].kind == KK_EW_BIN || et[k].kind == KK_EW_PUSH) && (et[k].xs0 || et[k].xs1))
+        et[k].x += at, et[k].xs0 = tail, et[k].xs1 = 1;
+    }
+    int bad = kk_ewise(p->nsteps, ew, M, N, first->data, fs0, fs1, r->data);
+    bad = bad || kk_ewise(p->nsteps, et, 1, tail, first->data + at, tail, 1, r->data + at);
+    kr_kernel_leave(ks);
+    if (!bad) return r;
+    Py_DECREF(r); /* no one-pass kernel on this ISA: op by op */
+    return ewise_one_by_one(p, first, args, file);
+  }
   if (kk_ewise(p->nsteps, ew, M, N, first->data, fs0, fs1, r->data) == 0) {
     kr_kernel_leave(ks);
     return r;

@@ -369,6 +369,61 @@ def test_tf_keepdims_reductions(tfmod, shape):
     assert body.count("kr->tensor_fused(") == 1 and "KR_OP_ROWMEAN | KR_OP_KEEPDIM" in body
 
 
+@pytest.mark.parametrize("shape", [(1, 1), (1, 7), (3, 3), (2, 5), (5, 2), (4, 4), (1, 9), (3, 17), (7, 143), (0, 3)],
+                         ids=lambda s: f"{s[0]}x{s[1]}")
+def test_tf_relu_scalar_tail(tfmod, shape):
+    """Eager TF computes the last n % 8 elements of a tensor (its scalar tail)
+    with scalar code, where relu and relu6 keep -0.0 (its vector body gives
+    +0.0): kiln gives eager's sign of zero at every position, alone and in a
+    chain (a division or rsqrt after it shows the sign as +-inf), also with a
+    stretched operand (op by op) and rank 1. (difftest seed 4, batches 45 /
+    209 / 366: `1 / relu(x)` gave inf where eager gives -inf.)"""
+    import tensorflow as tf
+    mod, _ = tfmod
+    py = mod.__kiln_python__
+    rng = np.random.default_rng(shape[0] * 31 + shape[1])
+    a = np.where(rng.random(shape) < 0.6, np.float32(0.0), rng.standard_normal(shape).astype(np.float32))
+    a = np.where(rng.random(shape) < 0.5, -a, a).astype(np.float32)  # zeros of both signs
+    x = tf.constant(a)
+    b = tf.constant(np.where(rng.random(shape[1]) < 0.5, -1.0, 1.0).astype(np.float32))
+    v = tf.constant(a.reshape(-1))
+    cases = [("relu_2", (x,)), ("relu6_2", (x,)), ("relu_sign_chain", (x,)), ("relu6_sign_chain", (x,)),
+             ("relu_sign_row", (x, b)), ("relu_sign_1d", (v,)), ("relu6_1", (v,))]
+    for name, args in cases:
+        got, exp = getattr(mod, name)(*args).numpy(), py[name](*args).numpy()
+        assert got.shape == exp.shape, name
+        assert (np.signbit(got) == np.signbit(exp)).all(), (name, shape, np.signbit(got), np.signbit(exp))
+        assert ((got == 0) == (exp == 0)).all() and (np.isinf(got) == np.isinf(exp)).all(), (name, shape)
+        np.testing.assert_allclose(got, exp, rtol=1e-6, atol=0, err_msg=name)
+    # eager's own rule (a TF upgrade that changes it shows here): 1 / relu(-(+0.0)) is
+    # +inf in the vector body, -inf in the tail
+    flat, y = a.reshape(-1), py["relu_sign_1d"](v).numpy()
+    pz = (flat == 0) & ~np.signbit(flat)
+    body = np.arange(flat.size) < flat.size - flat.size % 8
+    assert np.isposinf(y[pz & body]).all() and np.isneginf(y[pz & ~body]).all()
+
+
+def test_tf_relu_scalar_tail_subnormals(tfmod):
+    """Subnormals in eager TF's relu / relu6 tail: relu6's keeps their bits,
+    relu's its first element when the tail is odd, and gives a zero of their
+    sign elsewhere; the vector body flushes them to +0.0. kiln's bits are
+    eager's for 1-40 elements of subnormals of either sign, -0.0, NaN and
+    ordinary values, alone and as a chain's first step."""
+    import tensorflow as tf
+    mod, _ = tfmod
+    py = mod.__kiln_python__
+    rng = np.random.default_rng(5)
+    pool = np.concatenate([np.float32([1e-40, -1e-40, 3e-39, -0.0, 0.0, 7.0, -2.0, 0.5]),
+                           np.uint32([0x7FC12345, 0xFFC00001]).view(np.float32)])
+    for n in range(1, 41):
+        for fill in (np.float32(-1e-40), np.float32(1e-40), None):
+            a = np.full(n, fill, np.float32) if fill is not None else rng.choice(pool, n).astype(np.float32)
+            v = tf.constant(a)
+            for name in ("relu_1", "relu6_1", "relu_sign_1d"):
+                got, exp = getattr(mod, name)(v).numpy(), py[name](v).numpy()
+                assert (bits(got) == bits(exp)).all(), (name, n, a, bits(got), bits(exp))
+
+
 @pytest.mark.parametrize("shape", [(1, 1), (5, 1), (1, 6), (0, 1), (1, 0), (3, 2)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_tf_length_one_axis_is_a_copy(tfmod, shape):
     """TF reduces an axis of length 1 by copying it: -0.0, subnormals and NaN

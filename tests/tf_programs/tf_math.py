@@ -173,3 +173,27 @@ def row_mean(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
 
 def row_sum_math(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
     return tf.math.reduce_sum(x, 1, keepdims=False)
+
+
+def relu_sign_chain(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return 1.0 / tf.nn.relu(x * -1.0)
+
+
+def relu6_sign_chain(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.math.rsqrt(tf.nn.relu6(-x))
+
+
+def relu_sign_row(x: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return 1.0 / tf.nn.relu(x * b)
+
+
+def relu_sign_1d(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return 1.0 / tf.nn.relu(-v)
+
+
+def relu_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.nn.relu(x)
+
+
+def relu_1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return tf.nn.relu(v)
