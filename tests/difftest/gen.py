@@ -4711,8 +4711,7 @@ class TensorGen:
                 depth_param = self.scalar_param("depth", INT)
                 h = self.fresh()
                 self.lines.append(f"    {h} = {src}")
-                body = r.choice([f"F.linear({h}, {w}, {b}).relu()", f"({h} @ {w} + {b}).tanh()",
-                                 f"torch.matmul({h}, {w}).sigmoid()"])
+                body = r.choice(self.layer_forms(h, w, b))
                 self.lines.append(f"    for _ in range(depth):")
                 self.lines.append(f"        {h} = {body}")
                 self.vars[h] = s
@@ -4722,8 +4721,7 @@ class TensorGen:
                 flag = self.scalar_param("flag", BOOL)
                 t = self.fresh()
                 self.cur = self.vars[src]
-                a = f"{self.paren(src)}.{r.choice(['relu', 'sigmoid', 'tanh'])}()"
-                b_ = f"{self.paren(src)}.{r.choice(['relu', 'sigmoid', 'tanh'])}()"
+                a, b_ = self.branch_forms(src)
                 self.lines.append(f"    if {flag}:")
                 self.lines.append(f"        {t} = {a}")
                 self.lines.append(f"    else:")
@@ -4748,7 +4746,20 @@ class TensorGen:
         sig = ", ".join(f"{n}: {annot(k)}" for n, k in self.params)
         src = f"def {self.name}({sig}){ann}:\n" + "\n".join(self.lines) + "\n"
         return src, FuncInfo(self.name, list(self.params), "tensor", tensor=True,
-                             mm_chain=self.mm, depth_param=depth_param)
+                             mm_chain=self.mm, depth_param=depth_param, fw=self.FW)
+
+    FW = "torch"
+
+    @staticmethod
+    def layer_forms(h: str, w: str, b: str) -> list[str]:
+        """The layer a loop applies to h (w square, b its bias)."""
+        return [f"F.linear({h}, {w}, {b}).relu()", f"({h} @ {w} + {b}).tanh()", f"torch.matmul({h}, {w}).sigmoid()"]
+
+    def branch_forms(self, src: str) -> tuple[str, str]:
+        """The two arms of an if on a bool parameter, each a function of src."""
+        r = self.r
+        return (f"{self.paren(src)}.{r.choice(['relu', 'sigmoid', 'tanh'])}()",
+                f"{self.paren(src)}.{r.choice(['relu', 'sigmoid', 'tanh'])}()")
 
 
 def gen_module(rng: random.Random, n_funcs: int = 50, tensor_frac: float = 0.3,

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import random
 
+from tests.difftest.gen import TensorGen
+
 TF_HEADER = ("import math\n"
              "import tensorflow as tf\n"
              "from kiln.tensorflow import TensorF32Cpu1D, TensorF32Cpu2D\n")
@@ -40,48 +42,15 @@ FALLBACK = ["tf.maximum({v}, 0.25)", "tf.minimum({v}, {x} * 0.5)", "tf.clip_by_v
             "tf.math.softplus({v})", "tf.nn.elu({v})"]
 
 
-class TFTensorGen:
+class TFTensorGen(TensorGen):
+    """TensorGen's functions (its loops, branches and chains) over TensorFlow's forms."""
+
+    FW = "tf"
+
     def __init__(self, rng: random.Random, name: str):
-        self.r = rng
+        super().__init__(rng, name)
         # picks among equivalent spellings of a drawn op; draws nothing from rng
         self.spell = random.Random(repr(rng.getstate()[1][:8]) + name + "tf")
-        self.name = name
-        self.params: list = []          # (name, kind)
-        self.vars: dict[str, tuple] = {}
-        self.lines: list[str] = []
-        self.n = 0
-        self.ndim = 0
-        self.mm = 0
-        self.cur: tuple = ()
-
-    def dim(self) -> str:
-        if self.ndim and self.r.random() < 0.35:
-            return f"D{self.r.randrange(self.ndim)}"
-        self.ndim += 1
-        return f"D{self.ndim - 1}"
-
-    def param(self, prefix: str, shape: tuple) -> str:
-        self.n += 1
-        name = f"{prefix}{self.n}"
-        self.params.append((name, ("T", shape)))
-        return name
-
-    def scalar_param(self, name: str, kind: str) -> str:
-        if not any(p == name for p, _ in self.params):
-            self.params.append((name, kind))
-        return name
-
-    def fresh(self) -> str:
-        self.n += 1
-        return f"t{self.n}"
-
-    def pick(self, rank: int) -> str | None:
-        c = [v for v, s in self.vars.items() if len(s) == rank]
-        return self.r.choice(c) if c else None
-
-    @staticmethod
-    def paren(v: str) -> str:
-        return v if v.isidentifier() or v.endswith(")") and v.count("(") == 1 else f"({v})"
 
     def matmul(self, v: str, s: tuple) -> tuple[str, tuple]:
         r, sp = self.r, self.spell.random()
@@ -171,66 +140,13 @@ class TFTensorGen:
             return (f"{self.paren(v)} {o} {lit}" if r.random() < 0.6 else f"{lit} {o} {self.paren(v)}"), s
         return f"tf.nn.relu({v})", s
 
-    def chain(self, src: str) -> str:
-        self.cur = self.vars[src]
-        text = src
-        for _ in range(self.r.choice([1, 1, 2, 2, 3])):
-            text, self.cur = self.op(text)
-        return text
+    @staticmethod
+    def layer_forms(h: str, w: str, b: str) -> list[str]:
+        return [f"tf.nn.relu(tf.matmul({h}, {w}) + {b})", f"tf.nn.tanh({h} @ {w} + {b})",
+                f"tf.nn.sigmoid(tf.nn.bias_add(tf.matmul({h}, {w}), {b}))"]
 
-    def generate(self):
-        from tests.difftest.gen import FuncInfo
+    def branch_forms(self, src: str) -> tuple[str, str]:
         r = self.r
-        rank = 2 if r.random() < 0.85 else 1
-        shape = ("B", self.dim()) if rank == 2 else (self.dim(),)
-        self.params.append(("x", ("T", shape)))
-        self.vars["x"] = shape
-        depth_param = None
-        last = "x"
-        for _ in range(r.randint(1, 4)):
-            k = r.random()
-            src = last if r.random() < 0.75 else r.choice(list(self.vars))
-            if k < 0.15 and len(self.vars[src]) == 2:
-                s = self.vars[src]
-                w = self.param("wl", (s[1], s[1]))
-                b = self.param("bl", (s[1],))
-                depth_param = self.scalar_param("depth", "int")
-                h = self.fresh()
-                self.lines.append(f"    {h} = {src}")
-                body = r.choice([f"tf.nn.relu(tf.matmul({h}, {w}) + {b})", f"tf.nn.tanh({h} @ {w} + {b})",
-                                 f"tf.nn.sigmoid(tf.nn.bias_add(tf.matmul({h}, {w}), {b}))"])
-                self.lines.append("    for _ in range(depth):")
-                self.lines.append(f"        {h} = {body}")
-                self.vars[h] = s
-                self.mm += 4
-                last = h
-            elif k < 0.25:
-                flag = self.scalar_param("flag", "bool")
-                t = self.fresh()
-                a = r.choice(["tf.nn.relu", "tf.nn.sigmoid", "tf.nn.tanh"])
-                b_ = r.choice(["tf.nn.relu", "tf.nn.sigmoid", "tf.abs"])
-                self.lines.append(f"    if {flag}:")
-                self.lines.append(f"        {t} = {a}({src})")
-                self.lines.append("    else:")
-                self.lines.append(f"        {t} = {b_}({src}) * 2.0")
-                self.vars[t] = self.vars[src]
-                last = t
-            else:
-                t = self.fresh()
-                text = self.chain(src)
-                self.lines.append(f"    {t} = {text}")
-                self.vars[t] = self.cur
-                last = t
-        res = last
-        rank = len(self.vars[res])
-        ann = {1: " -> TensorF32Cpu1D", 2: " -> TensorF32Cpu2D"}[rank] if r.random() < 0.8 else ""
-        self.lines.append(f"    return {res}")
-
-        def annot(kind):
-            if isinstance(kind, tuple):
-                return "TensorF32Cpu2D" if len(kind[1]) == 2 else "TensorF32Cpu1D"
-            return kind
-        sig = ", ".join(f"{n}: {annot(k)}" for n, k in self.params)
-        src = f"def {self.name}({sig}){ann}:\n" + "\n".join(self.lines) + "\n"
-        return src, FuncInfo(self.name, list(self.params), "tensor", tensor=True,
-                             mm_chain=self.mm, depth_param=depth_param, fw="tf")
+        a = r.choice(["tf.nn.relu", "tf.nn.sigmoid", "tf.nn.tanh"])
+        b = r.choice(["tf.nn.relu", "tf.nn.sigmoid", "tf.abs"])
+        return f"{a}({src})", f"{b}({src}) * 2.0"
