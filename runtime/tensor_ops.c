@@ -166,7 +166,6 @@ static bool eager_column_major(int fw, int64_t M, int64_t N, int n, const int64_
   return false;
 }
 
-/* The layout eager gives the result of an op of one tensor. */
 /* Eager TF's elementwise loops run over a tensor's elements in vectors of 8
  * and give the last n % 8 (its scalar tail) to scalar code: there relu and
  * relu6 are `x < 0 ? 0 : x` (and min(6, ...)), which keeps -0.0, where the
@@ -198,6 +197,7 @@ static void tf_tail(kk_act act, int64_t n, const float *x, float *y) {
   }
 }
 
+/* The layout eager gives the result of an op of one tensor. */
 static bool unary_column_major(int fw, Mat x) {
   return eager_column_major(fw, x.m, x.n, 1, (const int64_t[][2]){{x.s0, x.s1}});
 }
