@@ -885,28 +885,31 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
    * the pass, then its last elements again with the tail's acts. That takes
    * the value being the result's elements in order (its own tail is the
    * result's) and every operand dense or one value; else op by op. */
-  int64_t tail = 0;
-  if (fw == KR_FW_TF)
-    for (int k = 0; k < p->nsteps; k++) {
-      const KrEwStep *st = &p->step[k];
-      if (st->kind != KR_EW_ACT || tf_tail_act(kr_act_of(st->op, fw)) == KK_ACT_NONE || numel_in[k] % KR_TF_VEC == 0)
-        continue;
-      if (numel_in[k] != M * N || f.m * f.n != M * N || !mat_row_major(val) || !row_major_in[k] || !mat_row_major(f))
-        return ewise_one_by_one(p, first, args, file);
-      tail = (M * N) % KR_TF_VEC;
-      /* (a subnormal in an input's tail may reach the act as itself, not as a
-       * result TF flushed: tf_tail's rules, op by op) */
+  bool tail_act = false;
+  for (int k = 0; fw == KR_FW_TF && k < p->nsteps; k++) {
+    const KrEwStep *st = &p->step[k];
+    if (st->kind != KR_EW_ACT || tf_tail_act(kr_act_of(st->op, fw)) == KK_ACT_NONE || numel_in[k] % KR_TF_VEC == 0)
+      continue;
+    if (numel_in[k] != M * N || !row_major_in[k]) return ewise_one_by_one(p, first, args, file);
+    tail_act = true;
+  }
+  const int64_t tail = tail_act ? (M * N) % KR_TF_VEC : 0;
+  if (tail) {
+    if (f.m * f.n != M * N || !mat_row_major(f) || !mat_row_major(val)) return ewise_one_by_one(p, first, args, file);
+    /* (a subnormal in an input's tail may reach the act as itself, not as a
+     * result TF flushed: tf_tail's rules, op by op) */
+    for (int i = 0; i < tail; i++)
+      if (subnormal(first->data[M * N - tail + i])) return ewise_one_by_one(p, first, args, file);
+    for (int j = 0; j < p->nsteps; j++) {
+      if (p->step[j].kind != KR_EW_TENSOR && p->step[j].kind != KR_EW_PUSH) continue;
+      const KrTensor *t = args[j].t;
+      const int64_t tn = as_mat(t).m * as_mat(t).n;
+      if (tn == 1) continue;
+      if (tn != M * N || !is_row_major(t)) return ewise_one_by_one(p, first, args, file);
       for (int i = 0; i < tail; i++)
-        if (subnormal(first->data[M * N - tail + i])) return ewise_one_by_one(p, first, args, file);
-      for (int j = 0; j < p->nsteps; j++) {
-        if (p->step[j].kind != KR_EW_TENSOR && p->step[j].kind != KR_EW_PUSH) continue;
-        const KrTensor *t = args[j].t;
-        const int64_t tn = as_mat(t).m * as_mat(t).n;
-        if (tn != 1 && (tn != M * N || !is_row_major(t))) return ewise_one_by_one(p, first, args, file);
-        for (int i = 0; i < tail && tn != 1; i++)
-          if (subnormal(t->data[M * N - tail + i])) return ewise_one_by_one(p, first, args, file);
-      }
+        if (subnormal(t->data[M * N - tail + i])) return ewise_one_by_one(p, first, args, file);
     }
+  }
   /* the result in eager's layout: a column-major one as the transposed
    * problem's row-major result (every operand's strides exchanged) */
   const bool cm = !mat_row_major(val);
