@@ -316,9 +316,13 @@ static inline float ref_log_core(float x)
   return fe * KK_LN2_HI + (m + y);
 }
 
+/* tf: 0 torch's, 1 TF's vector body, 2 TF's scalar tail (KK_ACT_LOG_TF_TAIL) */
 static inline float ref_log(int tf, float x)
 {
-  if (x != x) return tf ? u2f(0xffffffffu) : x + x;
+  const uint32_t u = f2u(x);
+  if (tf == 2 && x == x && u > 0x80000000u) return u2f(0xffc00000u);
+  if (tf == 2 && u - 1u < 0x007fffffu) return u2f(0xc2cff1b4u);
+  if (x != x) return tf == 1 ? u2f(0xffffffffu) : x + x;
   if (x < 0.0f) return u2f(tf ? 0xffffffffu : 0x7fc00000u);
   if (x == 0.0f) return -INFINITY;
   return x == INFINITY ? x : ref_log_core(x);
@@ -341,6 +345,7 @@ static inline float ref_act(int act, float x)
   case KK_ACT_SQRT_TF: return __builtin_sqrtf(x);
   case KK_ACT_LOG: return ref_log(0, x);
   case KK_ACT_LOG_TF: return ref_log(1, x);
+  case KK_ACT_LOG_TF_TAIL: return ref_log(2, x);
   case KK_ACT_RSQRT: return 1.0f / __builtin_sqrtf(x);
   case KK_ACT_RELU6: return ref_clamp(0.0f, 6.0f, x);
   case KK_ACT_RELU6_TF: { /* relu_tf, then x86's min(6, y): a NaN passes */
@@ -736,8 +741,18 @@ KK_AVX2 KK_INLINE __m256 log_avx2_s(const int TF, __m256 x)
   r = _mm256_blendv_ps(r, x, _mm256_cmp_ps(x, _mm256_set1_ps(INFINITY), _CMP_EQ_OQ));
   const __m256 bad = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ); /* negative; NaNs below */
   const __m256 nan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
-  if (TF) return _mm256_or_ps(r, _mm256_or_ps(bad, nan)); /* all ones */
-  r = _mm256_blendv_ps(r, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)), bad);
+  if (TF == 1) return _mm256_or_ps(r, _mm256_or_ps(bad, nan)); /* all ones */
+  if (TF == 2) { /* by the bits, as ref_log */
+    const __m256i ux = _mm256_castps_si256(x), zero = _mm256_setzero_si256();
+    const __m256 neg = _mm256_castsi256_ps(_mm256_and_si256(_mm256_cmpgt_epi32(zero, ux),
+                                                            _mm256_cmpgt_epi32(ux, _mm256_set1_epi32(INT32_MIN))));
+    const __m256 sub = _mm256_castsi256_ps(_mm256_and_si256(_mm256_cmpgt_epi32(ux, zero),
+                                                            _mm256_cmpgt_epi32(_mm256_set1_epi32(0x00800000), ux)));
+    r = _mm256_blendv_ps(r, _mm256_castsi256_ps(_mm256_set1_epi32((int)0xffc00000u)), neg);
+    r = _mm256_blendv_ps(r, _mm256_castsi256_ps(_mm256_set1_epi32((int)0xc2cff1b4u)), sub);
+  } else {
+    r = _mm256_blendv_ps(r, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)), bad);
+  }
   return _mm256_blendv_ps(r, _mm256_add_ps(x, x), nan);
 }
 
@@ -751,6 +766,7 @@ KK_AVX2 KK_INLINE __m256 act_avx2(int act, __m256 x)
   case KK_ACT_SQRT_TF: return _mm256_sqrt_ps(x);
   case KK_ACT_LOG: return log_avx2_s(0, x);
   case KK_ACT_LOG_TF: return log_avx2_s(1, x);
+  case KK_ACT_LOG_TF_TAIL: return log_avx2_s(2, x);
   case KK_ACT_RSQRT: return _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(x));
   case KK_ACT_RELU6: return _mm256_min_ps(_mm256_set1_ps(6.0f), _mm256_max_ps(_mm256_setzero_ps(), x));
   case KK_ACT_RELU6_TF: return _mm256_min_ps(_mm256_set1_ps(6.0f), relu_tf_avx2(x));
@@ -977,6 +993,7 @@ KK_AVX2 static void act_row__avx2(int act, int64_t n, const float *x, float *y)
   KK_ACT_ROW_CASE_AVX2(KK_ACT_GELU_ONEDNN)
   KK_ACT_ROW_CASE_AVX2(KK_ACT_GELU_TANH)
   KK_ACT_ROW_CASE_AVX2(KK_ACT_GELU_TANH_TF)
+  KK_ACT_ROW_CASE_AVX2(KK_ACT_LOG_TF_TAIL)
 #undef KK_ACT_ROW_CASE_AVX2
   default: return;
   }
@@ -1352,8 +1369,16 @@ KK_AVX512 KK_INLINE __m512 log_avx512_s(const int TF, __m512 x)
   r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(x, _mm512_set1_ps(INFINITY), _CMP_EQ_OQ), x);
   const __mmask16 bad = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ); /* negative; NaNs below */
   const __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
-  if (TF) return _mm512_mask_mov_ps(r, bad | nan, _mm512_castsi512_ps(_mm512_set1_epi32(-1)));
-  r = _mm512_mask_mov_ps(r, bad, _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)));
+  if (TF == 1) return _mm512_mask_mov_ps(r, bad | nan, _mm512_castsi512_ps(_mm512_set1_epi32(-1)));
+  if (TF == 2) { /* by the bits, as ref_log */
+    const __m512i ux = _mm512_castps_si512(x);
+    const __mmask16 neg = _mm512_cmpgt_epu32_mask(ux, _mm512_set1_epi32(INT32_MIN));
+    const __mmask16 sub = _mm512_cmplt_epu32_mask(_mm512_sub_epi32(ux, _mm512_set1_epi32(1)), _mm512_set1_epi32(0x007fffff));
+    r = _mm512_mask_mov_ps(r, neg, _mm512_castsi512_ps(_mm512_set1_epi32((int)0xffc00000u)));
+    r = _mm512_mask_mov_ps(r, sub, _mm512_castsi512_ps(_mm512_set1_epi32((int)0xc2cff1b4u)));
+  } else {
+    r = _mm512_mask_mov_ps(r, bad, _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)));
+  }
   return _mm512_mask_add_ps(r, nan, x, x);
 }
 
@@ -1367,6 +1392,7 @@ KK_AVX512 KK_INLINE __m512 act_avx512(int act, __m512 x)
   case KK_ACT_SQRT_TF: return _mm512_sqrt_ps(x);
   case KK_ACT_LOG: return log_avx512_s(0, x);
   case KK_ACT_LOG_TF: return log_avx512_s(1, x);
+  case KK_ACT_LOG_TF_TAIL: return log_avx512_s(2, x);
   case KK_ACT_RSQRT: return _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_sqrt_ps(x));
   case KK_ACT_RELU6: return _mm512_min_ps(_mm512_set1_ps(6.0f), _mm512_max_ps(_mm512_setzero_ps(), x));
   case KK_ACT_RELU6_TF: return _mm512_min_ps(_mm512_set1_ps(6.0f), relu_tf_avx512(x));
@@ -1443,6 +1469,7 @@ KK_AVX512 KK_INLINE __m512 add_avx512(__m512 a, __m512 b) { return first_nan_avx
   case KK_ACT_GELU_ONEDNN: BODY(KK_ACT_GELU_ONEDNN); break;                                        \
   case KK_ACT_GELU_TANH: BODY(KK_ACT_GELU_TANH); break;                                            \
   case KK_ACT_GELU_TANH_TF: BODY(KK_ACT_GELU_TANH_TF); break;                                      \
+  case KK_ACT_LOG_TF_TAIL: BODY(KK_ACT_LOG_TF_TAIL); break;                                        \
   default: BODY(KK_ACT_NONE); break;                                                               \
   }
 
@@ -2553,6 +2580,7 @@ KK_AVX512 static void act_row__avx512(int act, int64_t n, const float *x, float 
   KK_ACT_ROW_CASE_AVX512(KK_ACT_GELU_ONEDNN)
   KK_ACT_ROW_CASE_AVX512(KK_ACT_GELU_TANH)
   KK_ACT_ROW_CASE_AVX512(KK_ACT_GELU_TANH_TF)
+  KK_ACT_ROW_CASE_AVX512(KK_ACT_LOG_TF_TAIL)
 #undef KK_ACT_ROW_CASE_AVX512
   default: return;
   }
@@ -2741,6 +2769,7 @@ KK_AVX2 static void bin_rows__avx2(int op, int nan_b, int64_t m, int64_t n, cons
   KK_EW_ACT_CASE(ISA, KK_ACT_GELU_ONEDNN)                                                          \
   KK_EW_ACT_CASE(ISA, KK_ACT_GELU_TANH)                                                            \
   KK_EW_ACT_CASE(ISA, KK_ACT_GELU_TANH_TF)                                                         \
+  KK_EW_ACT_CASE(ISA, KK_ACT_LOG_TF_TAIL)                                                          \
   case KK_EW_CODE_NEG:                                                                             \
     _Pragma("GCC unroll 4") for (int q = 0; q < V; q++) v[q] = neg_##ISA(v[q]);                   \
     break;                                                                                         \
@@ -2869,6 +2898,7 @@ KK_AVX512 static void add_rows__avx512(int act, int64_t M, int64_t N, const floa
   case KK_ACT_GELU_ONEDNN: add_rows_avx512(KK_ACT_GELU_ONEDNN, M, N, a, as0, b, bs0, c); break;
   case KK_ACT_GELU_TANH: add_rows_avx512(KK_ACT_GELU_TANH, M, N, a, as0, b, bs0, c); break;
   case KK_ACT_GELU_TANH_TF: add_rows_avx512(KK_ACT_GELU_TANH_TF, M, N, a, as0, b, bs0, c); break;
+  case KK_ACT_LOG_TF_TAIL: add_rows_avx512(KK_ACT_LOG_TF_TAIL, M, N, a, as0, b, bs0, c); break;
   default: add_rows_avx512(KK_ACT_NONE, M, N, a, as0, b, bs0, c); break;
   }
 }

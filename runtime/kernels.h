@@ -45,8 +45,8 @@ typedef enum {
   KK_ACT_LOG,     /* eager torch.log, within 1 ulp of the true value: log(+-0) = -inf, for x < 0
                      torch's 0x7fc00000, a NaN quietened with its sign */
   KK_ACT_LOG_TF,  /* tf.math.log: as KK_ACT_LOG, but every NaN result is 0xffffffff, as TF's
-                     vectorised loop gives it (its scalar tail, the last n % 8 elements of a
-                     tensor, gives the x86 default NaN: no function matches both) */
+                     vectorised loop gives it; its scalar tail (the last n % 8 elements of a
+                     tensor) differs: the runtime computes it with KK_ACT_LOG_TF_TAIL */
   KK_ACT_RSQRT,   /* eager torch.rsqrt, 1 / sqrt(x) in two IEEE operations, bit for bit */
   /* eager F.relu6 and F.hardtanh, clamps to [0, 6] and [-1, 1] as eager's x86
    * min(hi, max(lo, x)): a NaN passes as itself (unquietened), -0.0 stays */
@@ -73,9 +73,14 @@ typedef enum {
                      computes those as the tail does (see KK_ACT_RELU_TF) */
   KK_ACT_GELU_TF,     /* tf.nn.gelu: TF computes x/2 erfc(-x/sqrt 2), -0.0 only where its erfc is
                          subnormal (flushed to 0; kernels.c KK_GELU_ZERO_BELOW_TF) */
-  KK_ACT_GELU_TANH_TF /* tf.nn.gelu(approximate=True): -0.0 from TF's own edge */
+  KK_ACT_GELU_TANH_TF, /* tf.nn.gelu(approximate=True): -0.0 from TF's own edge */
+  /* tf.math.log as TF's scalar tail computes it (read off eager, by the input's bits, in
+     any subnormal mode): a NaN quietened (payload and sign kept), a negative number or
+     subnormal and -inf the x86 default NaN 0xffc00000, a positive subnormal -103.972084
+     (0xc2cff1b4, log 2^-150, whatever its value), else KK_ACT_LOG_TF's */
+  KK_ACT_LOG_TF_TAIL
 } kk_act;
-#define KK_NUM_ACTS 24
+#define KK_NUM_ACTS 25
 
 void kk_init(void);            /* idempotent; picks ISA */
 const char *kk_isa_name(void); /* "avx512", "avx2", "reference" */

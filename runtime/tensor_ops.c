@@ -169,10 +169,12 @@ static bool eager_column_major(int fw, int64_t M, int64_t N, int n, const int64_
 /* Eager TF's elementwise loops run over a tensor's elements in vectors of 8
  * and give the last n % 8 (its scalar tail) to scalar code: there relu and
  * relu6 are `x < 0 ? 0 : x` (and min(6, ...)), which keeps -0.0, where the
- * vector body gives +0.0 (KK_ACT_RELU_TF). The tail's act, or NONE. */
+ * vector body gives +0.0 (KK_ACT_RELU_TF), and log has its own NaNs and
+ * subnormals (KK_ACT_LOG_TF_TAIL). The tail's act, or NONE. */
 #define KR_TF_VEC 8
 static kk_act tf_tail_act(kk_act act) {
-  return act == KK_ACT_RELU_TF ? KK_ACT_RELU : act == KK_ACT_RELU6_TF ? KK_ACT_RELU6 : KK_ACT_NONE;
+  return act == KK_ACT_RELU_TF ? KK_ACT_RELU : act == KK_ACT_RELU6_TF ? KK_ACT_RELU6
+       : act == KK_ACT_LOG_TF ? KK_ACT_LOG_TF_TAIL : KK_ACT_NONE;
 }
 
 /* by its bits: TF's kernels run with subnormals read as zero (DAZ), so
@@ -183,11 +185,15 @@ static bool subnormal(float v) {
   return (u & 0x7f800000u) == 0 && (u & 0x007fffffu) != 0;
 }
 
-/* y[n - n % 8 ..] of relu / relu6 (act: the _TF one) of a dense x[n], as the
- * tail computes it, subnormals included (TF reads them as zero, DAZ):
+/* y[n - n % 8 ..] of relu / relu6 / log (act: the _TF one) of a dense x[n],
+ * as the tail computes it, subnormals included (TF reads them as zero, DAZ):
  * relu6's tail keeps a subnormal's bits, relu's its first element when the
  * tail is odd, and gives a zero of its sign elsewhere (read off eager). */
 static void tf_tail(kk_act act, int64_t n, const float *x, float *y) {
+  if (act == KK_ACT_LOG_TF) {
+    kk_unary(KK_ACT_LOG_TF_TAIL, 1, n % KR_TF_VEC, x + n - n % KR_TF_VEC, n % KR_TF_VEC, 1, y + n - n % KR_TF_VEC);
+    return;
+  }
   for (int64_t i = n - n % KR_TF_VEC; i < n; i++) {
     const float v = x[i];
     if (subnormal(v))

@@ -100,6 +100,7 @@ static double act_d(int act, double x)
   case KK_ACT_SILU_TF: return x / (1.0 + exp(-x));
   case KK_ACT_LOG:
   case KK_ACT_LOG_TF: return x < 0 ? NAN : log(x);
+  case KK_ACT_LOG_TF_TAIL: return x < 0 ? NAN : x > 0 && x < FLT_MIN ? -150 * log(2.0) : log(x); /* see kernels.h */
   case KK_ACT_RSQRT: return x < 0 ? NAN : 1.0 / sqrt(x);
   case KK_ACT_RELU6:
   case KK_ACT_RELU6_TF: return x < 0 ? 0 : x > 6 ? 6 : x;
@@ -119,7 +120,7 @@ static double act_d(int act, double x)
 static double act_spread(int act, double p, double atol)
 {
   if ((act == KK_ACT_SQRT || act == KK_ACT_SQRT_TF || act == KK_ACT_LOG || act == KK_ACT_LOG_TF ||
-       act == KK_ACT_RSQRT) &&
+       act == KK_ACT_LOG_TF_TAIL || act == KK_ACT_RSQRT) &&
       fabs(p) <= 2 * atol)
     return INFINITY;
   double lo = act_d(act, p - atol), hi = act_d(act, p + atol), mid = act_d(act, p);
@@ -778,7 +779,7 @@ static int same_or_close(int act, float got, float ref)
 {
   if (act == KK_ACT_SIGMOID || act == KK_ACT_SIGMOID_TF || act == KK_ACT_TANH || act == KK_ACT_EXP ||
       act == KK_ACT_SILU || act == KK_ACT_SILU_TF || act == KK_ACT_LOG || act == KK_ACT_LOG_TF ||
-      is_gelu(act))
+      act == KK_ACT_LOG_TF_TAIL || is_gelu(act))
     return (ulpdist(got, ref) <= 4 && isnan(got) == isnan(ref)) || fabsf(got - ref) <= 1e-6f;
   return bits(got) == bits(ref);
 }
@@ -814,7 +815,8 @@ static void test_elementwise(void)
               float x = X[i * s0 + j * s1];
               if (isfinite(x) && (act == KK_ACT_SIGMOID || act == KK_ACT_SIGMOID_TF || act == KK_ACT_TANH ||
                                   act == KK_ACT_EXP || act == KK_ACT_SILU || act == KK_ACT_SILU_TF ||
-                                  act == KK_ACT_LOG || act == KK_ACT_LOG_TF || is_gelu(act))) {
+                                  act == KK_ACT_LOG || act == KK_ACT_LOG_TF || act == KK_ACT_LOG_TF_TAIL ||
+                                  is_gelu(act))) {
                 double w = act_d(act, x);
                 ok &= isnan(w) ? isnan(Zr[i * N + j]) != 0
                     : isinf(w) ? Zr[i * N + j] == w : fabs(Zr[i * N + j] - w) <= 1e-6 + 1e-5 * fabs(w);
@@ -970,6 +972,17 @@ static void test_elementwise(void)
       if (x > 0 && x < INFINITY) ok &= isfinite(out[i]) && fabs(out[i] - log((double)x)) <= 1e-6 * fabs(log((double)x));
     }
     report(ok, "log specials (torch's and TF's NaNs)");
+    /* TF's scalar tail, by the bits: NaNs quietened, negatives (subnormals,
+     * -inf) 0xffc00000, positive subnormals log 2^-150, else the body's */
+    kk_unary(KK_ACT_LOG_TF_TAIL, 1, NSPEC, in, NSPEC, 1, out_tf);
+    ok = 1;
+    for (size_t i = 0; i < NSPEC; i++) {
+      const uint32_t u = specials[i];
+      const uint32_t want = isnan(in[i]) ? u | 0x00400000u : u > 0x80000000u ? 0xffc00000u
+                          : u - 1u < 0x007fffffu ? 0xc2cff1b4u : bits(out[i]);
+      ok &= bits(out_tf[i]) == want;
+    }
+    report(ok, "log specials of TF's scalar tail");
   }
   /* row sums: long rows, column sums, strided */
   static const int64_t RN[] = {0, 1, 5, 16, 17, 63, 64, 65, 1000, 4097, 9000};

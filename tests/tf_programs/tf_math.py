@@ -197,3 +197,11 @@ def relu_2(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 def relu_1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
     return tf.nn.relu(v)
+
+
+def log_neg_chain(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.math.log(-x) * 2.0
+
+
+def log_row_chain(x: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return tf.math.log(x * b) + 1.0
