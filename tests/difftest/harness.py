@@ -99,7 +99,7 @@ def make_tensor(r: random.Random, shape: tuple, scale: float, noncontig: bool):
     if t.numel() and r.random() < 0.15:
         flat = t.view(-1)
         for _ in range(r.randint(1, 2)):
-            flat[r.randrange(flat.numel())] = r.choice([math.nan, math.inf, -math.inf, -0.0])
+            flat[r.randrange(flat.numel())] = r.choice([math.nan, math.inf, -math.inf, -0.0, 1e-40, -1e-40])
     if noncontig and len(shape) == 2:
         t = t.t().contiguous().t()
     return t

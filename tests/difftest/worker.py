@@ -189,8 +189,11 @@ def main() -> None:
     proto_in = sys.stdin.buffer
     signal.signal(signal.SIGALRM, _on_alarm)
     sys.setrecursionlimit(5000)
-    import torch  # noqa: F401
-    torch.set_num_threads(1)
+    try:
+        import torch
+        torch.set_num_threads(1)
+    except ImportError:  # another Python: scalar programs only (--tensor-frac 0)
+        sys.path.insert(0, str(pathlib.Path(__file__).with_name("no_torch")))
     while True:
         try:
             req = pickle.load(proto_in)

@@ -1,0 +1,1 @@
+"""Empty: see torch/__init__.py."""
