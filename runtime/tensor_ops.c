@@ -203,6 +203,19 @@ static void tf_tail(kk_act act, int64_t n, const float *x, float *y) {
   }
 }
 
+/* TF runs + and * with a one-element operand (a Python scalar, or a tensor
+ * of one element: the other's numel elements come out) as a scalar op:
+ * where both are NaN its vectorised loop gives the one element's NaN, and
+ * its scalar tail, the last n % 8 elements, the other operand's, quietened
+ * (read off eager, either order). After the loop's rule everywhere: the
+ * tail's, v the other operand over the row-major result r[M x N]. */
+static void tf_scalar_tail_nans(int64_t M, int64_t N, const float *v, int64_t vs0, int64_t vs1, float *r) {
+  for (int64_t k = M * N - (M * N) % KR_TF_VEC; k < M * N; k++) {
+    const float x = v[k / N * vs0 + k % N * vs1];
+    if (isnan(x) && isnan(r[k])) r[k] = x + x;
+  }
+}
+
 /* The layout eager gives the result of an op of one tensor. */
 static bool unary_column_major(int fw, Mat x) {
   return eager_column_major(fw, x.m, x.n, 1, (const int64_t[][2]){{x.s0, x.s1}});
@@ -321,6 +334,7 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
   KrTensor *r = NULL;
   int64_t shape[2];
   double work;
+  bool bias_add = false;
 
   switch (op) {
   case KR_OP_MATMUL:
@@ -390,6 +404,7 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
   }
   case KR_OP_BIAS_ADD: /* TF's BiasAdd: a row exactly as long as a's rows, then a + b */
     if (a->rank != 2 || b->rank != 1 || b->shape[0] != a->shape[1]) return shape_error(op, a, b, NULL, file, line);
+    bias_add = true;
     op = KR_OP_ADD;
     /* fall through */
   case KR_OP_ADD:
@@ -430,7 +445,13 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     KrKernelScope ks = kr_kernel_enter(fw, work);
     if (op == KR_OP_ADD && fw != KR_FW_TF) /* torch's add: b's NaN wins */
       kk_add(M, N, a->data, as0, as1, b->data, bs0, bs1, KK_ACT_NONE, r->data);
-    else kk_binary(binop_of(op), tensor_nan_b(op, fw, kr_numel(b->rank, b->shape) == 1), M, N, a->data, as0, as1, b->data, bs0, bs1, r->data);
+    else /* (BiasAdd is no scalar op: a one-element bias is a row like any other) */
+      kk_binary(binop_of(op), tensor_nan_b(op, fw, !bias_add && kr_numel(b->rank, b->shape) == 1), M, N, a->data, as0,
+                as1, b->data, bs0, bs1, r->data);
+    if (fw == KR_FW_TF && !bias_add && (op == KR_OP_ADD || op == KR_OP_MUL)) {
+      if (kr_numel(b->rank, b->shape) == 1) tf_scalar_tail_nans(M, N, a->data, as0, as1, r->data);
+      else if (kr_numel(a->rank, a->shape) == 1) tf_scalar_tail_nans(M, N, b->data, bs0, bs1, r->data);
+    }
     kr_kernel_leave(ks);
     return r;
   }
@@ -607,6 +628,8 @@ KrTensor *kr_tensor_scalar_op(int op, KrTensor *t, double f, int64_t i, int is_i
   KrKernelScope ks = kr_kernel_enter(fw, (double)x.m * (double)x.n);
   if (scalar_a) kk_binary(kop, nan_b, x.m, x.n, &s, 0, 0, t->data, x.s0, x.s1, r->data);
   else kk_binary(kop, nan_b, x.m, x.n, t->data, x.s0, x.s1, &s, 0, 0, r->data);
+  if (fw == KR_FW_TF && isnan(s) && (op == KR_OP_ADD || op == KR_OP_MUL) && !cm)
+    tf_scalar_tail_nans(x.m, x.n, t->data, x.s0, x.s1, r->data);
   kr_kernel_leave(ks);
   return r;
 }
@@ -870,11 +893,20 @@ KrTensor *kr_tensor_ewise(const KrEwise *p, KrTensor *first, const KrEwArg *args
       return ewise_one_by_one(p, first, args, file);
     int64_t s[2][2] = {{val.s0, val.s1}}; /* the step's operands in eager's order, in its result's frame */
     int n = 1;
+    /* TF's scalar tail of + and * with a NaN scalar or one-element operand
+     * (tf_scalar_tail_nans; a value of one element may be NaN): op by op */
+    const bool tf_scalar_op = fw == KR_FW_TF && (st->op == KR_OP_ADD || st->op == KR_OP_MUL);
+    if (tf_scalar_op && st->kind == KR_EW_FLOAT && isnan(args[k].f) && (M * N) % KR_TF_VEC)
+      return ewise_one_by_one(p, first, args, file);
     if (st->kind == KR_EW_TENSOR || st->kind == KR_EW_POP) { /* v op x, or (swap) x op v */
       Mat x = st->kind == KR_EW_POP ? aside[--sp] : as_mat(args[k].t);
       if (st->kind == KR_EW_TENSOR && args[k].t->framework != fw) return ewise_one_by_one(p, first, args, file);
       right_one[k] = st->swap ? M == 1 && N == 1 : x.m == 1 && x.n == 1;
+      const bool value_one = M * N == 1, x_one = x.m * x.n == 1;
       if (!bsize(M, x.m, &M) || !bsize(N, x.n, &N)) return ewise_one_by_one(p, first, args, file);
+      if (tf_scalar_op && (M * N) % KR_TF_VEC &&
+          (value_one || (x_one && (st->kind == KR_EW_POP || isnan(args[k].t->data[0])))))
+        return ewise_one_by_one(p, first, args, file);
       if (st->kind == KR_EW_TENSOR && args[k].t->rank > rank) rank = args[k].t->rank;
       bdim(val.m, val.s0, M, &s[st->swap][0]);
       bdim(val.n, val.s1, N, &s[st->swap][1]);

@@ -771,19 +771,6 @@ def test_torch_bias_nan_payloads(tmod, mkn):
                                   f"bias_linear_relu {mkn} {case}")
 
 
-def tf_one_element_rule(exp, left, right):
-    """Eager TF adds a one-element right operand as it adds a scalar: its
-    vectorised loop gives that operand's NaN, the loop's tail (the last
-    size % 8 elements) the other's. kiln gives it everywhere, as it does for
-    scalars. left and right as eager computed them (NaN bits kept)."""
-    if right.size != 1 or not np.isnan(right).all():
-        return exp
-    e = np.array(exp, dtype=np.float32)
-    both = np.isnan(np.broadcast_to(left, e.shape)) & np.isnan(e)
-    e.view(np.uint32)[both] = bits(right).reshape(-1)[0] | 0x00400000
-    return e
-
-
 @pytest.mark.parametrize("mkn", BIAS_SHAPES, ids=lambda s: "x".join(map(str, s)))
 def test_tf_bias_nan_payloads(tfmod, mkn):
     import tensorflow as tf
@@ -793,10 +780,9 @@ def test_tf_bias_nan_payloads(tfmod, mkn):
     w = tf_tensor(np.random.default_rng(m + k + n).standard_normal((k, n)).astype(np.float32))
     for case, x, b in bias_cases(m, k, n, 12):
         xt, bt = tf_tensor(x), tf_tensor(b)
-        product = tf.matmul(xt, w).numpy()
         for name in ("bias_xw", "bias_xw_left", "bias_post", "bias_post_left"):
-            left, right = (product, b) if name in ("bias_xw", "bias_post") else (b, product)
-            exp = tf_one_element_rule(py[name](xt, w, bt).numpy(), left, right)
+            # (a one-element operand: eager's scalar tail's NaNs too, test_tf_one_element_operand_nans)
+            exp = py[name](xt, w, bt).numpy()
             assert_nan_bits_exact(getattr(mod, name)(xt, w, bt).numpy(), exp, f"{name} {mkn} {case}")
         if case == "all" and b.size > 1:  # one payload a row, so the mean keeps it
             assert_nan_bits_exact(mod.bias_xw_relu_mean(xt, w, bt).numpy(),
@@ -806,7 +792,8 @@ def test_tf_bias_nan_payloads(tfmod, mkn):
 def test_tf_one_element_tensor_nan_is_a_scalars(tfmod):
     """x op t with t of one element: eager TF runs it as x op scalar, so where
     both are NaN its vectorised loop gives t's NaN for + and *, x's for - and
-    /; kiln does so at every position (see tf_one_element_rule)."""
+    /, and its scalar tail (the last size % 8 elements, none here) x's
+    (test_math_ops.py test_tf_one_element_operand_nans)."""
     mod, _ = tfmod
     for size in (8, 16, 64):
         x = np.full((2, size // 2), nan_with(0xAAA), dtype=np.float32)

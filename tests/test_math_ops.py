@@ -13,6 +13,7 @@ payload quietened with its sign (abs: unquietened, sign cleared), and for
 sqrt of a negative number torch's 0x7fc00000 or TF's 0xffc00000.
 """
 import pathlib
+import struct
 import subprocess
 import sys
 
@@ -462,6 +463,48 @@ def test_tf_log_scalar_tail(tfmod):
     # eager's own rule (a TF upgrade that changes it shows here)
     y = py["log_1"](tf.constant(np.full(9, 1e-40, np.float32))).numpy()
     assert np.isneginf(y[:8]).all() and bits(y[8:]).tolist() == [0xC2CFF1B4]
+
+
+def test_tf_one_element_operand_nans(tfmod):
+    """TF runs + and * with a one-element operand (a Python float, or a
+    tensor of one element) as a scalar op: where both operands are NaN, its
+    vectorised loop gives the one element's NaN and its scalar tail (the last
+    n % 8 elements) the other operand's; tf.nn.bias_add is no scalar op (a
+    one-element bias gives x's NaN everywhere). kiln's NaNs are eager's bit
+    for bit, in either order, alone, in fused chains (op by op there), after
+    a GEMM, and with NaN-free values mixed in."""
+    import tensorflow as tf
+    mod, _ = tfmod
+    py = mod.__kiln_python__
+    rng = np.random.default_rng(17)
+    nan_x, nan_b = np.uint32([0x7FC12345, 0xFFC00001]).view(np.float32)
+    sb = struct.unpack("<d", struct.pack("<Q", 0xFFF8000020000000))[0]  # float32 0xffc00001 as a Python float
+    cases = 0
+    for m, n in [(1, 1), (3, 1), (7, 1), (8, 1), (9, 1), (17, 1), (2, 3), (3, 5), (4, 4), (5, 7)]:
+        for fill in ("nan", "mixed"):
+            a = np.full((m, n), nan_x, np.float32)
+            if fill == "mixed":
+                a = np.where(rng.random((m, n)) < 0.5, a, rng.standard_normal((m, n)).astype(np.float32))
+            x, b = tf.constant(a), tf.constant(np.float32([nan_b]))
+            w = tf.constant(np.eye(n, dtype=np.float32))
+            calls = [(f, (x, b)) for f in ("one_add", "one_add_l", "one_mul", "one_mul_l", "one_chain")]
+            calls += [(f, (x, sb)) for f in ("s_add", "s_add_l", "s_mul", "s_mul_l", "s_chain")]
+            calls += [("one_value_chain", (b, x)), ("mm_one", (x, w, b))]
+            if n == 1:  # bias_add takes a bias exactly as long as a row
+                calls += [("bias_one", (x, b)), ("mm_bias_one", (x, w, b))]
+            calls += [("one_add_1", (tf.constant(a.reshape(-1)), b))]
+            for name, args in calls:
+                got, exp = getattr(mod, name)(*args).numpy(), py[name](*args).numpy()
+                assert got.shape == exp.shape, name
+                nan = np.isnan(exp)
+                assert (np.isnan(got) == nan).all(), (name, m, n)
+                assert (bits(got[nan]) == bits(exp[nan])).all(), (name, m, n, fill, bits(got), bits(exp))
+                np.testing.assert_allclose(got[~nan], exp[~nan], rtol=1e-6, err_msg=name)
+                cases += 1
+    assert cases == 10 * 2 * 13 + 6 * 2 * 2
+    # eager's own rule (a TF upgrade that changes it shows here)
+    y = bits(py["one_add_1"](tf.constant(np.full(9, nan_x, np.float32)), tf.constant(np.float32([nan_b]))).numpy())
+    assert y.tolist() == [0xFFC00001] * 8 + [0x7FC12345]
 
 
 @pytest.mark.parametrize("shape", [(1, 1), (5, 1), (1, 6), (0, 1), (1, 0), (3, 2)], ids=lambda s: f"{s[0]}x{s[1]}")

@@ -205,3 +205,63 @@ def log_neg_chain(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 def log_row_chain(x: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
     return tf.math.log(x * b) + 1.0
+
+
+def one_add(x: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return x + b
+
+
+def one_add_l(x: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return b + x
+
+
+def one_mul(x: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return tf.multiply(x, b)
+
+
+def one_mul_l(x: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return b * x
+
+
+def one_add_1(v: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return v + b
+
+
+def s_add(x: TensorF32Cpu2D, s: float) -> TensorF32Cpu2D:
+    return x + s
+
+
+def s_add_l(x: TensorF32Cpu2D, s: float) -> TensorF32Cpu2D:
+    return s + x
+
+
+def s_mul(x: TensorF32Cpu2D, s: float) -> TensorF32Cpu2D:
+    return x * s
+
+
+def s_mul_l(x: TensorF32Cpu2D, s: float) -> TensorF32Cpu2D:
+    return s * x
+
+
+def s_chain(x: TensorF32Cpu2D, s: float) -> TensorF32Cpu2D:
+    return tf.nn.relu(x * s) + s
+
+
+def one_chain(x: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return (x + b) * 2.0 - b
+
+
+def one_value_chain(b: TensorF32Cpu1D, x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.abs(b) * x + 1.0
+
+
+def bias_one(x: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return tf.nn.bias_add(x, b)
+
+
+def mm_one(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return tf.matmul(x, w) + b
+
+
+def mm_bias_one(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return tf.nn.bias_add(tf.matmul(x, w), b)
