@@ -30,7 +30,7 @@ pytest.importorskip("torch")
 
 from tests.difftest import harness  # noqa: E402
 from tests.difftest.gen import LOCAL_IMPORTS, gen_module  # noqa: E402
-from tests.difftest.run import run_batch  # noqa: E402
+from tests.difftest.run import assert_clean_batch, run_batch  # noqa: E402
 
 REG_DIR = pathlib.Path(__file__).resolve().parent / "difftest" / "regressions"
 FIXED_SEED = 7
@@ -96,12 +96,7 @@ def test_regression(worker, path, fname, idx):
 def test_fixed_seed_batch(worker):
     stats, mismatches, mod = run_batch(worker, FIXED_SEED, 0, FIXED_FUNCS, FIXED_CASES, 0.3,
                                        log=lambda *a: None)
-    assert "build_error" not in stats, stats.get("build_error")
-    assert stats["cases"] == FIXED_FUNCS * FIXED_CASES
-    assert not mismatches, "\n".join(
-        f"{m.info.name}{m.args!r}: {m.desc}" for m in mismatches[:10]) + \
-        f"\n(reproduce and shrink: python -m tests.difftest.run --seed {FIXED_SEED} " \
-        f"--programs {FIXED_FUNCS} --per-module {FIXED_FUNCS} --cases {FIXED_CASES})"
+    assert_clean_batch(stats, mismatches, FIXED_SEED, FIXED_FUNCS, FIXED_CASES)
 
 
 def test_fixed_seed_tf_batch(worker):
@@ -111,13 +106,7 @@ def test_fixed_seed_tf_batch(worker):
                                        log=lambda *a: None, tf_frac=1.0)
     assert "import tensorflow as tf" in mod.source and "import torch" not in mod.source
     assert sum(i.fw == "tf" for i in mod.funcs if i.tensor) >= FIXED_FUNCS // 3
-    assert "build_error" not in stats, stats.get("build_error")
-    assert stats["cases"] == FIXED_FUNCS * FIXED_CASES
-    assert not mismatches, "\n".join(
-        f"{m.info.name}{m.args!r}: {m.desc}" for m in mismatches[:10]) + \
-        f"\n(reproduce and shrink: python -m tests.difftest.run --seed {FIXED_SEED} " \
-        f"--programs {FIXED_FUNCS} --per-module {FIXED_FUNCS} --cases {FIXED_CASES} " \
-        f"--tensor-frac 0.6 --tf-frac 1.0)"
+    assert_clean_batch(stats, mismatches, FIXED_SEED, FIXED_FUNCS, FIXED_CASES, " --tensor-frac 0.6 --tf-frac 1.0")
 
 
 def test_tf_frac_zero_leaves_a_seeds_programs():

@@ -8,8 +8,6 @@ never call. A fixed seed; bigger runs on another Python:
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
 try:
@@ -18,7 +16,7 @@ except ImportError as exc:  # pragma: no cover
     pytest.skip(f"kiln._compiler cannot be imported ({exc})", allow_module_level=True)
 
 from tests.difftest import harness  # noqa: E402
-from tests.difftest.run import run_batch  # noqa: E402
+from tests.difftest.run import assert_clean_batch, run_batch  # noqa: E402
 
 SEED = 31
 FUNCS = 40
@@ -35,9 +33,4 @@ def worker():
 def test_fixed_seed_scalar_batch(worker):
     stats, mismatches, mod = run_batch(worker, SEED, 0, FUNCS, CASES, 0.0, log=lambda *a: None)
     assert not any(i.tensor for i in mod.funcs) and "import torch" in mod.source
-    assert "build_error" not in stats, stats.get("build_error")
-    assert stats["cases"] == FUNCS * CASES
-    assert not mismatches, "\n".join(
-        f"{m.info.name}{m.args!r}: {m.desc}" for m in mismatches[:10]) + \
-        f"\n(Python {sys.version.split()[0]}; reproduce and shrink: python -m tests.difftest.run --seed " \
-        f"{SEED} --programs {FUNCS} --per-module {FUNCS} --cases {CASES} --tensor-frac 0)"
+    assert_clean_batch(stats, mismatches, SEED, FUNCS, CASES, " --tensor-frac 0")
