@@ -94,6 +94,7 @@ KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *
   if ((bias && kk_any_nan(N, bias, bias_s)) || (post && kk_any_nan(N, e->data, post_s)))
     return one_by_one(f, a, b, c, d, e, file);
   kk_act act = kr_gelu_path(kr_act_of(f->act, fw), fw, true, M * N); /* the product is row-major */
+  if (fw == KR_FW_TF && kr_tf_epilogue_misses_tail(act, M * N)) return one_by_one(f, a, b, c, d, e, file);
   const int reduce = f->reduce < 0 ? -1 : f->reduce & ~KR_OP_KEEPDIM;
   int64_t shape[2] = {M, N};
   KrTensor *r;

@@ -43,6 +43,7 @@ int kr_fail_line(int line);
 KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char *file, int line);
 int kr_act_of(int op, int fw); /* a kk_act for KR_OP_RELU/SIGMOID/TANH in framework fw (tensor_ops.c) */
 int kr_gelu_path(int act, int fw, bool row_major, int64_t numel); /* torch's oneDNN gelu (tensor_ops.c) */
+bool kr_tf_epilogue_misses_tail(int act, int64_t numel); /* TF's scalar tail of an act (tensor_ops.c) */
 bool kr_gemm_outer(int fw, int64_t M, int64_t N, int64_t K, bool bias, bool matrix); /* torch's K == 1 (tensor_ops.c) */
 void kr_gemm_outer_run(int64_t M, int64_t N, const float *a, int64_t as0, const float *b, int64_t bs1,
                        const float *bias, int64_t bias_s, float *r); /* such a product (tensor_ops.c) */

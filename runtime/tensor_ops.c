@@ -177,6 +177,14 @@ static kk_act tf_tail_act(kk_act act) {
        : act == KK_ACT_LOG_TF ? KK_ACT_LOG_TF_TAIL : KK_ACT_NONE;
 }
 
+/* Whether a GEMM epilogue's act over numel (row-major) outputs misses TF's
+ * tail: log's (its NaNs); not relu's or relu6's, whose tails differ only
+ * at -0.0 and subnormals, and a GEMM's sum from +0.0 under TF's FTZ is
+ * neither. */
+bool kr_tf_epilogue_misses_tail(int act, int64_t numel) {
+  return act == KK_ACT_LOG_TF && numel % KR_TF_VEC != 0;
+}
+
 /* by its bits: TF's kernels run with subnormals read as zero (DAZ), so
  * comparing v itself would see 0 */
 static bool subnormal(float v) {

@@ -265,3 +265,11 @@ def mm_one(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32
 
 def mm_bias_one(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
     return tf.nn.bias_add(tf.matmul(x, w), b)
+
+
+def log_mm(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.math.log(tf.matmul(x, w))
+
+
+def log_mm_mean(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return tf.reduce_mean(tf.math.log(tf.matmul(x, w) + b), axis=1)
