@@ -86,7 +86,6 @@ def run_batch(worker, seed, b, per_module, n_cases, tensor_frac, log=print, tf_f
     return stats, mismatches, mod
 
 
-
 def assert_clean_batch(stats, mismatches, seed, funcs, cases, flags=""):
     """A fixed-seed batch's checks (the tests): it built, every case ran, and
     none differs; the message names the command that reproduces it."""
@@ -95,6 +94,7 @@ def assert_clean_batch(stats, mismatches, seed, funcs, cases, flags=""):
     assert not mismatches, "\n".join(f"{m.info.name}{m.args!r}: {m.desc}" for m in mismatches[:10]) + \
         f"\n(Python {sys.version.split()[0]}; reproduce and shrink: python -m tests.difftest.run --seed {seed} " \
         f"--programs {funcs} --per-module {funcs} --cases {cases}{flags})"
+
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
