@@ -638,6 +638,7 @@ typedef struct KlSite {
   X(BIAS_ADD, "bias_add")   /* a[M,N] + b[N] as ADD, b exactly N long (tf.nn.bias_add) */ \
   X(LEAKY_RELU, "leaky_relu") /* a > 0 ? a : a * slope: operands a, slope (a scalar; -1: the framework's default) */ \
   X(GELU, "gelu") X(GELU_TANH, "gelu_tanh") /* elementwise, as relu: the erf form, the tanh form */ \
+  X(MAXIMUM, "maximum") X(MINIMUM, "minimum") /* torch.maximum / minimum of two tensors, broadcast as ADD */ \
   X(LAYER_NORM, "layer_norm") /* F.layer_norm: operands a, shape (an object), weight, bias, eps (-1: absent) */ \
   X(NORMALIZE, "normalize") /* F.normalize over the last dim, p 2: operands a, eps (a scalar; -1: 1e-12) */ \
   X(SIZE, "size")           /* an int: a.shape[d], operands a, d (a literal int naming one of a's dims) */ \

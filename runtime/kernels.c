@@ -461,6 +461,10 @@ static inline float ref_bin(int op, int nan_b, float a, float b)
   case KK_BIN_LEAKY: /* b * a as x86's mulss of (b, a): b's NaN first */
     if (b > 0.0f) return b;
     return isnan_bits(f2u(b)) ? u2f(f2u(b) | 0x00400000u) : b * a;
+  case KK_BIN_MAXIMUM: return a != a || b != b ? u2f(0xffffffffu) : a > b ? a : b;
+  case KK_BIN_MINIMUM: return a != a || b != b ? u2f(0xffffffffu) : a < b ? a : b;
+  case KK_BIN_MAXIMUM_TAIL: return a != a || b != b ? u2f(0x7fc00000u) : a < b ? b : a;
+  case KK_BIN_MINIMUM_TAIL: return a != a || b != b ? u2f(0x7fc00000u) : b < a ? b : a;
   default: r = (1.0f / a) * b; break; /* KK_BIN_RECIP_MUL */
   }
   uint32_t ua = f2u(a), ub = f2u(b);
@@ -1036,6 +1040,17 @@ KK_AVX2 KK_INLINE __m256 bin_avx2(int op, int nan_b, __m256 a, __m256 b)
   switch (op) {
   case KK_BIN_MAX: return _mm256_max_ps(a, b);
   case KK_BIN_MIN: return _mm256_min_ps(a, b);
+  case KK_BIN_MAXIMUM:
+  case KK_BIN_MINIMUM: { /* see ref_bin; all-ones is a NaN */
+    const __m256 r = op == KK_BIN_MAXIMUM ? _mm256_max_ps(a, b) : _mm256_min_ps(a, b);
+    return _mm256_or_ps(r, _mm256_cmp_ps(a, b, _CMP_UNORD_Q));
+  }
+  case KK_BIN_MAXIMUM_TAIL:
+  case KK_BIN_MINIMUM_TAIL: {
+    const __m256 b_wins = op == KK_BIN_MAXIMUM_TAIL ? _mm256_cmp_ps(a, b, _CMP_LT_OQ) : _mm256_cmp_ps(b, a, _CMP_LT_OQ);
+    return _mm256_blendv_ps(_mm256_blendv_ps(a, b, b_wins), _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)),
+                            _mm256_cmp_ps(a, b, _CMP_UNORD_Q));
+  }
   case KK_BIN_LEAKY:
     return _mm256_blendv_ps(first_nan_avx2(KK_BIN_MUL, b, a), b, _mm256_cmp_ps(b, _mm256_setzero_ps(), _CMP_GT_OQ));
   case KK_BIN_ADD: return nan_b ? first_nan_avx2(KK_BIN_ADD, b, a) : first_nan_avx2(KK_BIN_ADD, a, b);
@@ -2627,6 +2642,18 @@ KK_AVX512 KK_INLINE __m512 bin_avx512(int op, int nan_b, __m512 a, __m512 b)
   switch (op) {
   case KK_BIN_MAX: return _mm512_max_ps(a, b);
   case KK_BIN_MIN: return _mm512_min_ps(a, b);
+  case KK_BIN_MAXIMUM:
+  case KK_BIN_MINIMUM: { /* see ref_bin */
+    const __m512 r = op == KK_BIN_MAXIMUM ? _mm512_max_ps(a, b) : _mm512_min_ps(a, b);
+    return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q), _mm512_castsi512_ps(_mm512_set1_epi32(-1)));
+  }
+  case KK_BIN_MAXIMUM_TAIL:
+  case KK_BIN_MINIMUM_TAIL: {
+    const __mmask16 b_wins =
+        op == KK_BIN_MAXIMUM_TAIL ? _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ) : _mm512_cmp_ps_mask(b, a, _CMP_LT_OQ);
+    return _mm512_mask_mov_ps(_mm512_mask_mov_ps(a, b_wins, b), _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q),
+                              _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)));
+  }
   case KK_BIN_LEAKY: {
     const __mmask16 pos = _mm512_cmp_ps_mask(b, _mm512_setzero_ps(), _CMP_GT_OQ);
     return _mm512_mask_mov_ps(first_nan_avx512(KK_BIN_MUL, b, a), pos, b);
@@ -2684,6 +2711,10 @@ KK_AVX512 KK_INLINE void bin_rows_avx512(const int op, const int nan_b, const in
     KK_BIN_CASE(ISA, KK_BIN_MAX)                                             \
     KK_BIN_CASE(ISA, KK_BIN_MIN)                                             \
     KK_BIN_CASE(ISA, KK_BIN_LEAKY)                                           \
+    KK_BIN_CASE(ISA, KK_BIN_MAXIMUM)                                         \
+    KK_BIN_CASE(ISA, KK_BIN_MINIMUM)                                         \
+    KK_BIN_CASE(ISA, KK_BIN_MAXIMUM_TAIL)                                    \
+    KK_BIN_CASE(ISA, KK_BIN_MINIMUM_TAIL)                                    \
   default: break;                                                            \
   }
 

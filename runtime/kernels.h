@@ -129,9 +129,15 @@ void kk_add(int64_t M, int64_t N, const float *A, int64_t as0, int64_t as1,
    zeros the result is B as it is (nan_b has no effect): eager torch's clamp is
    min(hi, max(lo, x)) in these instructions, NaN and -0.0 passing as themselves.
    KK_BIN_LEAKY is eager's leaky_relu with slope A: B > 0 ? B : B * A, B's NaN
-   quieted where B is NaN (nan_b has no effect). */
+   quieted where B is NaN (nan_b has no effect). KK_BIN_MAXIMUM / MINIMUM are eager
+   torch.maximum / minimum as its vector loop computes them: maxps / minps, and
+   the all-ones NaN 0xffffffff where either is NaN (so both zeros give B);
+   KK_BIN_MAXIMUM_TAIL / MINIMUM_TAIL as its scalar code does: 0x7fc00000 where
+   either is NaN, else A < B ? B : A (B < A ? B : A), so both zeros give A. Neither
+   pair has a place in kk_ewise's chains. */
 typedef enum {
-  KK_BIN_ADD, KK_BIN_SUB, KK_BIN_MUL, KK_BIN_DIV, KK_BIN_RECIP_MUL, KK_BIN_MAX, KK_BIN_MIN, KK_BIN_LEAKY
+  KK_BIN_ADD, KK_BIN_SUB, KK_BIN_MUL, KK_BIN_DIV, KK_BIN_RECIP_MUL, KK_BIN_MAX, KK_BIN_MIN, KK_BIN_LEAKY,
+  KK_BIN_MAXIMUM, KK_BIN_MINIMUM, KK_BIN_MAXIMUM_TAIL, KK_BIN_MINIMUM_TAIL
 } kk_binop;
 /* C[M×N] dense = A op B, A and B strided; stride 0 broadcasts (as0 = as1 = 0: A is one
    value). Each element is the IEEE operation's result (two for RECIP_MUL) in the caller's

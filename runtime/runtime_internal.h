@@ -102,6 +102,7 @@ void kr_grad_guard_exit(KrGradGuard *g);
 const char *kr_torch_guard_path(int kind); /* KR_GUARD_*: "c10", "python" or "torch not loaded" */
 int kr_torch_mkldnn_enabled(void); /* torch.backends.mkldnn.enabled (eager's F.gelu path); needs the GIL */
 int kr_torch_k1_outer(void); /* eager's BLAS keeps -0.0 at K == 1 (kr_gemm_outer); needs the GIL */
+int kr_torch_num_threads(void); /* torch.get_num_threads(), 1 on error; needs the GIL */
 
 /* tf_bridge.c: TFE C API of the loaded wheel, public fallback otherwise. */
 KrTensor *kr_tf_unbox(PyObject *o, int rank, const char *arg);

@@ -18,9 +18,11 @@ static const char *const op_names[KR_NUM_OPS] = {"matmul", "linear", "add", "rel
                                                  "sub", "mul", "div", "softmax", "neg", "abs", "sqrt", "square",
                                                  "exp", "silu", "log", "log_softmax", "rsqrt", "sum",
                                                  "mean", "relu6", "hardtanh", "clamp",
-                                                 "hardtanh", "bias_add", "leaky_relu", "gelu", "gelu"};
+                                                 "hardtanh", "bias_add", "leaky_relu", "gelu", "gelu",
+                                                 "maximum", "minimum"};
 
 static bool is_arith(int op) { return op == KR_OP_ADD || op == KR_OP_SUB || op == KR_OP_MUL || op == KR_OP_DIV; }
+static bool is_minmax(int op) { return op == KR_OP_MAXIMUM || op == KR_OP_MINIMUM; }
 static bool is_clamp(int op) { return op == KR_OP_CLAMP || op == KR_OP_CLAMP_ORDERED; }
 
 /* The kernel activation of an elementwise op of one tensor (KR_OP_RELU,
@@ -62,7 +64,12 @@ int kr_gelu_path(int act, int fw, bool row_major, int64_t numel) {
 }
 
 static kk_binop binop_of(int op) {
-  return op == KR_OP_SUB ? KK_BIN_SUB : op == KR_OP_MUL ? KK_BIN_MUL : op == KR_OP_DIV ? KK_BIN_DIV : KK_BIN_ADD;
+  return op == KR_OP_SUB       ? KK_BIN_SUB
+         : op == KR_OP_MUL     ? KK_BIN_MUL
+         : op == KR_OP_DIV     ? KK_BIN_DIV
+         : op == KR_OP_MAXIMUM ? KK_BIN_MAXIMUM
+         : op == KR_OP_MINIMUM ? KK_BIN_MINIMUM
+                               : KK_BIN_ADD;
 }
 
 static int tensor_nan_b(int op, int fw, bool b_one);
@@ -164,6 +171,55 @@ static bool eager_column_major(int fw, int64_t M, int64_t N, int n, const int64_
     if (N > M) return true;
   }
   return false;
+}
+
+/* Eager torch's maximum / minimum run in TensorIterator's loops, whose
+ * vector code (KK_BIN_MAXIMUM / MINIMUM) takes 16 elements at a time with
+ * every CPU capability, and whose scalar code (KK_BIN_..._TAIL) gives other
+ * NaNs and the other of two zeros: each loop's last n % 16 elements and every
+ * element of a loop over an operand neither dense nor one value along it
+ * (read off eager). The loops run over the result's elements in memory
+ * order, the row-major M x N problem here: one loop over all of them where
+ * every operand's rows follow on (TensorIterator coalesces the two dims),
+ * else one per row; and where eager threads the op (at least GRAIN_SIZE
+ * elements and torch.get_num_threads() > 1), first over each thread's chunk
+ * of ceil(numel / threads) elements, a row's piece in a chunk its own loop.
+ * The result holds the vector code's values; this gives the scalar code's
+ * elements theirs. threads: torch's thread count (read with the GIL). */
+#define KR_TORCH_GRAIN_SIZE 32768
+#define KR_TORCH_MINMAX_VEC 16
+
+static void torch_minmax_tails(kk_binop tail_op, int threads, int64_t M, int64_t N, const float *a, int64_t as0,
+                               int64_t as1, const float *b, int64_t bs0, int64_t bs1, float *r) {
+  const int64_t numel = M * N;
+  if (numel <= 0) return;
+  int64_t len = N, sa = as1, sb = bs1; /* one loop's length and the operands' strides along it */
+  if (N == 1) len = numel, sa = as0, sb = bs0;
+  else if (M == 1 || (as0 == as1 * N && bs0 == bs1 * N)) len = numel;
+  if (!((sa == 1 && sb == 1) || (sa == 0 && sb == 1) || (sa == 1 && sb == 0))) { /* no vector code */
+    kk_binary(tail_op, 0, M, N, a, as0, as1, b, bs0, bs1, r);
+    return;
+  }
+  int64_t chunk = numel;
+  if (numel >= KR_TORCH_GRAIN_SIZE && threads > 1) {
+    int64_t nt = (numel + KR_TORCH_GRAIN_SIZE - 1) / KR_TORCH_GRAIN_SIZE;
+    if (nt > threads) nt = threads;
+    chunk = (numel + nt - 1) / nt;
+  }
+  for (int64_t c0 = 0; c0 < numel; c0 += chunk) {
+    const int64_t c1 = c0 + chunk < numel ? c0 + chunk : numel;
+    for (int64_t p = c0; p < c1;) { /* one loop over the elements [p, q) */
+      int64_t q = len == numel ? c1 : (p / len + 1) * len;
+      if (q > c1) q = c1;
+      const int64_t t = p + (q - p) / KR_TORCH_MINMAX_VEC * KR_TORCH_MINMAX_VEC; /* its scalar tail: [t, q) */
+      if (t < q) {
+        const int64_t oa = len == numel ? t * sa : t / N * as0 + t % N * sa;
+        const int64_t ob = len == numel ? t * sb : t / N * bs0 + t % N * sb;
+        kk_binary(tail_op, 0, 1, q - t, a + oa, 0, sa, b + ob, 0, sb, r + t);
+      }
+      p = q;
+    }
+  }
 }
 
 /* Eager TF's elementwise loops run over a tensor's elements in vectors of 8
@@ -327,7 +383,7 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
     PyErr_Format(PyExc_SystemError, "kiln: bad tensor op %d (%s:%d)", op, file, line);
     return NULL;
   }
-  int binary = op == KR_OP_MATMUL || op == KR_OP_LINEAR || is_arith(op) || op == KR_OP_BIAS_ADD;
+  int binary = op == KR_OP_MATMUL || op == KR_OP_LINEAR || is_arith(op) || op == KR_OP_BIAS_ADD || is_minmax(op);
   if (binary && !b) {
     PyErr_Format(PyExc_SystemError, "kiln: %s: missing operand (%s:%d)", op_names[op], file, line);
     return NULL;
@@ -418,7 +474,9 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
   case KR_OP_ADD:
   case KR_OP_SUB:
   case KR_OP_MUL:
-  case KR_OP_DIV: {
+  case KR_OP_DIV:
+  case KR_OP_MAXIMUM:
+  case KR_OP_MINIMUM: {
     /* Broadcasting for ranks <= 2, aligned from the right like torch. */
     int rank = a->rank > b->rank ? a->rank : b->rank;
     int64_t ash[2], bsh[2], ast[2], bst[2];
@@ -450,8 +508,13 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
       int64_t t = M;
       M = N, N = t, t = as0, as0 = as1, as1 = t, t = bs0, bs0 = bs1, bs1 = t;
     }
+    const int threads = is_minmax(op) && M * N >= KR_TORCH_GRAIN_SIZE ? kr_torch_num_threads() : 1;
     KrKernelScope ks = kr_kernel_enter(fw, work);
-    if (op == KR_OP_ADD && fw != KR_FW_TF) /* torch's add: b's NaN wins */
+    if (is_minmax(op)) {
+      kk_binary(binop_of(op), 0, M, N, a->data, as0, as1, b->data, bs0, bs1, r->data);
+      torch_minmax_tails(op == KR_OP_MAXIMUM ? KK_BIN_MAXIMUM_TAIL : KK_BIN_MINIMUM_TAIL, threads, M, N, a->data, as0,
+                         as1, b->data, bs0, bs1, r->data);
+    } else if (op == KR_OP_ADD && fw != KR_FW_TF) /* torch's add: b's NaN wins */
       kk_add(M, N, a->data, as0, as1, b->data, bs0, bs1, KK_ACT_NONE, r->data);
     else /* (BiasAdd is no scalar op: a one-element bias is a row like any other) */
       kk_binary(binop_of(op), tensor_nan_b(op, fw, !bias_add && kr_numel(b->rank, b->shape) == 1), M, N, a->data, as0,

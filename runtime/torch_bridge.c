@@ -307,6 +307,17 @@ int kr_torch_k1_outer(void) {
   return outer;
 }
 
+/* torch.get_num_threads(): how many threads eager's own loops take now (an
+ * error answers 1). Needs the GIL. */
+int kr_torch_num_threads(void) {
+  PyObject *mod = PyDict_GetItemString(PyImport_GetModuleDict(), "torch");
+  PyObject *n = mod ? PyObject_CallMethod(mod, "get_num_threads", NULL) : NULL;
+  long v = n && PyLong_Check(n) ? PyLong_AsLong(n) : 1;
+  Py_XDECREF(n);
+  PyErr_Clear();
+  return v > 1 ? (int)(v < 1024 ? v : 1024) : 1;
+}
+
 const char *kr_torch_path(void) {
   int r = torch_resolve();
   if (r < 0) PyErr_Clear();

@@ -3,7 +3,7 @@
  * (methods and torch.*), t ** 2, F.silu, F.gelu (both forms), F.relu6, F.hardtanh, clamp / clip with
  * scalar bounds, F.leaky_relu with a scalar slope, F.layer_norm, F.normalize, matmul (@,
  * torch.matmul, .matmul, torch.mm, .mm), + - * / (between tensors, or a
- * tensor and an int/float/bool), unary -, softmax and log_softmax over the last dim, and
+ * tensor and an int/float/bool), torch.maximum / minimum of two tensors, unary -, softmax and log_softmax over the last dim, and
  * the mean and sum over dim 1 or 0, keepdim or not (methods and torch.*), x.size(d) / x.dim() /
  * x.numel() (ints read from the tensor), on float32 CPU
  * tensors of rank 1 and 2 (linear and matmul also of a vector and a
@@ -384,8 +384,28 @@ static const char *int_query_rule(const KlSite *s, const KlType *tids) {
   return NULL;
 }
 
+/* torch.maximum / torch.minimum(a, b), a.maximum / a.minimum(b), and their
+ * two-tensor spellings torch.max / torch.min(a, b), a.max / a.min(b): both
+ * operands kiln tensors, positional, nothing else (a number, out=, or a dim
+ * makes another function: eager's). 1: maximum, 0: minimum, -1: neither. */
+static int minmax_form(const KlSite *s, const KlType *tids) {
+  bool method = s->kind == KL_SK_METHOD;
+  if ((!method && s->kind != KL_SK_CALL) || s->nkw || s->nargs != (method ? 1 : 2)) return -1;
+  const char *name = method ? s->target : s->target && !strncmp(s->target, "torch.", 6) ? s->target + 6 : NULL;
+  if (!name || !pu_rank(method ? s->receiver : s->args[0], tids) || !pu_rank(s->args[s->nargs - 1], tids)) return -1;
+  if (pu_eq(name, "maximum") || pu_eq(name, "max")) return 1;
+  if (pu_eq(name, "minimum") || pu_eq(name, "min")) return 0;
+  return -1;
+}
+
 static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
   if (s->has_star_args) return pu_not_covered();
+  int mm = minmax_form(s, tids);
+  if (mm >= 0) { /* broadcast as +: the higher rank's type */
+    int ra = pu_rank(s->kind == KL_SK_METHOD ? s->receiver : s->args[0], tids), rb = pu_rank(s->args[s->nargs - 1], tids);
+    return pu_claimed(mm ? "kiln-torch/tensor-maximum-f32-cpu" : "kiln-torch/tensor-minimum-f32-cpu",
+                      tids[(ra > rb ? ra : rb) - 1]);
+  }
   const char *query = int_query_rule(s, tids);
   if (query) return pu_claimed(query, KL_T_INT);
   if (s->transposed) return transposed_claim(s, tids);
@@ -585,6 +605,8 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
   else if (!strncmp(r, "kiln-torch/functional-linear-nobias-", 36) || strstr(r, "-bt-f32-cpu"))
     *out = pu_op(KL_TOP_LINEAR, 2, c->result); /* a @ w.T */
   else if (strstr(r, "-matmul-") || strstr(r, "-mm-")) *out = pu_op(KL_TOP_MATMUL, 2, c->result);
+  else if (strstr(r, "-maximum-")) *out = pu_op(KL_TOP_MAXIMUM, 2, c->result);
+  else if (strstr(r, "-minimum-")) *out = pu_op(KL_TOP_MINIMUM, 2, c->result);
   else if (strstr(r, "-add-")) *out = pu_op(KL_TOP_ADD, 2, c->result);
   else if (strstr(r, "-sub-")) *out = pu_op(KL_TOP_SUB, 2, c->result);
   else if (strstr(r, "-mul-")) *out = pu_op(KL_TOP_MUL, 2, c->result);
@@ -637,6 +659,8 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/function-tanh-f32-cpu-1d", "torch.tanh(x) / F.tanh(x) rank 1", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/function-tanh-f32-cpu-2d", "torch.tanh(x) / F.tanh(x) rank 2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-matmul-f32-cpu-2d", "a @ b ranks 2,2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-maximum-f32-cpu", "torch.maximum(a, b) / a.maximum(b), torch.max(a, b) / a.max(b) of two tensors, ranks 1 or 2 (broadcast as +)", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-minimum-f32-cpu", "torch.minimum(a, b) / a.minimum(b), torch.min(a, b) / a.min(b) of two tensors, ranks 1 or 2 (broadcast as +)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-matmul-call-f32-cpu-2d", "torch.matmul(a, b) / a.matmul(b) ranks 2,2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-mm-f32-cpu-2d", "torch.mm(a, b) / a.mm(b) ranks 2,2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-matmul-bt-f32-cpu-2d", "a @ b.T, torch.matmul / torch.mm(a, b.T), a.matmul / a.mm(b.T) ranks 2,2; also b.t()", "claimed", KL_NUM_CODES, true},

@@ -20,8 +20,9 @@
  * 19: KR_OP_LEAKY_RELU (tensor_scalar_op, chains), tensor_layer_norm, tensor_normalize
  * 20: KR_OP_GELU, KR_OP_GELU_TANH
  * 21: KR_EW_PUSH / KR_EW_POP (elementwise trees)
- * 22: fail_line (the line of the op a fused call failed at) */
-#define KR_ABI_VERSION 22
+ * 22: fail_line (the line of the op a fused call failed at)
+ * 23: KR_OP_MAXIMUM, KR_OP_MINIMUM */
+#define KR_ABI_VERSION 23
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
 enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
@@ -48,6 +49,7 @@ enum {
   KR_OP_BIAS_ADD,                   /* a[M,N] + b[N] (KR_OP_ADD), b exactly N long: tf.nn.bias_add */
   KR_OP_LEAKY_RELU,                 /* a > 0 ? a : a * slope, slope a scalar: through tensor_scalar_op */
   KR_OP_GELU, KR_OP_GELU_TANH,      /* a/2 (1 + erf(a/sqrt 2)), and its tanh form: elementwise, as relu */
+  KR_OP_MAXIMUM, KR_OP_MINIMUM,     /* torch.maximum / minimum(a, b): NaN-propagating; broadcast as KR_OP_ADD */
   KR_NUM_OPS
 };
 /* OR'd into a reduction (KR_OP_ROWSUM/ROWMEAN/COLSUM/COLMEAN, tensor_op or

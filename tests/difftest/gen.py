@@ -4658,6 +4658,10 @@ class TensorGen:
             o = other if other and self.vars[other] == s else self.param("y", s)
             if self.spell.random() < 0.6:  # a tree: the other operand a chain of its own (one pass since 2026-12-04)
                 o = self.tree_operand(o)
+            if self.spell.random() < 0.25:  # torch.maximum / minimum of two tensors (claimed since 2026-12-05)
+                form = self.spell.choice(["torch.maximum({v}, {o})", "torch.minimum({o}, {v})", "{x}.maximum({o})",
+                                          "{x}.min({o})", "torch.max({v}, {o}) * 2.0", "torch.min({v}, {o}).relu()"])
+                return form.format(x=self.paren(v), v=v, o=o), s
             return f"{self.paren(v)} {r.choice(['*', '-', '/'])} {o}", s
         if x == 4 and len(s) == 2:
             return f"{self.paren(v)}.transpose(0, 1)", (s[1], s[0])
