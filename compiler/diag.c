@@ -234,7 +234,9 @@ static const char *const code_explains[] = {
         "tf.add, tf.subtract, tf.multiply and tf.divide (and their tf.math names,\n"
         "tf.truediv) are native for two tensors of ranks 1+1, 2+2, 2+1 or 1+2 with\n"
         "no keywords; tf.nn.bias_add for a rank-2 tensor and a rank-1 bias, no\n"
-        "keywords (data_format=, name=).",
+        "keywords (data_format=, name=); tf.maximum and tf.minimum (and their\n"
+        "tf.math names) for two such tensors, or a tensor and an int, float or\n"
+        "bool, no keywords.",
         "    def f(a: TensorF32Cpu2D, b: TensorF32Cpu1D):\n"
         "        return tf.add(a, b, name=\"sum\")   # KILN-TF-003",
         "Write `tf.add(a, b)` (or `a + b`) with two kiln tensors and no keywords."),

@@ -620,7 +620,7 @@ static Val tensor_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
     Val sc = ops[left ? 0 : 1], t = ops[left ? 1 : 0];
     if (!kl_is_tensor(e->ctx, t.t) ||
         (s->lowered.op != KL_TOP_ADD && s->lowered.op != KL_TOP_SUB && s->lowered.op != KL_TOP_MUL &&
-         s->lowered.op != KL_TOP_DIV))
+         s->lowered.op != KL_TOP_DIV && s->lowered.op != KL_TOP_MAXIMUM && s->lowered.op != KL_TOP_MINIMUM))
       kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "a scalar operand lowered to %s", kl_tensor_op_text[s->lowered.op]);
     bool is_float = sc.t == KL_T_FLOAT;
     line(e, "%s = (PyObject *)kr->tensor_scalar_op(%s, (KrTensor *)%s, %s, %s, %d, %d, kl_file, %d);", r.s,

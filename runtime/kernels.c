@@ -445,6 +445,9 @@ enum {
   KK_EW_CODE_POP = KK_EW_CODE_PUSH + 2
 };
 
+/* x read as DAZ reads it: a subnormal a zero of its sign. */
+static inline float daz(float x) { return (f2u(x) & 0x7f800000u) ? x : u2f(f2u(x) & 0x80000000u); }
+
 /* a op b for kk_binary, one element. When both are NaN the result is the
  * quieted NaN of A, or of B with nan_b (x86 returns its first source, and a
  * compiler may swap a commutative op's sources: so it is chosen explicitly). */
@@ -465,6 +468,18 @@ static inline float ref_bin(int op, int nan_b, float a, float b)
   case KK_BIN_MINIMUM: return a != a || b != b ? u2f(0xffffffffu) : a < b ? a : b;
   case KK_BIN_MAXIMUM_TAIL: return a != a || b != b ? u2f(0x7fc00000u) : a < b ? b : a;
   case KK_BIN_MINIMUM_TAIL: return a != a || b != b ? u2f(0x7fc00000u) : b < a ? b : a;
+  case KK_BIN_MAXIMUM_TF:
+  case KK_BIN_MINIMUM_TF:
+  case KK_BIN_MAXIMUM_TF_TAIL:
+  case KK_BIN_MINIMUM_TF_TAIL: {
+    if (a != a) return a;
+    if (b != b) return b;
+    const float fa = daz(a), fb = daz(b); /* two zeros: B in the loop, A in the tail */
+    const bool tail = op == KK_BIN_MAXIMUM_TF_TAIL || op == KK_BIN_MINIMUM_TF_TAIL;
+    const bool max = op == KK_BIN_MAXIMUM_TF || op == KK_BIN_MAXIMUM_TF_TAIL;
+    const float first = tail ? fb : fa, second = tail ? fa : fb; /* x86's maxss / minss of (first, second) */
+    return (max ? first > second : first < second) ? first : second;
+  }
   default: r = (1.0f / a) * b; break; /* KK_BIN_RECIP_MUL */
   }
   uint32_t ua = f2u(a), ub = f2u(b);
@@ -1050,6 +1065,20 @@ KK_AVX2 KK_INLINE __m256 bin_avx2(int op, int nan_b, __m256 a, __m256 b)
     const __m256 b_wins = op == KK_BIN_MAXIMUM_TAIL ? _mm256_cmp_ps(a, b, _CMP_LT_OQ) : _mm256_cmp_ps(b, a, _CMP_LT_OQ);
     return _mm256_blendv_ps(_mm256_blendv_ps(a, b, b_wins), _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)),
                             _mm256_cmp_ps(a, b, _CMP_UNORD_Q));
+  }
+  case KK_BIN_MAXIMUM_TF:
+  case KK_BIN_MINIMUM_TF:
+  case KK_BIN_MAXIMUM_TF_TAIL:
+  case KK_BIN_MINIMUM_TF_TAIL: { /* see ref_bin */
+    const __m256 expo = _mm256_castsi256_ps(_mm256_set1_epi32(0x7f800000)), sign = _mm256_set1_ps(-0.0f);
+    const __m256 fa = _mm256_blendv_ps(_mm256_and_ps(a, sign), a, _mm256_cmp_ps(_mm256_and_ps(a, expo), _mm256_setzero_ps(), _CMP_NEQ_UQ));
+    const __m256 fb = _mm256_blendv_ps(_mm256_and_ps(b, sign), b, _mm256_cmp_ps(_mm256_and_ps(b, expo), _mm256_setzero_ps(), _CMP_NEQ_UQ));
+    const bool tail = op == KK_BIN_MAXIMUM_TF_TAIL || op == KK_BIN_MINIMUM_TF_TAIL;
+    const __m256 first = tail ? fb : fa, second = tail ? fa : fb;
+    __m256 r = op == KK_BIN_MAXIMUM_TF || op == KK_BIN_MAXIMUM_TF_TAIL ? _mm256_max_ps(first, second)
+                                                                       : _mm256_min_ps(first, second);
+    r = _mm256_blendv_ps(r, b, _mm256_cmp_ps(b, b, _CMP_UNORD_Q));
+    return _mm256_blendv_ps(r, a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
   }
   case KK_BIN_LEAKY:
     return _mm256_blendv_ps(first_nan_avx2(KK_BIN_MUL, b, a), b, _mm256_cmp_ps(b, _mm256_setzero_ps(), _CMP_GT_OQ));
@@ -2654,6 +2683,21 @@ KK_AVX512 KK_INLINE __m512 bin_avx512(int op, int nan_b, __m512 a, __m512 b)
     return _mm512_mask_mov_ps(_mm512_mask_mov_ps(a, b_wins, b), _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q),
                               _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)));
   }
+  case KK_BIN_MAXIMUM_TF:
+  case KK_BIN_MINIMUM_TF:
+  case KK_BIN_MAXIMUM_TF_TAIL:
+  case KK_BIN_MINIMUM_TF_TAIL: { /* see ref_bin */
+    const __m512i expo = _mm512_set1_epi32(0x7f800000), sign = _mm512_set1_epi32((int)0x80000000u);
+    const __m512i ia = _mm512_castps_si512(a), ib = _mm512_castps_si512(b);
+    const __m512 fa = _mm512_castsi512_ps(_mm512_mask_mov_epi32(_mm512_and_si512(ia, sign), _mm512_test_epi32_mask(ia, expo), ia));
+    const __m512 fb = _mm512_castsi512_ps(_mm512_mask_mov_epi32(_mm512_and_si512(ib, sign), _mm512_test_epi32_mask(ib, expo), ib));
+    const bool tail = op == KK_BIN_MAXIMUM_TF_TAIL || op == KK_BIN_MINIMUM_TF_TAIL;
+    const __m512 first = tail ? fb : fa, second = tail ? fa : fb;
+    __m512 r = op == KK_BIN_MAXIMUM_TF || op == KK_BIN_MAXIMUM_TF_TAIL ? _mm512_max_ps(first, second)
+                                                                       : _mm512_min_ps(first, second);
+    r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q), b);
+    return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q), a);
+  }
   case KK_BIN_LEAKY: {
     const __mmask16 pos = _mm512_cmp_ps_mask(b, _mm512_setzero_ps(), _CMP_GT_OQ);
     return _mm512_mask_mov_ps(first_nan_avx512(KK_BIN_MUL, b, a), pos, b);
@@ -2715,6 +2759,10 @@ KK_AVX512 KK_INLINE void bin_rows_avx512(const int op, const int nan_b, const in
     KK_BIN_CASE(ISA, KK_BIN_MINIMUM)                                         \
     KK_BIN_CASE(ISA, KK_BIN_MAXIMUM_TAIL)                                    \
     KK_BIN_CASE(ISA, KK_BIN_MINIMUM_TAIL)                                    \
+    KK_BIN_CASE(ISA, KK_BIN_MAXIMUM_TF)                                      \
+    KK_BIN_CASE(ISA, KK_BIN_MINIMUM_TF)                                      \
+    KK_BIN_CASE(ISA, KK_BIN_MAXIMUM_TF_TAIL)                                 \
+    KK_BIN_CASE(ISA, KK_BIN_MINIMUM_TF_TAIL)                                 \
   default: break;                                                            \
   }
 

@@ -134,10 +134,16 @@ void kk_add(int64_t M, int64_t N, const float *A, int64_t as0, int64_t as1,
    the all-ones NaN 0xffffffff where either is NaN (so both zeros give B);
    KK_BIN_MAXIMUM_TAIL / MINIMUM_TAIL as its scalar code does: 0x7fc00000 where
    either is NaN, else A < B ? B : A (B < A ? B : A), so both zeros give A. Neither
-   pair has a place in kk_ewise's chains. */
+   pair has a place in kk_ewise's chains. KK_BIN_MAXIMUM_TF / MINIMUM_TF are
+   eager tf.maximum / tf.minimum as its vector loop computes them: A where A is
+   NaN, else B where B is NaN (NaNs as they are, signalling ones too), else the
+   larger (smaller) of the two with subnormals read as zeros of their sign
+   (TF's DAZ), the result such a zero, and of two zeros B; the _TF_TAIL forms
+   as its scalar tail does: the same, but of two zeros A. */
 typedef enum {
   KK_BIN_ADD, KK_BIN_SUB, KK_BIN_MUL, KK_BIN_DIV, KK_BIN_RECIP_MUL, KK_BIN_MAX, KK_BIN_MIN, KK_BIN_LEAKY,
-  KK_BIN_MAXIMUM, KK_BIN_MINIMUM, KK_BIN_MAXIMUM_TAIL, KK_BIN_MINIMUM_TAIL
+  KK_BIN_MAXIMUM, KK_BIN_MINIMUM, KK_BIN_MAXIMUM_TAIL, KK_BIN_MINIMUM_TAIL,
+  KK_BIN_MAXIMUM_TF, KK_BIN_MINIMUM_TF, KK_BIN_MAXIMUM_TF_TAIL, KK_BIN_MINIMUM_TF_TAIL
 } kk_binop;
 /* C[M×N] dense = A op B, A and B strided; stride 0 broadcasts (as0 = as1 = 0: A is one
    value). Each element is the IEEE operation's result (two for RECIP_MUL) in the caller's

@@ -280,6 +280,47 @@ static void tf_scalar_tail_nans(int64_t M, int64_t N, const float *v, int64_t vs
   }
 }
 
+/* TF's tf.maximum / tf.minimum: each of its loops' scalar tail (the last
+ * n % 8 elements of a loop over n) keeps the first of two zeros where the
+ * vector code keeps the second. Its loops: one over the row-major result
+ * r[M x N], but where one operand is a row or column the other stretches
+ * (tiled: Eigen's tiled executor) one per block of KR_TF_MINMAX_BLOCK
+ * elements rounded up to whole rows, or along a longer row pieces of that
+ * many (read off eager; its cost model's block, whatever the threads).
+ * tail_op computes those elements again. */
+#define KR_TF_MINMAX_BLOCK 13913
+
+static void tf_minmax_redo(kk_binop tail_op, int64_t k0, int64_t k1, int64_t N, const float *a, int64_t as0, int64_t as1,
+                           const float *b, int64_t bs0, int64_t bs1, float *r) {
+  for (int64_t k = k0; k < k1;) { /* the elements [k0, k1), row by row */
+    const int64_t i = k / N, j = k % N, n = N - j < k1 - k ? N - j : k1 - k;
+    kk_binary(tail_op, 0, 1, n, a + i * as0 + j * as1, 0, as1, b + i * bs0 + j * bs1, 0, bs1, r + k);
+    k += n;
+  }
+}
+
+static void tf_minmax_tail(kk_binop tail_op, bool tiled, int64_t M, int64_t N, const float *a, int64_t as0, int64_t as1,
+                           const float *b, int64_t bs0, int64_t bs1, float *r) {
+  const int64_t numel = M * N;
+  if (!tiled || numel <= KR_TF_MINMAX_BLOCK) {
+    tf_minmax_redo(tail_op, numel - numel % KR_TF_VEC, numel, N, a, as0, as1, b, bs0, bs1, r);
+    return;
+  }
+  if (N <= KR_TF_MINMAX_BLOCK) { /* blocks of whole rows */
+    const int64_t block = (KR_TF_MINMAX_BLOCK + N - 1) / N * N;
+    for (int64_t k0 = 0; k0 < numel; k0 += block) {
+      const int64_t k1 = k0 + block < numel ? k0 + block : numel;
+      tf_minmax_redo(tail_op, k1 - (k1 - k0) % KR_TF_VEC, k1, N, a, as0, as1, b, bs0, bs1, r);
+    }
+    return;
+  }
+  for (int64_t row = 0; row < numel; row += N) /* each row in pieces */
+    for (int64_t k0 = row; k0 < row + N; k0 += KR_TF_MINMAX_BLOCK) {
+      const int64_t k1 = k0 + KR_TF_MINMAX_BLOCK < row + N ? k0 + KR_TF_MINMAX_BLOCK : row + N;
+      tf_minmax_redo(tail_op, k1 - (k1 - k0) % KR_TF_VEC, k1, N, a, as0, as1, b, bs0, bs1, r);
+    }
+}
+
 /* The layout eager gives the result of an op of one tensor. */
 static bool unary_column_major(int fw, Mat x) {
   return eager_column_major(fw, x.m, x.n, 1, (const int64_t[][2]){{x.s0, x.s1}});
@@ -508,12 +549,20 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
       int64_t t = M;
       M = N, N = t, t = as0, as0 = as1, as1 = t, t = bs0, bs0 = bs1, bs1 = t;
     }
-    const int threads = is_minmax(op) && M * N >= KR_TORCH_GRAIN_SIZE ? kr_torch_num_threads() : 1;
+    const bool max = op == KR_OP_MAXIMUM;
+    const int threads = is_minmax(op) && fw == KR_FW_TORCH && M * N >= KR_TORCH_GRAIN_SIZE ? kr_torch_num_threads() : 1;
     KrKernelScope ks = kr_kernel_enter(fw, work);
-    if (is_minmax(op)) {
+    if (is_minmax(op) && fw == KR_FW_TF) {
+      kk_binary(max ? KK_BIN_MAXIMUM_TF : KK_BIN_MINIMUM_TF, 0, M, N, a->data, as0, as1, b->data, bs0, bs1, r->data);
+      /* TF's BCast: a row or column the other operand stretches (not one element) */
+      const bool a_one = as0 == 0 && as1 == 0, b_one = bs0 == 0 && bs1 == 0;
+      const bool tiled = M > 1 && N > 1 && !a_one && !b_one && (as0 == 0 || as1 == 0 || bs0 == 0 || bs1 == 0);
+      tf_minmax_tail(max ? KK_BIN_MAXIMUM_TF_TAIL : KK_BIN_MINIMUM_TF_TAIL, tiled, M, N, a->data, as0, as1, b->data, bs0,
+                     bs1, r->data);
+    } else if (is_minmax(op)) {
       kk_binary(binop_of(op), 0, M, N, a->data, as0, as1, b->data, bs0, bs1, r->data);
-      torch_minmax_tails(op == KR_OP_MAXIMUM ? KK_BIN_MAXIMUM_TAIL : KK_BIN_MINIMUM_TAIL, threads, M, N, a->data, as0,
-                         as1, b->data, bs0, bs1, r->data);
+      torch_minmax_tails(max ? KK_BIN_MAXIMUM_TAIL : KK_BIN_MINIMUM_TAIL, threads, M, N, a->data, as0, as1, b->data,
+                         bs0, bs1, r->data);
     } else if (op == KR_OP_ADD && fw != KR_FW_TF) /* torch's add: b's NaN wins */
       kk_add(M, N, a->data, as0, as1, b->data, bs0, bs1, KK_ACT_NONE, r->data);
     else /* (BiasAdd is no scalar op: a one-element bias is a row like any other) */
@@ -632,7 +681,7 @@ static kk_binop scalar_plan(int op, int fw, int scalar_left, int *scalar_a, int 
   if (fw == KR_FW_TF) {
     *scalar_a = scalar_left;
     *nan_b = !scalar_left && (op == KR_OP_ADD || op == KR_OP_MUL);
-    return kop;
+    return op == KR_OP_MAXIMUM ? KK_BIN_MAXIMUM_TF : op == KR_OP_MINIMUM ? KK_BIN_MINIMUM_TF : kop;
   }
   *scalar_a = scalar_left && op == KR_OP_SUB; /* torch's + and * are commutative */
   *nan_b = op != KR_OP_DIV || scalar_left;
@@ -682,7 +731,7 @@ static KrTensor *leaky_relu(KrTensor *t, double f, int64_t i, int is_int) {
 
 KrTensor *kr_tensor_scalar_op(int op, KrTensor *t, double f, int64_t i, int is_int, int scalar_left, const char *file,
                               int line) {
-  if (!t || (!is_arith(op) && (op != KR_OP_LEAKY_RELU || scalar_left))) {
+  if (!t || (!is_arith(op) && (op != KR_OP_LEAKY_RELU || scalar_left) && !(is_minmax(op) && t->framework == KR_FW_TF))) {
     PyErr_Format(PyExc_SystemError, "kiln: bad tensor scalar op %d (%s:%d)", op, file, line);
     return NULL;
   }
@@ -699,6 +748,11 @@ KrTensor *kr_tensor_scalar_op(int op, KrTensor *t, double f, int64_t i, int is_i
   KrKernelScope ks = kr_kernel_enter(fw, (double)x.m * (double)x.n);
   if (scalar_a) kk_binary(kop, nan_b, x.m, x.n, &s, 0, 0, t->data, x.s0, x.s1, r->data);
   else kk_binary(kop, nan_b, x.m, x.n, t->data, x.s0, x.s1, &s, 0, 0, r->data);
+  if (is_minmax(op)) { /* TF's: its scalar tail */
+    const kk_binop tail_op = op == KR_OP_MAXIMUM ? KK_BIN_MAXIMUM_TF_TAIL : KK_BIN_MINIMUM_TF_TAIL;
+    if (scalar_a) tf_minmax_tail(tail_op, false, x.m, x.n, &s, 0, 0, t->data, x.s0, x.s1, r->data);
+    else tf_minmax_tail(tail_op, false, x.m, x.n, t->data, x.s0, x.s1, &s, 0, 0, r->data);
+  }
   if (fw == KR_FW_TF && isnan(s) && (op == KR_OP_ADD || op == KR_OP_MUL) && !cm)
     tf_scalar_tail_nans(x.m, x.n, t->data, x.s0, x.s1, r->data);
   kr_kernel_leave(ks);

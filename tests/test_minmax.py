@@ -161,12 +161,19 @@ def test_one_call_each():
         assert body(name).count(f"kr->tensor_op(KR_OP_{op}, ") == 1, name
 
 
-@pytest.mark.parametrize("name", ["n_reduce", "n_scalar", "n_out", "n_keyword"])
-def test_left_to_eager(mmod, name):
+@pytest.mark.parametrize("name", ["n_reduce", "n_scalar", "n_out", "n_keyword", "n_transposed", "n_transposed_method",
+                                  "n_transposed_first"])
+@pytest.mark.parametrize("shape", [(3, 4), (4, 4)])
+def test_left_to_eager(mmod, name, shape):
+    """Forms kiln leaves to eager, among them an operand written `b.T`
+    (once claimed with b read untransposed: a wrong result for a square b,
+    a shape error where eager's broadcast works)."""
     mod, _ = mmod
     py = mod.__kiln_python__
-    a, b = torch.from_numpy(salted((3, 4), 1)), torch.from_numpy(salted((3, 4), 2))
-    args = {"n_reduce": (a,), "n_scalar": (a,), "n_out": (a, b, torch.empty(3, 4)), "n_keyword": (a, b)}[name]
+    a, b = torch.from_numpy(salted(shape, 1)), torch.from_numpy(salted(shape, 2))
+    args = {"n_reduce": (a,), "n_scalar": (a,), "n_out": (a, b, torch.empty(*shape))}.get(name, (a, b))
+    if name.startswith("n_transposed") and shape[0] != shape[1]:
+        args = (a, b.t().contiguous())  # eager's shapes line up only transposed
     try:
         want = py[name](*[t.clone() for t in args])
     except Exception as e:  # noqa: BLE001

@@ -190,6 +190,12 @@ def softmax_fns(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def minmax_fns(tmp_path_factory):
+    """tf.maximum / tf.minimum (compared with eager in test_tf_minmax.py)."""
+    return build("tf_minmax", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
 def mixed(tmp_path_factory):
     return build("tf_mixed", tmp_path_factory)
 
@@ -827,9 +833,9 @@ def test_boundary_on_public_path_in_subprocess():
 # every verified tensorflow rule is exercised here
 
 
-def test_verified_rules_exercised(acc, acc_full, rej, mixed, errs, arith, math_fns, gelu_fns, softmax_fns):
+def test_verified_rules_exercised(acc, acc_full, rej, mixed, errs, arith, math_fns, gelu_fns, softmax_fns, minmax_fns):
     from kiln import _compiler
-    reports = [m[1] for m in (acc, acc_full, rej, mixed, errs, arith, math_fns, gelu_fns, softmax_fns)]
+    reports = [m[1] for m in (acc, acc_full, rej, mixed, errs, arith, math_fns, gelu_fns, softmax_fns, minmax_fns)]
     all_sites = [s for r in reports for f in r["functions"] for s in f["sites"]]
     missing = []
     for rule in _compiler.rules():

@@ -1,7 +1,8 @@
 /* plugins/tensorflow.c — the TensorFlow surface: tf.matmul / tf.linalg.matmul
  * (and @), tf.nn.relu, tf.nn.leaky_relu, tf.nn.sigmoid, tf.nn.tanh, tf.negative (and -x), tf.abs, tf.sqrt,
  * tf.square, tf.exp, tf.math.log, tf.math.rsqrt, tf.nn.silu, tf.nn.relu6, tf.nn.gelu, tf.nn.softmax / log_softmax over the last axis,
- * tf.nn.bias_add, tf.add / tf.subtract /
+ * tf.nn.bias_add, tf.maximum / tf.minimum (two tensors, or a tensor and a
+ * number), tf.add / tf.subtract /
  * tf.multiply / tf.divide between tensors, the operators + - * / between
  * tensors or a tensor and an int/float/bool, and
  * tf.reduce_mean(x, axis=1) (keepdims or not) on float32 CPU:0 EagerTensors of rank 1 and 2.
@@ -36,6 +37,8 @@ static const char *const mul_names[] = {"tensorflow.multiply", "tensorflow.math.
 static const char *const div_names[] = {"tensorflow.divide", "tensorflow.math.divide", "tensorflow.truediv",
                                         "tensorflow.math.truediv", NULL};
 static const char *const neg_names[] = {"tensorflow.negative", "tensorflow.math.negative", NULL};
+static const char *const maximum_names[] = {"tensorflow.maximum", "tensorflow.math.maximum", NULL};
+static const char *const minimum_names[] = {"tensorflow.minimum", "tensorflow.math.minimum", NULL};
 static const char *const tanh_names[] = {"tensorflow.nn.tanh", "tensorflow.tanh", "tensorflow.math.tanh", NULL};
 static const char *const abs_names[] = {"tensorflow.abs", "tensorflow.math.abs", NULL};
 static const char *const sqrt_names[] = {"tensorflow.sqrt", "tensorflow.math.sqrt", NULL};
@@ -131,6 +134,18 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
   }
   if (s->kind != KL_SK_CALL || !s->target) return pu_not_covered();
   const char *t = s->target;
+  if (is_any(t, maximum_names) || is_any(t, minimum_names)) { /* two tensors, or a tensor and an int, float or bool */
+    bool max = is_any(t, maximum_names);
+    int ra = s->nargs == 2 ? pu_rank(s->args[0], tids) : 0, rb = s->nargs == 2 ? pu_rank(s->args[1], tids) : 0;
+    if (s->nkw == 0 && ra && rb)
+      return pu_claimed(max ? "kiln-tensorflow/maximum-f32-cpu" : "kiln-tensorflow/minimum-f32-cpu",
+                        ra >= rb ? s->args[0] : s->args[1]);
+    if (s->nkw == 0 && ((ra && !rb && pu_scalar(s->args[1])) || (rb && !ra && pu_scalar(s->args[0]))))
+      return pu_claimed(max ? "kiln-tensorflow/maximum-scalar-f32-cpu" : "kiln-tensorflow/minimum-scalar-f32-cpu",
+                        ra ? s->args[0] : s->args[1]);
+    if (untyped_operands(s, tids)) return pu_not_covered();
+    return pu_rejected(KL_KILN_TF_003, "tf.maximum / tf.minimum are native only for two tensors, or a tensor and an int, float or bool, without keywords; write `tf.maximum(x, 0.0)` or `tf.minimum(a, b)` with ranks 1+1, 2+2, 2+1 or 1+2");
+  }
   bool arith = is_any(t, sub_names) || is_any(t, mul_names) || is_any(t, div_names);
   const char *math = is_any(t, abs_names) ? "abs" : is_any(t, sqrt_names) ? "sqrt"
                    : is_any(t, square_names) ? "square" : is_any(t, exp_names) ? "exp"
@@ -277,6 +292,8 @@ static bool tf_lower(const KlSite *s, const KlClaim *c, const KlType *tids, KlLo
   else if (strstr(r, "/bias-add-")) *out = pu_op(KL_TOP_BIAS_ADD, 2, c->result);
   else if (strstr(r, "/matmul-")) *out = pu_op(KL_TOP_MATMUL, 2, c->result);
   else if (strstr(r, "/add-")) *out = pu_op(KL_TOP_ADD, 2, c->result);
+  else if (strstr(r, "/maximum-")) *out = pu_op(KL_TOP_MAXIMUM, 2, c->result);
+  else if (strstr(r, "/minimum-")) *out = pu_op(KL_TOP_MINIMUM, 2, c->result);
   else if (strstr(r, "/sub-") || strstr(r, "/subtract-")) *out = pu_op(KL_TOP_SUB, 2, c->result);
   else if (strstr(r, "/mul-") || strstr(r, "/multiply-")) *out = pu_op(KL_TOP_MUL, 2, c->result);
   else if (strstr(r, "/div-") || strstr(r, "/divide-")) *out = pu_op(KL_TOP_DIV, 2, c->result);
@@ -356,6 +373,10 @@ static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/mul-binop-f32-cpu", "a * b ranks 1*1, 2*2, 2*1, 1*2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/div-binop-f32-cpu", "a / b ranks 1/1, 2/2, 2/1, 1/2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/add-scalar-binop-f32-cpu", "a + s, s + a; s an int, float or bool", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/maximum-f32-cpu", "tf.maximum / tf.math.maximum(a, b) ranks 1+1, 2+2, 2+1, 1+2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/minimum-f32-cpu", "tf.minimum / tf.math.minimum(a, b) ranks 1+1, 2+2, 2+1, 1+2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/maximum-scalar-f32-cpu", "tf.maximum(a, s), tf.maximum(s, a); s an int, float or bool", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/minimum-scalar-f32-cpu", "tf.minimum(a, s), tf.minimum(s, a); s an int, float or bool", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/sub-scalar-binop-f32-cpu", "a - s, s - a; s an int, float or bool", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/mul-scalar-binop-f32-cpu", "a * s, s * a; s an int, float or bool", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/div-scalar-binop-f32-cpu", "a / s, s / a; s an int, float or bool", "claimed", KL_NUM_CODES, true},

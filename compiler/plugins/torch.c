@@ -387,10 +387,12 @@ static const char *int_query_rule(const KlSite *s, const KlType *tids) {
 /* torch.maximum / torch.minimum(a, b), a.maximum / a.minimum(b), and their
  * two-tensor spellings torch.max / torch.min(a, b), a.max / a.min(b): both
  * operands kiln tensors, positional, nothing else (a number, out=, or a dim
- * makes another function: eager's). 1: maximum, 0: minimum, -1: neither. */
+ * makes another function: eager's), none written `t.T` / `t.t()` (a site
+ * offered again with such an operand as t itself, KlSite.transposed: only
+ * matmul reads t transposed). 1: maximum, 0: minimum, -1: neither. */
 static int minmax_form(const KlSite *s, const KlType *tids) {
   bool method = s->kind == KL_SK_METHOD;
-  if ((!method && s->kind != KL_SK_CALL) || s->nkw || s->nargs != (method ? 1 : 2)) return -1;
+  if ((!method && s->kind != KL_SK_CALL) || s->nkw || s->nargs != (method ? 1 : 2) || s->transposed) return -1;
   const char *name = method ? s->target : s->target && !strncmp(s->target, "torch.", 6) ? s->target + 6 : NULL;
   if (!name || !pu_rank(method ? s->receiver : s->args[0], tids) || !pu_rank(s->args[s->nargs - 1], tids)) return -1;
   if (pu_eq(name, "maximum") || pu_eq(name, "max")) return 1;

@@ -842,7 +842,7 @@ static void test_elementwise(void)
   for (size_t mi = 0; mi < 4; mi++)
     for (size_t ni = 0; ni < 9; ni++)
       for (size_t si = 0; si < 8; si++)
-        for (int op = KK_BIN_ADD; op <= KK_BIN_MINIMUM_TAIL; op++)
+        for (int op = KK_BIN_ADD; op <= KK_BIN_MINIMUM_TF_TAIL; op++)
           for (int nan_b = 0; nan_b < 2; nan_b++) {
             int64_t M = Ms[mi], N = Ns[ni];
             const int64_t S[8][2] = {{N, 1}, {2 * N, 2}, {1, M}, {0, 1}, {1, 0}, {N, 1}, {N + 3, 1}, {0, 0}};
@@ -871,7 +871,7 @@ static void test_elementwise(void)
         a[i * NSPEC + j] = fbits(specials[i]);
         b[i * NSPEC + j] = fbits(specials[j]);
       }
-    for (int op = KK_BIN_ADD; op <= KK_BIN_MINIMUM_TAIL; op++)
+    for (int op = KK_BIN_ADD; op <= KK_BIN_MINIMUM_TF_TAIL; op++)
       for (int nan_b = 0; nan_b < 2; nan_b++) {
         kk_binary((kk_binop)op, nan_b, 1, NSPEC * NSPEC, a, 0, 1, b, 0, 1, out);
         int ok = 1;
@@ -885,6 +885,14 @@ static void test_elementwise(void)
           } else if (op == KK_BIN_LEAKY) { /* y > 0 ? y : y * x, y's NaN quieted first, then slope x's */
             uint32_t want_bits = y > 0.0f ? bits(y) : isnan(y) ? bits(y) | 0x00400000u
                                : isnan(x) ? bits(x) | 0x00400000u : bits(y * x);
+            ok &= bits(out[k]) == want_bits;
+          } else if (op >= KK_BIN_MAXIMUM_TF) { /* tf.maximum / minimum: x's NaN, y's, else DAZ's larger */
+            int tail = op >= KK_BIN_MAXIMUM_TF_TAIL, max = op == KK_BIN_MAXIMUM_TF || op == KK_BIN_MAXIMUM_TF_TAIL;
+            uint32_t fx = (bits(x) & 0x7f800000u) ? bits(x) : bits(x) & 0x80000000u;
+            uint32_t fy = (bits(y) & 0x7f800000u) ? bits(y) : bits(y) & 0x80000000u;
+            float vx = fbits(fx), vy = fbits(fy);
+            int x_wins = max ? vx > vy : vx < vy, tie = vx == vy; /* two zeros: y's in the loop, x's in the tail */
+            uint32_t want_bits = isnan(x) ? bits(x) : isnan(y) ? bits(y) : x_wins || (tie && tail) ? fx : fy;
             ok &= bits(out[k]) == want_bits;
           } else if (op >= KK_BIN_MAXIMUM) { /* torch.maximum / minimum: a NaN, else the larger (smaller); */
             int tail = op >= KK_BIN_MAXIMUM_TAIL, max = op == KK_BIN_MAXIMUM || op == KK_BIN_MAXIMUM_TAIL;

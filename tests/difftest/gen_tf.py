@@ -6,7 +6,7 @@ the forms kiln-tensorflow claims (tf.matmul in its spellings, transpose_b,
 bias_add, the activations and math functions, softmax / log_softmax, the
 row and column reductions, arithmetic with tensors, scalars, literals and
 ints read from a shape) mixed with forms it leaves to TensorFlow
-(tf.transpose, tf.reduce_max, tf.maximum, tf.clip_by_value), loops over a
+(tf.transpose, tf.reduce_max, tf.clip_by_value, softsign, sign), loops over a
 square layer and branches on a bool.  A module holds either torch or
 TensorFlow tensor functions (``gen_module(..., tf_frac=...)``), never both:
 the markers of both plugins share their names.
@@ -36,9 +36,11 @@ UNARY = [
     "tf.nn.gelu({x} * 2.0, False) - 1.0", "tf.nn.leaky_relu({v})", "tf.nn.leaky_relu({x} - 0.5, 0.2)",
     "tf.nn.leaky_relu({v}, alpha={s})", "tf.nn.leaky_relu({v}, -1) * 2.0", "tf.negative({v})",
     "tf.math.negative({v})", "-{x}", "-tf.nn.relu({x} * 2.0 - 1.0) + 1.0",
+    # tf.maximum / tf.minimum, native since 2026-12-05 (eleventh session)
+    "tf.maximum({v}, 0.25)", "tf.minimum({v}, {x} * 0.5)", "tf.math.maximum(0, {v})", "tf.minimum(1.0, {x}) - {x}",
 ]
 # forms kiln leaves to TensorFlow (the fallback path), shape unchanged
-FALLBACK = ["tf.maximum({v}, 0.25)", "tf.minimum({v}, {x} * 0.5)", "tf.clip_by_value({v}, -1.0, 1.0)",
+FALLBACK = ["tf.math.softsign({v})", "tf.math.sign({v}) * {x}", "tf.clip_by_value({v}, -1.0, 1.0)",
             "tf.math.softplus({v})", "tf.nn.elu({v})"]
 
 

@@ -61,3 +61,15 @@ def n_out(a: TensorF32Cpu2D, b: TensorF32Cpu2D, o: TensorF32Cpu2D):
 
 def n_keyword(a: TensorF32Cpu2D, b: TensorF32Cpu2D):
     return torch.minimum(a, other=b)
+
+
+def n_transposed(a: TensorF32Cpu2D, b: TensorF32Cpu2D):
+    return torch.maximum(a, b.T)  # eager's: kiln reads only matmul's operands transposed
+
+
+def n_transposed_method(a: TensorF32Cpu2D, b: TensorF32Cpu2D):
+    return a.min(b.t())
+
+
+def n_transposed_first(a: TensorF32Cpu2D, b: TensorF32Cpu2D):
+    return torch.max(a.T, b)
