@@ -144,6 +144,8 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
       return pu_claimed(max ? "kiln-tensorflow/maximum-scalar-f32-cpu" : "kiln-tensorflow/minimum-scalar-f32-cpu",
                         ra ? s->args[0] : s->args[1]);
     if (untyped_operands(s, tids)) return pu_not_covered();
+    if (s->nkw == 0 && s->nargs == 2) /* another framework's tensor, or two numbers */
+      return pu_rejected(KL_KILN_TF_010, "an operand of tf.maximum / tf.minimum is neither a kiln-tensorflow tensor nor, beside one, an int, float or bool; pass TensorF32Cpu1D/TensorF32Cpu2D operands (one of them may be a number)");
     return pu_rejected(KL_KILN_TF_003, "tf.maximum / tf.minimum are native only for two tensors, or a tensor and an int, float or bool, without keywords; write `tf.maximum(x, 0.0)` or `tf.minimum(a, b)` with ranks 1+1, 2+2, 2+1 or 1+2");
   }
   bool arith = is_any(t, sub_names) || is_any(t, mul_names) || is_any(t, div_names);

@@ -72,3 +72,7 @@ def clip_between(x: TensorF32Cpu2D, lo: TensorF32Cpu1D, hi: float) -> TensorF32C
 
 def n_name(a: TensorF32Cpu2D, b: TensorF32Cpu2D):
     return tf.maximum(a, b, name="m")
+
+
+def n_numbers(a: TensorF32Cpu2D, s: float, u: float):
+    return a + tf.maximum(s, u)  # two numbers: KILN-TF-010, eager's
