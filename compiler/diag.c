@@ -236,7 +236,8 @@ static const char *const code_explains[] = {
         "no keywords; tf.nn.bias_add for a rank-2 tensor and a rank-1 bias, no\n"
         "keywords (data_format=, name=); tf.maximum and tf.minimum (and their\n"
         "tf.math names) for two such tensors, or a tensor and an int, float or\n"
-        "bool, no keywords.",
+        "bool, no keywords; tf.clip_by_value for a tensor and two such numbers,\n"
+        "positional.",
         "    def f(a: TensorF32Cpu2D, b: TensorF32Cpu1D):\n"
         "        return tf.add(a, b, name=\"sum\")   # KILN-TF-003",
         "Write `tf.add(a, b)` (or `a + b`) with two kiln tensors and no keywords."),

@@ -522,6 +522,30 @@ static Val clamp_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
   return r;
 }
 
+/* A native scalar operand of kr->tensor_scalar_op: "f, i, is_int". */
+static const char *scalar_operand(E *e, Val v) {
+  return v.t == KL_T_FLOAT ? kl_fmt(e->ctx, "%s, 0, 0", v.s) : kl_fmt(e->ctx, "0.0, (int64_t)(%s), 1", v.s);
+}
+
+/* tf.clip_by_value(a, lo, hi), both bounds native scalars: TF's own
+ * maximum(minimum(a, hi), lo), two scalar ops, each with TF's rules. */
+static Val clip_by_value_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
+  const int *k = s->lowered.operands;
+  bool ok = s->lowered.noperands == 3 && k[0] >= 0 && k[0] < nops && kl_is_tensor(e->ctx, ops[k[0]].t);
+  for (int i = 1; i <= 2; i++) ok = ok && k[i] >= 0 && k[i] < nops && kl_is_scalar(ops[k[i]].t);
+  if (!ok) kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "clip_by_value operands of the wrong kinds");
+  Val mid = temp(e, s->lowered.result), r = temp(e, s->lowered.result);
+  line(e, "%s = (PyObject *)kr->tensor_scalar_op(KR_OP_MINIMUM, (KrTensor *)%s, %s, 0, kl_file, %d);", mid.s,
+       ops[k[0]].s, scalar_operand(e, ops[k[2]]), L);
+  fail_if(e, L, "!%s", mid.s);
+  line(e, "%s = (PyObject *)kr->tensor_scalar_op(KR_OP_MAXIMUM, (KrTensor *)%s, %s, 0, kl_file, %d);", r.s, mid.s,
+       scalar_operand(e, ops[k[1]]), L);
+  release(e, mid);
+  for (int i = 0; i < nops; i++) release(e, ops[i]);
+  fail_if(e, L, "!%s", r.s);
+  return r;
+}
+
 /* The operands of an op of a tensor and an optional native scalar (leaky_relu's
  * slope, normalize's eps): the tensor in *t, the scalar (NULL: absent). */
 static const Val *tensor_and_scalar(E *e, const KlSiteInfo *s, const Val *ops, int nops, int L, const Val **t) {
@@ -614,6 +638,7 @@ static Val tensor_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
   if (s->lowered.op == KL_TOP_LEAKY_RELU) return leaky_relu_op(e, s, ops, nops, L);
   if (s->lowered.op == KL_TOP_LAYER_NORM) return layer_norm_op(e, s, ops, nops, L);
   if (s->lowered.op == KL_TOP_NORMALIZE) return normalize_op(e, s, ops, nops, L);
+  if (s->lowered.op == KL_TOP_CLIP_BY_VALUE) return clip_by_value_op(e, s, ops, nops, L);
   Val r = temp(e, s->lowered.result);
   if (s->lowered.noperands == 2 && nops == 2 && kl_is_scalar(ops[0].t) != kl_is_scalar(ops[1].t)) {
     bool left = kl_is_scalar(ops[0].t);

@@ -641,6 +641,7 @@ typedef struct KlSite {
   X(MAXIMUM, "maximum") X(MINIMUM, "minimum") /* torch.maximum / minimum of two tensors, broadcast as ADD */ \
   X(LAYER_NORM, "layer_norm") /* F.layer_norm: operands a, shape (an object), weight, bias, eps (-1: absent) */ \
   X(NORMALIZE, "normalize") /* F.normalize over the last dim, p 2: operands a, eps (a scalar; -1: 1e-12) */ \
+  X(CLIP_BY_VALUE, "clip_by_value") /* tf.clip_by_value: operands a, lo, hi (scalars): MAXIMUM(MINIMUM(a, hi), lo) */ \
   X(SIZE, "size")           /* an int: a.shape[d], operands a, d (a literal int naming one of a's dims) */ \
   X(NDIM, "ndim") X(NUMEL, "numel") /* ints: a's rank, its element count */
 

@@ -59,13 +59,14 @@ def test_sites_claimed(mmod):
     rules = set()
     for f in report["functions"]:
         assert f["status"] == "native", (f["name"], f["reason"])
-        sites = [s for s in f["sites"] if "maximum" in str(s["target"]) or "minimum" in str(s["target"])]
+        sites = [s for s in f["sites"] if any(w in str(s["target"]) for w in ("maximum", "minimum", "clip_by_value"))]
         assert sites, f["name"]
         want = "rejected" if f["name"].startswith("n_") else "claimed"
         assert all(s["outcome"] == want for s in sites), (f["name"], f["sites"])
         rules |= {s["rule"] for s in sites if s["outcome"] == "claimed"}
     assert rules == {"kiln-tensorflow/maximum-f32-cpu", "kiln-tensorflow/minimum-f32-cpu",
-                     "kiln-tensorflow/maximum-scalar-f32-cpu", "kiln-tensorflow/minimum-scalar-f32-cpu"}
+                     "kiln-tensorflow/maximum-scalar-f32-cpu", "kiln-tensorflow/minimum-scalar-f32-cpu",
+                     "kiln-tensorflow/clip-by-value-f32-cpu-1d", "kiln-tensorflow/clip-by-value-f32-cpu-2d"}
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -138,6 +139,26 @@ def test_large(mmod, shape):
         agree(mod, "mn_12", tf.constant(b_arr[0]), a, where=(shape, "row first"))
 
 
+BOUNDS = [(-1.0, 1.0), (0.0, 0.0), (-0.0, 0.0), (0.0, -0.0), (-0.0, -0.0), (2.0, -1.0), (float("nan"), 1.0),
+          (-1.0, float("nan")), (-float("inf"), float("inf")), (1e-40, 1e40), (-1e40, -1e-40), (0.1 + 2 ** -40, 0.5)]
+
+
+@pytest.mark.parametrize("shape", SHAPES + [(2048, 37), (1, 40001)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_clip_by_value(mmod, shape):
+    """tf.clip_by_value(x, lo, hi) is TF's maximum(minimum(x, hi), lo): each
+    with its NaN, zero and tail rules (lo > hi gives lo; a NaN bound NaN)."""
+    mod, _ = mmod
+    for a_arr, _b in (operands(shape, sum(shape) + 7), ties(shape, 3)):
+        x = tf.constant(a_arr)
+        for lo, hi in BOUNDS:
+            agree(mod, "clip", x, lo, hi, where=(shape, lo, hi))
+            if shape[0]:
+                agree(mod, "clip_1d", tf.constant(a_arr[-1]), lo, hi, where=(shape, lo, hi, "1-D"))
+        agree(mod, "clip_lit", x, where=shape)
+        for i, f in [(0, True), (-3, False), (2 ** 24 + 1, True)]:
+            agree(mod, "clip_int_bool", x, i, f, where=(shape, i, f))
+
+
 def test_chains_and_head(mmod):
     mod, _ = mmod
     py = mod.__kiln_python__
@@ -163,6 +184,10 @@ def test_rejected_form_runs_on_eager(mmod):
     same(mod.n_name(tf.constant(a), tf.constant(b)), mod.__kiln_python__["n_name"](tf.constant(a), tf.constant(b)),
          "n_name")
     f = next(f for f in report["functions"] if f["name"] == "n_name")
+    assert any(s["outcome"] == "rejected" and s["code"] == "KILN-TF-003" for s in f["sites"])
+    lo, hi = tf.constant(np.full(9, -0.5, np.float32)), tf.constant(np.linspace(0, 1, 9, dtype=np.float32))
+    same(mod.n_clip_tensor(tf.constant(a), lo, hi), mod.__kiln_python__["n_clip_tensor"](tf.constant(a), lo, hi), "clip")
+    f = next(f for f in report["functions"] if f["name"] == "n_clip_tensor")
     assert any(s["outcome"] == "rejected" and s["code"] == "KILN-TF-003" for s in f["sites"])
     for s_, u in [(1.5, -2.0), (float("nan"), 1.0), (3.0, 1e40)]:
         same(mod.n_numbers(tf.constant(a), s_, u), mod.__kiln_python__["n_numbers"](tf.constant(a), s_, u), "n_numbers")

@@ -2,7 +2,7 @@
  * (and @), tf.nn.relu, tf.nn.leaky_relu, tf.nn.sigmoid, tf.nn.tanh, tf.negative (and -x), tf.abs, tf.sqrt,
  * tf.square, tf.exp, tf.math.log, tf.math.rsqrt, tf.nn.silu, tf.nn.relu6, tf.nn.gelu, tf.nn.softmax / log_softmax over the last axis,
  * tf.nn.bias_add, tf.maximum / tf.minimum (two tensors, or a tensor and a
- * number), tf.add / tf.subtract /
+ * number), tf.clip_by_value with number bounds, tf.add / tf.subtract /
  * tf.multiply / tf.divide between tensors, the operators + - * / between
  * tensors or a tensor and an int/float/bool, and
  * tf.reduce_mean(x, axis=1) (keepdims or not) on float32 CPU:0 EagerTensors of rank 1 and 2.
@@ -39,6 +39,7 @@ static const char *const div_names[] = {"tensorflow.divide", "tensorflow.math.di
 static const char *const neg_names[] = {"tensorflow.negative", "tensorflow.math.negative", NULL};
 static const char *const maximum_names[] = {"tensorflow.maximum", "tensorflow.math.maximum", NULL};
 static const char *const minimum_names[] = {"tensorflow.minimum", "tensorflow.math.minimum", NULL};
+static const char *const clip_names[] = {"tensorflow.clip_by_value", NULL};
 static const char *const tanh_names[] = {"tensorflow.nn.tanh", "tensorflow.tanh", "tensorflow.math.tanh", NULL};
 static const char *const abs_names[] = {"tensorflow.abs", "tensorflow.math.abs", NULL};
 static const char *const sqrt_names[] = {"tensorflow.sqrt", "tensorflow.math.sqrt", NULL};
@@ -147,6 +148,14 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
     if (s->nkw == 0 && s->nargs == 2) /* another framework's tensor, or two numbers */
       return pu_rejected(KL_KILN_TF_010, "an operand of tf.maximum / tf.minimum is neither a kiln-tensorflow tensor nor, beside one, an int, float or bool; pass TensorF32Cpu1D/TensorF32Cpu2D operands (one of them may be a number)");
     return pu_rejected(KL_KILN_TF_003, "tf.maximum / tf.minimum are native only for two tensors, or a tensor and an int, float or bool, without keywords; write `tf.maximum(x, 0.0)` or `tf.minimum(a, b)` with ranks 1+1, 2+2, 2+1 or 1+2");
+  }
+  if (is_any(t, clip_names)) { /* tf.clip_by_value(t, lo, hi): both bounds numbers, positional */
+    int r = s->nargs == 3 ? pu_rank(s->args[0], tids) : 0;
+    if (r && s->nkw == 0 && pu_scalar(s->args[1]) && pu_scalar(s->args[2]))
+      return pu_claimed(r == 1 ? "kiln-tensorflow/clip-by-value-f32-cpu-1d" : "kiln-tensorflow/clip-by-value-f32-cpu-2d",
+                        s->args[0]);
+    if (untyped_operands(s, tids)) return pu_not_covered();
+    return pu_rejected(KL_KILN_TF_003, "tf.clip_by_value is native only for a tensor and two numbers, positional; write `tf.clip_by_value(x, -1.0, 1.0)` with x rank 1 or 2 and each bound an int, float or bool (no tensor bounds, no name=)");
   }
   bool arith = is_any(t, sub_names) || is_any(t, mul_names) || is_any(t, div_names);
   const char *math = is_any(t, abs_names) ? "abs" : is_any(t, sqrt_names) ? "sqrt"
@@ -294,6 +303,8 @@ static bool tf_lower(const KlSite *s, const KlClaim *c, const KlType *tids, KlLo
   else if (strstr(r, "/bias-add-")) *out = pu_op(KL_TOP_BIAS_ADD, 2, c->result);
   else if (strstr(r, "/matmul-")) *out = pu_op(KL_TOP_MATMUL, 2, c->result);
   else if (strstr(r, "/add-")) *out = pu_op(KL_TOP_ADD, 2, c->result);
+  else if (strstr(r, "/clip-by-value-"))
+    *out = (KlLowered){.op = KL_TOP_CLIP_BY_VALUE, .operands = {0, 1, 2}, .noperands = 3, .result = c->result};
   else if (strstr(r, "/maximum-")) *out = pu_op(KL_TOP_MAXIMUM, 2, c->result);
   else if (strstr(r, "/minimum-")) *out = pu_op(KL_TOP_MINIMUM, 2, c->result);
   else if (strstr(r, "/sub-") || strstr(r, "/subtract-")) *out = pu_op(KL_TOP_SUB, 2, c->result);
@@ -377,6 +388,8 @@ static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/add-scalar-binop-f32-cpu", "a + s, s + a; s an int, float or bool", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/maximum-f32-cpu", "tf.maximum / tf.math.maximum(a, b) ranks 1+1, 2+2, 2+1, 1+2", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/minimum-f32-cpu", "tf.minimum / tf.math.minimum(a, b) ranks 1+1, 2+2, 2+1, 1+2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/clip-by-value-f32-cpu-1d", "tf.clip_by_value(x, lo, hi) rank 1, lo and hi an int, float or bool", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/clip-by-value-f32-cpu-2d", "tf.clip_by_value(x, lo, hi) rank 2, lo and hi an int, float or bool", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/maximum-scalar-f32-cpu", "tf.maximum(a, s), tf.maximum(s, a); s an int, float or bool", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/minimum-scalar-f32-cpu", "tf.minimum(a, s), tf.minimum(s, a); s an int, float or bool", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/sub-scalar-binop-f32-cpu", "a - s, s - a; s an int, float or bool", "claimed", KL_NUM_CODES, true},

@@ -6,7 +6,7 @@ the forms kiln-tensorflow claims (tf.matmul in its spellings, transpose_b,
 bias_add, the activations and math functions, softmax / log_softmax, the
 row and column reductions, arithmetic with tensors, scalars, literals and
 ints read from a shape) mixed with forms it leaves to TensorFlow
-(tf.transpose, tf.reduce_max, tf.clip_by_value, softsign, sign), loops over a
+(tf.transpose, tf.reduce_max, softsign, sign, elu), loops over a
 square layer and branches on a bool.  A module holds either torch or
 TensorFlow tensor functions (``gen_module(..., tf_frac=...)``), never both:
 the markers of both plugins share their names.
@@ -38,9 +38,10 @@ UNARY = [
     "tf.math.negative({v})", "-{x}", "-tf.nn.relu({x} * 2.0 - 1.0) + 1.0",
     # tf.maximum / tf.minimum, native since 2026-12-05 (eleventh session)
     "tf.maximum({v}, 0.25)", "tf.minimum({v}, {x} * 0.5)", "tf.math.maximum(0, {v})", "tf.minimum(1.0, {x}) - {x}",
+    "tf.clip_by_value({v}, -1.0, 1.0)", "tf.clip_by_value({x} * 3.0, 0, 2.5) - 1.0",
 ]
 # forms kiln leaves to TensorFlow (the fallback path), shape unchanged
-FALLBACK = ["tf.math.softsign({v})", "tf.math.sign({v}) * {x}", "tf.clip_by_value({v}, -1.0, 1.0)",
+FALLBACK = ["tf.math.softsign({v})", "tf.math.sign({v}) * {x}", "tf.nn.elu({x} * 0.5)",
             "tf.math.softplus({v})", "tf.nn.elu({v})"]
 
 

@@ -76,3 +76,23 @@ def n_name(a: TensorF32Cpu2D, b: TensorF32Cpu2D):
 
 def n_numbers(a: TensorF32Cpu2D, s: float, u: float):
     return a + tf.maximum(s, u)  # two numbers: KILN-TF-010, eager's
+
+
+def clip(x: TensorF32Cpu2D, lo: float, hi: float) -> TensorF32Cpu2D:
+    return tf.clip_by_value(x, lo, hi)
+
+
+def clip_1d(x: TensorF32Cpu1D, lo: float, hi: float) -> TensorF32Cpu1D:
+    return tf.clip_by_value(x, lo, hi)
+
+
+def clip_lit(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return tf.clip_by_value(x * 2.0, -1, 1.0) + x
+
+
+def clip_int_bool(x: TensorF32Cpu2D, i: int, f: bool) -> TensorF32Cpu2D:
+    return tf.clip_by_value(x, i, f)
+
+
+def n_clip_tensor(x: TensorF32Cpu2D, lo: TensorF32Cpu1D, hi: TensorF32Cpu1D):
+    return tf.clip_by_value(x, lo, hi)  # tensor bounds: KILN-TF-003, eager's
