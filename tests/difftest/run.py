@@ -186,7 +186,9 @@ def main(argv=None) -> int:
                     print(f"   {m.info.name}{m.args!r:.200}: {m.desc[:300]}")
         print(f"\n{total['programs']} programs, {total['cases']} cases "
               f"({total['void']} void), {total['build_errors']} modules failed to build, "
-              f"{len(all_mm)} mismatching cases, {time.time() - t0:.0f}s")
+              f"{len(all_mm)} mismatching cases, {time.time() - t0:.0f}s; "
+              f"{harness.ILL_CONDITIONED['cases']} cases within the oracle's own movement under "
+              f"rounding-sized input changes (ill-conditioned, accepted)")
         # distinct mismatches: by signature and function
         seen, todo = set(), []
         for m in all_mm:
