@@ -91,7 +91,7 @@ _Noreturn void kl_internal_error(const char *file, int line);
   X(KILN_TORCH_010, "torch: tensor operation outside the proven surface")        \
   X(KILN_TF_001, "tensorflow: matmul needs two rank-2 tensors, no transpose_a")  \
   X(KILN_TF_002, "tensorflow: relu / leaky_relu need one rank-1 or rank-2 tensor, no keywords but alpha") \
-  X(KILN_TF_003, "tensorflow: add needs ranks 1+1, 2+2, 2+1 or 1+2, no keywords") \
+  X(KILN_TF_003, "tensorflow: add, maximum, clip_by_value and the like need ranks 1+1, 2+2, 2+1 or 1+2 (bounds numbers), no keywords") \
   X(KILN_TF_004, "tensorflow: reduce_mean/sum needs rank 2 and a literal axis")     \
   X(KILN_TF_005, "tensorflow: sigmoid / tanh / math functions need one rank-1 or rank-2 tensor, no keywords") \
   X(KILN_TF_006, "tensorflow: binary + needs ranks 1+1, 2+2, 2+1 or 1+2")        \
