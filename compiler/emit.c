@@ -647,10 +647,8 @@ static Val tensor_op(E *e, KlSiteInfo *s, Val *ops, int nops, int L) {
         (s->lowered.op != KL_TOP_ADD && s->lowered.op != KL_TOP_SUB && s->lowered.op != KL_TOP_MUL &&
          s->lowered.op != KL_TOP_DIV && s->lowered.op != KL_TOP_MAXIMUM && s->lowered.op != KL_TOP_MINIMUM))
       kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "a scalar operand lowered to %s", kl_tensor_op_text[s->lowered.op]);
-    bool is_float = sc.t == KL_T_FLOAT;
-    line(e, "%s = (PyObject *)kr->tensor_scalar_op(%s, (KrTensor *)%s, %s, %s, %d, %d, kl_file, %d);", r.s,
-         tensor_op_enum[s->lowered.op], t.s, is_float ? sc.s : "0.0", is_float ? "0" : kl_fmt(e->ctx, "(int64_t)(%s)", sc.s),
-         !is_float, left, L);
+    line(e, "%s = (PyObject *)kr->tensor_scalar_op(%s, (KrTensor *)%s, %s, %d, kl_file, %d);", r.s,
+         tensor_op_enum[s->lowered.op], t.s, scalar_operand(e, sc), left, L);
     for (int i = 0; i < nops; i++) release(e, ops[i]);
     fail_if(e, L, "!%s", r.s);
     return r;

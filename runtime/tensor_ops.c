@@ -64,12 +64,7 @@ int kr_gelu_path(int act, int fw, bool row_major, int64_t numel) {
 }
 
 static kk_binop binop_of(int op) {
-  return op == KR_OP_SUB       ? KK_BIN_SUB
-         : op == KR_OP_MUL     ? KK_BIN_MUL
-         : op == KR_OP_DIV     ? KK_BIN_DIV
-         : op == KR_OP_MAXIMUM ? KK_BIN_MAXIMUM
-         : op == KR_OP_MINIMUM ? KK_BIN_MINIMUM
-                               : KK_BIN_ADD;
+  return op == KR_OP_SUB ? KK_BIN_SUB : op == KR_OP_MUL ? KK_BIN_MUL : op == KR_OP_DIV ? KK_BIN_DIV : KK_BIN_ADD;
 }
 
 static int tensor_nan_b(int op, int fw, bool b_one);
@@ -560,7 +555,7 @@ KrTensor *kr_tensor_op(int op, KrTensor *a, KrTensor *b, KrTensor *c, const char
       tf_minmax_tail(max ? KK_BIN_MAXIMUM_TF_TAIL : KK_BIN_MINIMUM_TF_TAIL, tiled, M, N, a->data, as0, as1, b->data, bs0,
                      bs1, r->data);
     } else if (is_minmax(op)) {
-      kk_binary(binop_of(op), 0, M, N, a->data, as0, as1, b->data, bs0, bs1, r->data);
+      kk_binary(max ? KK_BIN_MAXIMUM : KK_BIN_MINIMUM, 0, M, N, a->data, as0, as1, b->data, bs0, bs1, r->data);
       torch_minmax_tails(max ? KK_BIN_MAXIMUM_TAIL : KK_BIN_MINIMUM_TAIL, threads, M, N, a->data, as0, as1, b->data,
                          bs0, bs1, r->data);
     } else if (op == KR_OP_ADD && fw != KR_FW_TF) /* torch's add: b's NaN wins */
