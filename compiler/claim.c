@@ -56,9 +56,21 @@ static void add_arg(KlSite *s, KlNode *n) {
   s->nargs++;
 }
 
+/* Positional n (index i) written as a list or tuple display: its length and
+ * its first elements' types, for the first such positional without `*x`. */
+static void add_seq(KlSite *s, int i, KlNode *n) {
+  if (s->seq_arg >= 0 || (n->kind != KL_N_LIST && n->kind != KL_N_TUPLE)) return;
+  for (int k = 0; k < n->list.len; k++)
+    if (n->list.items[k]->kind == KL_N_STARRED) return;
+  for (int k = 0; k < n->list.len && k < KL_SITE_MAX_SEQ; k++) s->seq[k] = n->list.items[k]->type;
+  s->seq_len = n->list.len;
+  s->seq_arg = i;
+}
+
 /* Builds the metadata a plugin sees. Returns false for nodes that are not sites. */
 static bool build_site(KlNode *n, KlSite *s) {
   memset(s, 0, sizeof *s);
+  s->seq_arg = -1;
   switch (n->kind) {
   case KL_N_BINOP:
   case KL_N_AUGASSIGN:
@@ -102,7 +114,10 @@ static bool build_site(KlNode *n, KlSite *s) {
       s->has_star_args = true; /* what it passes is known only when it runs */
       return true;
     }
-    for (int i = 0; i < n->list.len; i++) add_arg(s, n->list.items[i]);
+    for (int i = 0; i < n->list.len; i++) {
+      add_arg(s, n->list.items[i]);
+      add_seq(s, i, n->list.items[i]);
+    }
     for (int i = 0; i < n->kw.len; i++) {
       if (s->nkw >= KL_SITE_MAX_KW) {
         s->has_star_args = true;

@@ -204,6 +204,17 @@ static const char *const code_explains[] = {
         "        return torch.softmax(x, dim=0)   # KILN-TORCH-006: not the last dim",
         "Write `torch.softmax(x, dim=-1)` (or `dim=1` on rank 2); for another dim,\n"
         "transpose once outside the hot function."),
+    [KL_KILN_TORCH_007] = EXPLAIN(
+        "torch.cat, torch.concat and torch.concatenate are native for a list or\n"
+        "tuple written out in the call, of 1 to 16 float32 CPU tensors that are\n"
+        "all rank 1 or all rank 2, joined along a literal dim (positional, dim=\n"
+        "or axis=; 0 when absent). Other forms that hold a kiln tensor (another\n"
+        "value in the list, mixed ranks, a dim computed at run time or out of\n"
+        "range, out=) run on eager PyTorch through the fallback.",
+        "    def f(x: TensorF32Cpu2D, d: int) -> TensorF32Cpu2D:\n"
+        "        return torch.cat([x, x], dim=d)   # KILN-TORCH-007: the dim is not a literal",
+        "Write the dim as a literal (`torch.cat([a, b], dim=1)`) and the tensors in\n"
+        "the call; a list built in a loop stays on eager (it is not a kiln value)."),
     [KL_KILN_TORCH_010] = EXPLAIN(
         "A torch operation on kiln tensor types outside the proven native surface.\n"
         "It runs on eager PyTorch through the Python fallback. Reserved: the\n"
@@ -267,6 +278,17 @@ static const char *const code_explains[] = {
         "    def f(x: TensorF32Cpu2D, y):\n"
         "        return x * y                   # y untyped: eager TensorFlow",
         "Annotate the other operand (a kiln tensor type, int, float or bool)."),
+    [KL_KILN_TF_007] = EXPLAIN(
+        "tf.concat is native for a list or tuple written out in the call, of 1\n"
+        "to 16 float32 CPU:0 tensors that are all rank 1 or all rank 2, joined\n"
+        "along a literal axis (positional or axis=). Other forms that hold a\n"
+        "kiln tensor (another value in the list, mixed ranks, an axis computed\n"
+        "at run time or out of range, name=) run on eager TensorFlow through\n"
+        "the fallback.",
+        "    def f(x: TensorF32Cpu2D, a: int) -> TensorF32Cpu2D:\n"
+        "        return tf.concat([x, x], a)    # KILN-TF-007: the axis is not a literal",
+        "Write the axis as a literal (`tf.concat([a, b], 1)` or `axis=-1`) and the\n"
+        "tensors in the call."),
     [KL_KILN_TF_010] = EXPLAIN(
         "A covered TensorFlow operation got an operand outside the kiln-tensorflow\n"
         "vocabulary (a Python scalar, or another framework's tensor). It runs on\n"

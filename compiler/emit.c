@@ -985,6 +985,27 @@ static Val call_unpacking(E *e, Val callee, const Val *pre, int npre, KlNodeList
   return r;
 }
 
+/* torch.cat / tf.concat: the display's tensors, evaluated in order (never
+ * a Python list), joined by the runtime. */
+static Val cat_op(E *e, KlNode *n, KlSiteInfo *s, int L) {
+  KlNode *seq = n->list.items[s->meta.seq_arg];
+  int k = seq->list.len;
+  Val *ts = kl_alloc(e->ctx, sizeof(Val) * (size_t)k);
+  KlBuf b = {0};
+  for (int i = 0; i < k; i++) {
+    ts[i] = ev(e, seq->list.items[i]);
+    if (!kl_is_tensor(e->ctx, ts[i].t)) kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "cat of a value that is not a native tensor");
+    kl_buf_printf(&b, "%s(KrTensor *)%s", i ? ", " : "", ts[i].s);
+  }
+  Val r = temp(e, s->lowered.result);
+  line(e, "{ KrTensor *kl_cat[%d] = {%s};", k, b.data);
+  line(e, "  %s = (PyObject *)kr->tensor_cat(kl_cat, %d, %d, kl_file, %d); }", r.s, k, (int)s->lowered.ival, L);
+  kl_buf_free(&b);
+  for (int i = 0; i < k; i++) release(e, ts[i]);
+  fail_if(e, L, "!%s", r.s);
+  return r;
+}
+
 static Val call(E *e, KlNode *n) {
   int L = call_line(n);
   KlSiteInfo *s = n->site;
@@ -992,6 +1013,7 @@ static Val call(E *e, KlNode *n) {
   KlNode *fn = n->a;
   bool method = s->meta.kind == KL_SK_METHOD;
   if (s->outcome == KL_SITE_SCALAR && kl_is_scalar(n->type)) return scalar_call(e, n);
+  if (s->outcome == KL_SITE_CLAIMED && s->lowered.op == KL_TOP_CAT) return cat_op(e, n, s, L);
   if (s->outcome == KL_SITE_CLAIMED) {
     Val ops[KL_SITE_MAX_ARGS + KL_SITE_MAX_KW + 1];
     int nops = 0;

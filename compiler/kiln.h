@@ -88,6 +88,7 @@ _Noreturn void kl_internal_error(const char *file, int line);
   X(KILN_TORCH_004, "torch: + needs ranks 1+1, 2+2, 2+1 or 1+2")                 \
   X(KILN_TORCH_005, "torch: mean/sum is native over one literal dim of rank 2 only") \
   X(KILN_TORCH_006, "torch: softmax needs the literal last dim and no other arguments") \
+  X(KILN_TORCH_007, "torch: cat needs a display of 1-16 tensors of one rank and a literal dim") \
   X(KILN_TORCH_010, "torch: tensor operation outside the proven surface")        \
   X(KILN_TF_001, "tensorflow: matmul needs two rank-2 tensors, no transpose_a")  \
   X(KILN_TF_002, "tensorflow: relu / leaky_relu need one rank-1 or rank-2 tensor, no keywords but alpha") \
@@ -95,6 +96,7 @@ _Noreturn void kl_internal_error(const char *file, int line);
   X(KILN_TF_004, "tensorflow: reduce_mean/sum needs rank 2 and a literal axis")     \
   X(KILN_TF_005, "tensorflow: sigmoid / tanh / math functions need one rank-1 or rank-2 tensor, no keywords") \
   X(KILN_TF_006, "tensorflow: binary + needs ranks 1+1, 2+2, 2+1 or 1+2")        \
+  X(KILN_TF_007, "tensorflow: concat needs a display of 1-16 tensors of one rank and a literal axis") \
   X(KILN_TF_010, "tensorflow: tensor operation outside the proven surface")
 
 typedef enum {
@@ -575,8 +577,9 @@ bool kl_call_unpacks(const KlNode *call); /* a, b = x, y */
 
 /* ------------------------------------------------------------------ claim.c + plugin interface */
 
-/* 2: KlLowered.operands holds five (F.layer_norm's) */
-#define KL_PLUGIN_API_VERSION 2
+/* 2: KlLowered.operands holds five (F.layer_norm's)
+ * 3: KlSite.seq_arg / seq_len / seq (a list or tuple display), KlLowered.ival */
+#define KL_PLUGIN_API_VERSION 3
 
 typedef enum { KL_SK_CALL, KL_SK_METHOD, KL_SK_BINOP, KL_SK_COMPARE, KL_SK_UNARYOP } KlSiteKind;
 extern const char *const kl_site_kind_text[];
@@ -596,6 +599,7 @@ typedef struct KlSiteKeyword {
 
 #define KL_SITE_MAX_ARGS 8
 #define KL_SITE_MAX_KW 8
+#define KL_SITE_MAX_SEQ 16
 
 /* What a plugin sees: pure metadata, no AST. */
 typedef struct KlSite {
@@ -613,6 +617,10 @@ typedef struct KlSite {
   bool has_star_args;  /* *args or **kwargs present: never claimable */
   unsigned transposed; /* bit i: positional i is written `t.T` or `t.t()`, t a rank-2 tensor, and args[i] is t's
                           type; such sites go only to plugins with transposed_operands (claim.c) */
+  int seq_arg;         /* the first positional written as a list or tuple display without `*x` (torch.cat's
+                          tensors), -1: none; its length, and its first KL_SITE_MAX_SEQ elements' types */
+  int seq_len;
+  KlType seq[KL_SITE_MAX_SEQ];
 } KlSite;
 
 /* Native tensor operations a plugin can lower to (the kiln IR vocabulary).
@@ -642,6 +650,8 @@ typedef struct KlSite {
   X(LAYER_NORM, "layer_norm") /* F.layer_norm: operands a, shape (an object), weight, bias, eps (-1: absent) */ \
   X(NORMALIZE, "normalize") /* F.normalize over the last dim, p 2: operands a, eps (a scalar; -1: 1e-12) */ \
   X(CLIP_BY_VALUE, "clip_by_value") /* tf.clip_by_value: operands a, lo, hi (scalars): MAXIMUM(MINIMUM(a, hi), lo) */ \
+  X(CAT, "cat")             /* torch.cat / tf.concat: operand the display (KlSite.seq_arg) of 1..KL_SITE_MAX_SEQ tensors \
+                               of one rank, joined along dim KlLowered.ival (0 or 1) */ \
   X(SIZE, "size")           /* an int: a.shape[d], operands a, d (a literal int naming one of a's dims) */ \
   X(NDIM, "ndim") X(NUMEL, "numel") /* ints: a's rank, its element count */
 
@@ -669,6 +679,7 @@ typedef struct KlLowered {
                           then the keywords' values as written; -1: absent */
   int noperands;
   KlType result;
+  int64_t ival;        /* a literal the op needs: CAT's dim, counted from 0 */
 } KlLowered;
 
 typedef struct KlTypeDecl {

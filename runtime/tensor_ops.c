@@ -13,6 +13,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 static const char *const op_names[KR_NUM_OPS] = {"matmul", "linear", "add", "relu", "sigmoid", "tanh", "sum", "mean",
                                                  "sub", "mul", "div", "softmax", "neg", "abs", "sqrt", "square",
@@ -1336,5 +1337,61 @@ KrTensor *kr_tensor_normalize(KrTensor *x, int eps_kind, double eps_f, int64_t e
   else kk_binary(KK_BIN_DIV, 0, m.m, m.n, x->data, m.s0, m.s1, denom, 1, 0, r->data);
   kr_kernel_leave(ks);
   if (denom != stack) PyMem_Free(denom);
+  return r;
+}
+
+/* ---- cat ------------------------------------------------------------------ */
+
+KrTensor *kr_tensor_cat(KrTensor *const *ts, int n, int dim, const char *file, int line) {
+  const KrTensor *t0 = n >= 1 && ts ? ts[0] : NULL;
+  if (!t0 || dim < 0 || dim >= t0->rank) {
+    PyErr_Format(PyExc_SystemError, "kiln: bad cat operands (%s:%d)", file, line);
+    return NULL;
+  }
+  const char *name = t0->framework == KR_FW_TF ? "concat" : "cat";
+  int64_t shape[2] = {t0->shape[0], t0->rank == 2 ? t0->shape[1] : 0};
+  shape[dim] = 0;
+  for (int i = 0; i < n; i++) {
+    const KrTensor *t = ts[i];
+    if (!t || t->rank != t0->rank) {
+      PyErr_Format(PyExc_SystemError, "kiln: bad cat operands (%s:%d)", file, line);
+      return NULL;
+    }
+    if (t->framework != t0->framework) {
+      PyErr_Format(PyExc_TypeError, "kiln: %s: cannot mix %s and %s tensors (%s:%d)", name, fw_name(t0->framework),
+                   fw_name(t->framework), file, line);
+      return NULL;
+    }
+    for (int d = 0; d < t0->rank; d++) {
+      if (d == dim || t->shape[d] == t0->shape[d]) continue;
+      char s0[64], si[64];
+      fmt_shape(s0, sizeof s0, t0);
+      fmt_shape(si, sizeof si, t);
+      PyErr_Format(PyExc_RuntimeError,
+                   "kiln: %s: sizes must match except in dim %d, but tensor 0 is %s and tensor %d is %s (%s:%d)", name,
+                   dim, s0, i, si, file, line);
+      return NULL;
+    }
+    shape[dim] += t->shape[dim];
+  }
+  KrTensor *r = kr_tensor_new(t0->framework, t0->rank, shape);
+  if (!r) return NULL;
+  /* each operand a block of the row-major result: below the ones before it
+   * (dim 0), or right of them (dim 1) */
+  const int64_t row = t0->rank == 2 ? shape[1] : shape[0];
+  int64_t at = 0;
+  for (int i = 0; i < n; i++) {
+    const Mat m = as_mat(ts[i]);
+    const int64_t first = at;
+    at += ts[i]->shape[dim];
+    if (m.m == 0 || m.n == 0) continue;
+    float *dst = r->data + (t0->rank == 2 && dim == 0 ? first * row : first);
+    for (int64_t y = 0; y < m.m; y++) {
+      const float *src = ts[i]->data + y * m.s0;
+      float *out = dst + y * row;
+      if (m.s1 == 1 || m.n == 1) memcpy(out, src, sizeof(float) * (size_t)m.n);
+      else for (int64_t x = 0; x < m.n; x++) out[x] = src[x * m.s1];
+    }
+  }
   return r;
 }

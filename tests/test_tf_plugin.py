@@ -196,6 +196,12 @@ def minmax_fns(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def concat_fns(tmp_path_factory):
+    """tf.concat (compared with eager in test_cat.py)."""
+    return build("tf_cat", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
 def mixed(tmp_path_factory):
     return build("tf_mixed", tmp_path_factory)
 
@@ -833,9 +839,11 @@ def test_boundary_on_public_path_in_subprocess():
 # every verified tensorflow rule is exercised here
 
 
-def test_verified_rules_exercised(acc, acc_full, rej, mixed, errs, arith, math_fns, gelu_fns, softmax_fns, minmax_fns):
+def test_verified_rules_exercised(acc, acc_full, rej, mixed, errs, arith, math_fns, gelu_fns, softmax_fns, minmax_fns,
+                                  concat_fns):
     from kiln import _compiler
-    reports = [m[1] for m in (acc, acc_full, rej, mixed, errs, arith, math_fns, gelu_fns, softmax_fns, minmax_fns)]
+    reports = [m[1] for m in (acc, acc_full, rej, mixed, errs, arith, math_fns, gelu_fns, softmax_fns, minmax_fns,
+                              concat_fns)]
     all_sites = [s for r in reports for f in r["functions"] for s in f["sites"]]
     missing = []
     for rule in _compiler.rules():

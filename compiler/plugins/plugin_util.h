@@ -61,6 +61,43 @@ static inline bool pu_any_ours(const KlSite *s, const KlType *tids) {
   return false;
 }
 
+/* A join of tensors (torch.cat, tf.concat): positional 0 a list or tuple
+ * display of 1..KL_SITE_MAX_SEQ tensors of this plugin, all of one rank;
+ * then the dim, a literal int naming one of their dims (negative ones too),
+ * positional or by one of `names` (NULL-terminated), or absent when
+ * `optional` (then 0); nothing else. The dim counted from 0 (their rank in
+ * *rank), or -1. */
+static inline int pu_join_dim(const KlSite *s, const KlType *tids, const char *const *names, bool optional,
+                              int *rank) {
+  if (s->kind != KL_SK_CALL || s->seq_arg != 0 || s->seq_len < 1 || s->seq_len > KL_SITE_MAX_SEQ || s->nargs > 2 || s->nargs + s->nkw > 2)
+    return -1;
+  int r = pu_rank(s->seq[0], tids);
+  for (int k = 1; k < s->seq_len; k++)
+    if (pu_rank(s->seq[k], tids) != r) return -1;
+  int64_t d = 0;
+  if (s->nargs == 2) {
+    if (s->arg_lit[1] != KL_LIT_INT) return -1;
+    d = s->arg_ival[1];
+  } else if (s->nkw == 1) {
+    bool named = false;
+    for (int i = 0; names[i]; i++) named |= pu_eq(s->kw[0].name, names[i]);
+    if (!named || s->kw[0].lit != KL_LIT_INT) return -1;
+    d = s->kw[0].ival;
+  } else if (!optional) {
+    return -1;
+  }
+  if (!r || d < -r || d >= r) return -1;
+  *rank = r;
+  return (int)(d < 0 ? d + r : d);
+}
+
+/* Any tensor of this plugin in the site's list or tuple display? */
+static inline bool pu_seq_ours(const KlSite *s, const KlType *tids) {
+  for (int k = 0; k < s->seq_len && k < KL_SITE_MAX_SEQ; k++)
+    if (pu_rank(s->seq[k], tids)) return true;
+  return false;
+}
+
 static inline KlLowered pu_op(KlTensorOp op, int n, KlType result) {
   KlLowered l = {.op = op, .noperands = n, .result = result};
   for (int i = 0; i < n; i++) l.operands[i] = i;

@@ -21,8 +21,9 @@
  * 20: KR_OP_GELU, KR_OP_GELU_TANH
  * 21: KR_EW_PUSH / KR_EW_POP (elementwise trees)
  * 22: fail_line (the line of the op a fused call failed at)
- * 23: KR_OP_MAXIMUM, KR_OP_MINIMUM */
-#define KR_ABI_VERSION 23
+ * 23: KR_OP_MAXIMUM, KR_OP_MINIMUM
+ * 24: tensor_cat */
+#define KR_ABI_VERSION 24
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
 enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
@@ -389,6 +390,11 @@ typedef struct KrApi {
    * KR_EW_INT i) taken as clamp_min takes its bound (NaN: every quotient
    * NaN; a finite float past float32's range: RuntimeError). New ref. */
   KrTensor *(*tensor_normalize)(KrTensor *t, int eps_kind, double eps_f, int64_t eps_i, const char *file, int line);
+  /* torch.cat / tf.concat of ts[0..n) along dim (0 or 1, below their rank):
+   * every tensor of one framework and rank, every other dim equal (else
+   * RuntimeError naming the first that differs and FILE:LINE); the result
+   * dense row-major, each element copied bit for bit. New ref. */
+  KrTensor *(*tensor_cat)(KrTensor *const *ts, int n, int dim, const char *file, int line);
   /* After Python code ran (a fallback site), re-reads the view of a tensor
    * local from the framework tensor it shares memory with: Python may have
    * changed that tensor's metadata in place (x.t_(), x.resize_(...),

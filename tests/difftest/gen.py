@@ -4631,6 +4631,11 @@ class TensorGen:
             red = r.choice(["mean", "sum"])
             dim = r.choice(["1", "1", "-1"])
             kw = (f"dim={dim}, keepdim=False" if r.random() < 0.7 else f"keepdim=False, dim={dim}")
+            if self.spell.random() < 0.15:  # a join reduced along itself (torch.cat native since 2026-12-05)
+                form = self.spell.choice(["torch.cat([{v}, {x} * 0.5], 1).{red}(dim=1)",
+                                          "torch.cat(({x}.relu(), {v}), dim=-1).{red}(-1)",
+                                          "torch.concat([{v}, -{x}, {v}], -1).{red}(dim={dim})"])
+                return form.format(x=self.paren(v), v=v, red=red, dim=dim), (s[0],)
             if self.spell.random() < 0.5:  # the other spellings kiln claims since 2026-12-03
                 form = self.spell.choice(["{x}.{red}(dim={dim})", "{x}.{red}({dim})", "{x}.{red}({dim}, False)",
                                           "torch.{red}({v}, dim={dim})", "torch.{red}({v}, {dim})",
@@ -4643,7 +4648,10 @@ class TensorGen:
         # 2026-12-02 (arithmetic chains run as one pass)
         x = r.randint(0, 7)
         if x == 0 and len(s) == 2:
-            return f"{self.paren(v)}.{r.choice(['mean', 'sum'])}(dim=0)", (s[1],)
+            red = r.choice(['mean', 'sum'])
+            if self.spell.random() < 0.2:  # rows joined, then reduced down the columns
+                return f"torch.cat([{v}, {self.paren(v)} * 2.0], 0).{red}(dim=0)", (s[1],)
+            return f"{self.paren(v)}.{red}(dim=0)", (s[1],)
         if x == 1 and len(s) == 2:
             return f"{self.paren(v)}.{r.choice(['mean', 'sum'])}(dim=1, keepdim=True)", (s[0], "1")
         if x == 2:

@@ -3,7 +3,7 @@
 The TensorFlow twin of :class:`tests.difftest.gen.TensorGen`: each function
 takes float32 TF tensors (kiln.tensorflow's markers), runs a few chains of
 the forms kiln-tensorflow claims (tf.matmul in its spellings, transpose_b,
-bias_add, the activations and math functions, softmax / log_softmax, the
+bias_add, the activations and math functions, softmax / log_softmax, tf.concat, the
 row and column reductions, arithmetic with tensors, scalars, literals and
 ints read from a shape) mixed with forms it leaves to TensorFlow
 (tf.transpose, tf.reduce_max, softsign, sign, elu), loops over a
@@ -109,11 +109,17 @@ class TFTensorGen(TensorGen):
             red = r.choice(["reduce_mean", "reduce_sum"])
             form = self.spell.choice(["tf.{red}({v}, axis=1)", "tf.{red}({v}, axis=-1)", "tf.{red}({v}, 1)",
                                       "tf.math.{red}({v}, axis=1, keepdims=False)", "tf.{red}({v}, -1)"])
+            if self.spell.random() < 0.15:  # a join reduced along itself (tf.concat native since 2026-12-05)
+                form = self.spell.choice(["tf.{red}(tf.concat([{v}, {x} * 0.5], 1), axis=1)",
+                                          "tf.{red}(tf.concat((tf.nn.relu({v}), {v}), axis=-1), -1)"])
+                return form.format(v=v, x=self.paren(v), red=red), (s[0],)
             return form.format(v=v, red=red), (s[0],)
         x = r.randint(0, 7)
         if x == 0 and len(s) == 2:
             red = r.choice(["reduce_mean", "reduce_sum"])
             if r.random() < 0.5:
+                if self.spell.random() < 0.2:  # rows joined, then reduced down the columns
+                    return f"tf.{red}(tf.concat([{v}, {self.paren(v)} * 2.0], 0), axis=0)", (s[1],)
                 return f"tf.{red}({v}, axis=0)", (s[1],)
             return f"tf.{red}({v}, axis=0, keepdims=True)", ("1", s[1])
         if x == 1 and len(s) == 2:
