@@ -208,9 +208,11 @@ static const char *const code_explains[] = {
         "torch.cat, torch.concat and torch.concatenate are native for a list or\n"
         "tuple written out in the call, of 1 to 16 float32 CPU tensors that are\n"
         "all rank 1 or all rank 2, joined along a literal dim (positional, dim=\n"
-        "or axis=; 0 when absent). Other forms that hold a kiln tensor (another\n"
-        "value in the list, mixed ranks, a dim computed at run time or out of\n"
-        "range, out=) run on eager PyTorch through the fallback.",
+        "or axis=; 0 when absent); torch.stack the same for rank-1 tensors (each\n"
+        "a row of the result, or a column with dim 1 or -1). Other forms that\n"
+        "hold a kiln tensor (another value in the list, mixed ranks, a dim\n"
+        "computed at run time or out of range, out=) run on eager PyTorch\n"
+        "through the fallback.",
         "    def f(x: TensorF32Cpu2D, d: int) -> TensorF32Cpu2D:\n"
         "        return torch.cat([x, x], dim=d)   # KILN-TORCH-007: the dim is not a literal",
         "Write the dim as a literal (`torch.cat([a, b], dim=1)`) and the tensors in\n"
@@ -281,7 +283,8 @@ static const char *const code_explains[] = {
     [KL_KILN_TF_007] = EXPLAIN(
         "tf.concat is native for a list or tuple written out in the call, of 1\n"
         "to 16 float32 CPU:0 tensors that are all rank 1 or all rank 2, joined\n"
-        "along a literal axis (positional or axis=). Other forms that hold a\n"
+        "along a literal axis (positional or axis=); tf.stack the same for rank-1\n"
+        "tensors (the axis 0 when absent). Other forms that hold a\n"
         "kiln tensor (another value in the list, mixed ranks, an axis computed\n"
         "at run time or out of range, name=) run on eager TensorFlow through\n"
         "the fallback.",

@@ -985,8 +985,8 @@ static Val call_unpacking(E *e, Val callee, const Val *pre, int npre, KlNodeList
   return r;
 }
 
-/* torch.cat / tf.concat: the display's tensors, evaluated in order (never
- * a Python list), joined by the runtime. */
+/* torch.cat / tf.concat (and stack): the display's tensors, evaluated in
+ * order (never a Python list), joined by the runtime. */
 static Val cat_op(E *e, KlNode *n, KlSiteInfo *s, int L) {
   KlNode *seq = n->list.items[s->meta.seq_arg];
   int k = seq->list.len;
@@ -999,7 +999,8 @@ static Val cat_op(E *e, KlNode *n, KlSiteInfo *s, int L) {
   }
   Val r = temp(e, s->lowered.result);
   line(e, "{ KrTensor *kl_cat[%d] = {%s};", k, b.data);
-  line(e, "  %s = (PyObject *)kr->tensor_cat(kl_cat, %d, %d, kl_file, %d); }", r.s, k, (int)s->lowered.ival, L);
+  line(e, "  %s = (PyObject *)kr->tensor_cat(kl_cat, %d, %d, %d, kl_file, %d); }", r.s, k, (int)s->lowered.ival,
+       s->lowered.op == KL_TOP_STACK, L);
   kl_buf_free(&b);
   for (int i = 0; i < k; i++) release(e, ts[i]);
   fail_if(e, L, "!%s", r.s);
@@ -1013,7 +1014,8 @@ static Val call(E *e, KlNode *n) {
   KlNode *fn = n->a;
   bool method = s->meta.kind == KL_SK_METHOD;
   if (s->outcome == KL_SITE_SCALAR && kl_is_scalar(n->type)) return scalar_call(e, n);
-  if (s->outcome == KL_SITE_CLAIMED && s->lowered.op == KL_TOP_CAT) return cat_op(e, n, s, L);
+  if (s->outcome == KL_SITE_CLAIMED && (s->lowered.op == KL_TOP_CAT || s->lowered.op == KL_TOP_STACK))
+    return cat_op(e, n, s, L);
   if (s->outcome == KL_SITE_CLAIMED) {
     Val ops[KL_SITE_MAX_ARGS + KL_SITE_MAX_KW + 1];
     int nops = 0;

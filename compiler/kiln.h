@@ -88,7 +88,7 @@ _Noreturn void kl_internal_error(const char *file, int line);
   X(KILN_TORCH_004, "torch: + needs ranks 1+1, 2+2, 2+1 or 1+2")                 \
   X(KILN_TORCH_005, "torch: mean/sum is native over one literal dim of rank 2 only") \
   X(KILN_TORCH_006, "torch: softmax needs the literal last dim and no other arguments") \
-  X(KILN_TORCH_007, "torch: cat needs a display of 1-16 tensors of one rank and a literal dim") \
+  X(KILN_TORCH_007, "torch: cat / stack need a display of 1-16 tensors of one rank and a literal dim") \
   X(KILN_TORCH_010, "torch: tensor operation outside the proven surface")        \
   X(KILN_TF_001, "tensorflow: matmul needs two rank-2 tensors, no transpose_a")  \
   X(KILN_TF_002, "tensorflow: relu / leaky_relu need one rank-1 or rank-2 tensor, no keywords but alpha") \
@@ -96,7 +96,7 @@ _Noreturn void kl_internal_error(const char *file, int line);
   X(KILN_TF_004, "tensorflow: reduce_mean/sum needs rank 2 and a literal axis")     \
   X(KILN_TF_005, "tensorflow: sigmoid / tanh / math functions need one rank-1 or rank-2 tensor, no keywords") \
   X(KILN_TF_006, "tensorflow: binary + needs ranks 1+1, 2+2, 2+1 or 1+2")        \
-  X(KILN_TF_007, "tensorflow: concat needs a display of 1-16 tensors of one rank and a literal axis") \
+  X(KILN_TF_007, "tensorflow: concat / stack need a display of 1-16 tensors of one rank and a literal axis") \
   X(KILN_TF_010, "tensorflow: tensor operation outside the proven surface")
 
 typedef enum {
@@ -652,6 +652,7 @@ typedef struct KlSite {
   X(CLIP_BY_VALUE, "clip_by_value") /* tf.clip_by_value: operands a, lo, hi (scalars): MAXIMUM(MINIMUM(a, hi), lo) */ \
   X(CAT, "cat")             /* torch.cat / tf.concat: operand the display (KlSite.seq_arg) of 1..KL_SITE_MAX_SEQ tensors \
                                of one rank, joined along dim KlLowered.ival (0 or 1) */ \
+  X(STACK, "stack")         /* torch.stack / tf.stack: as CAT of rank-1 tensors, each a row (ival 0) or a column (1) */ \
   X(SIZE, "size")           /* an int: a.shape[d], operands a, d (a literal int naming one of a's dims) */ \
   X(NDIM, "ndim") X(NUMEL, "numel") /* ints: a's rank, its element count */
 
@@ -679,7 +680,7 @@ typedef struct KlLowered {
                           then the keywords' values as written; -1: absent */
   int noperands;
   KlType result;
-  int64_t ival;        /* a literal the op needs: CAT's dim, counted from 0 */
+  int64_t ival;        /* a literal the op needs: CAT's and STACK's dim, counted from 0 */
 } KlLowered;
 
 typedef struct KlTypeDecl {

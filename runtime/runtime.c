@@ -300,7 +300,7 @@ KrTensor *kr_tensor_new(int framework, int rank, const int64_t *shape) {
   } else {
     t->shape[0] = shape[0];
     t->shape[1] = shape[1];
-    t->strides[0] = shape[1];
+    t->strides[0] = shape[1] > 0 ? shape[1] : 1; /* torch's contiguous strides: [N, 0] is (1, 1) */
     t->strides[1] = 1;
   }
   return t;

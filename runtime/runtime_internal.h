@@ -59,7 +59,7 @@ KrTensor *kr_tensor_fused(const KrFused *f, KrTensor *a, KrTensor *b, KrTensor *
 KrTensor *kr_tensor_layer_norm(KrTensor *x, PyObject *shape, KrTensor *w, KrTensor *b, double eps, const char *file,
                                int line);
 KrTensor *kr_tensor_normalize(KrTensor *x, int eps_kind, double eps_f, int64_t eps_i, const char *file, int line);
-KrTensor *kr_tensor_cat(KrTensor *const *ts, int n, int dim, const char *file, int line);
+KrTensor *kr_tensor_cat(KrTensor *const *ts, int n, int dim, int stack, const char *file, int line);
 
 /* runtime.c */
 extern PyTypeObject KrTensor_Type;

@@ -1340,17 +1340,23 @@ KrTensor *kr_tensor_normalize(KrTensor *x, int eps_kind, double eps_f, int64_t e
   return r;
 }
 
-/* ---- cat ------------------------------------------------------------------ */
+/* ---- cat and stack ------------------------------------------------------- */
 
-KrTensor *kr_tensor_cat(KrTensor *const *ts, int n, int dim, const char *file, int line) {
+/* Operand t of a join as the block of the result it fills: itself (rank 1
+ * as one row), or for stack along dim 1 one column. */
+static Mat join_block(const KrTensor *t, int dim, int stack) {
+  if (stack && dim == 1) return (Mat){t->shape[0], 1, t->strides[0], 1};
+  return as_mat(t);
+}
+
+KrTensor *kr_tensor_cat(KrTensor *const *ts, int n, int dim, int stack, const char *file, int line) {
   const KrTensor *t0 = n >= 1 && ts ? ts[0] : NULL;
-  if (!t0 || dim < 0 || dim >= t0->rank) {
+  const int rank = t0 ? t0->rank + (stack ? 1 : 0) : 0; /* the result's */
+  if (!t0 || dim < 0 || dim >= rank || rank > 2) {
     PyErr_Format(PyExc_SystemError, "kiln: bad cat operands (%s:%d)", file, line);
     return NULL;
   }
-  const char *name = t0->framework == KR_FW_TF ? "concat" : "cat";
-  int64_t shape[2] = {t0->shape[0], t0->rank == 2 ? t0->shape[1] : 0};
-  shape[dim] = 0;
+  const char *name = stack ? "stack" : t0->framework == KR_FW_TF ? "concat" : "cat";
   for (int i = 0; i < n; i++) {
     const KrTensor *t = ts[i];
     if (!t || t->rank != t0->rank) {
@@ -1363,34 +1369,54 @@ KrTensor *kr_tensor_cat(KrTensor *const *ts, int n, int dim, const char *file, i
       return NULL;
     }
     for (int d = 0; d < t0->rank; d++) {
-      if (d == dim || t->shape[d] == t0->shape[d]) continue;
+      if ((d == dim && !stack) || t->shape[d] == t0->shape[d]) continue;
       char s0[64], si[64];
       fmt_shape(s0, sizeof s0, t0);
       fmt_shape(si, sizeof si, t);
-      PyErr_Format(PyExc_RuntimeError,
-                   "kiln: %s: sizes must match except in dim %d, but tensor 0 is %s and tensor %d is %s (%s:%d)", name,
-                   dim, s0, i, si, file, line);
+      if (stack)
+        PyErr_Format(PyExc_RuntimeError, "kiln: stack: sizes must match, but tensor 0 is %s and tensor %d is %s (%s:%d)",
+                     s0, i, si, file, line);
+      else
+        PyErr_Format(PyExc_RuntimeError,
+                     "kiln: %s: sizes must match except in dim %d, but tensor 0 is %s and tensor %d is %s (%s:%d)",
+                     name, dim, s0, i, si, file, line);
       return NULL;
     }
-    shape[dim] += t->shape[dim];
   }
-  KrTensor *r = kr_tensor_new(t0->framework, t0->rank, shape);
+  /* the result's shape: the blocks side by side along dim */
+  const bool rows = rank == 2 && dim == 0;
+  const Mat b0 = join_block(t0, dim, stack);
+  int64_t shape[2] = {b0.m, b0.n}, total = 0;
+  for (int i = 0; i < n; i++) {
+    const Mat b = join_block(ts[i], dim, stack);
+    if (__builtin_add_overflow(total, rows ? b.m : b.n, &total)) { /* eager: a negative size */
+      PyErr_Format(PyExc_RuntimeError, "kiln: %s: the joined size does not fit in int64 (%s:%d)", name, file, line);
+      return NULL;
+    }
+  }
+  if (rank == 1) shape[0] = total;
+  else shape[dim] = total;
+  KrTensor *r = kr_tensor_new(t0->framework, rank, shape);
   if (!r) return NULL;
-  /* each operand a block of the row-major result: below the ones before it
-   * (dim 0), or right of them (dim 1) */
-  const int64_t row = t0->rank == 2 ? shape[1] : shape[0];
+  /* each block below the ones before it (dim 0 of a rank-2 result), or
+   * right of them; a dense block below the others is one copy */
+  const int64_t row = rank == 2 ? shape[1] : shape[0];
   int64_t at = 0;
   for (int i = 0; i < n; i++) {
-    const Mat m = as_mat(ts[i]);
+    const Mat b = join_block(ts[i], dim, stack);
     const int64_t first = at;
-    at += ts[i]->shape[dim];
-    if (m.m == 0 || m.n == 0) continue;
-    float *dst = r->data + (t0->rank == 2 && dim == 0 ? first * row : first);
-    for (int64_t y = 0; y < m.m; y++) {
-      const float *src = ts[i]->data + y * m.s0;
+    at += rows ? b.m : b.n;
+    if (b.m == 0 || b.n == 0) continue;
+    float *dst = r->data + (rows ? first * row : first);
+    if (rows && (b.s1 == 1 || b.n == 1) && (b.m == 1 || b.s0 == b.n)) {
+      memcpy(dst, ts[i]->data, sizeof(float) * (size_t)(b.m * b.n));
+      continue;
+    }
+    for (int64_t y = 0; y < b.m; y++) {
+      const float *src = ts[i]->data + y * b.s0;
       float *out = dst + y * row;
-      if (m.s1 == 1 || m.n == 1) memcpy(out, src, sizeof(float) * (size_t)m.n);
-      else for (int64_t x = 0; x < m.n; x++) out[x] = src[x * m.s1];
+      if (b.s1 == 1 || b.n == 1) memcpy(out, src, sizeof(float) * (size_t)b.n);
+      else for (int64_t x = 0; x < b.n; x++) out[x] = src[x * b.s1];
     }
   }
   return r;

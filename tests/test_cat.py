@@ -1,4 +1,4 @@
-"""torch.cat / tf.concat of tensors written out in the call
+"""torch.cat / tf.concat and torch.stack / tf.stack of tensors written out in the call
 (tests/torch_programs/tp_cat.py, tests/tf_programs/tf_cat.py) against eager.
 A join copies: every element must come out bit for bit (NaN payloads, -0.0,
 subnormals), whatever the operands' layouts, in eager's row-major result,
@@ -33,7 +33,8 @@ def test_torch_sites(cmod):
     rules = set()
     for f in report["functions"]:
         assert f["status"] == "native", (f["name"], f["reason"])
-        sites = [s for s in f["sites"] if s["target"] in ("torch.cat", "torch.concat", "torch.concatenate")]
+        sites = [s for s in f["sites"] if s["target"] in ("torch.cat", "torch.concat", "torch.concatenate",
+                                                           "torch.stack")]
         assert sites, f["name"]
         if f["name"] == "n_list_variable":
             assert [s["outcome"] for s in sites] == ["not-covered"]
@@ -42,7 +43,7 @@ def test_torch_sites(cmod):
         else:
             assert all(s["outcome"] == "claimed" for s in sites), (f["name"], sites)
             rules |= {s["rule"] for s in sites}
-    assert rules == {"kiln-torch/cat-f32-cpu-1d", "kiln-torch/cat-f32-cpu-2d"}
+    assert rules == {"kiln-torch/cat-f32-cpu-1d", "kiln-torch/cat-f32-cpu-2d", "kiln-torch/stack-f32-cpu-1d"}
     # what follows a join stays native: the chain after it and the GEMM it feeds
     fns = {f["name"]: f for f in report["functions"]}
     for name in ("c_then_ops", "head", "layers"):
@@ -74,6 +75,37 @@ def test_torch_vectors(cmod, n):
             agree(mod, "v_cat", a, b, where=(la, lb))
             agree(mod, "v_cat3", b, a, b, where=(la, lb))
     agree(mod, "v_cat", torch.zeros(0), torch.zeros(0))
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 16, 17, 1000])
+def test_torch_stack(cmod, n):
+    mod, _ = cmod
+    a0, b0, c0 = salted((n,), n + 3), salted((n,), n + 4), salted((n,), n + 5)
+    for la, a in layouts(a0):
+        for lb, b in layouts(b0):
+            agree(mod, "s_rows", a, b, where=(la, lb))
+            agree(mod, "s_cols", a, b, torch.from_numpy(c0), where=(la, lb))
+            agree(mod, "s_neg", a, b, where=(la, lb))
+    if n:
+        a = torch.from_numpy(salted((n,), 9)).clamp(-50.0, 50.0)  # softmax: rounding, not bits
+        torch.testing.assert_close(mod.s_neg2(a), eager(mod, "s_neg2")(a), rtol=2e-6, atol=1e-7, equal_nan=True)
+
+
+def test_torch_stack_errors_and_eager_forms(cmod):
+    mod, _ = cmod
+    with pytest.raises(RuntimeError):
+        eager(mod, "s_cols")(torch.ones(3), torch.ones(3), torch.ones(4))
+    with pytest.raises(RuntimeError, match=r"kiln: stack: sizes must match, but tensor 0 is \[3\] and tensor 2 is "
+                                           r"\[4\] \(.*tp_cat.py:\d+\)"):
+        mod.s_cols(torch.ones(3), torch.ones(3), torch.ones(4))
+    a = torch.from_numpy(salted((3, 4), 1))
+    got = mod.n_stack_matrices(a)  # a rank-3 result: eager's own stack
+    assert got.shape == (2, 3, 4)
+    assert (bits(got.numpy()) == bits(eager(mod, "n_stack_matrices")(a).numpy())).all()
+    with pytest.raises(IndexError):
+        eager(mod, "n_stack_dim_out_of_range")(torch.ones(3))
+    with pytest.raises(IndexError):
+        mod.n_stack_dim_out_of_range(torch.ones(3))
 
 
 def test_torch_single_is_a_fresh_copy(cmod):
@@ -137,6 +169,32 @@ def test_torch_shape_errors(cmod):
         mod.c_order(a, b)
 
 
+def test_torch_joined_size_past_int64(cmod):
+    """Review finding: the sum of the joined sizes overflowed (a MemoryError);
+    eager raises RuntimeError (a negative dimension)."""
+    mod, _ = cmod
+    big = torch.zeros(1).expand(2 ** 62)
+    with pytest.raises(RuntimeError):
+        eager(mod, "v_cat")(big, big)
+    with pytest.raises(RuntimeError, match=r"kiln: cat: the joined size does not fit in int64 \(.*tp_cat.py:\d+\)"):
+        mod.v_cat(big, big)
+    tall = torch.zeros(1, 1).expand(2 ** 62, 1)
+    with pytest.raises(RuntimeError, match=r"kiln: cat: the joined size does not fit in int64"):
+        mod.c_dim0(tall, tall)
+
+
+def test_torch_empty_results_have_eager_strides(cmod):
+    """Review finding: a [N, 0] result of kiln's had strides (0, 1), eager's
+    (1, 1) (every op's, through kr_tensor_new)."""
+    mod, _ = cmod
+    for a, b in [(torch.empty(3, 0), torch.empty(3, 0)), (torch.empty(0, 0), torch.empty(0, 0)),
+                 (torch.empty(0, 4), torch.empty(0, 4))]:
+        for name in ("c_dim1", "c_dim0", "c_exprs", "c_then_ops", "c_single"):
+            args = (a,) if name == "c_single" else (a, b)
+            got, want = getattr(mod, name)(*args), eager(mod, name)(*args)
+            assert (got.shape, got.stride()) == (want.shape, want.stride()), (name, a.shape)
+
+
 def test_torch_gemm_after_join(cmod):
     mod, _ = cmod
     g = torch.Generator().manual_seed(1)
@@ -196,14 +254,15 @@ def test_tf_sites(tfmod):
     rules = set()
     for f in report["functions"]:
         assert f["status"] == "native", (f["name"], f["reason"])
-        sites = [s for s in f["sites"] if s["target"] == "tensorflow.concat"]
+        sites = [s for s in f["sites"] if s["target"] in ("tensorflow.concat", "tensorflow.stack")]
         assert sites, f["name"]
         if f["name"].startswith("n_"):
             assert [(s["outcome"], s["code"]) for s in sites] == [("rejected", "KILN-TF-007")], f["sites"]
         else:
             assert all(s["outcome"] == "claimed" for s in sites), (f["name"], sites)
             rules |= {s["rule"] for s in sites}
-    assert rules == {"kiln-tensorflow/concat-f32-cpu-1d", "kiln-tensorflow/concat-f32-cpu-2d"}
+    assert rules == {"kiln-tensorflow/concat-f32-cpu-1d", "kiln-tensorflow/concat-f32-cpu-2d",
+                     "kiln-tensorflow/stack-f32-cpu-1d"}
 
 
 @pytest.mark.parametrize("pair", PAIRS, ids=["x".join(map(str, p)) for p in PAIRS])
@@ -227,6 +286,21 @@ def test_tf_bit_for_bit(tfmod, pair):
         v, w = tf.constant(salted((k,), k)), tf.constant(salted((k + 1,), k + 1))
         tf_agree(mod, "v_concat", v, w)
         tf_agree(mod, "v_concat3", w, v, w)
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 1000])
+def test_tf_stack(tfmod, n):
+    import tensorflow as tf
+    mod, _ = tfmod
+    a, b, c = (tf.constant(salted((n,), n + k)) for k in (1, 2, 3))
+    tf_agree(mod, "s_rows", a, b)
+    tf_agree(mod, "s_cols", a, b, c)
+    tf_agree(mod, "s_neg", a, b)
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        eager(mod, "s_rows")(a, tf.ones([n + 1]))
+    with pytest.raises(RuntimeError, match=rf"kiln: stack: sizes must match, but tensor 0 is \[{n}\] and tensor 1 "
+                                           rf"is \[{n + 1}\]"):
+        mod.s_rows(a, tf.ones([n + 1]))
 
 
 def test_tf_errors_and_eager_forms(tfmod):

@@ -26,7 +26,7 @@ def sites(result, func):
 
 
 def test_api_version_exposed():
-    assert _compiler.PLUGIN_API_VERSION == 2
+    assert _compiler.PLUGIN_API_VERSION == 3
 
 
 def test_three_outcomes():

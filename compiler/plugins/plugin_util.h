@@ -61,15 +61,16 @@ static inline bool pu_any_ours(const KlSite *s, const KlType *tids) {
   return false;
 }
 
-/* A join of tensors (torch.cat, tf.concat): positional 0 a list or tuple
- * display of 1..KL_SITE_MAX_SEQ tensors of this plugin, all of one rank;
- * then the dim, a literal int naming one of their dims (negative ones too),
- * positional or by one of `names` (NULL-terminated), or absent when
- * `optional` (then 0); nothing else. The dim counted from 0 (their rank in
- * *rank), or -1. */
+/* A join of tensors (torch.cat, tf.concat; torch.stack, tf.stack with
+ * `stack`): positional 0 a list or tuple display of 1..KL_SITE_MAX_SEQ
+ * tensors of this plugin, all of one rank; then the dim, a literal int
+ * naming one of the result's dims (their rank's, one more with `stack`;
+ * negative ones too), positional or by one of `names` (NULL-terminated), or
+ * absent when `optional` (then 0); nothing else. The dim counted from 0
+ * (their rank in *rank), or -1. */
 static inline int pu_join_dim(const KlSite *s, const KlType *tids, const char *const *names, bool optional,
-                              int *rank) {
-  if (s->kind != KL_SK_CALL || s->seq_arg != 0 || s->seq_len < 1 || s->seq_len > KL_SITE_MAX_SEQ || s->nargs > 2 || s->nargs + s->nkw > 2)
+                              bool stack, int *rank) {
+  if (s->kind != KL_SK_CALL || s->seq_arg != 0 || s->seq_len < 1 || s->seq_len > KL_SITE_MAX_SEQ || s->nargs + s->nkw > 2)
     return -1;
   int r = pu_rank(s->seq[0], tids);
   for (int k = 1; k < s->seq_len; k++)
@@ -86,9 +87,10 @@ static inline int pu_join_dim(const KlSite *s, const KlType *tids, const char *c
   } else if (!optional) {
     return -1;
   }
-  if (!r || d < -r || d >= r) return -1;
+  const int out = r + (stack ? 1 : 0);
+  if (!r || d < -out || d >= out) return -1;
   *rank = r;
-  return (int)(d < 0 ? d + r : d);
+  return (int)(d < 0 ? d + out : d);
 }
 
 /* Any tensor of this plugin in the site's list or tuple display? */
@@ -96,6 +98,12 @@ static inline bool pu_seq_ours(const KlSite *s, const KlType *tids) {
   for (int k = 0; k < s->seq_len && k < KL_SITE_MAX_SEQ; k++)
     if (pu_rank(s->seq[k], tids)) return true;
   return false;
+}
+
+/* The lowering of a join (KL_TOP_CAT, KL_TOP_STACK): its one operand is the
+ * display, not a tensor (emit.c cat_op evaluates the elements). */
+static inline KlLowered pu_join(KlTensorOp op, KlType result, int dim) {
+  return (KlLowered){.op = op, .operands = {0}, .noperands = 1, .result = result, .ival = dim};
 }
 
 static inline KlLowered pu_op(KlTensorOp op, int n, KlType result) {

@@ -1,7 +1,7 @@
 /* plugins/tensorflow.c — the TensorFlow surface: tf.matmul / tf.linalg.matmul
  * (and @), tf.nn.relu, tf.nn.leaky_relu, tf.nn.sigmoid, tf.nn.tanh, tf.negative (and -x), tf.abs, tf.sqrt,
  * tf.square, tf.exp, tf.math.log, tf.math.rsqrt, tf.nn.silu, tf.nn.relu6, tf.nn.gelu, tf.nn.softmax / log_softmax over the last axis,
- * tf.nn.bias_add, tf.concat of tensors written out in the call, tf.maximum / tf.minimum (two tensors, or a tensor and a
+ * tf.nn.bias_add, tf.concat and tf.stack of tensors written out in the call, tf.maximum / tf.minimum (two tensors, or a tensor and a
  * number), tf.clip_by_value with number bounds, tf.add / tf.subtract /
  * tf.multiply / tf.divide between tensors, the operators + - * / between
  * tensors or a tensor and an int/float/bool, and
@@ -42,6 +42,14 @@ static const char *const minimum_names[] = {"tensorflow.minimum", "tensorflow.ma
 static const char *const clip_names[] = {"tensorflow.clip_by_value", NULL};
 static const char *const concat_names[] = {"tensorflow.concat", NULL};
 static const char *const concat_axis_names[] = {"axis", NULL};
+static const char *const stack_names[] = {"tensorflow.stack", NULL};
+
+/* tf.stack of rank-1 tensors (a rank-2 result), axis as tf.concat's but
+ * optional: its axis counted from 0, or -1. */
+static int stack_axis(const KlSite *s, const KlType *tids) {
+  int rank, d = pu_join_dim(s, tids, concat_axis_names, true, true, &rank);
+  return rank == 1 ? d : -1;
+}
 static const char *const tanh_names[] = {"tensorflow.nn.tanh", "tensorflow.tanh", "tensorflow.math.tanh", NULL};
 static const char *const abs_names[] = {"tensorflow.abs", "tensorflow.math.abs", NULL};
 static const char *const sqrt_names[] = {"tensorflow.sqrt", "tensorflow.math.sqrt", NULL};
@@ -153,10 +161,15 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
   }
   if (is_any(t, concat_names)) { /* tf.concat(values, axis): values a display, axis a literal */
     int rank;
-    if (pu_join_dim(s, tids, concat_axis_names, false, &rank) >= 0)
+    if (pu_join_dim(s, tids, concat_axis_names, false, false, &rank) >= 0)
       return pu_claimed(rank == 1 ? "kiln-tensorflow/concat-f32-cpu-1d" : "kiln-tensorflow/concat-f32-cpu-2d", tids[rank - 1]);
     if (!pu_seq_ours(s, tids) && !pu_any_ours(s, tids)) return pu_not_covered();
-    return pu_rejected(KL_KILN_TF_007, "tf.concat is native only for a list or tuple display of 1 to 16 tensors of one rank and a literal axis; write `tf.concat([a, b], 1)` or `tf.concat((a, b), axis=-1)` (the tensors written out in the call, all rank 1 or all rank 2; no name=)");
+    return pu_rejected(KL_KILN_TF_007, "tf.concat is native only for a list or tuple display of 1 to 16 tensors of one rank and a literal axis; write `tf.concat([a, b], 1)` or `tf.concat((a, b), axis=-1)` (each tensor a kiln value written out in the call, all rank 1 or all rank 2; no name=)");
+  }
+  if (is_any(t, stack_names)) { /* tf.stack(values[, axis]) of rank-1 tensors */
+    if (stack_axis(s, tids) >= 0) return pu_claimed("kiln-tensorflow/stack-f32-cpu-1d", tids[T2]);
+    if (!pu_seq_ours(s, tids) && !pu_any_ours(s, tids)) return pu_not_covered();
+    return pu_rejected(KL_KILN_TF_007, "tf.stack is native only for a list or tuple display of 1 to 16 rank-1 tensors and a literal axis; write `tf.stack([a, b])` or `tf.stack((a, b), axis=1)` (the tensors written out in the call, all rank 1; no name=)");
   }
   if (is_any(t, clip_names)) { /* tf.clip_by_value(t, lo, hi): both bounds numbers, positional */
     int r = s->nargs == 3 ? pu_rank(s->args[0], tids) : 0;
@@ -309,9 +322,13 @@ static bool tf_lower(const KlSite *s, const KlClaim *c, const KlType *tids, KlLo
   if (again.kind != KL_CLAIM_CLAIMED || !pu_eq(again.rule, c->rule) || again.result != c->result) return false;
   const char *r = c->rule;
   if (strstr(r, "/concat-")) {
-    int rank, d = pu_join_dim(s, tids, concat_axis_names, false, &rank);
+    int rank, d = pu_join_dim(s, tids, concat_axis_names, false, false, &rank);
     if (d < 0) return false;
-    *out = (KlLowered){.op = KL_TOP_CAT, .operands = {0}, .noperands = 1, .result = c->result, .ival = d};
+    *out = pu_join(KL_TOP_CAT, c->result, d);
+  } else if (strstr(r, "/stack-")) {
+    int d = stack_axis(s, tids);
+    if (d < 0) return false;
+    *out = pu_join(KL_TOP_STACK, c->result, d);
   } else if (strstr(r, "/matmul-transpose-b-")) *out = pu_op(KL_TOP_LINEAR, 2, c->result); /* a @ b.T */
   else if (strstr(r, "/bias-add-")) *out = pu_op(KL_TOP_BIAS_ADD, 2, c->result);
   else if (strstr(r, "/matmul-")) *out = pu_op(KL_TOP_MATMUL, 2, c->result);
@@ -418,12 +435,13 @@ static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/reduce-sum-axis0-keepdims-f32-cpu-2d", "tf.reduce_sum(x, axis=0, keepdims=True) rank 2 (axis 0 or -2): a [1, N] result", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/concat-f32-cpu-1d", "tf.concat([a, b, ...], axis) rank 1: a list or tuple display of 1-16 tensors, axis a literal 0 or -1 (positional or axis=)", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/concat-f32-cpu-2d", "tf.concat([a, b, ...], axis) rank 2: a list or tuple display of 1-16 tensors, axis a literal in -2..1 (positional or axis=)", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/stack-f32-cpu-1d", "tf.stack([a, b, ...][, axis]) of rank-1 tensors: a list or tuple display of 1-16 tensors, axis a literal in -2..1 (positional or axis=): a rank-2 result", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/matmul-other-forms", "matmul with other ranks, transpose_a=True or other keywords", "rejected", KL_KILN_TF_001, true},
     {"kiln-tensorflow/relu-other-forms", "tf.nn.relu with keywords or extra arguments, tf.nn.leaky_relu with name= or a non-scalar alpha", "rejected", KL_KILN_TF_002, true},
     {"kiln-tensorflow/add-other-forms", "tf.add / tf.subtract / tf.multiply / tf.divide with keywords", "rejected", KL_KILN_TF_003, true},
     {"kiln-tensorflow/reduce-mean-other-forms", "reduce_mean / reduce_sum without a literal axis (0, 1, -1, -2), or keepdims not a literal bool", "rejected", KL_KILN_TF_004, true},
     {"kiln-tensorflow/sigmoid-other-forms", "tf.nn.sigmoid / tf.nn.tanh / tf.negative / tf.abs / tf.sqrt / tf.square / tf.exp / tf.math.log / tf.math.rsqrt / tf.nn.silu / tf.nn.relu6 with keywords or extra arguments, tf.nn.gelu with name= or approximate not a literal bool, tf.nn.softmax / log_softmax over another axis or with name=", "rejected", KL_KILN_TF_005, true},
-    {"kiln-tensorflow/concat-other-forms", "tf.concat of a display holding a kiln-tensorflow tensor beside other values or ranks, of more than 16 tensors, with an axis missing, not literal or out of range, or name=", "rejected", KL_KILN_TF_007, true},
+    {"kiln-tensorflow/concat-other-forms", "tf.concat / tf.stack of a display holding a kiln-tensorflow tensor beside other values or ranks, of more than 16 tensors, with an axis missing (tf.concat), not literal or out of range, or name=", "rejected", KL_KILN_TF_007, true},
     {"kiln-tensorflow/unsupported-tensor-surface", "covered symbols with operand types outside the vocabulary", "rejected", KL_KILN_TF_010, true},
     {"kiln-tensorflow/other-calls", "any other TensorFlow call", "not-covered", KL_NUM_CODES, true},
     {NULL, NULL, NULL, KL_NUM_CODES, false},

@@ -3,7 +3,7 @@
  * (methods and torch.*), t ** 2, F.silu, F.gelu (both forms), F.relu6, F.hardtanh, clamp / clip with
  * scalar bounds, F.leaky_relu with a scalar slope, F.layer_norm, F.normalize, matmul (@,
  * torch.matmul, .matmul, torch.mm, .mm), + - * / (between tensors, or a
- * tensor and an int/float/bool), torch.maximum / minimum of two tensors, torch.cat of tensors written out in the call, unary -, softmax and log_softmax over the last dim, and
+ * tensor and an int/float/bool), torch.maximum / minimum of two tensors, torch.cat and torch.stack of tensors written out in the call, unary -, softmax and log_softmax over the last dim, and
  * the mean and sum over dim 1 or 0, keepdim or not (methods and torch.*), x.size(d) / x.dim() /
  * x.numel() (ints read from the tensor), on float32 CPU
  * tensors of rank 1 and 2 (linear and matmul also of a vector and a
@@ -407,6 +407,13 @@ static bool is_cat(const KlSite *s) {
 }
 static const char *const cat_dim_names[] = {"dim", "axis", NULL};
 
+/* torch.stack of rank-1 tensors (a rank-2 result), the dim as cat's: its
+ * dim counted from 0, or -1. */
+static int stack_dim(const KlSite *s, const KlType *tids) {
+  int rank, d = pu_join_dim(s, tids, cat_dim_names, true, true, &rank);
+  return rank == 1 ? d : -1;
+}
+
 static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
   if (s->has_star_args) return pu_not_covered();
   int mm = minmax_form(s, tids);
@@ -511,10 +518,15 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
     }
     if (is_cat(s)) {
       int rank;
-      if (pu_join_dim(s, tids, cat_dim_names, true, &rank) >= 0)
+      if (pu_join_dim(s, tids, cat_dim_names, true, false, &rank) >= 0)
         return pu_claimed(rank == 1 ? "kiln-torch/cat-f32-cpu-1d" : "kiln-torch/cat-f32-cpu-2d", tids[rank - 1]);
       if (!pu_seq_ours(s, tids) && !pu_any_ours(s, tids)) return pu_not_covered();
-      return pu_rejected(KL_KILN_TORCH_007, "torch.cat is native only for a list or tuple display of 1 to 16 tensors of one rank and a literal dim; write `torch.cat([a, b], dim=1)` or `torch.cat((a, b), -1)` (the tensors written out in the call, all rank 1 or all rank 2; no out=)");
+      return pu_rejected(KL_KILN_TORCH_007, "torch.cat is native only for a list or tuple display of 1 to 16 tensors of one rank and a literal dim; write `torch.cat([a, b], dim=1)` or `torch.cat((a, b), -1)` (each tensor a kiln value written out in the call, not `t.T`, all rank 1 or all rank 2; no out=)");
+    }
+    if (pu_eq(s->target, "torch.stack")) {
+      if (stack_dim(s, tids) >= 0) return pu_claimed("kiln-torch/stack-f32-cpu-1d", tids[T2]);
+      if (!pu_seq_ours(s, tids) && !pu_any_ours(s, tids)) return pu_not_covered();
+      return pu_rejected(KL_KILN_TORCH_007, "torch.stack is native only for a list or tuple display of 1 to 16 rank-1 tensors and a literal dim; write `torch.stack([a, b], dim=1)` (the tensors written out in the call, all rank 1; no out=)");
     }
     if (pu_eq(s->target, "torch.mm")) { /* torch.mm takes only matrices: other ranks are eager's error */
       if (s->nargs == 2 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2 && pu_rank(s->args[1], tids) == 2)
@@ -599,9 +611,13 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
   if (again.kind != KL_CLAIM_CLAIMED || !pu_eq(again.rule, c->rule) || again.result != c->result) return false;
   const char *r = c->rule;
   if (strstr(r, "/cat-")) {
-    int rank, d = pu_join_dim(s, tids, cat_dim_names, true, &rank);
+    int rank, d = pu_join_dim(s, tids, cat_dim_names, true, false, &rank);
     if (d < 0) return false;
-    *out = (KlLowered){.op = KL_TOP_CAT, .operands = {0}, .noperands = 1, .result = c->result, .ival = d};
+    *out = pu_join(KL_TOP_CAT, c->result, d);
+  } else if (strstr(r, "/stack-")) {
+    int d = stack_dim(s, tids);
+    if (d < 0) return false;
+    *out = pu_join(KL_TOP_STACK, c->result, d);
   } else if (strstr(r, "/tensor-size-"))
     *out = (KlLowered){.op = KL_TOP_SIZE, .operands = {0, 1}, .noperands = 2, .result = c->result};
   else if (strstr(r, "/tensor-ndim-")) *out = pu_op(KL_TOP_NDIM, 1, c->result);
@@ -749,13 +765,14 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/tensor-ndim-f32-cpu-2d", "x.dim() / x.ndimension() rank 2: the int 2", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-numel-f32-cpu-1d", "x.numel() / x.nelement() rank 1: an int", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-numel-f32-cpu-2d", "x.numel() / x.nelement() rank 2: an int", "claimed", KL_NUM_CODES, true},
-    {"kiln-torch/cat-f32-cpu-1d", "torch.cat / torch.concat / torch.concatenate([a, b, ...][, dim]) rank 1: a list or tuple display of 1-16 tensors, dim a literal 0 or -1 (dim= or axis=)", "claimed", KL_NUM_CODES, true},
-    {"kiln-torch/cat-f32-cpu-2d", "torch.cat / torch.concat / torch.concatenate([a, b, ...][, dim]) rank 2: a list or tuple display of 1-16 tensors, dim a literal in -2..1 (dim= or axis=)", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/cat-f32-cpu-1d", "torch.cat / torch.concat / torch.concatenate([a, b, ...][, dim]) rank 1: a list or tuple display of 1-16 tensors, dim a literal 0 or -1 (positional, dim= or axis=)", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/cat-f32-cpu-2d", "torch.cat / torch.concat / torch.concatenate([a, b, ...][, dim]) rank 2: a list or tuple display of 1-16 tensors, dim a literal in -2..1 (positional, dim= or axis=)", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/stack-f32-cpu-1d", "torch.stack([a, b, ...][, dim]) of rank-1 tensors: a list or tuple display of 1-16 tensors, dim a literal in -2..1 (positional, dim= or axis=): a rank-2 result", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/linear-other-forms", "linear with other ranks or keywords", "rejected", KL_KILN_TORCH_001, true},
     {"kiln-torch/activation-with-arguments", ".relu/.sigmoid/.tanh, torch.relu/F.relu/... with arguments", "rejected", KL_KILN_TORCH_002, true},
     {"kiln-torch/matmul-other-ranks", "matmul forms with ranks 1,1 (a 0-d result) or keywords", "rejected", KL_KILN_TORCH_003, true},
     {"kiln-torch/reduction-other-forms", ".mean/.sum, torch.mean/torch.sum over no dim, a tuple or a dim not literal, keepdim not a literal, dtype= or not rank 2", "rejected", KL_KILN_TORCH_005, true},
-    {"kiln-torch/cat-other-forms", "torch.cat of a display holding a kiln-torch tensor beside other values or ranks, of more than 16 tensors, with a dim not literal or out of range, or out=", "rejected", KL_KILN_TORCH_007, true},
+    {"kiln-torch/cat-other-forms", "torch.cat / torch.stack of a display holding a kiln-torch tensor beside other values or ranks, of more than 16 tensors, with a dim not literal or out of range, or out=", "rejected", KL_KILN_TORCH_007, true},
     {"kiln-torch/softmax-other-forms", "softmax / log_softmax over another dim, a dim not literal, or with dtype= / other arguments", "rejected", KL_KILN_TORCH_006, true},
     {"kiln-torch/other-torch-calls", "any other torch call or tensor method", "not-covered", KL_NUM_CODES, true},
     {NULL, NULL, NULL, KL_NUM_CODES, false},

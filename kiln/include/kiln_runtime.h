@@ -22,7 +22,7 @@
  * 21: KR_EW_PUSH / KR_EW_POP (elementwise trees)
  * 22: fail_line (the line of the op a fused call failed at)
  * 23: KR_OP_MAXIMUM, KR_OP_MINIMUM
- * 24: tensor_cat */
+ * 24: tensor_cat (cat and stack) */
 #define KR_ABI_VERSION 24
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
@@ -393,8 +393,10 @@ typedef struct KrApi {
   /* torch.cat / tf.concat of ts[0..n) along dim (0 or 1, below their rank):
    * every tensor of one framework and rank, every other dim equal (else
    * RuntimeError naming the first that differs and FILE:LINE); the result
-   * dense row-major, each element copied bit for bit. New ref. */
-  KrTensor *(*tensor_cat)(KrTensor *const *ts, int n, int dim, const char *file, int line);
+   * dense row-major, each element copied bit for bit. stack (torch.stack /
+   * tf.stack): rank-1 tensors of one length, each a row (dim 0) or a column
+   * (dim 1) of a rank-2 result. New ref. */
+  KrTensor *(*tensor_cat)(KrTensor *const *ts, int n, int dim, int stack, const char *file, int line);
   /* After Python code ran (a fallback site), re-reads the view of a tensor
    * local from the framework tensor it shares memory with: Python may have
    * changed that tensor's metadata in place (x.t_(), x.resize_(...),

@@ -4654,6 +4654,10 @@ class TensorGen:
             return f"{self.paren(v)}.{red}(dim=0)", (s[1],)
         if x == 1 and len(s) == 2:
             return f"{self.paren(v)}.{r.choice(['mean', 'sum'])}(dim=1, keepdim=True)", (s[0], "1")
+        if x == 1 and self.spell.random() < 0.5:  # vectors stacked, then reduced (torch.stack native since 2026-12-05)
+            form = self.spell.choice(["torch.stack([{v}, {x}.relu()], 1).mean(dim=1)",
+                                      "torch.stack(({x} * 2.0, {v}, -{x})).sum(0)"])
+            return form.format(x=self.paren(v), v=v), s
         if x == 2:
             if self.spell.random() < 0.4:
                 form = self.spell.choice(["F.log_softmax({v}, dim=-1)", "{x}.log_softmax(-1)", "torch.log_softmax({v}, 1)"])

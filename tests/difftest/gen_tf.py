@@ -3,7 +3,7 @@
 The TensorFlow twin of :class:`tests.difftest.gen.TensorGen`: each function
 takes float32 TF tensors (kiln.tensorflow's markers), runs a few chains of
 the forms kiln-tensorflow claims (tf.matmul in its spellings, transpose_b,
-bias_add, the activations and math functions, softmax / log_softmax, tf.concat, the
+bias_add, the activations and math functions, softmax / log_softmax, tf.concat and tf.stack, the
 row and column reductions, arithmetic with tensors, scalars, literals and
 ints read from a shape) mixed with forms it leaves to TensorFlow
 (tf.transpose, tf.reduce_max, softsign, sign, elu), loops over a
@@ -125,6 +125,10 @@ class TFTensorGen(TensorGen):
         if x == 1 and len(s) == 2:
             red = r.choice(["reduce_mean", "reduce_sum"])
             return f"tf.{red}({v}, axis=1, keepdims=True)", (s[0], "1")
+        if x == 1 and self.spell.random() < 0.5:  # vectors stacked, then reduced (tf.stack native since 2026-12-05)
+            form = self.spell.choice(["tf.reduce_mean(tf.stack([{v}, tf.nn.relu({v})], axis=1), axis=1)",
+                                      "tf.reduce_sum(tf.stack(({x} * 2.0, {v})), 0)"])
+            return form.format(x=self.paren(v), v=v), s
         if x == 2:
             form = self.spell.choice(["tf.nn.softmax({v})", "tf.nn.log_softmax({v})", "tf.math.softmax({v}, axis=-1)",
                                       "tf.nn.softmax({v}, axis=None)", "tf.math.log_softmax({v}, -1)"])

@@ -1,4 +1,4 @@
-"""tf.concat of tensors written out in the call (tests/test_cat.py compares
+"""tf.concat and tf.stack of tensors written out in the call (tests/test_cat.py compares
 each with eager TensorFlow). Functions named n_* hold forms kiln leaves to
 eager."""
 import tensorflow as tf
@@ -45,6 +45,22 @@ def c_exprs(a: TensorF32Cpu2D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
 def head(u: TensorF32Cpu2D, v: TensorF32Cpu2D, w: TensorF32Cpu2D, bias: TensorF32Cpu1D) -> TensorF32Cpu1D:
     h = tf.concat([tf.nn.relu(u), v], -1)
     return tf.reduce_mean(tf.nn.sigmoid(tf.matmul(h, w) + bias), axis=1)
+
+
+def s_rows(a: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return tf.stack([a, b])
+
+
+def s_cols(a: TensorF32Cpu1D, b: TensorF32Cpu1D, c: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return tf.stack((a, b, c), axis=1)
+
+
+def s_neg(a: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return tf.stack([a, b], -1) + tf.stack([b, a], axis=1) + tf.transpose(tf.stack([a, b], -2))
+
+
+def n_stack_matrices(a: TensorF32Cpu2D):
+    return tf.stack([a, a])
 
 
 def n_no_axis(a: TensorF32Cpu2D):

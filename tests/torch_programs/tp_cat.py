@@ -1,5 +1,5 @@
-"""torch.cat / torch.concat / torch.concatenate of tensors written out in the
-call (tests/test_cat.py compares each with eager). Functions named n_* hold
+"""torch.cat / torch.concat / torch.concatenate and torch.stack of tensors
+written out in the call (tests/test_cat.py compares each with eager). Functions named n_* hold
 forms kiln leaves to eager."""
 import torch
 import torch.nn.functional as F
@@ -72,6 +72,30 @@ def layers(x: TensorF32Cpu2D, w: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
     for _ in range(n):
         h = (torch.cat([h, x], 1) @ w).tanh()
     return h
+
+
+def s_rows(a: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return torch.stack([a, b])
+
+
+def s_cols(a: TensorF32Cpu1D, b: TensorF32Cpu1D, c: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return torch.stack((a, b, c), dim=1)
+
+
+def s_neg(a: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return torch.stack([a, b], -1) + torch.stack([b, a], axis=-1)
+
+
+def s_neg2(a: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return torch.stack([a, a * 2.0, -a], -2).softmax(dim=-1)
+
+
+def n_stack_matrices(a: TensorF32Cpu2D):
+    return torch.stack([a, a])
+
+
+def n_stack_dim_out_of_range(a: TensorF32Cpu1D):
+    return torch.stack([a, a], 2)
 
 
 def n_dim_variable(a: TensorF32Cpu2D, d: int):

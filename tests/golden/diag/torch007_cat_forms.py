@@ -11,3 +11,10 @@ def f(x: TensorF32Cpu2D, v: TensorF32Cpu1D, d: int, o: TensorF32Cpu2D):
     h = torch.concatenate([v, v, v, v, v, v, v, v, v, v, v, v, v, v, v, v, v])
     k = torch.cat([x, x], dim=0, axis=0)
     return a, b, c, e, g, h, k
+
+
+def g(x: TensorF32Cpu2D, v: TensorF32Cpu1D):
+    a = torch.stack([x, x])
+    b = torch.stack([v, v], 2)
+    c = torch.stack([v, x])
+    return a, b, c
