@@ -43,13 +43,6 @@ static const char *const clip_names[] = {"tensorflow.clip_by_value", NULL};
 static const char *const concat_names[] = {"tensorflow.concat", NULL};
 static const char *const concat_axis_names[] = {"axis", NULL};
 static const char *const stack_names[] = {"tensorflow.stack", NULL};
-
-/* tf.stack of rank-1 tensors (a rank-2 result), axis as tf.concat's but
- * optional: its axis counted from 0, or -1. */
-static int stack_axis(const KlSite *s, const KlType *tids) {
-  int rank, d = pu_join_dim(s, tids, concat_axis_names, true, true, &rank);
-  return rank == 1 ? d : -1;
-}
 static const char *const tanh_names[] = {"tensorflow.nn.tanh", "tensorflow.tanh", "tensorflow.math.tanh", NULL};
 static const char *const abs_names[] = {"tensorflow.abs", "tensorflow.math.abs", NULL};
 static const char *const sqrt_names[] = {"tensorflow.sqrt", "tensorflow.math.sqrt", NULL};
@@ -114,6 +107,13 @@ static bool leaky_relu_alpha(const KlSite *s, const KlType *tids, int *alpha) {
   return true;
 }
 
+/* tf.stack of rank-1 tensors (a rank-2 result), axis as tf.concat's but
+ * optional: its axis counted from 0, or -1. */
+static int stack_axis(const KlSite *s, const KlType *tids) {
+  int rank, d = pu_join_dim(s, tids, concat_axis_names, true, true, &rank);
+  return rank == 1 ? d : -1;
+}
+
 static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
   if (s->has_star_args) return pu_not_covered();
   if (s->kind == KL_SK_UNARYOP) {
@@ -169,7 +169,7 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
   if (is_any(t, stack_names)) { /* tf.stack(values[, axis]) of rank-1 tensors */
     if (stack_axis(s, tids) >= 0) return pu_claimed("kiln-tensorflow/stack-f32-cpu-1d", tids[T2]);
     if (!pu_seq_ours(s, tids) && !pu_any_ours(s, tids)) return pu_not_covered();
-    return pu_rejected(KL_KILN_TF_007, "tf.stack is native only for a list or tuple display of 1 to 16 rank-1 tensors and a literal axis; write `tf.stack([a, b])` or `tf.stack((a, b), axis=1)` (the tensors written out in the call, all rank 1; no name=)");
+    return pu_rejected(KL_KILN_TF_007, "tf.stack is native only for a list or tuple display of 1 to 16 rank-1 tensors and a literal axis; write `tf.stack([a, b])` or `tf.stack((a, b), axis=1)` (each tensor a kiln value written out in the call, all rank 1; no name=)");
   }
   if (is_any(t, clip_names)) { /* tf.clip_by_value(t, lo, hi): both bounds numbers, positional */
     int r = s->nargs == 3 ? pu_rank(s->args[0], tids) : 0;

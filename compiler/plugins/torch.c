@@ -526,7 +526,7 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
     if (pu_eq(s->target, "torch.stack")) {
       if (stack_dim(s, tids) >= 0) return pu_claimed("kiln-torch/stack-f32-cpu-1d", tids[T2]);
       if (!pu_seq_ours(s, tids) && !pu_any_ours(s, tids)) return pu_not_covered();
-      return pu_rejected(KL_KILN_TORCH_007, "torch.stack is native only for a list or tuple display of 1 to 16 rank-1 tensors and a literal dim; write `torch.stack([a, b], dim=1)` (the tensors written out in the call, all rank 1; no out=)");
+      return pu_rejected(KL_KILN_TORCH_007, "torch.stack is native only for a list or tuple display of 1 to 16 rank-1 tensors and a literal dim; write `torch.stack([a, b], dim=1)` (each tensor a kiln value written out in the call, not `t.T`, all rank 1; no out=)");
     }
     if (pu_eq(s->target, "torch.mm")) { /* torch.mm takes only matrices: other ranks are eager's error */
       if (s->nargs == 2 && s->nkw == 0 && pu_rank(s->args[0], tids) == 2 && pu_rank(s->args[1], tids) == 2)

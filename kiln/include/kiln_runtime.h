@@ -22,8 +22,9 @@
  * 21: KR_EW_PUSH / KR_EW_POP (elementwise trees)
  * 22: fail_line (the line of the op a fused call failed at)
  * 23: KR_OP_MAXIMUM, KR_OP_MINIMUM
- * 24: tensor_cat (cat and stack) */
-#define KR_ABI_VERSION 24
+ * 24: tensor_cat
+ * 25: tensor_cat's stack flag (torch.stack / tf.stack) */
+#define KR_ABI_VERSION 25
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
 enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
@@ -390,7 +391,7 @@ typedef struct KrApi {
    * KR_EW_INT i) taken as clamp_min takes its bound (NaN: every quotient
    * NaN; a finite float past float32's range: RuntimeError). New ref. */
   KrTensor *(*tensor_normalize)(KrTensor *t, int eps_kind, double eps_f, int64_t eps_i, const char *file, int line);
-  /* torch.cat / tf.concat of ts[0..n) along dim (0 or 1, below their rank):
+  /* torch.cat / tf.concat of ts[0..n) along dim (0 or 1, below the result's rank):
    * every tensor of one framework and rank, every other dim equal (else
    * RuntimeError naming the first that differs and FILE:LINE); the result
    * dense row-major, each element copied bit for bit. stack (torch.stack /
