@@ -994,7 +994,8 @@ static Val cat_op(E *e, KlNode *n, KlSiteInfo *s, int L) {
   KlBuf b = {0};
   for (int i = 0; i < k; i++) {
     ts[i] = ev(e, seq->list.items[i]);
-    if (!kl_is_tensor(e->ctx, ts[i].t)) kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "cat of a value that is not a native tensor");
+    if (!kl_is_tensor(e->ctx, ts[i].t))
+      kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "a join of a value that is not a native tensor");
     kl_buf_printf(&b, "%s(KrTensor *)%s", i ? ", " : "", ts[i].s);
   }
   Val r = temp(e, s->lowered.result);

@@ -67,10 +67,11 @@ static inline bool pu_any_ours(const KlSite *s, const KlType *tids) {
  * naming one of the result's dims (their rank's, one more with `stack`;
  * negative ones too), positional or by one of `names` (NULL-terminated), or
  * absent when `optional` (then 0); nothing else. The dim counted from 0
- * (their rank in *rank), or -1. */
+ * (their rank in *rank, set only then), or -1. */
 static inline int pu_join_dim(const KlSite *s, const KlType *tids, const char *const *names, bool optional,
                               bool stack, int *rank) {
-  if (s->kind != KL_SK_CALL || s->seq_arg != 0 || s->seq_len < 1 || s->seq_len > KL_SITE_MAX_SEQ || s->nargs + s->nkw > 2)
+  if (s->kind != KL_SK_CALL || s->seq_arg != 0 || s->seq_len < 1 || s->seq_len > KL_SITE_MAX_SEQ ||
+      s->nargs + s->nkw > 2)
     return -1;
   int r = pu_rank(s->seq[0], tids);
   for (int k = 1; k < s->seq_len; k++)

@@ -110,7 +110,7 @@ static bool leaky_relu_alpha(const KlSite *s, const KlType *tids, int *alpha) {
 /* tf.stack of rank-1 tensors (a rank-2 result), axis as tf.concat's but
  * optional: its axis counted from 0, or -1. */
 static int stack_axis(const KlSite *s, const KlType *tids) {
-  int rank, d = pu_join_dim(s, tids, concat_axis_names, true, true, &rank);
+  int rank = 0, d = pu_join_dim(s, tids, concat_axis_names, true, true, &rank);
   return rank == 1 ? d : -1;
 }
 

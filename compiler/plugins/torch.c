@@ -410,7 +410,7 @@ static const char *const cat_dim_names[] = {"dim", "axis", NULL};
 /* torch.stack of rank-1 tensors (a rank-2 result), the dim as cat's: its
  * dim counted from 0, or -1. */
 static int stack_dim(const KlSite *s, const KlType *tids) {
-  int rank, d = pu_join_dim(s, tids, cat_dim_names, true, true, &rank);
+  int rank = 0, d = pu_join_dim(s, tids, cat_dim_names, true, true, &rank);
   return rank == 1 ? d : -1;
 }
 
