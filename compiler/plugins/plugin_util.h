@@ -63,10 +63,10 @@ static inline bool pu_any_ours(const KlSite *s, const KlType *tids) {
 
 /* A join of tensors (torch.cat, tf.concat; torch.stack, tf.stack with
  * `stack`): positional 0 a list or tuple display of 1..KL_SITE_MAX_SEQ
- * tensors of this plugin, all of one rank; then the dim, a literal int
- * naming one of the result's dims (their rank's, one more with `stack`;
- * negative ones too), positional or by one of `names` (NULL-terminated), or
- * absent when `optional` (then 0); nothing else. The dim counted from 0
+ * tensors of this plugin, all of one rank (rank 1 with `stack`: its result
+ * is rank 2); then the dim, a literal int naming one of the result's dims
+ * (negative ones too), positional or by one of `names` (NULL-terminated),
+ * or absent when `optional` (then 0); nothing else. The dim counted from 0
  * (their rank in *rank, set only then), or -1. */
 static inline int pu_join_dim(const KlSite *s, const KlType *tids, const char *const *names, bool optional,
                               bool stack, int *rank) {
@@ -89,22 +89,29 @@ static inline int pu_join_dim(const KlSite *s, const KlType *tids, const char *c
     return -1;
   }
   const int out = r + (stack ? 1 : 0);
-  if (!r || d < -out || d >= out) return -1;
+  if (!r || (stack && r != 1) || d < -out || d >= out) return -1;
   *rank = r;
   return (int)(d < 0 ? d + out : d);
 }
 
-/* Any tensor of this plugin in the site's list or tuple display? */
-static inline bool pu_seq_ours(const KlSite *s, const KlType *tids) {
+/* Any tensor of this plugin among a join's operands or its display's
+ * elements? Then a form pu_join_dim refuses is the plugin's to report. */
+static inline bool pu_join_ours(const KlSite *s, const KlType *tids) {
   for (int k = 0; k < s->seq_len && k < KL_SITE_MAX_SEQ; k++)
     if (pu_rank(s->seq[k], tids)) return true;
-  return false;
+  return pu_any_ours(s, tids);
 }
 
-/* The lowering of a join (KL_TOP_CAT, KL_TOP_STACK): its one operand is the
- * display, not a tensor (emit.c cat_op evaluates the elements). */
-static inline KlLowered pu_join(KlTensorOp op, KlType result, int dim) {
-  return (KlLowered){.op = op, .operands = {0}, .noperands = 1, .result = result, .ival = dim};
+/* The lowering of a join (KL_TOP_CAT, or KL_TOP_STACK with `stack`), as
+ * pu_join_dim reads it again: its one operand is the display, not a tensor
+ * (emit.c cat_op evaluates the elements). False: the site is no such join. */
+static inline bool pu_lower_join(const KlSite *s, const KlType *tids, const char *const *names, bool optional,
+                                 bool stack, KlType result, KlLowered *out) {
+  int rank, d = pu_join_dim(s, tids, names, optional, stack, &rank);
+  if (d < 0) return false;
+  *out = (KlLowered){.op = stack ? KL_TOP_STACK : KL_TOP_CAT, .operands = {0}, .noperands = 1, .result = result,
+                     .ival = d};
+  return true;
 }
 
 static inline KlLowered pu_op(KlTensorOp op, int n, KlType result) {

@@ -41,7 +41,7 @@ static const char *const maximum_names[] = {"tensorflow.maximum", "tensorflow.ma
 static const char *const minimum_names[] = {"tensorflow.minimum", "tensorflow.math.minimum", NULL};
 static const char *const clip_names[] = {"tensorflow.clip_by_value", NULL};
 static const char *const concat_names[] = {"tensorflow.concat", NULL};
-static const char *const concat_axis_names[] = {"axis", NULL};
+static const char *const concat_axis_names[] = {"axis", NULL}; /* tf.stack's too */
 static const char *const stack_names[] = {"tensorflow.stack", NULL};
 static const char *const tanh_names[] = {"tensorflow.nn.tanh", "tensorflow.tanh", "tensorflow.math.tanh", NULL};
 static const char *const abs_names[] = {"tensorflow.abs", "tensorflow.math.abs", NULL};
@@ -107,13 +107,6 @@ static bool leaky_relu_alpha(const KlSite *s, const KlType *tids, int *alpha) {
   return true;
 }
 
-/* tf.stack of rank-1 tensors (a rank-2 result), axis as tf.concat's but
- * optional: its axis counted from 0, or -1. */
-static int stack_axis(const KlSite *s, const KlType *tids) {
-  int rank = 0, d = pu_join_dim(s, tids, concat_axis_names, true, true, &rank);
-  return rank == 1 ? d : -1;
-}
-
 static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
   if (s->has_star_args) return pu_not_covered();
   if (s->kind == KL_SK_UNARYOP) {
@@ -163,12 +156,14 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
     int rank;
     if (pu_join_dim(s, tids, concat_axis_names, false, false, &rank) >= 0)
       return pu_claimed(rank == 1 ? "kiln-tensorflow/concat-f32-cpu-1d" : "kiln-tensorflow/concat-f32-cpu-2d", tids[rank - 1]);
-    if (!pu_seq_ours(s, tids) && !pu_any_ours(s, tids)) return pu_not_covered();
+    if (!pu_join_ours(s, tids)) return pu_not_covered();
     return pu_rejected(KL_KILN_TF_007, "tf.concat is native only for a list or tuple display of 1 to 16 tensors of one rank and a literal axis; write `tf.concat([a, b], 1)` or `tf.concat((a, b), axis=-1)` (each tensor a kiln value written out in the call, all rank 1 or all rank 2; no name=)");
   }
   if (is_any(t, stack_names)) { /* tf.stack(values[, axis]) of rank-1 tensors */
-    if (stack_axis(s, tids) >= 0) return pu_claimed("kiln-tensorflow/stack-f32-cpu-1d", tids[T2]);
-    if (!pu_seq_ours(s, tids) && !pu_any_ours(s, tids)) return pu_not_covered();
+    int rank;
+    if (pu_join_dim(s, tids, concat_axis_names, true, true, &rank) >= 0)
+      return pu_claimed("kiln-tensorflow/stack-f32-cpu-1d", tids[T2]);
+    if (!pu_join_ours(s, tids)) return pu_not_covered();
     return pu_rejected(KL_KILN_TF_007, "tf.stack is native only for a list or tuple display of 1 to 16 rank-1 tensors and a literal axis; write `tf.stack([a, b])` or `tf.stack((a, b), axis=1)` (each tensor a kiln value written out in the call, all rank 1; no name=)");
   }
   if (is_any(t, clip_names)) { /* tf.clip_by_value(t, lo, hi): both bounds numbers, positional */
@@ -321,14 +316,9 @@ static bool tf_lower(const KlSite *s, const KlClaim *c, const KlType *tids, KlLo
   KlClaim again = tf_claim(s, tids);
   if (again.kind != KL_CLAIM_CLAIMED || !pu_eq(again.rule, c->rule) || again.result != c->result) return false;
   const char *r = c->rule;
-  if (strstr(r, "/concat-")) {
-    int rank, d = pu_join_dim(s, tids, concat_axis_names, false, false, &rank);
-    if (d < 0) return false;
-    *out = pu_join(KL_TOP_CAT, c->result, d);
-  } else if (strstr(r, "/stack-")) {
-    int d = stack_axis(s, tids);
-    if (d < 0) return false;
-    *out = pu_join(KL_TOP_STACK, c->result, d);
+  if (strstr(r, "/concat-") || strstr(r, "/stack-")) { /* tf.concat's axis is required, tf.stack's 0 by default */
+    bool stack = strstr(r, "/stack-") != NULL;
+    if (!pu_lower_join(s, tids, concat_axis_names, stack, stack, c->result, out)) return false;
   } else if (strstr(r, "/matmul-transpose-b-")) *out = pu_op(KL_TOP_LINEAR, 2, c->result); /* a @ b.T */
   else if (strstr(r, "/bias-add-")) *out = pu_op(KL_TOP_BIAS_ADD, 2, c->result);
   else if (strstr(r, "/matmul-")) *out = pu_op(KL_TOP_MATMUL, 2, c->result);

@@ -405,14 +405,7 @@ static bool is_cat(const KlSite *s) {
   return s->kind == KL_SK_CALL &&
          (pu_eq(s->target, "torch.cat") || pu_eq(s->target, "torch.concat") || pu_eq(s->target, "torch.concatenate"));
 }
-static const char *const cat_dim_names[] = {"dim", "axis", NULL};
-
-/* torch.stack of rank-1 tensors (a rank-2 result), the dim as cat's: its
- * dim counted from 0, or -1. */
-static int stack_dim(const KlSite *s, const KlType *tids) {
-  int rank = 0, d = pu_join_dim(s, tids, cat_dim_names, true, true, &rank);
-  return rank == 1 ? d : -1;
-}
+static const char *const cat_dim_names[] = {"dim", "axis", NULL}; /* torch.stack's too */
 
 static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
   if (s->has_star_args) return pu_not_covered();
@@ -520,12 +513,14 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
       int rank;
       if (pu_join_dim(s, tids, cat_dim_names, true, false, &rank) >= 0)
         return pu_claimed(rank == 1 ? "kiln-torch/cat-f32-cpu-1d" : "kiln-torch/cat-f32-cpu-2d", tids[rank - 1]);
-      if (!pu_seq_ours(s, tids) && !pu_any_ours(s, tids)) return pu_not_covered();
+      if (!pu_join_ours(s, tids)) return pu_not_covered();
       return pu_rejected(KL_KILN_TORCH_007, "torch.cat is native only for a list or tuple display of 1 to 16 tensors of one rank and a literal dim; write `torch.cat([a, b], dim=1)` or `torch.cat((a, b), -1)` (each tensor a kiln value written out in the call, not `t.T`, all rank 1 or all rank 2; no out=)");
     }
     if (pu_eq(s->target, "torch.stack")) {
-      if (stack_dim(s, tids) >= 0) return pu_claimed("kiln-torch/stack-f32-cpu-1d", tids[T2]);
-      if (!pu_seq_ours(s, tids) && !pu_any_ours(s, tids)) return pu_not_covered();
+      int rank;
+      if (pu_join_dim(s, tids, cat_dim_names, true, true, &rank) >= 0)
+        return pu_claimed("kiln-torch/stack-f32-cpu-1d", tids[T2]);
+      if (!pu_join_ours(s, tids)) return pu_not_covered();
       return pu_rejected(KL_KILN_TORCH_007, "torch.stack is native only for a list or tuple display of 1 to 16 rank-1 tensors and a literal dim; write `torch.stack([a, b], dim=1)` (each tensor a kiln value written out in the call, not `t.T`, all rank 1; no out=)");
     }
     if (pu_eq(s->target, "torch.mm")) { /* torch.mm takes only matrices: other ranks are eager's error */
@@ -610,14 +605,8 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
   KlClaim again = torch_claim(s, tids);
   if (again.kind != KL_CLAIM_CLAIMED || !pu_eq(again.rule, c->rule) || again.result != c->result) return false;
   const char *r = c->rule;
-  if (strstr(r, "/cat-")) {
-    int rank, d = pu_join_dim(s, tids, cat_dim_names, true, false, &rank);
-    if (d < 0) return false;
-    *out = pu_join(KL_TOP_CAT, c->result, d);
-  } else if (strstr(r, "/stack-")) {
-    int d = stack_dim(s, tids);
-    if (d < 0) return false;
-    *out = pu_join(KL_TOP_STACK, c->result, d);
+  if (strstr(r, "/cat-") || strstr(r, "/stack-")) {
+    if (!pu_lower_join(s, tids, cat_dim_names, true, strstr(r, "/stack-") != NULL, c->result, out)) return false;
   } else if (strstr(r, "/tensor-size-"))
     *out = (KlLowered){.op = KL_TOP_SIZE, .operands = {0, 1}, .noperands = 2, .result = c->result};
   else if (strstr(r, "/tensor-ndim-")) *out = pu_op(KL_TOP_NDIM, 1, c->result);
