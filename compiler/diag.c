@@ -217,6 +217,19 @@ static const char *const code_explains[] = {
         "        return torch.cat([x, x], dim=d)   # KILN-TORCH-007: the dim is not a literal",
         "Write the dim as a literal (`torch.cat([a, b], dim=1)`) and the tensors in\n"
         "the call; a list built in a loop stays on eager (it is not a kiln value)."),
+    [KL_KILN_TORCH_008] = EXPLAIN(
+        "x.view, x.reshape and torch.reshape are native to a rank-1 or rank-2\n"
+        "result: one or two int sizes (positional, or one list or tuple written\n"
+        "in the call; one may be -1). So are x.flatten() / torch.flatten(x)\n"
+        "(literal start_dim / end_dim), x.squeeze(d) of a matrix and\n"
+        "x.unsqueeze(d) of a vector, d a literal int. Other forms on a kiln\n"
+        "tensor (a result of rank 0 or 3 and up, sizes that are not ints, a dim\n"
+        "computed at run time, x.squeeze() without a dim, whose rank depends on\n"
+        "the data, a dtype) run on eager PyTorch through the fallback.",
+        "    def f(x: TensorF32Cpu2D) -> TensorF32Cpu1D:\n"
+        "        return x.squeeze()    # KILN-TORCH-008: no dim",
+        "Name the dim: `x.squeeze(1)` (kiln then requires dim 1 to have size 1,\n"
+        "and raises RuntimeError otherwise), or write `x.view(-1)`."),
     [KL_KILN_TORCH_010] = EXPLAIN(
         "A torch operation on kiln tensor types outside the proven native surface.\n"
         "It runs on eager PyTorch through the Python fallback. Reserved: the\n"
@@ -292,6 +305,18 @@ static const char *const code_explains[] = {
         "        return tf.concat([x, x], a)    # KILN-TF-007: the axis is not a literal",
         "Write the axis as a literal (`tf.concat([a, b], 1)` or `axis=-1`) and the\n"
         "tensors in the call."),
+    [KL_KILN_TF_008] = EXPLAIN(
+        "tf.reshape is native to a rank-1 or rank-2 result, its shape a list or\n"
+        "tuple of one or two ints written in the call (one may be -1);\n"
+        "tf.squeeze(x, axis) of a matrix and tf.expand_dims(x, axis) of a vector,\n"
+        "the axis a literal int. Other forms on a kiln tensor (a shape held in a\n"
+        "variable, a result of rank 0 or 3 and up, tf.squeeze without an axis,\n"
+        "whose rank depends on the data, name=) run on eager TensorFlow through\n"
+        "the fallback.",
+        "    def f(x: TensorF32Cpu2D) -> TensorF32Cpu1D:\n"
+        "        return tf.squeeze(x)    # KILN-TF-008: no axis",
+        "Name the axis (`tf.squeeze(x, 1)` or `axis=-1`) and write the shape in the\n"
+        "call (`tf.reshape(x, [-1])`)."),
     [KL_KILN_TF_010] = EXPLAIN(
         "A covered TensorFlow operation got an operand outside the kiln-tensorflow\n"
         "vocabulary (a Python scalar, or another framework's tensor). It runs on\n"

@@ -1008,6 +1008,47 @@ static Val cat_op(E *e, KlNode *n, KlSiteInfo *s, int L) {
   return r;
 }
 
+/* view / reshape / flatten / squeeze / unsqueeze (and TF's): the tensor,
+ * then its sizes (positionals or the display's elements) as native ints, in
+ * Python's order; the runtime checks them and copies (kr->tensor_reshape).
+ * A flatten of nothing is the tensor itself, as eager returns it. */
+static Val shape_op(E *e, KlNode *n, KlSiteInfo *s, int L) {
+  const bool method = s->meta.kind == KL_SK_METHOD;
+  const KlTensorOp op = s->lowered.op;
+  const int flags = op == KL_TOP_RESHAPE ? (int)s->lowered.ival : 0;
+  Val t = ev(e, method ? n->a->a : n->list.items[0]);
+  if (!kl_is_tensor(e->ctx, t.t)) kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "a reshape of a value that is not a native tensor");
+  if (flags & KL_RESHAPE_SAME) return own(e, t);
+  KlNode *const *items = NULL;
+  int k = 0;
+  if (flags & KL_RESHAPE_SEQ) {
+    KlNode *seq = n->list.items[s->meta.seq_arg];
+    items = seq->list.items;
+    k = seq->list.len;
+  } else if (op == KL_TOP_RESHAPE && !(flags & KL_RESHAPE_FLATTEN)) {
+    items = n->list.items + (method ? 0 : 1);
+    k = s->lowered.noperands - 1;
+  }
+  if (k > 2) kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "a reshape to more than two dims");
+  const char *sz[2] = {"-1", "0"};
+  for (int i = 0; i < k; i++) {
+    Val v = ev(e, items[i]);
+    if (v.t != KL_T_INT) kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "a reshape size that is not a native int");
+    sz[i] = kl_strdup(e->ctx, own(e, v).s); /* a later size may rebind a name this one read */
+  }
+  const char *how = op == KL_TOP_SQUEEZE     ? "KR_SHAPE_SQUEEZE"
+                    : op == KL_TOP_UNSQUEEZE ? "KR_SHAPE_UNSQUEEZE"
+                    : flags & KL_RESHAPE_VIEW ? "KR_SHAPE_VIEW"
+                                              : "KR_SHAPE_RESHAPE";
+  Val r = temp(e, s->lowered.result);
+  line(e, "{ const int64_t kl_sz[2] = {%s, %s};", sz[0], sz[1]);
+  line(e, "  %s = (PyObject *)kr->tensor_reshape((KrTensor *)%s, %s, %d, %d, kl_sz, kl_file, %d); }", r.s, t.s, how,
+       op == KL_TOP_RESHAPE ? 0 : (int)s->lowered.ival, k ? k : 1, L);
+  release(e, t);
+  fail_if(e, L, "!%s", r.s);
+  return r;
+}
+
 static Val call(E *e, KlNode *n) {
   int L = call_line(n);
   KlSiteInfo *s = n->site;
@@ -1017,6 +1058,9 @@ static Val call(E *e, KlNode *n) {
   if (s->outcome == KL_SITE_SCALAR && kl_is_scalar(n->type)) return scalar_call(e, n);
   if (s->outcome == KL_SITE_CLAIMED && (s->lowered.op == KL_TOP_CAT || s->lowered.op == KL_TOP_STACK))
     return cat_op(e, n, s, L);
+  if (s->outcome == KL_SITE_CLAIMED &&
+      (s->lowered.op == KL_TOP_RESHAPE || s->lowered.op == KL_TOP_SQUEEZE || s->lowered.op == KL_TOP_UNSQUEEZE))
+    return shape_op(e, n, s, L);
   if (s->outcome == KL_SITE_CLAIMED) {
     Val ops[KL_SITE_MAX_ARGS + KL_SITE_MAX_KW + 1];
     int nops = 0;

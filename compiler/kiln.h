@@ -89,6 +89,7 @@ _Noreturn void kl_internal_error(const char *file, int line);
   X(KILN_TORCH_005, "torch: mean/sum is native over one literal dim of rank 2 only") \
   X(KILN_TORCH_006, "torch: softmax needs the literal last dim and no other arguments") \
   X(KILN_TORCH_007, "torch: cat / stack need a display of 1-16 tensors of one rank and a literal dim") \
+  X(KILN_TORCH_008, "torch: view / reshape / flatten / squeeze / unsqueeze need rank 1 or 2 results and literal dims") \
   X(KILN_TORCH_010, "torch: tensor operation outside the proven surface")        \
   X(KILN_TF_001, "tensorflow: matmul needs two rank-2 tensors, no transpose_a")  \
   X(KILN_TF_002, "tensorflow: relu / leaky_relu need one rank-1 or rank-2 tensor, no keywords but alpha") \
@@ -97,6 +98,7 @@ _Noreturn void kl_internal_error(const char *file, int line);
   X(KILN_TF_005, "tensorflow: sigmoid / tanh / math functions need one rank-1 or rank-2 tensor, no keywords") \
   X(KILN_TF_006, "tensorflow: binary + needs ranks 1+1, 2+2, 2+1 or 1+2")        \
   X(KILN_TF_007, "tensorflow: concat / stack need a display of 1-16 tensors of one rank and a literal axis") \
+  X(KILN_TF_008, "tensorflow: reshape / squeeze / expand_dims need rank 1 or 2 results and literal axes") \
   X(KILN_TF_010, "tensorflow: tensor operation outside the proven surface")
 
 typedef enum {
@@ -578,7 +580,8 @@ bool kl_call_unpacks(const KlNode *call); /* a, b = x, y */
 /* ------------------------------------------------------------------ claim.c + plugin interface */
 
 /* 2: KlLowered.operands holds five (F.layer_norm's)
- * 3: KlSite.seq_arg / seq_len / seq (a list or tuple display), KlLowered.ival */
+ * 3: KlSite.seq_arg / seq_len / seq (a list or tuple display), KlLowered.ival
+ * (KL_TOP_RESHAPE / SQUEEZE / UNSQUEEZE are new ops, not a new interface) */
 #define KL_PLUGIN_API_VERSION 3
 
 typedef enum { KL_SK_CALL, KL_SK_METHOD, KL_SK_BINOP, KL_SK_COMPARE, KL_SK_UNARYOP } KlSiteKind;
@@ -653,8 +656,18 @@ typedef struct KlSite {
   X(CAT, "cat")             /* torch.cat / tf.concat: operand the display (KlSite.seq_arg) of 1..KL_SITE_MAX_SEQ tensors \
                                of one rank, joined along dim KlLowered.ival (0 or 1) */ \
   X(STACK, "stack")         /* torch.stack / tf.stack: as CAT of rank-1 tensors, each a row (ival 0) or a column (1) */ \
+  X(RESHAPE, "reshape")     /* x.view / x.reshape / torch.reshape / tf.reshape / flatten: operands a, then 1 or 2 native \
+                               int sizes (one may be -1), or (KL_RESHAPE_SEQ) the sizes are the display KlSite.seq_arg; \
+                               ival KL_RESHAPE_* flags */ \
+  X(SQUEEZE, "squeeze")     /* rank 2 to 1: dim ival (0 or 1), which must have size 1 */ \
+  X(UNSQUEEZE, "unsqueeze") /* rank 1 to 2: a dim of size 1 inserted at ival (0 or 1) */ \
   X(SIZE, "size")           /* an int: a.shape[d], operands a, d (a literal int naming one of a's dims) */ \
   X(NDIM, "ndim") X(NUMEL, "numel") /* ints: a's rank, its element count */
+
+/* KL_TOP_RESHAPE's KlLowered.ival: eager's view (it refuses strides no view
+ * can describe); the sizes are the display; flatten (no sizes: one dim);
+ * flatten of nothing (start_dim == end_dim): the operand itself. */
+enum { KL_RESHAPE_VIEW = 1, KL_RESHAPE_SEQ = 2, KL_RESHAPE_FLATTEN = 4, KL_RESHAPE_SAME = 8 };
 
 typedef enum {
 #define X(name, text) KL_TOP_##name,

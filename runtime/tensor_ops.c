@@ -1421,3 +1421,189 @@ KrTensor *kr_tensor_cat(KrTensor *const *ts, int n, int dim, int stack, const ch
   }
   return r;
 }
+
+/* ---- view / reshape / flatten / squeeze / unsqueeze ----------------------- */
+
+static void fmt_sizes(char *buf, size_t cap, int n, const int64_t *sizes) {
+  if (n == 1) snprintf(buf, cap, "[%lld]", (long long)sizes[0]);
+  else snprintf(buf, cap, "[%lld, %lld]", (long long)sizes[0], (long long)sizes[1]);
+}
+
+/* torch's infer_size: sizes with at most one -1, into shape; false with
+ * eager's RuntimeError. */
+static bool torch_reshape_shape(const KrTensor *x, int n, const int64_t *sizes, int64_t *shape, const char *name,
+                                const char *file, int line) {
+  const int64_t numel = kr_numel(x->rank, x->shape);
+  char want[64];
+  fmt_sizes(want, sizeof want, n, sizes);
+  int infer = -1;
+  int64_t known = 1;
+  bool overflow = false;
+  for (int i = 0; i < n; i++) {
+    shape[i] = sizes[i];
+    if (sizes[i] == -1) {
+      if (infer >= 0) {
+        PyErr_Format(PyExc_RuntimeError, "kiln: %s: only one dimension can be inferred (%s:%d)", name, file, line);
+        return false;
+      }
+      infer = i;
+    } else if (sizes[i] < 0) {
+      PyErr_Format(PyExc_RuntimeError, "kiln: %s: invalid shape dimension %lld at index %d of shape %s (%s:%d)", name,
+                   (long long)sizes[i], i, want, file, line);
+      return false;
+    } else {
+      overflow |= __builtin_mul_overflow(known, sizes[i], &known);
+    }
+  }
+  if (!overflow && (numel == known || (infer >= 0 && known > 0 && numel % known == 0))) {
+    if (infer < 0) return true;
+    if (known == 0) {
+      PyErr_Format(PyExc_RuntimeError,
+                   "kiln: %s: cannot reshape tensor of 0 elements into shape %s because the unspecified dimension size "
+                   "-1 can be any value and is ambiguous (%s:%d)",
+                   name, want, file, line);
+      return false;
+    }
+    shape[infer] = numel / known;
+    return true;
+  }
+  PyErr_Format(PyExc_RuntimeError, "kiln: %s: shape '%s' is invalid for input of size %lld (%s:%d)", name, want,
+               (long long)numel, file, line);
+  return false;
+}
+
+/* torch's computeStride, as a question: can a view of x's strides have this
+ * shape? (The same walk: x's dims from the last, in chunks of dims that are
+ * contiguous with each other; each chunk must be made of whole dims of the
+ * new shape.) */
+static bool torch_viewable(const KrTensor *x, int n, const int64_t *shape) {
+  if (kr_numel(x->rank, x->shape) == 0) return true;
+  const int64_t *os = x->shape, *ost = x->strides;
+  int view_d = n - 1;
+  int64_t chunk = ost[x->rank - 1], tensor_numel = 1, view_numel = 1;
+  for (int td = x->rank - 1; td >= 0; td--) {
+    tensor_numel *= os[td];
+    int64_t span;
+    if (td == 0 || (os[td - 1] != 1 && (__builtin_mul_overflow(tensor_numel, chunk, &span) || ost[td - 1] != span))) {
+      while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d] == 1)) view_numel *= shape[view_d--];
+      if (view_numel != tensor_numel) return false;
+      if (td > 0) {
+        chunk = ost[td - 1];
+        tensor_numel = view_numel = 1;
+      }
+    }
+  }
+  return view_d == -1;
+}
+
+/* TF's Reshape: sizes with at most one -1 (a zero size left out of the
+ * product the -1 is inferred from), into shape; false with TF's message
+ * (as RuntimeError: kiln's error for shapes in an op). */
+static bool tf_reshape_shape(const KrTensor *x, int n, const int64_t *sizes, int64_t *shape, const char *file,
+                             int line) {
+  const int64_t numel = kr_numel(x->rank, x->shape);
+  int unknown = -1;
+  int64_t product = 1;
+  bool zero = false;
+  for (int i = 0; i < n; i++) {
+    shape[i] = sizes[i];
+    if (sizes[i] == -1) {
+      if (unknown >= 0) {
+        PyErr_Format(PyExc_RuntimeError, "kiln: reshape: Only one input size may be -1, not both %d and %d (%s:%d)",
+                     unknown, i, file, line);
+        return false;
+      }
+      unknown = i;
+    } else if (sizes[i] < 0) {
+      PyErr_Format(PyExc_RuntimeError, "kiln: reshape: Size %d must be non-negative, not %lld (%s:%d)", i,
+                   (long long)sizes[i], file, line);
+      return false;
+    } else if (sizes[i] == 0) {
+      zero = true;
+    } else if (__builtin_mul_overflow(product, sizes[i], &product)) {
+      char want[64];
+      fmt_sizes(want, sizeof want, n, sizes);
+      PyErr_Format(PyExc_RuntimeError, "kiln: reshape: Shape %s has too many elements (%s:%d)", want, file, line);
+      return false;
+    }
+  }
+  if (unknown >= 0) {
+    int64_t input = 1;
+    bool input_zero = false;
+    for (int d = 0; d < x->rank; d++) {
+      if (x->shape[d] > 0 || !zero) input *= x->shape[d];
+      else input_zero = true;
+    }
+    const int64_t missing = input / product;
+    if (!input_zero && product * missing != input) {
+      PyErr_Format(PyExc_RuntimeError,
+                   "kiln: reshape: Input to reshape is a tensor with %lld values, but the requested shape requires a "
+                   "multiple of %lld (%s:%d)",
+                   (long long)input, (long long)product, file, line);
+      return false;
+    }
+    shape[unknown] = missing;
+  }
+  const int64_t total = zero ? 0 : n == 1 ? shape[0] : shape[0] * shape[1];
+  if (total != numel) {
+    PyErr_Format(PyExc_RuntimeError,
+                 "kiln: reshape: Input to reshape is a tensor with %lld values, but the requested shape has %lld (%s:%d)",
+                 (long long)numel, (long long)total, file, line);
+    return false;
+  }
+  return true;
+}
+
+KrTensor *kr_tensor_reshape(KrTensor *x, int how, int dim, int n, const int64_t *sizes, const char *file, int line) {
+  const bool squeeze = how == KR_SHAPE_SQUEEZE, unsqueeze = how == KR_SHAPE_UNSQUEEZE;
+  const bool torch = x && x->framework != KR_FW_TF;
+  if (!x || how < KR_SHAPE_RESHAPE || how > KR_SHAPE_UNSQUEEZE || ((squeeze || unsqueeze) && (dim < 0 || dim > 1)) ||
+      (squeeze && x->rank != 2) || (unsqueeze && x->rank != 1) || (!squeeze && !unsqueeze && (n < 1 || n > 2))) {
+    PyErr_Format(PyExc_SystemError, "kiln: bad reshape operands (%s:%d)", file, line);
+    return NULL;
+  }
+  int64_t shape[2];
+  int rank;
+  if (squeeze) {
+    if (x->shape[dim] != 1) {
+      char have[64];
+      fmt_shape(have, sizeof have, x);
+      if (torch)
+        PyErr_Format(PyExc_RuntimeError,
+                     "kiln-torch: squeeze(%d) of a %s tensor: dim %d is not of size 1, so the result would keep rank 2 "
+                     "where kiln compiled a rank-1 tensor (%s:%d)",
+                     dim, have, dim, file, line);
+      else
+        PyErr_Format(PyExc_RuntimeError,
+                     "kiln: squeeze: Can not squeeze dim[%d], expected a dimension of 1, got %lld (%s:%d)", dim,
+                     (long long)x->shape[dim], file, line);
+      return NULL;
+    }
+    rank = 1;
+    shape[0] = x->shape[1 - dim];
+  } else if (unsqueeze) {
+    rank = 2;
+    shape[dim] = 1;
+    shape[1 - dim] = x->shape[0];
+  } else {
+    rank = n;
+    const char *name = how == KR_SHAPE_VIEW ? "view" : "reshape";
+    if (torch ? !torch_reshape_shape(x, n, sizes, shape, name, file, line)
+              : !tf_reshape_shape(x, n, sizes, shape, file, line))
+      return NULL;
+    if (how == KR_SHAPE_VIEW && !torch_viewable(x, n, shape)) {
+      PyErr_Format(PyExc_RuntimeError,
+                   "kiln: view: view size is not compatible with input tensor's size and stride (at least one "
+                   "dimension spans across two contiguous subspaces). Use .reshape(...) instead. (%s:%d)",
+                   file, line);
+      return NULL;
+    }
+  }
+  KrTensor *r = kr_tensor_new(x->framework, rank, shape);
+  if (!r) return NULL;
+  const Mat m = as_mat(x);
+  if (m.m == 0 || m.n == 0) return r;
+  if (mat_row_major(m)) memcpy(r->data, x->data, sizeof(float) * (size_t)(m.m * m.n));
+  else kk_unary(KK_ACT_NONE, m.m, m.n, x->data, m.s0, m.s1, r->data);
+  return r;
+}

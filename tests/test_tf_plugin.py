@@ -202,6 +202,11 @@ def concat_fns(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def reshape_fns(tmp_path_factory):
+    return build("tf_reshape", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
 def mixed(tmp_path_factory):
     return build("tf_mixed", tmp_path_factory)
 
@@ -840,10 +845,10 @@ def test_boundary_on_public_path_in_subprocess():
 
 
 def test_verified_rules_exercised(acc, acc_full, rej, mixed, errs, arith, math_fns, gelu_fns, softmax_fns, minmax_fns,
-                                  concat_fns):
+                                  concat_fns, reshape_fns):
     from kiln import _compiler
     reports = [m[1] for m in (acc, acc_full, rej, mixed, errs, arith, math_fns, gelu_fns, softmax_fns, minmax_fns,
-                              concat_fns)]
+                              concat_fns, reshape_fns)]
     all_sites = [s for r in reports for f in r["functions"] for s in f["sites"]]
     missing = []
     for rule in _compiler.rules():

@@ -114,6 +114,58 @@ static inline bool pu_lower_join(const KlSite *s, const KlType *tids, const char
   return true;
 }
 
+/* A dim written as a literal int: positional `pos` (counting after a
+ * method's receiver), or the one keyword, named by one of `names`
+ * (NULL-terminated); nothing else after it. In [-rank, rank), it is counted
+ * from 0 into *dim; false otherwise. */
+static inline bool pu_one_dim(const KlSite *s, int pos, const char *const *names, int rank, int *dim) {
+  int64_t d;
+  if (s->nargs == pos + 1 && s->nkw == 0 && s->arg_lit[pos] == KL_LIT_INT) {
+    d = s->arg_ival[pos];
+  } else if (s->nargs == pos && s->nkw == 1 && s->kw[0].lit == KL_LIT_INT) {
+    bool named = false;
+    for (int i = 0; names[i]; i++) named |= pu_eq(s->kw[0].name, names[i]);
+    if (!named) return false;
+    d = s->kw[0].ival;
+  } else {
+    return false;
+  }
+  if (d < -rank || d >= rank) return false;
+  *dim = (int)(d < 0 ? d + rank : d);
+  return true;
+}
+
+/* The sizes of a reshape (x.view, x.reshape, torch.reshape, tf.reshape):
+ * positional `pos` written as a list or tuple display of 1 or 2 native ints
+ * and nothing after it, or (unless display_only) the positionals from `pos`
+ * on, 1 or 2 native ints; no keywords. The result's rank (1 or 2), and in
+ * *seq whether the sizes are the display; 0 for any other form. */
+static inline int pu_reshape_rank(const KlSite *s, int pos, bool display_only, bool *seq) {
+  if (s->nkw || s->nargs <= pos) return 0;
+  if (s->seq_arg == pos && s->nargs == pos + 1) {
+    if (s->seq_len < 1 || s->seq_len > 2) return 0;
+    for (int k = 0; k < s->seq_len; k++)
+      if (s->seq[k] != KL_T_INT) return 0;
+    *seq = true;
+    return s->seq_len;
+  }
+  if (display_only || s->nargs - pos > 2) return 0;
+  for (int i = pos; i < s->nargs; i++)
+    if (s->args[i] != KL_T_INT) return 0;
+  *seq = false;
+  return s->nargs - pos;
+}
+
+/* The lowering of a reshape of operand 0 (KL_TOP_RESHAPE, `flags` its
+ * KL_RESHAPE_* bits): the sizes are operands 1.. (a method's positionals)
+ * unless KL_RESHAPE_SEQ or KL_RESHAPE_FLATTEN says otherwise. */
+static inline KlLowered pu_lower_reshape(int rank, int flags, KlType result) {
+  int nsizes = flags & (KL_RESHAPE_SEQ | KL_RESHAPE_FLATTEN | KL_RESHAPE_SAME) ? 0 : rank;
+  KlLowered l = {.op = KL_TOP_RESHAPE, .operands = {0}, .noperands = 1 + nsizes, .result = result, .ival = flags};
+  for (int i = 1; i <= nsizes; i++) l.operands[i] = i;
+  return l;
+}
+
 static inline KlLowered pu_op(KlTensorOp op, int n, KlType result) {
   KlLowered l = {.op = op, .noperands = n, .result = result};
   for (int i = 0; i < n; i++) l.operands[i] = i;

@@ -1,7 +1,8 @@
 /* plugins/tensorflow.c — the TensorFlow surface: tf.matmul / tf.linalg.matmul
  * (and @), tf.nn.relu, tf.nn.leaky_relu, tf.nn.sigmoid, tf.nn.tanh, tf.negative (and -x), tf.abs, tf.sqrt,
  * tf.square, tf.exp, tf.math.log, tf.math.rsqrt, tf.nn.silu, tf.nn.relu6, tf.nn.gelu, tf.nn.softmax / log_softmax over the last axis,
- * tf.nn.bias_add, tf.concat and tf.stack of tensors written out in the call, tf.maximum / tf.minimum (two tensors, or a tensor and a
+ * tf.nn.bias_add, tf.concat and tf.stack of tensors written out in the call, tf.reshape / tf.squeeze / tf.expand_dims
+ * to rank 1 or 2, tf.maximum / tf.minimum (two tensors, or a tensor and a
  * number), tf.clip_by_value with number bounds, tf.add / tf.subtract /
  * tf.multiply / tf.divide between tensors, the operators + - * / between
  * tensors or a tensor and an int/float/bool, and
@@ -107,6 +108,34 @@ static bool leaky_relu_alpha(const KlSite *s, const KlType *tids, int *alpha) {
   return true;
 }
 
+/* tf.reshape(x, [a, b]) (pu_reshape_rank: a display of 1 or 2 ints),
+ * tf.squeeze(x, axis) of rank 2 (the axis' size must be 1) and
+ * tf.expand_dims(x, axis) of rank 1, the axis a literal int, positional or
+ * axis=. The rule (NULL: a form left to eager) and the lowering, or false
+ * when s is none of them on a kiln tensor. */
+static bool shape_form(const KlSite *s, const KlType *tids, const char **rule, KlLowered *out) {
+  static const char *const axis_names[] = {"axis", NULL};
+  if (s->kind != KL_SK_CALL) return false;
+  bool reshape = pu_eq(s->target, "tensorflow.reshape"), squeeze = pu_eq(s->target, "tensorflow.squeeze");
+  if (!reshape && !squeeze && !pu_eq(s->target, "tensorflow.expand_dims")) return false;
+  if (!pu_any_ours(s, tids)) return false;
+  *rule = NULL;
+  int rank = s->nargs >= 1 ? pu_rank(s->args[0], tids) : 0, d;
+  bool seq;
+  if (reshape) {
+    int r = rank ? pu_reshape_rank(s, 1, true, &seq) : 0;
+    if (r) {
+      *rule = r == 1 ? "kiln-tensorflow/reshape-f32-cpu-1d" : "kiln-tensorflow/reshape-f32-cpu-2d";
+      *out = pu_lower_reshape(r, KL_RESHAPE_SEQ, tids[r - 1]);
+    }
+  } else if (rank == (squeeze ? 2 : 1) && pu_one_dim(s, 1, axis_names, 2, &d)) {
+    *rule = squeeze ? "kiln-tensorflow/squeeze-f32-cpu-2d" : "kiln-tensorflow/expand-dims-f32-cpu-1d";
+    *out = (KlLowered){.op = squeeze ? KL_TOP_SQUEEZE : KL_TOP_UNSQUEEZE, .operands = {0}, .noperands = 1,
+                       .result = tids[squeeze ? T1 : T2], .ival = d};
+  }
+  return true;
+}
+
 static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
   if (s->has_star_args) return pu_not_covered();
   if (s->kind == KL_SK_UNARYOP) {
@@ -151,6 +180,14 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
     if (s->nkw == 0 && s->nargs == 2) /* another framework's tensor, or two numbers */
       return pu_rejected(KL_KILN_TF_010, "an operand of tf.maximum / tf.minimum is neither a kiln-tensorflow tensor nor, beside one, an int, float or bool; pass TensorF32Cpu1D/TensorF32Cpu2D operands (one of them may be a number)");
     return pu_rejected(KL_KILN_TF_003, "tf.maximum / tf.minimum are native only for two tensors, or a tensor and an int, float or bool, without keywords; write `tf.maximum(x, 0.0)` or `tf.minimum(a, b)` with ranks 1+1, 2+2, 2+1 or 1+2");
+  }
+  {
+    const char *rule;
+    KlLowered l;
+    if (shape_form(s, tids, &rule, &l)) {
+      if (rule) return pu_claimed(rule, l.result);
+      return pu_rejected(KL_KILN_TF_008, "tf.reshape / tf.squeeze / tf.expand_dims are native only for a rank-1 or rank-2 result; write `tf.reshape(x, [-1])` or `tf.reshape(x, (a, b))` (a list or tuple of 1 or 2 ints written in the call), `tf.squeeze(x, 1)` of a matrix or `tf.expand_dims(x, 0)` of a vector (the axis a literal int; no name=)");
+    }
   }
   if (is_any(t, concat_names)) { /* tf.concat(values, axis): values a display, axis a literal */
     int rank;
@@ -316,6 +353,10 @@ static bool tf_lower(const KlSite *s, const KlClaim *c, const KlType *tids, KlLo
   KlClaim again = tf_claim(s, tids);
   if (again.kind != KL_CLAIM_CLAIMED || !pu_eq(again.rule, c->rule) || again.result != c->result) return false;
   const char *r = c->rule;
+  if (strstr(r, "/reshape-") || strstr(r, "/squeeze-") || strstr(r, "/expand-dims-")) {
+    const char *rule;
+    return shape_form(s, tids, &rule, out) && pu_eq(rule, r) && out->result == c->result;
+  }
   if (strstr(r, "/concat-") || strstr(r, "/stack-")) { /* tf.concat's axis is required, tf.stack's 0 by default */
     bool stack = strstr(r, "/stack-") != NULL;
     if (!pu_lower_join(s, tids, concat_axis_names, stack, stack, c->result, out)) return false;
@@ -431,6 +472,11 @@ static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/add-other-forms", "tf.add / tf.subtract / tf.multiply / tf.divide with keywords", "rejected", KL_KILN_TF_003, true},
     {"kiln-tensorflow/reduce-mean-other-forms", "reduce_mean / reduce_sum without a literal axis (0, 1, -1, -2), or keepdims not a literal bool", "rejected", KL_KILN_TF_004, true},
     {"kiln-tensorflow/sigmoid-other-forms", "tf.nn.sigmoid / tf.nn.tanh / tf.negative / tf.abs / tf.sqrt / tf.square / tf.exp / tf.math.log / tf.math.rsqrt / tf.nn.silu / tf.nn.relu6 with keywords or extra arguments, tf.nn.gelu with name= or approximate not a literal bool, tf.nn.softmax / log_softmax over another axis or with name=", "rejected", KL_KILN_TF_005, true},
+    {"kiln-tensorflow/reshape-f32-cpu-1d", "tf.reshape(x, [n]) / tf.reshape(x, (n,)) to rank 1 (of rank 1 or 2; n an int, -1 inferred): a list or tuple display written in the call", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/reshape-f32-cpu-2d", "tf.reshape(x, [a, b]) / tf.reshape(x, (a, b)) to rank 2 (of rank 1 or 2; ints, one may be -1): a list or tuple display written in the call", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/squeeze-f32-cpu-2d", "tf.squeeze(x, axis) of rank 2, axis a literal in -2..1 (positional or axis=): rank 1; RuntimeError when that dim is not of size 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/expand-dims-f32-cpu-1d", "tf.expand_dims(x, axis) of rank 1, axis a literal in -2..1 (positional or axis=): rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/shape-other-forms", "tf.reshape / tf.squeeze / tf.expand_dims of a kiln-tensorflow tensor with a result of another rank, a shape not written as a display of ints, an axis missing, not literal or out of range, or name=", "rejected", KL_KILN_TF_008, true},
     {"kiln-tensorflow/concat-other-forms", "tf.concat / tf.stack of a display holding a kiln-tensorflow tensor beside other values or ranks, of more than 16 tensors, with an axis missing (tf.concat), not literal or out of range, or name=", "rejected", KL_KILN_TF_007, true},
     {"kiln-tensorflow/unsupported-tensor-surface", "covered symbols with operand types outside the vocabulary", "rejected", KL_KILN_TF_010, true},
     {"kiln-tensorflow/other-calls", "any other TensorFlow call", "not-covered", KL_NUM_CODES, true},

@@ -4,7 +4,8 @@
  * scalar bounds, F.leaky_relu with a scalar slope, F.layer_norm, F.normalize, matmul (@,
  * torch.matmul, .matmul, torch.mm, .mm), + - * / (between tensors, or a
  * tensor and an int/float/bool), torch.maximum / minimum of two tensors, torch.cat and torch.stack of tensors written out in the call, unary -, softmax and log_softmax over the last dim, and
- * the mean and sum over dim 1 or 0, keepdim or not (methods and torch.*), x.size(d) / x.dim() /
+ * the mean and sum over dim 1 or 0, keepdim or not (methods and torch.*), view / reshape /
+ * flatten / squeeze / unsqueeze to rank 1 or 2, x.size(d) / x.dim() /
  * x.numel() (ints read from the tensor), on float32 CPU
  * tensors of rank 1 and 2 (linear and matmul also of a vector and a
  * matrix). Everything else with torch operands
@@ -407,6 +408,86 @@ static bool is_cat(const KlSite *s) {
 }
 static const char *const cat_dim_names[] = {"dim", "axis", NULL}; /* torch.stack's too */
 
+/* Shape ops: x.view / x.reshape(sizes) and torch.reshape(x, sizes)
+ * (pu_reshape_rank), x.flatten / torch.flatten(x[, start_dim[, end_dim]])
+ * (literal dims; start == end is x itself, as eager returns it), x.squeeze(d)
+ * / torch.squeeze(x, d) of rank 2 (dim d must have size 1 at run time) and
+ * x.unsqueeze(d) / torch.unsqueeze(x, d) of rank 1, d a literal. */
+typedef struct {
+  const char *rule; /* NULL: a form of these left to eager */
+  KlTensorOp op;
+  int flags;        /* RESHAPE's KL_RESHAPE_* */
+  int rank;         /* RESHAPE's result rank */
+  int dim;          /* SQUEEZE's and UNSQUEEZE's */
+  KlType x;         /* the operand's type */
+} ShapeForm;
+
+static const char *const squeeze_dim_names[] = {"dim", NULL};
+
+/* flatten's start_dim and end_dim (literal ints, positional from `pos` or
+ * by name) counted from 0 in rank; false for any other argument. */
+static bool flatten_dims(const KlSite *s, int pos, int rank, int *start, int *end) {
+  int64_t d[2] = {0, -1};
+  bool given[2] = {false, false};
+  if (s->nargs - pos > 2) return false;
+  for (int i = pos; i < s->nargs; i++) {
+    if (s->arg_lit[i] != KL_LIT_INT) return false;
+    d[i - pos] = s->arg_ival[i];
+    given[i - pos] = true;
+  }
+  for (int i = 0; i < s->nkw; i++) {
+    int k = pu_eq(s->kw[i].name, "start_dim") ? 0 : pu_eq(s->kw[i].name, "end_dim") ? 1 : -1;
+    if (k < 0 || given[k] || s->kw[i].lit != KL_LIT_INT) return false;
+    d[k] = s->kw[i].ival;
+    given[k] = true;
+  }
+  for (int k = 0; k < 2; k++)
+    if (d[k] < -rank || d[k] >= rank) return false;
+  *start = (int)(d[0] < 0 ? d[0] + rank : d[0]);
+  *end = (int)(d[1] < 0 ? d[1] + rank : d[1]);
+  return *start <= *end; /* else eager raises */
+}
+
+/* Whether s is one of the shape ops on a kiln tensor; f->rule says whether
+ * the form is native. */
+static bool shape_form(const KlSite *s, const KlType *tids, ShapeForm *f) {
+  static const char *const rules[2][2] = {{"kiln-torch/tensor-reshape-f32-cpu-1d", "kiln-torch/tensor-reshape-f32-cpu-2d"},
+                                          {"kiln-torch/tensor-view-f32-cpu-1d", "kiln-torch/tensor-view-f32-cpu-2d"}};
+  bool method = s->kind == KL_SK_METHOD;
+  if (!method && (s->kind != KL_SK_CALL || !s->target || strncmp(s->target, "torch.", 6))) return false;
+  const char *name = method ? s->target : s->target + 6;
+  const int pos = method ? 0 : 1; /* the first argument after the tensor */
+  KlType x = method ? s->receiver : s->nargs >= 1 ? s->args[0] : KL_T_OBJECT;
+  int rank = pu_rank(x, tids);
+  bool view = method && pu_eq(name, "view");
+  if (!(view || pu_eq(name, "reshape") || pu_eq(name, "flatten") || pu_eq(name, "squeeze") || pu_eq(name, "unsqueeze")))
+    return false;
+  *f = (ShapeForm){.x = x};
+  if (!rank) return method ? false : pu_any_ours(s, tids);
+  if (view || pu_eq(name, "reshape")) {
+    bool seq = false;
+    int r = pu_reshape_rank(s, pos, !method, &seq);
+    if (r) *f = (ShapeForm){rules[view][r - 1], KL_TOP_RESHAPE, (view ? KL_RESHAPE_VIEW : 0) | (seq ? KL_RESHAPE_SEQ : 0), r, 0, x};
+  } else if (pu_eq(name, "flatten")) {
+    int start, end;
+    if (flatten_dims(s, pos, rank, &start, &end))
+      *f = start == end ? (ShapeForm){"kiln-torch/tensor-flatten-same-f32-cpu", KL_TOP_RESHAPE, KL_RESHAPE_SAME, rank, 0, x}
+                        : (ShapeForm){"kiln-torch/tensor-flatten-f32-cpu-2d", KL_TOP_RESHAPE, KL_RESHAPE_FLATTEN, 1, 0, x};
+  } else {
+    bool squeeze = pu_eq(name, "squeeze");
+    int d;
+    if (rank == (squeeze ? 2 : 1) && pu_one_dim(s, pos, squeeze_dim_names, 2, &d))
+      *f = squeeze ? (ShapeForm){"kiln-torch/tensor-squeeze-f32-cpu-2d", KL_TOP_SQUEEZE, 0, 1, d, x}
+                   : (ShapeForm){"kiln-torch/tensor-unsqueeze-f32-cpu-1d", KL_TOP_UNSQUEEZE, 0, 2, d, x};
+  }
+  return true;
+}
+
+static const char *const shape_message =
+    "view / reshape / flatten / squeeze / unsqueeze are native only for a rank-1 or rank-2 result: write "
+    "`x.view(-1)`, `x.reshape(n, -1)`, `torch.reshape(x, (a, b))` (1 or 2 int sizes), `x.flatten()`, "
+    "`x.squeeze(1)` of a matrix or `x.unsqueeze(0)` of a vector (dims literal ints; no dtype, no tuple of dims)";
+
 static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
   if (s->has_star_args) return pu_not_covered();
   int mm = minmax_form(s, tids);
@@ -417,6 +498,11 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
   }
   const char *query = int_query_rule(s, tids);
   if (query) return pu_claimed(query, KL_T_INT);
+  ShapeForm sf;
+  if (shape_form(s, tids, &sf)) {
+    if (!sf.rule) return pu_rejected(KL_KILN_TORCH_008, shape_message);
+    return pu_claimed(sf.rule, sf.op == KL_TOP_RESHAPE && (sf.flags & KL_RESHAPE_SAME) ? sf.x : tids[sf.rank - 1]);
+  }
   if (s->transposed) return transposed_claim(s, tids);
   if (s->kind == KL_SK_CALL || s->kind == KL_SK_METHOD) {
     const MathFn *m = math_fn(s);
@@ -607,6 +693,12 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
   const char *r = c->rule;
   if (strstr(r, "/cat-") || strstr(r, "/stack-")) {
     if (!pu_lower_join(s, tids, cat_dim_names, true, strstr(r, "/stack-") != NULL, c->result, out)) return false;
+  } else if (strstr(r, "/tensor-view-") || strstr(r, "/tensor-reshape-") || strstr(r, "/tensor-flatten-") ||
+             strstr(r, "/tensor-squeeze-") || strstr(r, "/tensor-unsqueeze-")) {
+    ShapeForm sf;
+    if (!shape_form(s, tids, &sf) || !sf.rule) return false;
+    if (sf.op == KL_TOP_RESHAPE) *out = pu_lower_reshape(sf.rank, sf.flags, c->result);
+    else *out = (KlLowered){.op = sf.op, .operands = {0}, .noperands = 1, .result = c->result, .ival = sf.dim};
   } else if (strstr(r, "/tensor-size-"))
     *out = (KlLowered){.op = KL_TOP_SIZE, .operands = {0, 1}, .noperands = 2, .result = c->result};
   else if (strstr(r, "/tensor-ndim-")) *out = pu_op(KL_TOP_NDIM, 1, c->result);
@@ -761,6 +853,15 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/activation-with-arguments", ".relu/.sigmoid/.tanh, torch.relu/F.relu/... with arguments", "rejected", KL_KILN_TORCH_002, true},
     {"kiln-torch/matmul-other-ranks", "matmul forms with ranks 1,1 (a 0-d result) or keywords", "rejected", KL_KILN_TORCH_003, true},
     {"kiln-torch/reduction-other-forms", ".mean/.sum, torch.mean/torch.sum over no dim, a tuple or a dim not literal, keepdim not a literal, dtype= or not rank 2", "rejected", KL_KILN_TORCH_005, true},
+    {"kiln-torch/tensor-view-f32-cpu-1d", "x.view(n) / x.view((n,)) to rank 1 (of rank 1 or 2; n an int, -1 inferred): a new tensor; eager's RuntimeError where no view of x's strides exists", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-view-f32-cpu-2d", "x.view(a, b) / x.view((a, b)) to rank 2 (of rank 1 or 2; ints, one may be -1): a new tensor; eager's RuntimeError where no view of x's strides exists", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-reshape-f32-cpu-1d", "x.reshape(n), x.reshape((n,)), torch.reshape(x, (n,)) to rank 1 (of rank 1 or 2; n an int, -1 inferred)", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-reshape-f32-cpu-2d", "x.reshape(a, b), x.reshape((a, b)), torch.reshape(x, (a, b)) to rank 2 (of rank 1 or 2; ints, one may be -1)", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-flatten-f32-cpu-2d", "x.flatten() / torch.flatten(x) of rank 2 (start_dim 0, end_dim 1 or -1 if given, literals): rank 1", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-flatten-same-f32-cpu", "x.flatten() of rank 1, x.flatten(1) of rank 2 (start_dim == end_dim, literals): x itself, as eager returns it", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-squeeze-f32-cpu-2d", "x.squeeze(d) / torch.squeeze(x, d) of rank 2, d a literal in -2..1 (positional or dim=): rank 1; RuntimeError when dim d is not of size 1 (eager would keep the rank-2 tensor)", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-unsqueeze-f32-cpu-1d", "x.unsqueeze(d) / torch.unsqueeze(x, d) of rank 1, d a literal in -2..1 (positional or dim=): rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/shape-other-forms", "view / reshape / flatten / squeeze / unsqueeze of a kiln-torch tensor with a result of another rank, sizes not ints, a dim not literal or out of range, x.squeeze() without a dim, or a dtype", "rejected", KL_KILN_TORCH_008, true},
     {"kiln-torch/cat-other-forms", "torch.cat / torch.stack of a display holding a kiln-torch tensor beside other values or ranks, of more than 16 tensors, with a dim not literal or out of range, or out=", "rejected", KL_KILN_TORCH_007, true},
     {"kiln-torch/softmax-other-forms", "softmax / log_softmax over another dim, a dim not literal, or with dtype= / other arguments", "rejected", KL_KILN_TORCH_006, true},
     {"kiln-torch/other-torch-calls", "any other torch call or tensor method", "not-covered", KL_NUM_CODES, true},

@@ -23,8 +23,12 @@
  * 22: fail_line (the line of the op a fused call failed at)
  * 23: KR_OP_MAXIMUM, KR_OP_MINIMUM
  * 24: tensor_cat
- * 25: tensor_cat's stack flag (torch.stack / tf.stack) */
-#define KR_ABI_VERSION 25
+ * 25: tensor_cat's stack flag (torch.stack / tf.stack)
+ * 26: tensor_reshape (view / reshape / flatten / squeeze / unsqueeze) */
+#define KR_ABI_VERSION 26
+
+/* KrApi.tensor_reshape's `how`. */
+enum { KR_SHAPE_RESHAPE = 0, KR_SHAPE_VIEW, KR_SHAPE_SQUEEZE, KR_SHAPE_UNSQUEEZE };
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
 enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
@@ -398,6 +402,16 @@ typedef struct KrApi {
    * tf.stack): rank-1 tensors of one length, each a row (dim 0) or a column
    * (dim 1) of a rank-2 result. New ref. */
   KrTensor *(*tensor_cat)(KrTensor *const *ts, int n, int dim, int stack, const char *file, int line);
+  /* x's elements in row-major order as a tensor of another shape, a new
+   * dense row-major tensor (kiln's tensors are values: it never aliases x):
+   *   KR_SHAPE_RESHAPE, KR_SHAPE_VIEW: sizes[0..n), n 1 or 2, one of them
+   *     may be -1 (inferred), as torch's x.reshape / x.view or tf.reshape
+   *     (by x's framework) check them; VIEW also refuses x's strides where
+   *     eager's view does;
+   *   KR_SHAPE_SQUEEZE: rank 2 to 1 without dim `dim`, which must be of size 1;
+   *   KR_SHAPE_UNSQUEEZE: rank 1 to 2 with a dim of size 1 at `dim`.
+   * Errors: RuntimeError in the framework's words, with FILE:LINE. New ref. */
+  KrTensor *(*tensor_reshape)(KrTensor *x, int how, int dim, int n, const int64_t *sizes, const char *file, int line);
   /* After Python code ran (a fallback site), re-reads the view of a tensor
    * local from the framework tensor it shares memory with: Python may have
    * changed that tensor's metadata in place (x.t_(), x.resize_(...),

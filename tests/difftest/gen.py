@@ -4636,6 +4636,13 @@ class TensorGen:
                                           "torch.cat(({x}.relu(), {v}), dim=-1).{red}(-1)",
                                           "torch.concat([{v}, -{x}, {v}], -1).{red}(dim={dim})"])
                 return form.format(x=self.paren(v), v=v, red=red, dim=dim), (s[0],)
+            if self.spell.random() < 0.15:  # kept dim, then taken away (shape ops native since 2026-12-05)
+                form = self.spell.choice(["{x}.{red}(dim=1, keepdim=True).squeeze(1)",
+                                          "{x}.{red}(-1, keepdim=True).view(-1)",
+                                          "torch.squeeze({x}.{red}(1, keepdim=True), -1)",
+                                          "{x}.{red}(1, keepdim=True).flatten()",
+                                          "torch.reshape({x}.{red}(dim=1, keepdim=True), (-1,))"])
+                return form.format(x=self.paren(v), v=v, red=red), (s[0],)
             if self.spell.random() < 0.5:  # the other spellings kiln claims since 2026-12-03
                 form = self.spell.choice(["{x}.{red}(dim={dim})", "{x}.{red}({dim})", "{x}.{red}({dim}, False)",
                                           "torch.{red}({v}, dim={dim})", "torch.{red}({v}, {dim})",
@@ -4654,6 +4661,11 @@ class TensorGen:
             return f"{self.paren(v)}.{red}(dim=0)", (s[1],)
         if x == 1 and len(s) == 2:
             return f"{self.paren(v)}.{r.choice(['mean', 'sum'])}(dim=1, keepdim=True)", (s[0], "1")
+        if x == 1 and self.spell.random() < 0.2:  # a vector made a matrix and back (shape ops native since 2026-12-05)
+            form = self.spell.choice(["{x}.unsqueeze(0).squeeze(0)", "{x}.unsqueeze(1).view(-1)",
+                                      "torch.unsqueeze({v}, -1).reshape(-1) * 2.0", "{x}.view(1, -1).sum(0)",
+                                      "{x}.reshape(-1, 1).relu().flatten()"])
+            return form.format(x=self.paren(v), v=v), s
         if x == 1 and self.spell.random() < 0.5:  # vectors stacked, then reduced (torch.stack native since 2026-12-05)
             form = self.spell.choice(["torch.stack([{v}, {x}.relu()], 1).mean(dim=1)",
                                       "torch.stack(({x} * 2.0, {v}, -{x})).sum(0)"])

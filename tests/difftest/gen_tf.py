@@ -3,7 +3,8 @@
 The TensorFlow twin of :class:`tests.difftest.gen.TensorGen`: each function
 takes float32 TF tensors (kiln.tensorflow's markers), runs a few chains of
 the forms kiln-tensorflow claims (tf.matmul in its spellings, transpose_b,
-bias_add, the activations and math functions, softmax / log_softmax, tf.concat and tf.stack, the
+bias_add, the activations and math functions, softmax / log_softmax, tf.concat and tf.stack, tf.reshape /
+tf.squeeze / tf.expand_dims, the
 row and column reductions, arithmetic with tensors, scalars, literals and
 ints read from a shape) mixed with forms it leaves to TensorFlow
 (tf.transpose, tf.reduce_max, softsign, sign, elu), loops over a
@@ -113,6 +114,10 @@ class TFTensorGen(TensorGen):
                 form = self.spell.choice(["tf.{red}(tf.concat([{v}, {x} * 0.5], 1), axis=1)",
                                           "tf.{red}(tf.concat((tf.nn.relu({v}), {v}), axis=-1), -1)"])
                 return form.format(v=v, x=self.paren(v), red=red), (s[0],)
+            if self.spell.random() < 0.15:  # kept axis, then taken away (shape ops native since 2026-12-05)
+                form = self.spell.choice(["tf.squeeze(tf.{red}({v}, axis=1, keepdims=True), 1)",
+                                          "tf.reshape(tf.{red}({v}, -1, keepdims=True), [-1])",
+                                          "tf.squeeze(tf.{red}({v}, 1, keepdims=True), axis=-1)"])
             return form.format(v=v, red=red), (s[0],)
         x = r.randint(0, 7)
         if x == 0 and len(s) == 2:
@@ -125,6 +130,10 @@ class TFTensorGen(TensorGen):
         if x == 1 and len(s) == 2:
             red = r.choice(["reduce_mean", "reduce_sum"])
             return f"tf.{red}({v}, axis=1, keepdims=True)", (s[0], "1")
+        if x == 1 and self.spell.random() < 0.2:  # a vector made a matrix and back (shape ops native since 2026-12-05)
+            form = self.spell.choice(["tf.squeeze(tf.expand_dims({v}, 0), 0)", "tf.reshape(tf.expand_dims({v}, 1), [-1])",
+                                      "tf.reduce_sum(tf.reshape({v}, (1, -1)), 0)", "tf.reshape({v}, [-1, 1])[:, 0]"])
+            return form.format(x=self.paren(v), v=v), s
         if x == 1 and self.spell.random() < 0.5:  # vectors stacked, then reduced (tf.stack native since 2026-12-05)
             form = self.spell.choice(["tf.reduce_mean(tf.stack([{v}, tf.nn.relu({v})], axis=1), axis=1)",
                                       "tf.reduce_sum(tf.stack(({x} * 2.0, {v})), 0)"])
