@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-const char *const kl_site_kind_text[] = {"call", "method", "binop", "compare", "unaryop"};
+const char *const kl_site_kind_text[] = {"call", "method", "binop", "compare", "unaryop", "subscript"};
 const char *const kl_binop_text[KL_NUM_BINOPS] = {
 #define X(name, text, capi, capi_inplace) text,
     KL_BINOPS(X)
@@ -97,6 +97,38 @@ static bool build_site(KlNode *n, KlSite *s) {
     s->kind = KL_SK_COMPARE;
     s->target = kl_cmpop_text[op];
     for (int i = 0; i < n->list.len; i++) add_arg(s, n->list.items[i]);
+    return true;
+  }
+  case KL_N_SUBSCRIPT: { /* kl_decide_site offers only a tensor's */
+    s->kind = KL_SK_SUBSCRIPT;
+    s->target = "[]";
+    s->has_receiver = true;
+    s->receiver = n->a->type;
+    KlNode *one = n->b;
+    KlNode *const *items = n->b->kind == KL_N_TUPLE ? n->b->list.items : &one;
+    int k = n->b->kind == KL_N_TUPLE ? n->b->list.len : 1;
+    for (int i = 0; i < k; i++) {
+      KlNode *x = items[i];
+      if (x->kind == KL_N_STARRED || s->nargs >= KL_SITE_MAX_ARGS) {
+        s->has_star_args = true; /* never claimable */
+        return true;
+      }
+      if (x->kind != KL_N_SLICE) {
+        add_arg(s, x);
+        continue;
+      }
+      const int at = s->nargs;
+      s->slices |= 1u << at;
+      s->args[at] = KL_T_OBJECT;
+      s->arg_lit[at] = KL_LIT_DYNAMIC;
+      s->nargs++;
+      KlNode *part[2] = {x->a, x->b};
+      for (int p = 0; p < 2; p++) s->slice_part[at][p] = part[p] && part[p]->kind != KL_N_NONE ? part[p]->type : KL_T_NONE_YET;
+      KlLitKind lit = KL_LIT_NONE;
+      int64_t step = 1;
+      if (x->c) literal_of(x->c, &lit, &step, NULL, NULL);
+      s->slice_step[at] = lit == KL_LIT_NONE ? 1 : lit == KL_LIT_INT ? step : 0;
+    }
     return true;
   }
   case KL_N_CALL: {
@@ -293,7 +325,8 @@ KlSiteInfo *kl_decide_site(KlCtx *ctx, KlFunc *f, KlNode *n) {
   KlSiteInfo *si = kl_alloc(ctx, sizeof *si);
   si->plugin = -1;
   si->claim.result = KL_T_OBJECT;
-  if (!build_site(n, &si->meta)) {
+  /* a subscript is a site only on a native tensor (t.shape[k] and containers are the core's) */
+  if ((n->kind == KL_N_SUBSCRIPT && !kl_is_tensor(ctx, n->a->type)) || !build_site(n, &si->meta)) {
     si->outcome = KL_SITE_NONE;
     return si;
   }

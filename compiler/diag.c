@@ -230,6 +230,18 @@ static const char *const code_explains[] = {
         "        return x.squeeze()    # KILN-TORCH-008: no dim",
         "Name the dim: `x.squeeze(1)` (kiln then requires dim 1 to have size 1,\n"
         "and raises RuntimeError otherwise), or write `x.view(-1)`."),
+    [KL_KILN_TORCH_009] = EXPLAIN(
+        "Indexing a kiln tensor is native when every index is an int or a slice\n"
+        "(bounds ints or None, the step absent or a positive literal int) and the\n"
+        "result is rank 1 or 2: x[i] and x[:, j] of a matrix, x[a:b], x[:, a:b],\n"
+        "x[a:b, c:d], v[a:b]. The result is a new tensor holding the elements\n"
+        "(never a view). Other indexes (None, ..., a bool, a tensor, a list) and\n"
+        "results of rank 0 (v[i] of a vector, x[i, j]) run on eager PyTorch\n"
+        "through the fallback.",
+        "    def f(v: TensorF32Cpu1D) -> float:\n"
+        "        return float(v[0])    # KILN-TORCH-009: a 0-d tensor",
+        "Keep the result a vector or a matrix (`v[0:1]`), or accept the eager\n"
+        "fallback for 0-d values."),
     [KL_KILN_TORCH_010] = EXPLAIN(
         "A torch operation on kiln tensor types outside the proven native surface.\n"
         "It runs on eager PyTorch through the Python fallback. Reserved: the\n"
@@ -317,6 +329,18 @@ static const char *const code_explains[] = {
         "        return tf.squeeze(x)    # KILN-TF-008: no axis",
         "Name the axis (`tf.squeeze(x, 1)` or `axis=-1`) and write the shape in the\n"
         "call (`tf.reshape(x, [-1])`)."),
+    [KL_KILN_TF_009] = EXPLAIN(
+        "Indexing a kiln tensor is native when every index is an int or a slice\n"
+        "(bounds ints or None, the step absent or a positive literal int) and the\n"
+        "result is rank 1 or 2: x[i] and x[:, j] of a matrix, x[a:b], x[:, a:b],\n"
+        "x[a:b, c:d], v[a:b]. An int out of range raises IndexError in TF's\n"
+        "words. Other indexes (tf.newaxis, ..., a bool, a tensor) and results of\n"
+        "rank 0 (v[i] of a vector, x[i, j]) run on eager TensorFlow through the\n"
+        "fallback.",
+        "    def f(v: TensorF32Cpu1D):\n"
+        "        return v[0]    # KILN-TF-009: a scalar tensor",
+        "Keep the result a vector or a matrix (`v[0:1]`), or accept the eager\n"
+        "fallback for scalar tensors."),
     [KL_KILN_TF_010] = EXPLAIN(
         "A covered TensorFlow operation got an operand outside the kiln-tensorflow\n"
         "vocabulary (a Python scalar, or another framework's tensor). It runs on\n"

@@ -1049,6 +1049,48 @@ static Val shape_op(E *e, KlNode *n, KlSiteInfo *s, int L) {
   return r;
 }
 
+/* x[...] claimed: the tensor, then each index in Python's order (a
+ * slice's start, then its stop; its step is a literal), as native ints;
+ * the runtime checks them and copies the elements (kr->tensor_index). */
+static Val index_op(E *e, KlNode *n, int L) {
+  Val t = ev(e, n->a);
+  if (!kl_is_tensor(e->ctx, t.t)) kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "an index of a value that is not a native tensor");
+  KlNode *one = n->b;
+  KlNode *const *items = n->b->kind == KL_N_TUPLE ? n->b->list.items : &one;
+  const int k = n->b->kind == KL_N_TUPLE ? n->b->list.len : 1;
+  if (k < 1 || k > 2) kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "a tensor index of %d parts", k);
+  KlBuf b = {0};
+  for (int i = 0; i < k; i++) {
+    KlNode *x = items[i];
+    const char *v[2] = {"0", "0"};
+    int given[2] = {0, 0};
+    int64_t step = 1;
+    KlNode *part[2] = {x->kind == KL_N_SLICE ? x->a : x, x->kind == KL_N_SLICE ? x->b : NULL};
+    for (int p = 0; p < 2; p++) {
+      if (!part[p] || part[p]->kind == KL_N_NONE) continue;
+      Val iv = ev(e, part[p]);
+      if (iv.t != KL_T_INT) kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "a tensor index that is not a native int");
+      v[p] = kl_strdup(e->ctx, own(e, iv).s); /* a later index may rebind a name this one read */
+      given[p] = 1;
+    }
+    if (x->kind == KL_N_SLICE) {
+      step = n->site->meta.slice_step[i];
+      if (step < 1) kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "a tensor slice whose step is not a positive literal");
+      kl_buf_printf(&b, "%s{KR_IX_SLICE, %d, %s, %s, %lld}", i ? ", " : "", given[0] | given[1] << 1, v[0], v[1],
+                    (long long)step);
+    } else {
+      kl_buf_printf(&b, "%s{KR_IX_INT, 0, %s, 0, 1}", i ? ", " : "", v[0]);
+    }
+  }
+  Val r = temp(e, n->site->lowered.result);
+  line(e, "{ const KrIndex kl_ix[%d] = {%s};", k, b.data);
+  line(e, "  %s = (PyObject *)kr->tensor_index((KrTensor *)%s, %d, kl_ix, kl_file, %d); }", r.s, t.s, k, L);
+  kl_buf_free(&b);
+  release(e, t);
+  fail_if(e, L, "!%s", r.s);
+  return r;
+}
+
 static Val call(E *e, KlNode *n) {
   int L = call_line(n);
   KlSiteInfo *s = n->site;
@@ -1636,6 +1678,7 @@ static Val ev(E *e, KlNode *n) {
       release(e, t);
       return r;
     }
+    if (n->site && n->site->outcome == KL_SITE_CLAIMED) return index_op(e, n, L);
     Val o = to_object(e, ev(e, n->a), L);
     Val i = to_object(e, ev(e, n->b), L);
     Val r = temp(e, KL_T_OBJECT);

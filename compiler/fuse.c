@@ -22,6 +22,10 @@ KlNode *kl_site_operand(KlNode *n, int k) {
   switch (n->kind) {
   case KL_N_BINOP: return kl_site_arg(n->site, k, k == 0 ? n->a : n->b);
   case KL_N_UNARY: return k == 0 ? n->a : NULL;
+  case KL_N_SUBSCRIPT: /* the tensor, then its indexes (a slice is a node of its own) */
+    if (k == 0) return n->a;
+    if (n->b->kind != KL_N_TUPLE) return k == 1 ? n->b : NULL;
+    return k - 1 < n->b->list.len ? n->b->list.items[k - 1] : NULL;
   case KL_N_CALL:
     if (n->site && n->site->meta.kind == KL_SK_METHOD)
       return k == 0 ? n->a->a : kl_site_arg(n->site, k - 1, n->list.items[k - 1]);

@@ -90,6 +90,7 @@ _Noreturn void kl_internal_error(const char *file, int line);
   X(KILN_TORCH_006, "torch: softmax needs the literal last dim and no other arguments") \
   X(KILN_TORCH_007, "torch: cat / stack need a display of 1-16 tensors of one rank and a literal dim") \
   X(KILN_TORCH_008, "torch: view / reshape / flatten / squeeze / unsqueeze need rank 1 or 2 results and literal dims") \
+  X(KILN_TORCH_009, "torch: indexing needs ints and slices of ints giving rank 1 or 2") \
   X(KILN_TORCH_010, "torch: tensor operation outside the proven surface")        \
   X(KILN_TF_001, "tensorflow: matmul needs two rank-2 tensors, no transpose_a")  \
   X(KILN_TF_002, "tensorflow: relu / leaky_relu need one rank-1 or rank-2 tensor, no keywords but alpha") \
@@ -99,6 +100,7 @@ _Noreturn void kl_internal_error(const char *file, int line);
   X(KILN_TF_006, "tensorflow: binary + needs ranks 1+1, 2+2, 2+1 or 1+2")        \
   X(KILN_TF_007, "tensorflow: concat / stack need a display of 1-16 tensors of one rank and a literal axis") \
   X(KILN_TF_008, "tensorflow: reshape / squeeze / expand_dims need rank 1 or 2 results and literal axes") \
+  X(KILN_TF_009, "tensorflow: indexing needs ints and slices of ints giving rank 1 or 2") \
   X(KILN_TF_010, "tensorflow: tensor operation outside the proven surface")
 
 typedef enum {
@@ -581,10 +583,11 @@ bool kl_call_unpacks(const KlNode *call); /* a, b = x, y */
 
 /* 2: KlLowered.operands holds five (F.layer_norm's)
  * 3: KlSite.seq_arg / seq_len / seq (a list or tuple display), KlLowered.ival
- * (KL_TOP_RESHAPE / SQUEEZE / UNSQUEEZE are new ops, not a new interface) */
-#define KL_PLUGIN_API_VERSION 3
+ * (KL_TOP_RESHAPE / SQUEEZE / UNSQUEEZE are new ops, not a new interface)
+ * 4: KL_SK_SUBSCRIPT sites (a tensor indexed), KlSite.slices / slice_part / slice_step */
+#define KL_PLUGIN_API_VERSION 4
 
-typedef enum { KL_SK_CALL, KL_SK_METHOD, KL_SK_BINOP, KL_SK_COMPARE, KL_SK_UNARYOP } KlSiteKind;
+typedef enum { KL_SK_CALL, KL_SK_METHOD, KL_SK_BINOP, KL_SK_COMPARE, KL_SK_UNARYOP, KL_SK_SUBSCRIPT } KlSiteKind;
 extern const char *const kl_site_kind_text[];
 extern const char *const kl_math_float_fns[];
 
@@ -624,6 +627,14 @@ typedef struct KlSite {
                           tensors), -1: none; its length, and its first KL_SITE_MAX_SEQ elements' types */
   int seq_len;
   KlType seq[KL_SITE_MAX_SEQ];
+  /* KL_SK_SUBSCRIPT (`x[i]`, `x[a:b, j]` read, x a native tensor; target "[]"): the receiver is x, the
+     positionals its indexes (a tuple's elements, else the one index). Bit i of `slices`: positional i
+     is a slice (args[i] KL_T_OBJECT), its start and stop of types slice_part[i][0..1]
+     (KL_T_NONE_YET where absent or None), its step slice_step[i] (1 where absent or None; 0 where
+     not a literal int) */
+  unsigned slices;
+  KlType slice_part[KL_SITE_MAX_ARGS][2];
+  int64_t slice_step[KL_SITE_MAX_ARGS];
 } KlSite;
 
 /* Native tensor operations a plugin can lower to (the kiln IR vocabulary).
@@ -661,6 +672,7 @@ typedef struct KlSite {
                                ival KL_RESHAPE_* flags */ \
   X(SQUEEZE, "squeeze")     /* rank 2 to 1: dim ival (0 or 1), which must have size 1 */ \
   X(UNSQUEEZE, "unsqueeze") /* rank 1 to 2: a dim of size 1 inserted at ival (0 or 1) */ \
+  X(INDEX, "index")         /* a[i], a[a:b, j] (KL_SK_SUBSCRIPT): operand a; the indexes are the subscript's */ \
   X(SIZE, "size")           /* an int: a.shape[d], operands a, d (a literal int naming one of a's dims) */ \
   X(NDIM, "ndim") X(NUMEL, "numel") /* ints: a's rank, its element count */
 

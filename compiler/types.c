@@ -218,6 +218,7 @@ static KlType expr_type(Infer *in, KlNode *n) {
     expr_type(in, n->a);
     expr_type(in, n->b);
     if (kl_is_tensor_dim(in->ctx, n, &dim)) t = KL_T_INT;
+    else t = site_type(in, n); /* a tensor indexed: a site (claim.c) */
     break;
   }
   case KL_N_SLICE:

@@ -3073,6 +3073,7 @@ static const KrApi kr_api = {
     .tensor_normalize = kr_tensor_normalize,
     .tensor_cat = kr_tensor_cat,
     .tensor_reshape = kr_tensor_reshape,
+    .tensor_index = kr_tensor_index,
     .tensor_refresh = kr_tensor_refresh,
     .tensor_pin = kr_tensor_pin,
     .format_value = kr_format_value,

@@ -61,6 +61,7 @@ KrTensor *kr_tensor_layer_norm(KrTensor *x, PyObject *shape, KrTensor *w, KrTens
 KrTensor *kr_tensor_normalize(KrTensor *x, int eps_kind, double eps_f, int64_t eps_i, const char *file, int line);
 KrTensor *kr_tensor_cat(KrTensor *const *ts, int n, int dim, int stack, const char *file, int line);
 KrTensor *kr_tensor_reshape(KrTensor *x, int how, int dim, int n, const int64_t *sizes, const char *file, int line);
+KrTensor *kr_tensor_index(KrTensor *x, int n, const KrIndex *ix, const char *file, int line);
 
 /* runtime.c */
 extern PyTypeObject KrTensor_Type;

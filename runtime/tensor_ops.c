@@ -1424,6 +1424,51 @@ KrTensor *kr_tensor_cat(KrTensor *const *ts, int n, int dim, int stack, const ch
 
 /* ---- view / reshape / flatten / squeeze / unsqueeze ----------------------- */
 
+/* The elements of the [m.m, m.n] strided matrix at src into dst, row-major. */
+static void copy_row_major(Mat m, const float *src, float *dst) {
+  if (m.m == 0 || m.n == 0) return;
+  if (mat_row_major(m)) memcpy(dst, src, sizeof(float) * (size_t)(m.m * m.n));
+  else kk_unary(KK_ACT_NONE, m.m, m.n, src, m.s0, m.s1, dst);
+}
+
+/* What eager's view ops return is a view: (src, shape, vs) in x's memory.
+ * kiln's is a copy (its tensors are values), laid out so that whatever eager
+ * decides from a tensor's strides it decides alike on the copy: a later view
+ * is allowed or refused as eager's (torch's computeStride looks only at
+ * whether a dim's stride spans the next one), and an elementwise result
+ * takes the same order (eager_layout). A rank-2 view with m, n > 1 is copied
+ * row-major when its rows run on from each other (v0 == n * v1), column-major
+ * when its columns do, and otherwise (gaps, a stretched dim) in the order of
+ * its strides with one float of padding after each row (or column), which
+ * keeps the dims apart. TF's tensors, vectors and [1, n] / [m, 1] views are
+ * row-major, as eager's are or as nothing can tell apart. */
+static KrTensor *copy_of_view(int fw, int rank, const int64_t *shape, const float *src, const int64_t *vs) {
+  const int64_t m = rank == 2 ? shape[0] : 1, n = rank == 2 ? shape[1] : shape[0];
+  const int64_t v0 = rank == 2 ? vs[0] : 0, v1 = rank == 2 ? vs[1] : vs[0];
+  if (fw == KR_FW_TF || rank == 1 || m <= 1 || n <= 1 || v0 == n * v1) {
+    KrTensor *r = kr_tensor_new(fw, rank, shape);
+    if (r) copy_row_major((Mat){m, n, v0, v1}, src, r->data);
+    return r;
+  }
+  const bool by_rows = v1 != m * v0 && (v0 >= v1 || v0 == 0); /* else by columns */
+  const bool padded = v1 != m * v0;
+  /* d0, d1: the copy's strides; a buffer of `span` floats */
+  const int64_t d0 = by_rows ? n + 1 : 1, d1 = by_rows ? 1 : m + padded, span = by_rows ? m * d0 : n * d1;
+  KrTensor *r = kr_tensor_new(fw, 1, &span);
+  if (!r) return NULL;
+  r->rank = 2;
+  r->shape[0] = m;
+  r->shape[1] = n;
+  r->strides[0] = d0;
+  r->strides[1] = d1;
+  if (by_rows) {
+    for (int64_t i = 0; i < m; i++) copy_row_major((Mat){1, n, 0, v1}, src + i * v0, r->data + i * d0);
+  } else { /* column j of the view is row j of its transpose */
+    for (int64_t j = 0; j < n; j++) copy_row_major((Mat){1, m, 0, v0}, src + j * v1, r->data + j * d1);
+  }
+  return r;
+}
+
 static void fmt_sizes(char *buf, size_t cap, int n, const int64_t *sizes) {
   if (n == 1) snprintf(buf, cap, "[%lld]", (long long)sizes[0]);
   else snprintf(buf, cap, "[%lld, %lld]", (long long)sizes[0], (long long)sizes[1]);
@@ -1472,12 +1517,15 @@ static bool torch_reshape_shape(const KrTensor *x, int n, const int64_t *sizes, 
   return false;
 }
 
-/* torch's computeStride, as a question: can a view of x's strides have this
- * shape? (The same walk: x's dims from the last, in chunks of dims that are
- * contiguous with each other; each chunk must be made of whole dims of the
- * new shape.) */
-static bool torch_viewable(const KrTensor *x, int n, const int64_t *shape) {
-  if (kr_numel(x->rank, x->shape) == 0) return true;
+/* torch's computeStride: the strides of a view of x with this shape, in
+ * vs; false when no view of x's strides has it. (x's dims are walked from
+ * the last, in chunks of dims contiguous with each other; each chunk must be
+ * made of whole dims of the new shape.) */
+static bool torch_view_strides(const KrTensor *x, int n, const int64_t *shape, int64_t *vs) {
+  if (kr_numel(x->rank, x->shape) == 0) { /* any shape: row-major strides, empty dims counted as 1 */
+    for (int d = n - 1; d >= 0; d--) vs[d] = d == n - 1 ? 1 : vs[d + 1] * (shape[d + 1] > 1 ? shape[d + 1] : 1);
+    return true;
+  }
   const int64_t *os = x->shape, *ost = x->strides;
   int view_d = n - 1;
   int64_t chunk = ost[x->rank - 1], tensor_numel = 1, view_numel = 1;
@@ -1485,7 +1533,10 @@ static bool torch_viewable(const KrTensor *x, int n, const int64_t *shape) {
     tensor_numel *= os[td];
     int64_t span;
     if (td == 0 || (os[td - 1] != 1 && (__builtin_mul_overflow(tensor_numel, chunk, &span) || ost[td - 1] != span))) {
-      while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d] == 1)) view_numel *= shape[view_d--];
+      while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d] == 1)) {
+        vs[view_d] = view_numel * chunk;
+        view_numel *= shape[view_d--];
+      }
       if (view_numel != tensor_numel) return false;
       if (td > 0) {
         chunk = ost[td - 1];
@@ -1562,7 +1613,7 @@ KrTensor *kr_tensor_reshape(KrTensor *x, int how, int dim, int n, const int64_t 
     PyErr_Format(PyExc_SystemError, "kiln: bad reshape operands (%s:%d)", file, line);
     return NULL;
   }
-  int64_t shape[2];
+  int64_t shape[2], vs[2];
   int rank;
   if (squeeze) {
     if (x->shape[dim] != 1) {
@@ -1591,19 +1642,69 @@ KrTensor *kr_tensor_reshape(KrTensor *x, int how, int dim, int n, const int64_t 
     if (torch ? !torch_reshape_shape(x, n, sizes, shape, name, file, line)
               : !tf_reshape_shape(x, n, sizes, shape, file, line))
       return NULL;
-    if (how == KR_SHAPE_VIEW && !torch_viewable(x, n, shape)) {
+    const bool viewable = torch && torch_view_strides(x, n, shape, vs);
+    if (how == KR_SHAPE_VIEW && !viewable) {
       PyErr_Format(PyExc_RuntimeError,
                    "kiln: view: view size is not compatible with input tensor's size and stride (at least one "
                    "dimension spans across two contiguous subspaces). Use .reshape(...) instead. (%s:%d)",
                    file, line);
       return NULL;
     }
+    if (viewable) return copy_of_view(x->framework, rank, shape, x->data, vs); /* eager's result is that view */
   }
   KrTensor *r = kr_tensor_new(x->framework, rank, shape);
   if (!r) return NULL;
-  const Mat m = as_mat(x);
-  if (m.m == 0 || m.n == 0) return r;
-  if (mat_row_major(m)) memcpy(r->data, x->data, sizeof(float) * (size_t)(m.m * m.n));
-  else kk_unary(KK_ACT_NONE, m.m, m.n, x->data, m.s0, m.s1, r->data);
+  copy_row_major(as_mat(x), x->data, r->data);
   return r;
+}
+
+/* x[ix...]: each dim's first place and step in x, and the places taken. */
+KrTensor *kr_tensor_index(KrTensor *x, int n, const KrIndex *ix, const char *file, int line) {
+  if (!x || !ix || n < 1 || n > x->rank) {
+    PyErr_Format(PyExc_SystemError, "kiln: bad index operands (%s:%d)", file, line);
+    return NULL;
+  }
+  const float *data = x->data;
+  int64_t shape[2], strides[2];
+  int rank = 0;
+  for (int d = 0; d < x->rank; d++) {
+    const int64_t size = x->shape[d], stride = x->strides[d];
+    if (d < n && ix[d].kind == KR_IX_INT) {
+      const int64_t i = ix[d].start;
+      if (i < -size || i >= size) {
+        if (x->framework == KR_FW_TF) /* TF names a negative index counted from the end */
+          PyErr_Format(PyExc_IndexError, "kiln: index: slice index %lld of dimension %d out of bounds. (%s:%d)",
+                       (long long)(i < 0 ? i + size : i), d, file, line);
+        else
+          PyErr_Format(PyExc_IndexError, "kiln: index: index %lld is out of bounds for dimension %d with size %lld (%s:%d)",
+                       (long long)i, d, (long long)size, file, line);
+        return NULL;
+      }
+      data += (i < 0 ? i + size : i) * stride;
+      continue;
+    }
+    int64_t start = 0, stop = size, step = 1;
+    if (d < n) {
+      if (ix[d].kind != KR_IX_SLICE || ix[d].step < 1) {
+        PyErr_Format(PyExc_SystemError, "kiln: bad index operands (%s:%d)", file, line);
+        return NULL;
+      }
+      step = ix[d].step;
+      /* Python's slice bounds for a positive step: from the end when
+       * negative, then clamped to [0, size] */
+      if (ix[d].given & 1) start = ix[d].start < 0 ? (ix[d].start < -size ? 0 : ix[d].start + size)
+                                                   : (ix[d].start > size ? size : ix[d].start);
+      if (ix[d].given & 2) stop = ix[d].stop < 0 ? (ix[d].stop < -size ? 0 : ix[d].stop + size)
+                                                 : (ix[d].stop > size ? size : ix[d].stop);
+    }
+    const int64_t len = stop > start ? (stop - start - 1) / step + 1 : 0;
+    if (len) data += start * stride;
+    shape[rank] = len;
+    strides[rank++] = stride * (len > 1 ? step : 1);
+  }
+  if (rank < 1) {
+    PyErr_Format(PyExc_SystemError, "kiln: an index to rank 0 (%s:%d)", file, line);
+    return NULL;
+  }
+  return copy_of_view(x->framework, rank, shape, data, strides);
 }

@@ -26,7 +26,7 @@ def sites(result, func):
 
 
 def test_api_version_exposed():
-    assert _compiler.PLUGIN_API_VERSION == 3
+    assert _compiler.PLUGIN_API_VERSION == 4
 
 
 def test_three_outcomes():

@@ -16,6 +16,7 @@ def smod(tmp_path_factory):
 def test_values_as_python(smod):
     mod, _ = smod
     py = mod.__kiln_python__
+    torch.manual_seed(11)
     for m, n in [(1, 1), (3, 5), (0, 4), (4, 0), (17, 2)]:
         for x in (torch.randn(m, n), torch.randn(n, m).t(), torch.randn(m, 2 * n)[:, ::2]):
             assert mod.dims(x) == py["dims"](x)
@@ -30,7 +31,10 @@ def test_values_as_python(smod):
             assert mod.ndims(x, torch.randn(m)) == py["ndims"](x, torch.randn(m)) == 221
             if m and n:
                 wb = torch.randn(n)
-                torch.testing.assert_close(mod.norm_width(x, wb, wb), py["norm_width"](x, wb, wb))
+                # layer_norm's own bound (tests/test_layer_norm.py): with w == b an output near 0
+                # cancels, and a row whose variance is near eps moves with its rounding
+                torch.testing.assert_close(mod.norm_width(x, wb, wb), py["norm_width"](x, wb, wb), rtol=1e-5,
+                                           atol=2e-5)
         v = torch.randn(m)
         assert mod.dim_1d(v) == py["dim_1d"](v)
         assert mod.size_1d(v) == py["size_1d"](v)

@@ -203,7 +203,14 @@ def concat_fns(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def reshape_fns(tmp_path_factory):
+    """tf.reshape / squeeze / expand_dims (compared with eager in test_reshape.py)."""
     return build("tf_reshape", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def index_fns(tmp_path_factory):
+    """x[i], x[a:b, j] (compared with eager in test_index.py)."""
+    return build("tf_index", tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
@@ -845,10 +852,10 @@ def test_boundary_on_public_path_in_subprocess():
 
 
 def test_verified_rules_exercised(acc, acc_full, rej, mixed, errs, arith, math_fns, gelu_fns, softmax_fns, minmax_fns,
-                                  concat_fns, reshape_fns):
+                                  concat_fns, reshape_fns, index_fns):
     from kiln import _compiler
     reports = [m[1] for m in (acc, acc_full, rej, mixed, errs, arith, math_fns, gelu_fns, softmax_fns, minmax_fns,
-                              concat_fns, reshape_fns)]
+                              concat_fns, reshape_fns, index_fns)]
     all_sites = [s for r in reports for f in r["functions"] for s in f["sites"]]
     missing = []
     for rule in _compiler.rules():

@@ -54,7 +54,7 @@ ROOT_PYTHONPATH = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHO
 STEMS = ["tp_phase_a", "tp_expanded", "tp_forms", "tp_linear_from_import",
          "tp_linear_import_torch", "tp_rejected", "tp_fallback_mutation", "tp_modes", "tp_arith", "tp_math", "tp_clamp",
          "tp_leaky_relu", "tp_layer_norm", "tp_normalize", "tp_gelu", "tp_shape", "tp_minmax",
-         "tp_cat", "tp_reshape"]
+         "tp_cat", "tp_reshape", "tp_index"]
 RTOL, ATOL = 1e-5, 1e-6
 
 # (M, K, N): batch, inner, output width — square, non-square, 1-wide, batch 0, K 0, wide.

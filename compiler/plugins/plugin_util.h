@@ -166,6 +166,28 @@ static inline KlLowered pu_lower_reshape(int rank, int flags, KlType result) {
   return l;
 }
 
+/* x[...] read (KL_SK_SUBSCRIPT) of this plugin's rank-1 or rank-2 tensor:
+ * at most rank indexes, each a native int or a slice whose start and stop
+ * are native ints or absent and whose step is absent or a positive literal
+ * int. The result's rank (x's, less one per int index) when it is 1 or 2,
+ * else 0. */
+static inline int pu_index_rank(const KlSite *s, const KlType *tids) {
+  const int rank = s->kind == KL_SK_SUBSCRIPT ? pu_rank(s->receiver, tids) : 0;
+  if (!rank || s->has_star_args || s->nkw || s->nargs < 1 || s->nargs > rank) return 0;
+  int out = rank;
+  for (int i = 0; i < s->nargs; i++) {
+    if (!((s->slices >> i) & 1u)) {
+      if (s->args[i] != KL_T_INT) return 0;
+      out--;
+      continue;
+    }
+    for (int p = 0; p < 2; p++)
+      if (s->slice_part[i][p] != KL_T_NONE_YET && s->slice_part[i][p] != KL_T_INT) return 0;
+    if (s->slice_step[i] < 1) return 0;
+  }
+  return out;
+}
+
 static inline KlLowered pu_op(KlTensorOp op, int n, KlType result) {
   KlLowered l = {.op = op, .noperands = n, .result = result};
   for (int i = 0; i < n; i++) l.operands[i] = i;

@@ -2,7 +2,7 @@
  * (and @), tf.nn.relu, tf.nn.leaky_relu, tf.nn.sigmoid, tf.nn.tanh, tf.negative (and -x), tf.abs, tf.sqrt,
  * tf.square, tf.exp, tf.math.log, tf.math.rsqrt, tf.nn.silu, tf.nn.relu6, tf.nn.gelu, tf.nn.softmax / log_softmax over the last axis,
  * tf.nn.bias_add, tf.concat and tf.stack of tensors written out in the call, tf.reshape / tf.squeeze / tf.expand_dims
- * to rank 1 or 2, tf.maximum / tf.minimum (two tensors, or a tensor and a
+ * to rank 1 or 2, indexing with ints and slices, tf.maximum / tf.minimum (two tensors, or a tensor and a
  * number), tf.clip_by_value with number bounds, tf.add / tf.subtract /
  * tf.multiply / tf.divide between tensors, the operators + - * / between
  * tensors or a tensor and an int/float/bool, and
@@ -164,6 +164,12 @@ static KlClaim tf_claim(const KlSite *s, const KlType *tids) {
       return pu_rejected(KL_KILN_TF_001, "@ is native only for two rank-2 tensors; write `a @ b` with a and b both TensorF32Cpu2D");
     }
     return pu_not_covered();
+  }
+  if (s->kind == KL_SK_SUBSCRIPT) {
+    if (!pu_rank(s->receiver, tids)) return pu_not_covered();
+    int r = pu_index_rank(s, tids);
+    if (r) return pu_claimed(r == 1 ? "kiln-tensorflow/index-f32-cpu-1d" : "kiln-tensorflow/index-f32-cpu-2d", tids[r - 1]);
+    return pu_rejected(KL_KILN_TF_009, "indexing is native only with ints and slices giving a rank-1 or rank-2 tensor; write `x[i]` or `x[:, j]` of a matrix, `x[a:b]`, `x[:, a:b]` or `v[a:b]` (ints or None as bounds, a positive literal step; no tf.newaxis / ... / tensor indexes, and `v[i]` of a vector is a scalar tensor)");
   }
   if (s->kind != KL_SK_CALL || !s->target) return pu_not_covered();
   const char *t = s->target;
@@ -353,6 +359,11 @@ static bool tf_lower(const KlSite *s, const KlClaim *c, const KlType *tids, KlLo
   KlClaim again = tf_claim(s, tids);
   if (again.kind != KL_CLAIM_CLAIMED || !pu_eq(again.rule, c->rule) || again.result != c->result) return false;
   const char *r = c->rule;
+  if (strstr(r, "/index-")) {
+    if (!pu_index_rank(s, tids)) return false;
+    *out = pu_op(KL_TOP_INDEX, 1, c->result);
+    return true;
+  }
   if (strstr(r, "/reshape-") || strstr(r, "/squeeze-") || strstr(r, "/expand-dims-")) {
     const char *rule;
     return shape_form(s, tids, &rule, out) && pu_eq(rule, r) && out->result == c->result;
@@ -476,6 +487,9 @@ static const KlRuleRecord tf_rules[] = {
     {"kiln-tensorflow/reshape-f32-cpu-2d", "tf.reshape(x, [a, b]) / tf.reshape(x, (a, b)) to rank 2 (of rank 1 or 2; ints, one may be -1): a list or tuple display written in the call", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/squeeze-f32-cpu-2d", "tf.squeeze(x, axis) of rank 2, axis a literal in -2..1 (positional or axis=): rank 1; RuntimeError when that dim is not of size 1", "claimed", KL_NUM_CODES, true},
     {"kiln-tensorflow/expand-dims-f32-cpu-1d", "tf.expand_dims(x, axis) of rank 1, axis a literal in -2..1 (positional or axis=): rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/index-f32-cpu-1d", "x[i] / x[i, a:b] / x[:, j] of a matrix, v[a:b] of a vector: ints and slices (int or None bounds, a positive literal step) giving rank 1; IndexError in TF's words for an int out of range; a new tensor", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/index-f32-cpu-2d", "x[a:b] / x[a:b, c:d] / x[:, a:b] of a matrix: slices (int or None bounds, a positive literal step)", "claimed", KL_NUM_CODES, true},
+    {"kiln-tensorflow/index-other-forms", "indexing a kiln-tensorflow tensor with a result of rank 0 (v[i], x[i, j]), tf.newaxis, ..., a bool, a tensor or a list, a step not a positive literal, or bounds that are not ints", "rejected", KL_KILN_TF_009, true},
     {"kiln-tensorflow/shape-other-forms", "tf.reshape / tf.squeeze / tf.expand_dims of a kiln-tensorflow tensor with a result of another rank, a shape not written as a display of ints, an axis missing, not literal or out of range, or name=", "rejected", KL_KILN_TF_008, true},
     {"kiln-tensorflow/concat-other-forms", "tf.concat / tf.stack of a display holding a kiln-tensorflow tensor beside other values or ranks, of more than 16 tensors, with an axis missing (tf.concat), not literal or out of range, or name=", "rejected", KL_KILN_TF_007, true},
     {"kiln-tensorflow/unsupported-tensor-surface", "covered symbols with operand types outside the vocabulary", "rejected", KL_KILN_TF_010, true},

@@ -5,7 +5,7 @@
  * torch.matmul, .matmul, torch.mm, .mm), + - * / (between tensors, or a
  * tensor and an int/float/bool), torch.maximum / minimum of two tensors, torch.cat and torch.stack of tensors written out in the call, unary -, softmax and log_softmax over the last dim, and
  * the mean and sum over dim 1 or 0, keepdim or not (methods and torch.*), view / reshape /
- * flatten / squeeze / unsqueeze to rank 1 or 2, x.size(d) / x.dim() /
+ * flatten / squeeze / unsqueeze to rank 1 or 2, indexing with ints and slices, x.size(d) / x.dim() /
  * x.numel() (ints read from the tensor), on float32 CPU
  * tensors of rank 1 and 2 (linear and matmul also of a vector and a
  * matrix). Everything else with torch operands
@@ -455,6 +455,7 @@ static bool shape_form(const KlSite *s, const KlType *tids, ShapeForm *f) {
                                           {"kiln-torch/tensor-view-f32-cpu-1d", "kiln-torch/tensor-view-f32-cpu-2d"}};
   bool method = s->kind == KL_SK_METHOD;
   if (!method && (s->kind != KL_SK_CALL || !s->target || strncmp(s->target, "torch.", 6))) return false;
+  if (s->transposed) return false; /* offered again with `w.T` as w: only matmul reads it so */
   const char *name = method ? s->target : s->target + 6;
   const int pos = method ? 0 : 1; /* the first argument after the tensor */
   KlType x = method ? s->receiver : s->nargs >= 1 ? s->args[0] : KL_T_OBJECT;
@@ -654,6 +655,12 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
     if (!r || !pu_eq(s->target, "-")) return pu_not_covered();
     return pu_claimed(r == 1 ? "kiln-torch/tensor-neg-f32-cpu-1d" : "kiln-torch/tensor-neg-f32-cpu-2d", s->args[0]);
   }
+  case KL_SK_SUBSCRIPT: {
+    if (!pu_rank(s->receiver, tids)) return pu_not_covered();
+    int r = pu_index_rank(s, tids);
+    if (r) return pu_claimed(r == 1 ? "kiln-torch/index-f32-cpu-1d" : "kiln-torch/index-f32-cpu-2d", tids[r - 1]);
+    return pu_rejected(KL_KILN_TORCH_009, "indexing is native only with ints and slices giving a rank-1 or rank-2 tensor; write `x[i]` or `x[:, j]` of a matrix, `x[a:b]`, `x[:, a:b]` or `v[a:b]` (ints or None as bounds, a positive literal step; no None / ... / tensor indexes, and `v[i]` of a vector is a 0-d tensor)");
+  }
   case KL_SK_BINOP: {
     int ra = pu_rank(s->args[0], tids), rb = pu_rank(s->args[1], tids);
     const char *arith = pu_arith_name(s->target);
@@ -699,6 +706,9 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
     if (!shape_form(s, tids, &sf) || !sf.rule) return false;
     if (sf.op == KL_TOP_RESHAPE) *out = pu_lower_reshape(sf.rank, sf.flags, c->result);
     else *out = (KlLowered){.op = sf.op, .operands = {0}, .noperands = 1, .result = c->result, .ival = sf.dim};
+  } else if (strstr(r, "/index-")) {
+    if (!pu_index_rank(s, tids)) return false;
+    *out = pu_op(KL_TOP_INDEX, 1, c->result);
   } else if (strstr(r, "/tensor-size-"))
     *out = (KlLowered){.op = KL_TOP_SIZE, .operands = {0, 1}, .noperands = 2, .result = c->result};
   else if (strstr(r, "/tensor-ndim-")) *out = pu_op(KL_TOP_NDIM, 1, c->result);
@@ -861,6 +871,9 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/tensor-flatten-same-f32-cpu", "x.flatten() of rank 1, x.flatten(1) of rank 2 (start_dim == end_dim, literals): x itself, as eager returns it", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-squeeze-f32-cpu-2d", "x.squeeze(d) / torch.squeeze(x, d) of rank 2, d a literal in -2..1 (positional or dim=): rank 1; RuntimeError when dim d is not of size 1 (eager would keep the rank-2 tensor)", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/tensor-unsqueeze-f32-cpu-1d", "x.unsqueeze(d) / torch.unsqueeze(x, d) of rank 1, d a literal in -2..1 (positional or dim=): rank 2", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/index-f32-cpu-1d", "x[i] / x[i, a:b] / x[:, j] of a matrix, v[a:b] of a vector: ints and slices (int or None bounds, a positive literal step) giving rank 1; eager's IndexError for an int out of range; a new tensor", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/index-f32-cpu-2d", "x[a:b] / x[a:b, c:d] / x[:, a:b] of a matrix: slices (int or None bounds, a positive literal step); a new tensor", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/index-other-forms", "indexing a kiln-torch tensor with a result of rank 0 (v[i], x[i, j]), None, ..., a bool, a tensor or a list, a step not a positive literal, or bounds that are not ints", "rejected", KL_KILN_TORCH_009, true},
     {"kiln-torch/shape-other-forms", "view / reshape / flatten / squeeze / unsqueeze of a kiln-torch tensor with a result of another rank, sizes not ints, a dim not literal or out of range, x.squeeze() without a dim, or a dtype", "rejected", KL_KILN_TORCH_008, true},
     {"kiln-torch/cat-other-forms", "torch.cat / torch.stack of a display holding a kiln-torch tensor beside other values or ranks, of more than 16 tensors, with a dim not literal or out of range, or out=", "rejected", KL_KILN_TORCH_007, true},
     {"kiln-torch/softmax-other-forms", "softmax / log_softmax over another dim, a dim not literal, or with dtype= / other arguments", "rejected", KL_KILN_TORCH_006, true},

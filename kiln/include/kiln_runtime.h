@@ -24,8 +24,17 @@
  * 23: KR_OP_MAXIMUM, KR_OP_MINIMUM
  * 24: tensor_cat
  * 25: tensor_cat's stack flag (torch.stack / tf.stack)
- * 26: tensor_reshape (view / reshape / flatten / squeeze / unsqueeze) */
-#define KR_ABI_VERSION 26
+ * 26: tensor_reshape (view / reshape / flatten / squeeze / unsqueeze)
+ * 27: tensor_index, KrIndex */
+#define KR_ABI_VERSION 27
+
+/* One index of x[...] (KrApi.tensor_index): KR_IX_INT i, or KR_IX_SLICE
+ * start:stop:step (`given` bit 0: start is given, bit 1: stop; step > 0). */
+enum { KR_IX_INT = 0, KR_IX_SLICE };
+typedef struct KrIndex {
+  int32_t kind, given;
+  int64_t start, stop, step; /* KR_IX_INT: the int in start */
+} KrIndex;
 
 /* KrApi.tensor_reshape's `how`. */
 enum { KR_SHAPE_RESHAPE = 0, KR_SHAPE_VIEW, KR_SHAPE_SQUEEZE, KR_SHAPE_UNSQUEEZE };
@@ -412,6 +421,12 @@ typedef struct KrApi {
    *   KR_SHAPE_UNSQUEEZE: rank 1 to 2 with a dim of size 1 at `dim`.
    * Errors: RuntimeError in the framework's words, with FILE:LINE. New ref. */
   KrTensor *(*tensor_reshape)(KrTensor *x, int how, int dim, int n, const int64_t *sizes, const char *file, int line);
+  /* x[ix[0], ix[1]] (n 1 or 2, at most x's rank; the dims after them taken
+   * whole): an int picks one place of its dim (negative ones from the end;
+   * out of range: IndexError in the framework's words) and drops the dim; a
+   * slice clamps its bounds as Python's do. The elements copied into a new
+   * dense row-major tensor (never a view). New ref. */
+  KrTensor *(*tensor_index)(KrTensor *x, int n, const KrIndex *ix, const char *file, int line);
   /* After Python code ran (a fallback site), re-reads the view of a tensor
    * local from the framework tensor it shares memory with: Python may have
    * changed that tensor's metadata in place (x.t_(), x.resize_(...),

@@ -177,3 +177,26 @@ def n_float_size(x: TensorF32Cpu2D, n: float):
 
 def n_flatten_backwards(x: TensorF32Cpu2D):
     return x.flatten(1, 0)
+
+
+def view_after_reshape(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    # eager's reshape of a transposed x is a view with x's strides, which no
+    # flat view can have: so kiln's (review of 2026-12-05)
+    return x.reshape(x.size(0), -1).view(-1)
+
+
+def view_after_view(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.view(x.size(0), x.size(1)).view(-1)
+
+
+def t_flatten_T(w: TensorF32Cpu2D):
+    # a shape op of `w.T` is no kiln form (only matmul reads w transposed): eager's
+    return torch.flatten(w.T)
+
+
+def t_reshape_t(w: TensorF32Cpu2D):
+    return torch.reshape(w.t(), (-1,))
+
+
+def t_squeeze_T(w: TensorF32Cpu2D):
+    return torch.squeeze(w.T, 0)

@@ -1,0 +1,216 @@
+"""Indexing kiln tensors with ints and slices (tests/torch_programs/tp_index.py,
+tests/tf_programs/tf_index.py) against eager: every element bit for bit,
+eager's shape, over row-major, transposed and strided inputs, zero sizes,
+negative and out-of-range ints and bounds (Python's clamping), steps; an int
+out of range raises IndexError (eager torch's words; TF's words, where eager
+TF raises InvalidArgumentError); the result is a new tensor, never a view of x,
+laid out to stand for eager's view (tests.test_reshape.alike); the forms left to eager give eager's results."""
+import itertools
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+from tests.test_elementwise import bits, build, layouts, salted  # noqa: E402
+from tests.test_reshape import alike, outcome  # noqa: E402
+
+SHAPES = [(1, 1), (3, 4), (5, 2), (0, 3), (3, 0), (17, 33)]
+INTS = [0, 1, 2, -1, -2, 3, -4, 5, 40, -40]
+BOUNDS = [None, 0, 1, 2, -1, -3, 4, 100, -100]
+
+
+@pytest.fixture(scope="module")
+def imod(tmp_path_factory):
+    return build("tp_index", "torch_programs", tmp_path_factory)
+
+
+def eager(mod, name):
+    return mod.__kiln_python__[name]
+
+
+def agree(mod, name, *args, where=None):
+    want, werr = outcome(eager(mod, name), *args)
+    got, gerr = outcome(getattr(mod, name), *args)
+    if werr is not None:
+        assert gerr is not None and type(gerr) is type(werr), (name, where, werr, gerr)
+        assert str(werr) in str(gerr) and "tp_index.py:" in str(gerr), (werr, gerr)
+        return
+    assert gerr is None, (name, where, gerr)
+    assert got.shape == want.shape, (name, where, got.shape, want.shape)
+    assert (bits(got.contiguous().numpy()) == bits(want.contiguous().numpy())).all(), (name, where)
+    if want.numel():
+        alike(got, want, (name, where))
+
+
+def test_torch_sites(imod):
+    _, report = imod
+    rules = set()
+    for f in report["functions"]:
+        assert f["status"] == "native", (f["name"], f["reason"])
+        sites = [s for s in f["sites"] if s["kind"] == "subscript"]
+        assert sites and all(s["target"] == "[]" for s in sites), f["name"]
+        if f["name"].startswith("n_"):
+            assert [(s["outcome"], s["code"]) for s in sites] == [("rejected", "KILN-TORCH-009")], f["sites"]
+        else:
+            assert all(s["outcome"] in ("claimed", "scalar") for s in f["sites"]), (f["name"], f["sites"])
+            rules |= {s["rule"] for s in sites}
+    assert rules == {"kiln-torch/index-f32-cpu-1d", "kiln-torch/index-f32-cpu-2d"}
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=["x".join(map(str, s)) for s in SHAPES])
+def test_torch_ints_and_slices(imod, shape):
+    mod, _ = imod
+    x0 = salted(shape, shape[0] * 7 + shape[1])
+    for lay, x in layouts(x0):
+        for i in INTS:
+            agree(mod, "row", x, i, where=(lay, i))
+            agree(mod, "col", x, i, where=(lay, i))
+            agree(mod, "row_part", x, i, 1, where=(lay, i))
+            agree(mod, "col_part", x, -1, i, where=(lay, i))
+        agree(mod, "last_col", x, where=lay)
+        agree(mod, "stepped", x, where=lay)
+        for a, b in itertools.product([0, 1, 2, -1, -3, 4, 100, -100], repeat=2):
+            agree(mod, "rows", x, a, b, where=(lay, a, b))
+            agree(mod, "cols", x, a, b, where=(lay, a, b))
+            agree(mod, "block", x, a, b, b, a, where=(lay, a, b))
+            agree(mod, "stepped_none", x, a, where=(lay, a))
+            for name in ("rows_then_view", "cols_then_view", "cols_then_ops"):
+                agree(mod, name, x, a, b, where=(lay, a, b))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 1000])
+def test_torch_vectors(imod, n):
+    mod, _ = imod
+    for lay, v in layouts(salted((n,), n + 1)):
+        agree(mod, "vec_tail", v, where=lay)
+        agree(mod, "vec_step", v, where=lay)
+        for a, b in itertools.product([0, 1, 3, -1, -2, 5, 2000, -2000], repeat=2):
+            agree(mod, "vec", v, a, b, where=(lay, a, b))
+
+
+def test_torch_results_are_new_tensors(imod):
+    """x[i] in eager is a view of x; kiln's is a new tensor (DESIGN.md:
+    tensors are values), so changing it leaves x alone."""
+    mod, _ = imod
+    x = torch.randn(3, 4)
+    before = x.clone()
+    r = mod.row(x, 1)
+    assert r.data_ptr() != x.data_ptr() + 4 * 4
+    r.fill_(9.0)
+    assert torch.equal(x, before)
+
+
+def test_torch_in_context(imod):
+    mod, _ = imod
+    g = torch.Generator().manual_seed(7)
+    for batch, k in [(1, 4), (16, 8), (3, 0)]:
+        x, w, b = torch.randn(batch, 10, generator=g), torch.randn(3, k, generator=g), torch.randn(3, generator=g)
+        got, want = mod.features(x, w, b, k), eager(mod, "features")(x, w, b, k)
+        assert got.shape == want.shape == (batch,)
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+    with pytest.raises(RuntimeError):
+        mod.features(torch.randn(2, 10), torch.randn(3, 4), torch.randn(3), 5)  # 5 features, w wants 4
+    x = torch.from_numpy(salted((4, 6), 3))
+    for n in (0, 1, 5, 9):
+        want = eager(mod, "in_loop")(x, n)
+        torch.testing.assert_close(mod.in_loop(x, n), want, rtol=0, atol=0, equal_nan=True)
+
+
+def test_torch_error_order(imod):
+    mod, _ = imod
+    x = torch.ones(3, 4)
+    with pytest.raises(IndexError, match=r"index 9 is out of bounds for dimension 0 with size 3 \(.*tp_index.py:\d+\)"):
+        mod.order(x, 9, 9)
+    with pytest.raises(IndexError, match=r"index 9 is out of bounds for dimension 1 with size 4"):
+        mod.order(torch.ones(4, 4), 0, 9)
+    with pytest.raises(RuntimeError, match="incompatible shapes"):
+        mod.order(x, 0, 0)  # [4] + [3]
+    agree(mod, "order", torch.ones(4, 4), 1, 2)
+
+
+def test_torch_eager_forms(imod):
+    mod, _ = imod
+    x, v = torch.from_numpy(salted((3, 4), 5)), torch.from_numpy(salted((6,), 6))
+    for name, args in [("n_scalar", (v, 2)), ("n_scalar", (v, 9)), ("n_element", (x, 1, 2)), ("n_newaxis", (v,)),
+                       ("n_ellipsis", (x,)), ("n_bool", (x,)), ("n_tensor_index", (x, torch.tensor([2, 0]))),
+                       ("n_neg_step", (v,)), ("n_float_bound", (v, 2.0))]:
+        want, werr = outcome(eager(mod, name), *args)
+        got, gerr = outcome(getattr(mod, name), *args)
+        if werr is not None:
+            assert type(gerr) is type(werr) and str(gerr) == str(werr), (name, werr, gerr)
+        else:
+            assert gerr is None and got.shape == want.shape, (name, gerr)
+            assert (bits(got.numpy()) == bits(want.numpy())).all(), name
+
+
+# --------------------------------------------------------------------------- TensorFlow
+
+
+@pytest.fixture(scope="module")
+def tfmod(tmp_path_factory):
+    pytest.importorskip("tensorflow")
+    return build("tf_index", "tf_programs", tmp_path_factory)
+
+
+def tf_agree(mod, name, *args, where=None):
+    """Eager TF's result bit for bit; where TF raises InvalidArgumentError
+    for an int out of range, kiln raises IndexError in TF's words."""
+    import tensorflow as tf
+    want, werr = outcome(eager(mod, name), *args)
+    got, gerr = outcome(getattr(mod, name), *args)
+    if werr is not None:
+        assert isinstance(werr, tf.errors.InvalidArgumentError), (name, where, werr)
+        assert isinstance(gerr, IndexError) and "out of bounds" in str(gerr), (name, where, gerr)
+        assert str(werr).split("}} ")[-1].split(" [Op:")[0] in str(gerr), (werr, gerr)
+        return
+    assert gerr is None, (name, where, gerr)
+    assert tuple(got.shape) == tuple(want.shape), (name, where, got.shape, want.shape)
+    assert (bits(got.numpy()) == bits(want.numpy())).all(), (name, where)
+
+
+def test_tf_sites(tfmod):
+    _, report = tfmod
+    rules = set()
+    for f in report["functions"]:
+        assert f["status"] == "native", (f["name"], f["reason"])
+        sites = [s for s in f["sites"] if s["kind"] == "subscript"]
+        assert sites, f["name"]
+        if f["name"].startswith("n_"):
+            assert [(s["outcome"], s["code"]) for s in sites] == [("rejected", "KILN-TF-009")], f["sites"]
+        else:
+            assert all(s["outcome"] in ("claimed", "scalar") for s in f["sites"]), (f["name"], f["sites"])
+            rules |= {s["rule"] for s in sites}
+    assert rules == {"kiln-tensorflow/index-f32-cpu-1d", "kiln-tensorflow/index-f32-cpu-2d"}
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=["x".join(map(str, s)) for s in SHAPES])
+def test_tf_ints_and_slices(tfmod, shape):
+    import tensorflow as tf
+    mod, _ = tfmod
+    x = tf.constant(salted(shape, shape[0] + 3 * shape[1]))
+    for i in INTS:
+        tf_agree(mod, "row", x, i, where=i)
+        tf_agree(mod, "col", x, i, where=i)
+    tf_agree(mod, "stepped", x)
+    for a, b in itertools.product([0, 1, -1, -3, 4, 100, -100], repeat=2):
+        tf_agree(mod, "rows", x, a, b, where=(a, b))
+        tf_agree(mod, "block", x, a, b, b, a, where=(a, b))
+    v = tf.constant(salted((shape[0] * shape[1],), 4))
+    for a, b in itertools.product([0, 1, -1, 5, 100, -100], repeat=2):
+        tf_agree(mod, "vec", v, a, b, where=(a, b))
+
+
+def test_tf_in_context_and_eager_forms(tfmod):
+    import tensorflow as tf
+    mod, _ = tfmod
+    rng = np.random.default_rng(2)
+    for batch, k in [(1, 4), (16, 8)]:
+        x, w = tf.constant(rng.standard_normal((batch, 10), dtype=np.float32)), tf.constant(
+            rng.standard_normal((k, 3), dtype=np.float32))
+        got, want = mod.head(x, w, k), eager(mod, "head")(x, w, k)
+        assert tuple(got.shape) == tuple(want.shape) == (batch,)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+    v = tf.constant(salted((6,), 6))
+    for name, args in [("n_scalar", (v, 2)), ("n_newaxis", (v,)), ("n_neg_step", (v,))]:
+        got, want = getattr(mod, name)(*args), eager(mod, name)(*args)
+        assert tuple(got.shape) == tuple(want.shape) and (bits(got.numpy()) == bits(want.numpy())).all(), name
