@@ -1,5 +1,5 @@
-"""Shape ops (squeeze, view, unsqueeze; tf.squeeze, tf.reshape) compiled
-against eager, in the scoring heads that use them: one thread, interleaved
+"""Shape ops (squeeze, view, unsqueeze; tf.squeeze, tf.reshape) and indexing
+(x[:, :k], x[:, j]) compiled against eager, in the scoring heads that use them: one thread, interleaved
 rounds, medians. Each torch head is also compiled with its squeeze written
 `.squeeze()` (no dim: a form kiln leaves to eager, KILN-TORCH-008), which is
 what every squeeze cost before shape ops were native.
@@ -40,6 +40,10 @@ def head_view(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, w2: Tenso
 
 def one_sample(v: TensorF32Cpu1D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
     return F.linear(v.unsqueeze(0), w, b).relu().view(-1)
+
+
+def pick(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, k: int) -> TensorF32Cpu1D:
+    return torch.softmax(F.linear(x[:, :k], w, b), dim=-1)[:, 1]
 '''
 
 TF_SOURCE = '''
@@ -55,6 +59,10 @@ def head(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, w2: TensorF32C
 def head_reshape(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, w2: TensorF32Cpu2D) -> TensorF32Cpu1D:
     h = tf.nn.relu(tf.matmul(x, w) + b)
     return tf.reshape(tf.nn.sigmoid(tf.matmul(h, w2)), [-1])
+
+
+def pick(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, k: int) -> TensorF32Cpu1D:
+    return tf.nn.softmax(tf.matmul(x[:, :k], w) + b)[:, 1]
 '''
 
 
@@ -83,6 +91,10 @@ def main():
             v, w, b = torch.randn(n, generator=g), torch.randn(o, n, generator=g), torch.randn(o, generator=g)
             k, e, r = compare(tm, "one_sample", (v, w, b), rounds)
             print(f"linear(v.unsqueeze(0), w, b).relu().view(-1), {n}->{o}: {k:.2f} {e:.2f} {r:.1f}x")
+        for m, n in [(1, 32), (16, 64)]:
+            x, w, b = torch.randn(m, 2 * n, generator=g), torch.randn(4, n, generator=g), torch.randn(4, generator=g)
+            k, e, r = compare(tm, "pick", (x, w, b, n), rounds)
+            print(f"softmax(linear(x[:, :k], w, b), -1)[:, 1], {m}/{n} of {2 * n}->4: {k:.2f} {e:.2f} {r:.1f}x")
         for m, n, o in [(1, 32, 32), (16, 64, 64)]:
             x, w, b = tf.random.normal([m, n], seed=1), tf.random.normal([n, o], seed=2), tf.random.normal([o], seed=3)
             w2 = tf.random.normal([o, 1], seed=4)
@@ -90,6 +102,10 @@ def main():
                                ("head_reshape", "tf.reshape(..., [-1])")]:
                 k, e, r = compare(fm, name, (x, w, b, w2), rounds)
                 print(f"{what}, {m}/{n}->{o}->1: {k:.2f} {e:.2f} {r:.1f}x")
+        for m, n in [(1, 32), (16, 64)]:
+            x, w, b = tf.random.normal([m, 2 * n], seed=5), tf.random.normal([n, 4], seed=6), tf.random.normal([4], seed=7)
+            k, e, r = compare(fm, "pick", (x, w, b, n), rounds)
+            print(f"softmax(x[:, :k] @ w + b)[:, 1], {m}/{n} of {2 * n}->4: {k:.2f} {e:.2f} {r:.1f}x")
 
 
 if __name__ == "__main__":

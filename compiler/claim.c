@@ -6,7 +6,8 @@
 
 #include <string.h>
 
-const char *const kl_site_kind_text[] = {"call", "method", "binop", "compare", "unaryop", "subscript"};
+/* A subscript is reported as the method it calls, x.__getitem__ (DESIGN.md's kinds). */
+const char *const kl_site_kind_text[] = {"call", "method", "binop", "compare", "unaryop", "method"};
 const char *const kl_binop_text[KL_NUM_BINOPS] = {
 #define X(name, text, capi, capi_inplace) text,
     KL_BINOPS(X)
@@ -101,7 +102,7 @@ static bool build_site(KlNode *n, KlSite *s) {
   }
   case KL_N_SUBSCRIPT: { /* kl_decide_site offers only a tensor's */
     s->kind = KL_SK_SUBSCRIPT;
-    s->target = "[]";
+    s->target = "__getitem__";
     s->has_receiver = true;
     s->receiver = n->a->type;
     KlNode *one = n->b;

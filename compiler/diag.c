@@ -225,7 +225,9 @@ static const char *const code_explains[] = {
         "x.unsqueeze(d) of a vector, d a literal int. Other forms on a kiln\n"
         "tensor (a result of rank 0 or 3 and up, sizes that are not ints, a dim\n"
         "computed at run time, x.squeeze() without a dim, whose rank depends on\n"
-        "the data, a dtype) run on eager PyTorch through the fallback.",
+        "the data, a dtype) run on eager PyTorch through the fallback, as do\n"
+        "x.contiguous(), x.clone(), x.detach(), x.float() and x.cpu() with\n"
+        "arguments (native without).",
         "    def f(x: TensorF32Cpu2D) -> TensorF32Cpu1D:\n"
         "        return x.squeeze()    # KILN-TORCH-008: no dim",
         "Name the dim: `x.squeeze(1)` (kiln then requires dim 1 to have size 1,\n"

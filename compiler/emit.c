@@ -1036,14 +1036,18 @@ static Val shape_op(E *e, KlNode *n, KlSiteInfo *s, int L) {
     if (v.t != KL_T_INT) kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "a reshape size that is not a native int");
     sz[i] = kl_strdup(e->ctx, own(e, v).s); /* a later size may rebind a name this one read */
   }
+  static const char *const copies[] = {"KR_SHAPE_CONTIGUOUS", "KR_SHAPE_CLONE", "KR_SHAPE_DETACH"};
+  if (op == KL_TOP_COPY && (s->lowered.ival < 0 || s->lowered.ival > 2))
+    kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "a tensor copy of an unknown kind");
   const char *how = op == KL_TOP_SQUEEZE     ? "KR_SHAPE_SQUEEZE"
                     : op == KL_TOP_UNSQUEEZE ? "KR_SHAPE_UNSQUEEZE"
+                    : op == KL_TOP_COPY      ? copies[s->lowered.ival]
                     : flags & KL_RESHAPE_VIEW ? "KR_SHAPE_VIEW"
                                               : "KR_SHAPE_RESHAPE";
   Val r = temp(e, s->lowered.result);
   line(e, "{ const int64_t kl_sz[2] = {%s, %s};", sz[0], sz[1]);
   line(e, "  %s = (PyObject *)kr->tensor_reshape((KrTensor *)%s, %s, %d, %d, kl_sz, kl_file, %d); }", r.s, t.s, how,
-       op == KL_TOP_RESHAPE ? 0 : (int)s->lowered.ival, k ? k : 1, L);
+       op == KL_TOP_SQUEEZE || op == KL_TOP_UNSQUEEZE ? (int)s->lowered.ival : 0, k ? k : 1, L);
   release(e, t);
   fail_if(e, L, "!%s", r.s);
   return r;
@@ -1100,8 +1104,8 @@ static Val call(E *e, KlNode *n) {
   if (s->outcome == KL_SITE_SCALAR && kl_is_scalar(n->type)) return scalar_call(e, n);
   if (s->outcome == KL_SITE_CLAIMED && (s->lowered.op == KL_TOP_CAT || s->lowered.op == KL_TOP_STACK))
     return cat_op(e, n, s, L);
-  if (s->outcome == KL_SITE_CLAIMED &&
-      (s->lowered.op == KL_TOP_RESHAPE || s->lowered.op == KL_TOP_SQUEEZE || s->lowered.op == KL_TOP_UNSQUEEZE))
+  if (s->outcome == KL_SITE_CLAIMED && (s->lowered.op == KL_TOP_RESHAPE || s->lowered.op == KL_TOP_SQUEEZE ||
+                                       s->lowered.op == KL_TOP_UNSQUEEZE || s->lowered.op == KL_TOP_COPY))
     return shape_op(e, n, s, L);
   if (s->outcome == KL_SITE_CLAIMED) {
     Val ops[KL_SITE_MAX_ARGS + KL_SITE_MAX_KW + 1];

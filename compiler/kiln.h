@@ -89,7 +89,7 @@ _Noreturn void kl_internal_error(const char *file, int line);
   X(KILN_TORCH_005, "torch: mean/sum is native over one literal dim of rank 2 only") \
   X(KILN_TORCH_006, "torch: softmax needs the literal last dim and no other arguments") \
   X(KILN_TORCH_007, "torch: cat / stack need a display of 1-16 tensors of one rank and a literal dim") \
-  X(KILN_TORCH_008, "torch: view / reshape / flatten / squeeze / unsqueeze need rank 1 or 2 results and literal dims") \
+  X(KILN_TORCH_008, "torch: view / reshape / flatten / squeeze / unsqueeze need rank 1 or 2 results and literal dims; copies no arguments") \
   X(KILN_TORCH_009, "torch: indexing needs ints and slices of ints giving rank 1 or 2") \
   X(KILN_TORCH_010, "torch: tensor operation outside the proven surface")        \
   X(KILN_TF_001, "tensorflow: matmul needs two rank-2 tensors, no transpose_a")  \
@@ -627,11 +627,11 @@ typedef struct KlSite {
                           tensors), -1: none; its length, and its first KL_SITE_MAX_SEQ elements' types */
   int seq_len;
   KlType seq[KL_SITE_MAX_SEQ];
-  /* KL_SK_SUBSCRIPT (`x[i]`, `x[a:b, j]` read, x a native tensor; target "[]"): the receiver is x, the
-     positionals its indexes (a tuple's elements, else the one index). Bit i of `slices`: positional i
-     is a slice (args[i] KL_T_OBJECT), its start and stop of types slice_part[i][0..1]
-     (KL_T_NONE_YET where absent or None), its step slice_step[i] (1 where absent or None; 0 where
-     not a literal int) */
+  /* KL_SK_SUBSCRIPT (`x[i]`, `x[a:b, j]` read, x a native tensor; target "__getitem__", reported as a
+     method): the receiver is x, the positionals its indexes (a tuple's elements, else the one index).
+     Bit i of `slices`: positional i is a slice (args[i] KL_T_OBJECT), its start and stop of types
+     slice_part[i][0..1] (KL_T_NONE_YET where absent or None), its step slice_step[i] (1 where absent
+     or None; 0 where not a literal int) */
   unsigned slices;
   KlType slice_part[KL_SITE_MAX_ARGS][2];
   int64_t slice_step[KL_SITE_MAX_ARGS];
@@ -671,6 +671,7 @@ typedef struct KlSite {
                                int sizes (one may be -1), or (KL_RESHAPE_SEQ) the sizes are the display KlSite.seq_arg; \
                                ival KL_RESHAPE_* flags */ \
   X(SQUEEZE, "squeeze")     /* rank 2 to 1: dim ival (0 or 1), which must have size 1 */ \
+  X(COPY, "copy")           /* x.contiguous() / x.clone() / x.detach(): ival the runtime's KR_SHAPE_* (a copy, or x) */ \
   X(UNSQUEEZE, "unsqueeze") /* rank 1 to 2: a dim of size 1 inserted at ival (0 or 1) */ \
   X(INDEX, "index")         /* a[i], a[a:b, j] (KL_SK_SUBSCRIPT): operand a; the indexes are the subscript's */ \
   X(SIZE, "size")           /* an int: a.shape[d], operands a, d (a literal int naming one of a's dims) */ \
@@ -678,7 +679,7 @@ typedef struct KlSite {
 
 /* KL_TOP_RESHAPE's KlLowered.ival: eager's view (it refuses strides no view
  * can describe); the sizes are the display; flatten (no sizes: one dim);
- * flatten of nothing (start_dim == end_dim): the operand itself. */
+ * the operand itself (a flatten of nothing, x.float(), x.cpu()). */
 enum { KL_RESHAPE_VIEW = 1, KL_RESHAPE_SEQ = 2, KL_RESHAPE_FLATTEN = 4, KL_RESHAPE_SAME = 8 };
 
 typedef enum {

@@ -1431,41 +1431,64 @@ static void copy_row_major(Mat m, const float *src, float *dst) {
   else kk_unary(KK_ACT_NONE, m.m, m.n, src, m.s0, m.s1, dst);
 }
 
-/* What eager's view ops return is a view: (src, shape, vs) in x's memory.
- * kiln's is a copy (its tensors are values), laid out so that whatever eager
- * decides from a tensor's strides it decides alike on the copy: a later view
- * is allowed or refused as eager's (torch's computeStride looks only at
- * whether a dim's stride spans the next one), and an elementwise result
- * takes the same order (eager_layout). A rank-2 view with m, n > 1 is copied
- * row-major when its rows run on from each other (v0 == n * v1), column-major
- * when its columns do, and otherwise (gaps, a stretched dim) in the order of
- * its strides with one float of padding after each row (or column), which
- * keeps the dims apart. TF's tensors, vectors and [1, n] / [m, 1] views are
- * row-major, as eager's are or as nothing can tell apart. */
-static KrTensor *copy_of_view(int fw, int rank, const int64_t *shape, const float *src, const int64_t *vs) {
+/* How a dense copy of a [shape] tensor can have the strides vs wherever a
+ * dim is longer than 1 (a size-1 dim's stride decides nothing): 1 row-major,
+ * 2 column-major, 0 neither (gaps, overlaps, stretched dims). */
+static int compact_layout(int rank, const int64_t *shape, const int64_t *vs) {
   const int64_t m = rank == 2 ? shape[0] : 1, n = rank == 2 ? shape[1] : shape[0];
   const int64_t v0 = rank == 2 ? vs[0] : 0, v1 = rank == 2 ? vs[1] : vs[0];
-  if (fw == KR_FW_TF || rank == 1 || m <= 1 || n <= 1 || v0 == n * v1) {
+  if (m == 0 || n == 0 || ((m <= 1 || v0 == n) && (n <= 1 || v1 == 1))) return 1; /* empty: nothing to lay out */
+  if ((m <= 1 || v0 == 1) && (n <= 1 || v1 == m)) return 2;
+  return 0;
+}
+
+/* A dense copy of the [shape] tensor at src with strides vs, in `layout`
+ * (compact_layout's 1 or 2). */
+static KrTensor *compact_copy(int fw, int rank, const int64_t *shape, const float *src, const int64_t *vs, int layout) {
+  const int64_t m = rank == 2 ? shape[0] : 1, n = rank == 2 ? shape[1] : shape[0];
+  const int64_t v0 = rank == 2 ? vs[0] : 0, v1 = rank == 2 ? vs[1] : vs[0];
+  if (layout != 2 || rank == 1) {
     KrTensor *r = kr_tensor_new(fw, rank, shape);
     if (r) copy_row_major((Mat){m, n, v0, v1}, src, r->data);
     return r;
   }
-  const bool by_rows = v1 != m * v0 && (v0 >= v1 || v0 == 0); /* else by columns */
-  const bool padded = v1 != m * v0;
-  /* d0, d1: the copy's strides; a buffer of `span` floats */
-  const int64_t d0 = by_rows ? n + 1 : 1, d1 = by_rows ? 1 : m + padded, span = by_rows ? m * d0 : n * d1;
-  KrTensor *r = kr_tensor_new(fw, 1, &span);
+  const int64_t flipped[2] = {n, m}; /* column j of the result is row j of its transpose */
+  KrTensor *r = kr_tensor_new(fw, 2, flipped);
   if (!r) return NULL;
-  r->rank = 2;
+  copy_row_major((Mat){n, m, v1, v0}, src, r->data);
   r->shape[0] = m;
   r->shape[1] = n;
-  r->strides[0] = d0;
-  r->strides[1] = d1;
-  if (by_rows) {
-    for (int64_t i = 0; i < m; i++) copy_row_major((Mat){1, n, 0, v1}, src + i * v0, r->data + i * d0);
-  } else { /* column j of the view is row j of its transpose */
-    for (int64_t j = 0; j < n; j++) copy_row_major((Mat){1, m, 0, v0}, src + j * v1, r->data + j * d1);
-  }
+  r->strides[0] = 1;
+  r->strides[1] = m;
+  return r;
+}
+
+/* Makes eager's view of xd (x detached) through torch. */
+typedef PyObject *(*EagerView)(PyObject *xd, const void *how);
+
+/* What eager's view ops (an index, view, squeeze, detach) return is a view
+ * of x: (src, shape, vs) in x's memory. Where a dense copy can have eager's
+ * strides, kiln's result is that copy: eager's tensor in all but its memory
+ * (kiln's tensors are values). Elsewhere (gaps, overlaps, stretched dims)
+ * eager's layout decides what a copy cannot stand for: whether a later view
+ * exists, F.gelu's path, maximum's NaNs, an elementwise result's layout. The
+ * result is then eager's own view, made by torch on x detached (never
+ * requiring grad), sharing x's memory as eager's view does. TF's tensors are
+ * dense row-major: always a copy. */
+static KrTensor *view_result(KrTensor *x, int rank, const int64_t *shape, const float *src, const int64_t *vs,
+                             EagerView make, const void *how) {
+  const int layout = x->framework == KR_FW_TF ? 1 : compact_layout(rank, shape, vs);
+  if (layout) return compact_copy(x->framework, rank, shape, src, vs, layout);
+  PyObject *xo = kr_tensor_box(x);
+  if (!xo) return NULL;
+  PyObject *xd = PyObject_CallMethod(xo, "detach", NULL);
+  Py_DECREF(xo);
+  if (!xd) return NULL;
+  PyObject *v = make(xd, how);
+  Py_DECREF(xd);
+  if (!v) return NULL;
+  KrTensor *r = kr_torch_unbox(v, rank, "result");
+  Py_DECREF(v);
   return r;
 }
 
@@ -1605,16 +1628,45 @@ static bool tf_reshape_shape(const KrTensor *x, int n, const int64_t *sizes, int
   return true;
 }
 
+/* EagerView makers: x.detach() itself; x.view(rank, s0[, s1]) as {rank, s0, s1};
+ * x.squeeze(d) / x.unsqueeze(d) as {unsqueeze, d}; x[ix] as an IndexKey. */
+static PyObject *make_same(PyObject *xd, const void *how) {
+  (void)how;
+  return Py_NewRef(xd);
+}
+
+static PyObject *make_view(PyObject *xd, const void *how) {
+  const int64_t *s = how;
+  return s[0] == 1 ? PyObject_CallMethod(xd, "view", "L", (long long)s[1])
+                   : PyObject_CallMethod(xd, "view", "LL", (long long)s[1], (long long)s[2]);
+}
+
+static PyObject *make_squeeze(PyObject *xd, const void *how) {
+  const int *s = how;
+  return PyObject_CallMethod(xd, s[0] ? "unsqueeze" : "squeeze", "i", s[1]);
+}
+
 KrTensor *kr_tensor_reshape(KrTensor *x, int how, int dim, int n, const int64_t *sizes, const char *file, int line) {
   const bool squeeze = how == KR_SHAPE_SQUEEZE, unsqueeze = how == KR_SHAPE_UNSQUEEZE;
   const bool torch = x && x->framework != KR_FW_TF;
+  if (x && how >= KR_SHAPE_CONTIGUOUS && how <= KR_SHAPE_DETACH) {
+    const Mat m = as_mat(x);
+    if (how == KR_SHAPE_CONTIGUOUS && mat_row_major(m)) { /* eager returns x itself */
+      Py_INCREF(x);
+      return x;
+    }
+    if (how == KR_SHAPE_DETACH) /* a view of x */
+      return view_result(x, x->rank, x->shape, x->data, x->strides, make_same, NULL);
+    /* clone keeps x's strides when x is dense (else, as contiguous, row-major) */
+    const int layout = how == KR_SHAPE_CLONE ? compact_layout(x->rank, x->shape, x->strides) : 0;
+    return compact_copy(x->framework, x->rank, x->shape, x->data, x->strides, layout ? layout : 1);
+  }
   if (!x || how < KR_SHAPE_RESHAPE || how > KR_SHAPE_UNSQUEEZE || ((squeeze || unsqueeze) && (dim < 0 || dim > 1)) ||
       (squeeze && x->rank != 2) || (unsqueeze && x->rank != 1) || (!squeeze && !unsqueeze && (n < 1 || n > 2))) {
     PyErr_Format(PyExc_SystemError, "kiln: bad reshape operands (%s:%d)", file, line);
     return NULL;
   }
   int64_t shape[2], vs[2];
-  int rank;
   if (squeeze) {
     if (x->shape[dim] != 1) {
       char have[64];
@@ -1630,14 +1682,19 @@ KrTensor *kr_tensor_reshape(KrTensor *x, int how, int dim, int n, const int64_t 
                      (long long)x->shape[dim], file, line);
       return NULL;
     }
-    rank = 1;
     shape[0] = x->shape[1 - dim];
+    vs[0] = x->strides[1 - dim];
+    const int what[2] = {0, dim};
+    return view_result(x, 1, shape, x->data, vs, make_squeeze, what);
   } else if (unsqueeze) {
-    rank = 2;
     shape[dim] = 1;
     shape[1 - dim] = x->shape[0];
+    vs[1 - dim] = x->strides[0];
+    vs[dim] = dim == 0 ? x->shape[0] * x->strides[0] : 1; /* torch's stride for the new dim */
+    const int what[2] = {1, dim};
+    return view_result(x, 2, shape, x->data, vs, make_squeeze, what);
   } else {
-    rank = n;
+    const int rank = n;
     const char *name = how == KR_SHAPE_VIEW ? "view" : "reshape";
     if (torch ? !torch_reshape_shape(x, n, sizes, shape, name, file, line)
               : !tf_reshape_shape(x, n, sizes, shape, file, line))
@@ -1650,11 +1707,49 @@ KrTensor *kr_tensor_reshape(KrTensor *x, int how, int dim, int n, const int64_t 
                    file, line);
       return NULL;
     }
-    if (viewable) return copy_of_view(x->framework, rank, shape, x->data, vs); /* eager's result is that view */
+    if (viewable) { /* eager's result is that view */
+      const int64_t what[3] = {rank, shape[0], rank == 2 ? shape[1] : 0};
+      return view_result(x, rank, shape, x->data, vs, make_view, what);
+    }
+    /* no view has the shape: eager's reshape copies, row-major (TF's always is) */
+    KrTensor *r = kr_tensor_new(x->framework, rank, shape);
+    if (r) copy_row_major(as_mat(x), x->data, r->data);
+    return r;
   }
-  KrTensor *r = kr_tensor_new(x->framework, rank, shape);
-  if (!r) return NULL;
-  copy_row_major(as_mat(x), x->data, r->data);
+}
+
+typedef struct {
+  int n;
+  const KrIndex *ix;
+} IndexKey;
+
+/* x[ix] on x detached, the key as Python writes it: ints and slices. */
+static PyObject *make_index(PyObject *xd, const void *how) {
+  const IndexKey *k = how;
+  PyObject *key = PyTuple_New(k->n);
+  if (!key) return NULL;
+  for (int i = 0; i < k->n; i++) {
+    const KrIndex *ix = &k->ix[i];
+    PyObject *item;
+    if (ix->kind == KR_IX_INT) {
+      item = PyLong_FromLongLong(ix->start);
+    } else {
+      PyObject *a = ix->given & 1 ? PyLong_FromLongLong(ix->start) : Py_NewRef(Py_None);
+      PyObject *b = ix->given & 2 ? PyLong_FromLongLong(ix->stop) : Py_NewRef(Py_None);
+      PyObject *c = PyLong_FromLongLong(ix->step);
+      item = a && b && c ? PySlice_New(a, b, c) : NULL;
+      Py_XDECREF(a);
+      Py_XDECREF(b);
+      Py_XDECREF(c);
+    }
+    if (!item) {
+      Py_DECREF(key);
+      return NULL;
+    }
+    PyTuple_SET_ITEM(key, i, item);
+  }
+  PyObject *r = PyObject_GetItem(xd, key);
+  Py_DECREF(key);
   return r;
 }
 
@@ -1706,5 +1801,6 @@ KrTensor *kr_tensor_index(KrTensor *x, int n, const KrIndex *ix, const char *fil
     PyErr_Format(PyExc_SystemError, "kiln: an index to rank 0 (%s:%d)", file, line);
     return NULL;
   }
-  return copy_of_view(x->framework, rank, shape, data, strides);
+  const IndexKey key = {n, ix};
+  return view_result(x, rank, shape, data, strides, make_index, &key);
 }

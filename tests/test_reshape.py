@@ -1,9 +1,9 @@
 """view / reshape / flatten / squeeze / unsqueeze (tests/torch_programs/tp_reshape.py)
 and tf.reshape / tf.squeeze / tf.expand_dims (tests/tf_programs/tf_reshape.py)
 against eager. A shape op copies x's elements into a new tensor (kiln's
-tensors are values): every element bit for bit, eager's shape, a layout that
-stands for eager's view (its strides where those are dense; otherwise the
-same answer to a later view and the same layout of an elementwise result),
+tensors are values): every element bit for bit, eager's shape, eager's strides
+(a copy where a dense tensor can have them; otherwise, where eager's view has
+gaps or overlaps, eager's own view, sharing x's memory as eager's does),
 eager's error type where eager refuses the sizes (a view also where x's
 strides admit no view), and eager itself where kiln leaves a form to it.
 Where kiln cannot follow eager (a squeezed dim not of size 1 keeps eager's
@@ -56,20 +56,14 @@ def big_strides(t):
 
 
 def alike(got, want, where):
-    """kiln's copy of a view stands for eager's view: eager's strides where
-    those are dense; otherwise a later view is allowed or refused as eager's
-    and an elementwise result takes eager's layout."""
-    if dense(want):
-        assert big_strides(got) == big_strides(want), (where, got.stride(), want.stride())
-        return
-    assert (outcome(lambda t: t.view(-1), got)[1] is None) == (outcome(lambda t: t.view(-1), want)[1] is None), \
-        (where, got.stride(), want.stride())
-    assert big_strides(got + 0.0) == big_strides(want + 0.0), (where, got.stride(), want.stride())
+    """kiln's result has eager's strides wherever a dim is longer than 1: a
+    copy where a dense tensor can have them, else eager's own view."""
+    assert big_strides(got) == big_strides(want), (where, got.stride(), want.stride())
 
 
 def agree(mod, name, *args, where=None):
     """kiln's result is eager's bit for bit, or both raise the same type;
-    its layout stands for eager's (alike)."""
+    with eager's strides (alike)."""
     want, werr = outcome(eager(mod, name), *args)
     got, gerr = outcome(getattr(mod, name), *args)
     if werr is not None:
@@ -91,7 +85,8 @@ def test_torch_sites(rmod):
         assert f["status"] == "native", (f["name"], f["reason"])
         sites = [s for s in f["sites"] if s["target"] in ("view", "reshape", "flatten", "squeeze", "unsqueeze",
                                                            "torch.reshape", "torch.flatten", "torch.squeeze",
-                                                           "torch.unsqueeze")]
+                                                           "torch.unsqueeze", "contiguous", "clone", "detach",
+                                                           "float", "cpu")]
         assert sites, f["name"]
         if f["name"].startswith("n_"):
             assert [(s["outcome"], s["code"]) for s in sites] == [("rejected", "KILN-TORCH-008")], f["sites"]
@@ -104,7 +99,9 @@ def test_torch_sites(rmod):
                 assert all(s["outcome"] in ("claimed", "scalar") for s in f["sites"]), (f["name"], f["sites"])
     assert rules == {f"kiln-torch/tensor-{op}-f32-cpu-{r}d" for op in ("view", "reshape") for r in (1, 2)} | {
         "kiln-torch/tensor-flatten-f32-cpu-2d", "kiln-torch/tensor-flatten-same-f32-cpu",
-        "kiln-torch/tensor-squeeze-f32-cpu-2d", "kiln-torch/tensor-unsqueeze-f32-cpu-1d"}
+        "kiln-torch/tensor-squeeze-f32-cpu-2d", "kiln-torch/tensor-unsqueeze-f32-cpu-1d",
+        "kiln-torch/tensor-contiguous-f32-cpu", "kiln-torch/tensor-clone-f32-cpu", "kiln-torch/tensor-detach-f32-cpu",
+        "kiln-torch/tensor-same-f32-cpu"}
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=["x".join(map(str, s)) for s in SHAPES])
@@ -242,6 +239,34 @@ def test_torch_shape_ops_of_a_transposed_operand_stay_eager(rmod):
         assert got.shape == want.shape and (bits(got.numpy()) == bits(want.numpy())).all()
     w1 = torch.from_numpy(salted((3, 1), 13))
     assert mod.t_squeeze_T(w1).shape == eager(mod, "t_squeeze_T")(w1).shape == (3,)
+
+
+def test_torch_copies(rmod):
+    """x.contiguous() is x when x is row-major (eager returns x), else a
+    row-major copy; x.clone() keeps a dense x's strides; x.detach() has
+    eager's strides (a copy, or of a strided x eager's own view); x.float() /
+    x.cpu() are x."""
+    mod, _ = rmod
+    x0 = salted((5, 3), 31)
+    for lay, x in layouts(x0):
+        for name in ("contiguous", "clone", "detach", "same_float"):
+            got = agree(mod, name, x, where=lay)
+            want = eager(mod, name)(x)
+            assert (got is x) == (want is x), (name, lay)
+            if got is not x and (lay != "strided" or name != "detach"):
+                assert got.data_ptr() != x.data_ptr()  # a copy (eager's detach of a strided x: its view)
+        if lay != "strided":  # eager's clone / contiguous strides exactly
+            assert mod.clone(x).stride() == eager(mod, "clone")(x).stride()
+            assert mod.contiguous(x).stride() == eager(mod, "contiguous")(x).stride()
+    v = torch.randn(4)
+    assert mod.same_cpu(v) is v and eager(mod, "same_cpu")(v) is v
+    for n in (0, 1, 7):
+        x, w = torch.randn(n, 4), torch.randn(4, 6)
+        torch.testing.assert_close(mod.noise(x, w), eager(mod, "noise")(x, w), rtol=1e-5, atol=1e-6)
+    x = torch.randn(3, 4).t()
+    for name in ("n_contiguous_format", "n_clone_format"):
+        got, want = getattr(mod, name)(x), eager(mod, name)(x)
+        assert got.stride() == want.stride() and torch.equal(got, want)
 
 
 def test_torch_squeeze_of_a_longer_dim_raises(rmod):

@@ -5,7 +5,8 @@
  * torch.matmul, .matmul, torch.mm, .mm), + - * / (between tensors, or a
  * tensor and an int/float/bool), torch.maximum / minimum of two tensors, torch.cat and torch.stack of tensors written out in the call, unary -, softmax and log_softmax over the last dim, and
  * the mean and sum over dim 1 or 0, keepdim or not (methods and torch.*), view / reshape /
- * flatten / squeeze / unsqueeze to rank 1 or 2, indexing with ints and slices, x.size(d) / x.dim() /
+ * flatten / squeeze / unsqueeze to rank 1 or 2, x.contiguous() / clone() / detach() / float() / cpu(),
+ * indexing with ints and slices, x.size(d) / x.dim() /
  * x.numel() (ints read from the tensor), on float32 CPU
  * tensors of rank 1 and 2 (linear and matmul also of a vector and a
  * matrix). Everything else with torch operands
@@ -461,10 +462,24 @@ static bool shape_form(const KlSite *s, const KlType *tids, ShapeForm *f) {
   KlType x = method ? s->receiver : s->nargs >= 1 ? s->args[0] : KL_T_OBJECT;
   int rank = pu_rank(x, tids);
   bool view = method && pu_eq(name, "view");
-  if (!(view || pu_eq(name, "reshape") || pu_eq(name, "flatten") || pu_eq(name, "squeeze") || pu_eq(name, "unsqueeze")))
+  static const char *const copies[] = {"contiguous", "clone", "detach", NULL}; /* KR_SHAPE_CONTIGUOUS.. in order */
+  int copy = -1;
+  for (int i = 0; method && copies[i]; i++)
+    if (pu_eq(name, copies[i])) copy = i;
+  bool same = method && (pu_eq(name, "float") || pu_eq(name, "cpu"));
+  if (!(view || copy >= 0 || same || pu_eq(name, "reshape") || pu_eq(name, "flatten") || pu_eq(name, "squeeze") ||
+        pu_eq(name, "unsqueeze")))
     return false;
   *f = (ShapeForm){.x = x};
   if (!rank) return method ? false : pu_any_ours(s, tids);
+  if (copy >= 0 || same) { /* no arguments (memory_format=, a device, a dtype: eager's) */
+    if (s->nargs || s->nkw) return true;
+    static const char *const rules[] = {"kiln-torch/tensor-contiguous-f32-cpu", "kiln-torch/tensor-clone-f32-cpu",
+                                        "kiln-torch/tensor-detach-f32-cpu"};
+    *f = same ? (ShapeForm){"kiln-torch/tensor-same-f32-cpu", KL_TOP_RESHAPE, KL_RESHAPE_SAME, rank, 0, x}
+              : (ShapeForm){rules[copy], KL_TOP_COPY, 0, rank, copy, x};
+    return true;
+  }
   if (view || pu_eq(name, "reshape")) {
     bool seq = false;
     int r = pu_reshape_rank(s, pos, !method, &seq);
@@ -487,7 +502,8 @@ static bool shape_form(const KlSite *s, const KlType *tids, ShapeForm *f) {
 static const char *const shape_message =
     "view / reshape / flatten / squeeze / unsqueeze are native only for a rank-1 or rank-2 result: write "
     "`x.view(-1)`, `x.reshape(n, -1)`, `torch.reshape(x, (a, b))` (1 or 2 int sizes), `x.flatten()`, "
-    "`x.squeeze(1)` of a matrix or `x.unsqueeze(0)` of a vector (dims literal ints; no dtype, no tuple of dims)";
+    "`x.squeeze(1)` of a matrix or `x.unsqueeze(0)` of a vector (dims literal ints; no dtype, no tuple of dims); "
+    "x.contiguous(), x.clone(), x.detach(), x.float() and x.cpu() are native without arguments";
 
 static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
   if (s->has_star_args) return pu_not_covered();
@@ -502,7 +518,9 @@ static KlClaim torch_claim(const KlSite *s, const KlType *tids) {
   ShapeForm sf;
   if (shape_form(s, tids, &sf)) {
     if (!sf.rule) return pu_rejected(KL_KILN_TORCH_008, shape_message);
-    return pu_claimed(sf.rule, sf.op == KL_TOP_RESHAPE && (sf.flags & KL_RESHAPE_SAME) ? sf.x : tids[sf.rank - 1]);
+    return pu_claimed(sf.rule, (sf.op == KL_TOP_RESHAPE && (sf.flags & KL_RESHAPE_SAME)) || sf.op == KL_TOP_COPY
+                                   ? sf.x
+                                   : tids[sf.rank - 1]);
   }
   if (s->transposed) return transposed_claim(s, tids);
   if (s->kind == KL_SK_CALL || s->kind == KL_SK_METHOD) {
@@ -701,7 +719,8 @@ static bool torch_lower(const KlSite *s, const KlClaim *c, const KlType *tids, K
   if (strstr(r, "/cat-") || strstr(r, "/stack-")) {
     if (!pu_lower_join(s, tids, cat_dim_names, true, strstr(r, "/stack-") != NULL, c->result, out)) return false;
   } else if (strstr(r, "/tensor-view-") || strstr(r, "/tensor-reshape-") || strstr(r, "/tensor-flatten-") ||
-             strstr(r, "/tensor-squeeze-") || strstr(r, "/tensor-unsqueeze-")) {
+             strstr(r, "/tensor-squeeze-") || strstr(r, "/tensor-unsqueeze-") || strstr(r, "/tensor-contiguous-") ||
+             strstr(r, "/tensor-clone-") || strstr(r, "/tensor-detach-") || strstr(r, "/tensor-same-")) {
     ShapeForm sf;
     if (!shape_form(s, tids, &sf) || !sf.rule) return false;
     if (sf.op == KL_TOP_RESHAPE) *out = pu_lower_reshape(sf.rank, sf.flags, c->result);
@@ -874,7 +893,11 @@ static const KlRuleRecord torch_rules[] = {
     {"kiln-torch/index-f32-cpu-1d", "x[i] / x[i, a:b] / x[:, j] of a matrix, v[a:b] of a vector: ints and slices (int or None bounds, a positive literal step) giving rank 1; eager's IndexError for an int out of range; a new tensor", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/index-f32-cpu-2d", "x[a:b] / x[a:b, c:d] / x[:, a:b] of a matrix: slices (int or None bounds, a positive literal step); a new tensor", "claimed", KL_NUM_CODES, true},
     {"kiln-torch/index-other-forms", "indexing a kiln-torch tensor with a result of rank 0 (v[i], x[i, j]), None, ..., a bool, a tensor or a list, a step not a positive literal, or bounds that are not ints", "rejected", KL_KILN_TORCH_009, true},
-    {"kiln-torch/shape-other-forms", "view / reshape / flatten / squeeze / unsqueeze of a kiln-torch tensor with a result of another rank, sizes not ints, a dim not literal or out of range, x.squeeze() without a dim, or a dtype", "rejected", KL_KILN_TORCH_008, true},
+    {"kiln-torch/tensor-contiguous-f32-cpu", "x.contiguous() (no arguments): x itself when row-major, as eager's, else a row-major copy", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-clone-f32-cpu", "x.clone() (no arguments): a copy, with x's strides when x is dense (eager's preserve_format)", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-detach-f32-cpu", "x.detach() (no arguments): a copy laid out as x (eager's is a view of x)", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/tensor-same-f32-cpu", "x.float(), x.cpu() (no arguments) of a float32 CPU tensor: x itself, as eager returns it", "claimed", KL_NUM_CODES, true},
+    {"kiln-torch/shape-other-forms", "view / reshape / flatten / squeeze / unsqueeze of a kiln-torch tensor with a result of another rank, sizes not ints, a dim not literal or out of range, x.squeeze() without a dim, or a dtype; contiguous / clone / detach / float / cpu with arguments", "rejected", KL_KILN_TORCH_008, true},
     {"kiln-torch/cat-other-forms", "torch.cat / torch.stack of a display holding a kiln-torch tensor beside other values or ranks, of more than 16 tensors, with a dim not literal or out of range, or out=", "rejected", KL_KILN_TORCH_007, true},
     {"kiln-torch/softmax-other-forms", "softmax / log_softmax over another dim, a dim not literal, or with dtype= / other arguments", "rejected", KL_KILN_TORCH_006, true},
     {"kiln-torch/other-torch-calls", "any other torch call or tensor method", "not-covered", KL_NUM_CODES, true},

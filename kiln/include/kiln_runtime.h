@@ -37,7 +37,8 @@ typedef struct KrIndex {
 } KrIndex;
 
 /* KrApi.tensor_reshape's `how`. */
-enum { KR_SHAPE_RESHAPE = 0, KR_SHAPE_VIEW, KR_SHAPE_SQUEEZE, KR_SHAPE_UNSQUEEZE };
+enum { KR_SHAPE_RESHAPE = 0, KR_SHAPE_VIEW, KR_SHAPE_SQUEEZE, KR_SHAPE_UNSQUEEZE, KR_SHAPE_CONTIGUOUS, KR_SHAPE_CLONE,
+       KR_SHAPE_DETACH };
 
 /* Frameworks a tensor value belongs to (decides how it is boxed). */
 enum { KR_FW_TORCH = 1, KR_FW_TF = 2, KR_FW_TEST = 3 };
@@ -418,7 +419,10 @@ typedef struct KrApi {
    *     (by x's framework) check them; VIEW also refuses x's strides where
    *     eager's view does;
    *   KR_SHAPE_SQUEEZE: rank 2 to 1 without dim `dim`, which must be of size 1;
-   *   KR_SHAPE_UNSQUEEZE: rank 1 to 2 with a dim of size 1 at `dim`.
+   *   KR_SHAPE_UNSQUEEZE: rank 1 to 2 with a dim of size 1 at `dim`;
+   *   KR_SHAPE_CONTIGUOUS (x itself when row-major), KR_SHAPE_CLONE (x's
+   *     strides when dense, else row-major), KR_SHAPE_DETACH (as a view of
+   *     x): torch's x.contiguous() / x.clone() / x.detach() (n, sizes unused).
    * Errors: RuntimeError in the framework's words, with FILE:LINE. New ref. */
   KrTensor *(*tensor_reshape)(KrTensor *x, int how, int dim, int n, const int64_t *sizes, const char *file, int line);
   /* x[ix[0], ix[1]] (n 1 or 2, at most x's rank; the dims after them taken

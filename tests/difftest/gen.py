@@ -4636,6 +4636,10 @@ class TensorGen:
                                           "torch.cat(({x}.relu(), {v}), dim=-1).{red}(-1)",
                                           "torch.concat([{v}, -{x}, {v}], -1).{red}(dim={dim})"])
                 return form.format(x=self.paren(v), v=v, red=red, dim=dim), (s[0],)
+            if self.spell.random() < 0.12:  # a column picked or sliced (indexing native since 2026-12-05)
+                form = self.spell.choice(["{x}[:, 0]", "{x}[:, -1] * 2.0", "{x}[:, :1].{red}(dim=1)",
+                                          "{x}[:, 1:].{red}(-1)", "{x}[0:, ::2].{red}(1)"])
+                return form.format(x=self.paren(v), v=v, red=red), (s[0],)
             if self.spell.random() < 0.15:  # kept dim, then taken away (shape ops native since 2026-12-05)
                 form = self.spell.choice(["{x}.{red}(dim=1, keepdim=True).squeeze(1)",
                                           "{x}.{red}(-1, keepdim=True).view(-1)",
@@ -4658,6 +4662,9 @@ class TensorGen:
             red = r.choice(['mean', 'sum'])
             if self.spell.random() < 0.2:  # rows joined, then reduced down the columns
                 return f"torch.cat([{v}, {self.paren(v)} * 2.0], 0).{red}(dim=0)", (s[1],)
+            if self.spell.random() < 0.2:  # a row picked or sliced (indexing native since 2026-12-05)
+                return self.spell.choice([f"{self.paren(v)}[0]", f"{self.paren(v)}[-1] + 1.0",
+                                          f"{self.paren(v)}[1:].{red}(dim=0)", f"{self.paren(v)}[:2, :].{red}(0)"]), (s[1],)
             return f"{self.paren(v)}.{red}(dim=0)", (s[1],)
         if x == 1 and len(s) == 2:
             return f"{self.paren(v)}.{r.choice(['mean', 'sum'])}(dim=1, keepdim=True)", (s[0], "1")

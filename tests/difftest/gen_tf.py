@@ -114,6 +114,10 @@ class TFTensorGen(TensorGen):
                 form = self.spell.choice(["tf.{red}(tf.concat([{v}, {x} * 0.5], 1), axis=1)",
                                           "tf.{red}(tf.concat((tf.nn.relu({v}), {v}), axis=-1), -1)"])
                 return form.format(v=v, x=self.paren(v), red=red), (s[0],)
+            if self.spell.random() < 0.12:  # a column picked or sliced (indexing native since 2026-12-05)
+                form = self.spell.choice(["{x}[:, 0]", "{x}[:, -1] * 2.0", "tf.{red}({x}[:, :1], axis=1)",
+                                          "tf.{red}({x}[:, 1:], -1)"])
+                return form.format(x=self.paren(v), v=v, red=red), (s[0],)
             if self.spell.random() < 0.15:  # kept axis, then taken away (shape ops native since 2026-12-05)
                 form = self.spell.choice(["tf.squeeze(tf.{red}({v}, axis=1, keepdims=True), 1)",
                                           "tf.reshape(tf.{red}({v}, -1, keepdims=True), [-1])",

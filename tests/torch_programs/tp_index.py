@@ -89,6 +89,33 @@ def cols_then_ops(x: TensorF32Cpu2D, a: int, b: int) -> TensorF32Cpu2D:
     return x[:, a:b] * 2.0 + 1.0
 
 
+def gelu_col(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    # eager's x[:, 0] is strided: F.gelu takes ATen's path, not oneDNN's (review of 2026-12-05)
+    return F.gelu(x[:, 0])
+
+
+def max_col(x: TensorF32Cpu2D, v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    # eager's maximum gives a strided operand's -0.0 / NaN by its loop over that layout
+    return torch.maximum(x[:, 0], v)
+
+
+def min_cols(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.minimum(x[:, ::2], y)
+
+
+def twice_then_view(x: TensorF32Cpu2D, b: int) -> TensorF32Cpu1D:
+    # a view of a slice of a slice: allowed or refused as eager's
+    return x[:, 0:b][:, ::5].view(-1)
+
+
+def twice_then_view4(x: TensorF32Cpu2D, b: int) -> TensorF32Cpu1D:
+    return x[:, 0:b][:, ::4].view(-1)
+
+
+def scaled_then_view(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return (x[0:2] * 2.0).view(-1)
+
+
 def n_scalar(v: TensorF32Cpu1D, i: int):
     return v[i]
 

@@ -200,3 +200,37 @@ def t_reshape_t(w: TensorF32Cpu2D):
 
 def t_squeeze_T(w: TensorF32Cpu2D):
     return torch.squeeze(w.T, 0)
+
+
+def contiguous(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.contiguous()
+
+
+def clone(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.clone()
+
+
+def detach(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.detach()
+
+
+def same_float(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.float()
+
+
+def same_cpu(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return v.cpu()
+
+
+def noise(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    # the calls model code scatters about, between native ops
+    h = (x.detach().float() @ w).contiguous().relu().clone()
+    return h.cpu().mean(dim=1)
+
+
+def n_contiguous_format(x: TensorF32Cpu2D):
+    return x.contiguous(memory_format=torch.contiguous_format)
+
+
+def n_clone_format(x: TensorF32Cpu2D):
+    return x.clone(memory_format=torch.preserve_format)
