@@ -1463,22 +1463,55 @@ static KrTensor *compact_copy(int fw, int rank, const int64_t *shape, const floa
   return r;
 }
 
+/* The [shape] tensor at src with strides vs copied to the same places in a
+ * buffer of `span` floats (its extent): the copy has vs itself. */
+static KrTensor *span_copy(int fw, int rank, const int64_t *shape, const float *src, const int64_t *vs, int64_t span) {
+  KrTensor *r = kr_tensor_new(fw, 1, &span);
+  if (!r) return NULL;
+  r->rank = rank;
+  for (int d = 0; d < rank; d++) {
+    r->shape[d] = shape[d];
+    r->strides[d] = vs[d];
+  }
+  if (rank == 1) {
+    r->shape[1] = 1;
+    r->strides[1] = 1;
+  }
+  const int64_t m = rank == 2 ? shape[0] : 1, n = rank == 2 ? shape[1] : shape[0];
+  const int64_t v0 = rank == 2 ? vs[0] : 0, v1 = rank == 2 ? vs[1] : vs[0];
+  for (int64_t i = 0; i < m; i++) {
+    if (v1 == 1) {
+      memcpy(r->data + i * v0, src + i * v0, sizeof(float) * (size_t)n);
+      continue;
+    }
+    for (int64_t j = 0; j < n; j++) memcpy(r->data + i * v0 + j * v1, src + i * v0 + j * v1, sizeof(float));
+  }
+  return r;
+}
+
 /* Makes eager's view of xd (x detached) through torch. */
 typedef PyObject *(*EagerView)(PyObject *xd, const void *how);
 
 /* What eager's view ops (an index, view, squeeze, detach) return is a view
- * of x: (src, shape, vs) in x's memory. Where a dense copy can have eager's
- * strides, kiln's result is that copy: eager's tensor in all but its memory
- * (kiln's tensors are values). Elsewhere (gaps, overlaps, stretched dims)
- * eager's layout decides what a copy cannot stand for: whether a later view
- * exists, F.gelu's path, maximum's NaNs, an elementwise result's layout. The
- * result is then eager's own view, made by torch on x detached (never
- * requiring grad), sharing x's memory as eager's view does. TF's tensors are
- * dense row-major: always a copy. */
+ * of x: (src, shape, vs) in x's memory, whose layout decides what eager does
+ * with it later (whether a view of it exists, F.gelu's path, maximum's
+ * NaNs, an elementwise result's layout, its strides in Python). kiln's
+ * result is a copy with eager's strides (kiln's tensors are values): dense
+ * where a dense tensor can have them, else with eager's gaps (or overlaps)
+ * in a buffer of the view's extent, when that is at most a few times the
+ * elements. A view spread wider (a column of a very wide matrix) is made by
+ * torch on x detached (never requiring grad): eager's own view, sharing x's
+ * memory as eager's does. TF's tensors are dense row-major: always a copy. */
 static KrTensor *view_result(KrTensor *x, int rank, const int64_t *shape, const float *src, const int64_t *vs,
                              EagerView make, const void *how) {
   const int layout = x->framework == KR_FW_TF ? 1 : compact_layout(rank, shape, vs);
   if (layout) return compact_copy(x->framework, rank, shape, src, vs, layout);
+  int64_t span = 1, step; /* the extent: no dim is empty here (compact_layout) */
+  bool ok = true;
+  for (int d = 0; d < rank; d++) {
+    ok = ok && vs[d] >= 0 && !__builtin_mul_overflow(shape[d] - 1, vs[d], &step) && !__builtin_add_overflow(span, step, &span);
+  }
+  if (ok && span <= 4 * kr_numel(rank, shape) + 4096) return span_copy(x->framework, rank, shape, src, vs, span);
   PyObject *xo = kr_tensor_box(x);
   if (!xo) return NULL;
   PyObject *xd = PyObject_CallMethod(xo, "detach", NULL);

@@ -140,6 +140,53 @@ def test_torch_layout_decides_like_eager(imod):
     agree(mod, "scaled_then_view", torch.arange(12.0).reshape(3, 4).t())
 
 
+def test_torch_random_layouts(imod):
+    """Indexes of matrices with random strides (steps, transposes, stretched
+    dims, offsets), then a view or an elementwise op of the result, against
+    eager's values, errors and strides."""
+    mod, _ = imod
+    rng = np.random.default_rng(33)
+    for _ in range(200):
+        m, n = int(rng.integers(1, 6)), int(rng.integers(1, 6))
+        base = torch.from_numpy(salted((3 * m + 2, 3 * n + 2), int(rng.integers(1000))))
+        rs, cs = int(rng.integers(1, 3)), int(rng.integers(1, 3))
+        x = base[1:1 + rs * m:rs, :cs * n:cs]
+        kind = int(rng.integers(0, 4))
+        x = x.t() if kind == 1 else x[:1].expand(m, x.shape[1]) if kind == 2 else \
+            x[:, :1].expand(x.shape[0], n) if kind == 3 else x
+        a, b = (int(v) for v in rng.integers(-4, 6, size=2))
+        where = (tuple(x.shape), x.stride(), a, b)
+        for name in ("rows", "cols", "rows_then_view", "cols_then_view", "cols_then_ops"):
+            agree(mod, name, x, a, b, where=where)
+        agree(mod, "row", x, a, where=where)
+        agree(mod, "col", x, b, where=where)
+        agree(mod, "stepped", x, where=where)
+
+
+def test_torch_wide_views_are_eager_views(imod):
+    """A column of a very wide matrix spreads over far more memory than its
+    elements: kiln's result is then eager's own view (through torch, on x
+    detached), sharing x's memory as eager's does; anything narrower is a
+    copy with eager's strides."""
+    mod, _ = imod
+    x = torch.from_numpy(salted((6, 5000), 8))
+    x.requires_grad_(True)
+    got = mod.col(x, 3)
+    want = eager(mod, "col")(x, 3)
+    assert got.stride() == want.stride() == (5000,) and not got.requires_grad
+    assert got.data_ptr() == want.data_ptr()  # eager's view of x
+    assert (bits(got.detach().numpy()) == bits(want.detach().numpy())).all()
+    x = x.detach()
+    x[0, 0], x[1, 0] = float("inf"), float("-inf")
+    # F.gelu of a strided vector: eager's scalar loop, which kiln meets within
+    # rounding (tests/test_gelu.py); inf stays inf as eager's (not oneDNN's NaN)
+    torch.testing.assert_close(mod.gelu_col(x), eager(mod, "gelu_col")(x), rtol=1e-6, atol=1e-7, equal_nan=True)
+    agree(mod, "cols_then_view", x, 0, 3)
+    small = torch.from_numpy(salted((6, 50), 9))
+    got = mod.col(small, 3)
+    assert got.stride() == (50,) and got.data_ptr() != small.data_ptr()  # a copy, with eager's stride
+
+
 def test_torch_error_order(imod):
     mod, _ = imod
     x = torch.ones(3, 4)
