@@ -78,7 +78,8 @@ def build(source, stem, out):
     return kiln.build(str(src), out_dir=out)
 
 
-def main():
+def setup():
+    """--rounds, after pinning torch and TensorFlow to one thread."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=41)
     rounds = ap.parse_args().rounds
@@ -86,6 +87,12 @@ def main():
     import tensorflow as tf
     tf.config.threading.set_intra_op_parallelism_threads(1)
     tf.config.threading.set_inter_op_parallelism_threads(1)
+    return rounds
+
+
+def main():
+    import tensorflow as tf
+    rounds = setup()
     with tempfile.TemporaryDirectory() as out:
         sys.path.insert(0, out)
         tm, fm = build(TORCH_SOURCE, "joins_torch", out), build(TF_SOURCE, "joins_tf", out)

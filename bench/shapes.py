@@ -8,13 +8,12 @@ what every squeeze cost before shape ops were native.
 
 Not part of `make bench` (whose cells it does not change); the README quotes
 its output for the thirteenth session of 2026-12-05."""
-import argparse
 import sys
 import tempfile
 
 import torch
 
-from joins import build, compare  # bench/joins.py: the same timing
+from joins import build, compare, setup  # bench/joins.py: the same timing
 
 TORCH_SOURCE = '''
 import torch
@@ -67,13 +66,8 @@ def pick(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, k: int) -> Ten
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--rounds", type=int, default=41)
-    rounds = ap.parse_args().rounds
-    torch.set_num_threads(1)
     import tensorflow as tf
-    tf.config.threading.set_intra_op_parallelism_threads(1)
-    tf.config.threading.set_inter_op_parallelism_threads(1)
+    rounds = setup()
     with tempfile.TemporaryDirectory() as out:
         sys.path.insert(0, out)
         tm, fm = build(TORCH_SOURCE, "shapes_torch", out), build(TF_SOURCE, "shapes_tf", out)

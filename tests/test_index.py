@@ -13,6 +13,7 @@ import pytest
 torch = pytest.importorskip("torch")
 from tests.test_elementwise import bits, build, layouts, salted  # noqa: E402
 from tests.test_reshape import alike, outcome  # noqa: E402
+from tests.test_reshape import tf_agree as reshape_tf_agree  # noqa: E402
 
 SHAPES = [(1, 1), (3, 4), (5, 2), (0, 3), (3, 0), (17, 33)]
 INTS = [0, 1, 2, -1, -2, 3, -4, 5, 40, -40]
@@ -224,19 +225,8 @@ def tfmod(tmp_path_factory):
 
 
 def tf_agree(mod, name, *args, where=None):
-    """Eager TF's result bit for bit; where TF raises InvalidArgumentError
-    for an int out of range, kiln raises IndexError in TF's words."""
-    import tensorflow as tf
-    want, werr = outcome(eager(mod, name), *args)
-    got, gerr = outcome(getattr(mod, name), *args)
-    if werr is not None:
-        assert isinstance(werr, tf.errors.InvalidArgumentError), (name, where, werr)
-        assert isinstance(gerr, IndexError) and "out of bounds" in str(gerr), (name, where, gerr)
-        assert str(werr).split("}} ")[-1].split(" [Op:")[0] in str(gerr), (werr, gerr)
-        return
-    assert gerr is None, (name, where, gerr)
-    assert tuple(got.shape) == tuple(want.shape), (name, where, got.shape, want.shape)
-    assert (bits(got.numpy()) == bits(want.numpy())).all(), (name, where)
+    """test_reshape.tf_agree, an int out of range raising IndexError."""
+    reshape_tf_agree(mod, name, *args, where=where, raises=IndexError)
 
 
 def test_tf_sites(tfmod):

@@ -369,16 +369,16 @@ def tfmod(tmp_path_factory):
     return build("tf_reshape", "tf_programs", tmp_path_factory)
 
 
-def tf_agree(mod, name, *args, where=None):
+def tf_agree(mod, name, *args, where=None, raises=RuntimeError):
     """kiln's result is eager TF's bit for bit; where TF raises
-    InvalidArgumentError, kiln raises RuntimeError (kiln's error for shapes
-    in an op) in TF's words."""
+    InvalidArgumentError, kiln raises `raises` (RuntimeError for shapes in an
+    op, IndexError for an index) in TF's words, naming the .py line."""
     import tensorflow as tf
     want, werr = outcome(eager(mod, name), *args)
     got, gerr = outcome(getattr(mod, name), *args)
     if werr is not None:
         assert isinstance(werr, tf.errors.InvalidArgumentError), (name, where, werr)
-        assert isinstance(gerr, RuntimeError) and "tf_reshape.py:" in str(gerr), (name, where, gerr)
+        assert isinstance(gerr, raises) and re.search(r"\.py:\d+\)", str(gerr)), (name, where, gerr)
         first = re.sub(r"^.*\}\} ", "", str(werr)).split(" [Op:")[0]
         assert first in str(gerr), (name, where, first, gerr)
         return
