@@ -1489,8 +1489,13 @@ static KrTensor *span_copy(int fw, int rank, const int64_t *shape, const float *
   return r;
 }
 
-/* Makes eager's view of xd (x detached) through torch. */
-typedef PyObject *(*EagerView)(PyObject *xd, const void *how);
+/* The dense layout eager gives a copy of a tensor with strides vs (clone's
+ * preserve_format, an elementwise result): compact_layout's 1 or 2. */
+static int dense_order(int fw, int rank, const int64_t *shape, const int64_t *vs) {
+  const int layout = compact_layout(rank, shape, vs);
+  if (layout || rank == 1) return layout ? layout : 1;
+  return eager_column_major(fw, shape[0], shape[1], 1, (const int64_t[][2]){{vs[0], vs[1]}}) ? 2 : 1;
+}
 
 /* What eager's view ops (an index, view, squeeze, detach) return is a view
  * of x: (src, shape, vs) in x's memory, whose layout decides what eager does
@@ -1498,31 +1503,21 @@ typedef PyObject *(*EagerView)(PyObject *xd, const void *how);
  * NaNs, an elementwise result's layout, its strides in Python). kiln's
  * result is a copy with eager's strides (kiln's tensors are values): dense
  * where a dense tensor can have them, else with eager's gaps (or overlaps)
- * in a buffer of the view's extent, when that is at most a few times the
- * elements. A view spread wider (a column of a very wide matrix) is made by
- * torch on x detached (never requiring grad): eager's own view, sharing x's
- * memory as eager's does. TF's tensors are dense row-major: always a copy. */
-static KrTensor *view_result(KrTensor *x, int rank, const int64_t *shape, const float *src, const int64_t *vs,
-                             EagerView make, const void *how) {
-  const int layout = x->framework == KR_FW_TF ? 1 : compact_layout(rank, shape, vs);
-  if (layout) return compact_copy(x->framework, rank, shape, src, vs, layout);
+ * in a buffer of the view's extent. Only a view spread over more than 4 MiB
+ * and four times its elements (a column of a very wide matrix) is copied
+ * densely, in eager's order: its strides, and what eager would decide from
+ * them, may then differ. TF's tensors are dense row-major: always a copy. */
+static KrTensor *view_result(KrTensor *x, int rank, const int64_t *shape, const float *src, const int64_t *vs) {
+  const int fw = x->framework;
+  const int layout = fw == KR_FW_TF ? 1 : compact_layout(rank, shape, vs);
+  if (layout) return compact_copy(fw, rank, shape, src, vs, layout);
   int64_t span = 1, step; /* the extent: no dim is empty here (compact_layout) */
   bool ok = true;
-  for (int d = 0; d < rank; d++) {
+  for (int d = 0; d < rank; d++)
     ok = ok && vs[d] >= 0 && !__builtin_mul_overflow(shape[d] - 1, vs[d], &step) && !__builtin_add_overflow(span, step, &span);
-  }
-  if (ok && span <= 4 * kr_numel(rank, shape) + 4096) return span_copy(x->framework, rank, shape, src, vs, span);
-  PyObject *xo = kr_tensor_box(x);
-  if (!xo) return NULL;
-  PyObject *xd = PyObject_CallMethod(xo, "detach", NULL);
-  Py_DECREF(xo);
-  if (!xd) return NULL;
-  PyObject *v = make(xd, how);
-  Py_DECREF(xd);
-  if (!v) return NULL;
-  KrTensor *r = kr_torch_unbox(v, rank, "result");
-  Py_DECREF(v);
-  return r;
+  const int64_t numel = kr_numel(rank, shape);
+  if (ok && (span <= ((int64_t)1 << 20) || span <= 4 * numel + 4096)) return span_copy(fw, rank, shape, src, vs, span);
+  return compact_copy(fw, rank, shape, src, vs, dense_order(fw, rank, shape, vs));
 }
 
 static void fmt_sizes(char *buf, size_t cap, int n, const int64_t *sizes) {
@@ -1661,38 +1656,19 @@ static bool tf_reshape_shape(const KrTensor *x, int n, const int64_t *sizes, int
   return true;
 }
 
-/* EagerView makers: x.detach() itself; x.view(rank, s0[, s1]) as {rank, s0, s1};
- * x.squeeze(d) / x.unsqueeze(d) as {unsqueeze, d}; x[ix] as an IndexKey. */
-static PyObject *make_same(PyObject *xd, const void *how) {
-  (void)how;
-  return Py_NewRef(xd);
-}
-
-static PyObject *make_view(PyObject *xd, const void *how) {
-  const int64_t *s = how;
-  return s[0] == 1 ? PyObject_CallMethod(xd, "view", "L", (long long)s[1])
-                   : PyObject_CallMethod(xd, "view", "LL", (long long)s[1], (long long)s[2]);
-}
-
-static PyObject *make_squeeze(PyObject *xd, const void *how) {
-  const int *s = how;
-  return PyObject_CallMethod(xd, s[0] ? "unsqueeze" : "squeeze", "i", s[1]);
-}
-
 KrTensor *kr_tensor_reshape(KrTensor *x, int how, int dim, int n, const int64_t *sizes, const char *file, int line) {
   const bool squeeze = how == KR_SHAPE_SQUEEZE, unsqueeze = how == KR_SHAPE_UNSQUEEZE;
   const bool torch = x && x->framework != KR_FW_TF;
   if (x && how >= KR_SHAPE_CONTIGUOUS && how <= KR_SHAPE_DETACH) {
-    const Mat m = as_mat(x);
-    if (how == KR_SHAPE_CONTIGUOUS && mat_row_major(m)) { /* eager returns x itself */
-      Py_INCREF(x);
+    if (how == KR_SHAPE_CONTIGUOUS && (mat_row_major(as_mat(x)) || kr_numel(x->rank, x->shape) == 0)) {
+      Py_INCREF(x); /* eager returns x itself (an empty tensor is contiguous) */
       return x;
     }
     if (how == KR_SHAPE_DETACH) /* a view of x */
-      return view_result(x, x->rank, x->shape, x->data, x->strides, make_same, NULL);
-    /* clone keeps x's strides when x is dense (else, as contiguous, row-major) */
-    const int layout = how == KR_SHAPE_CLONE ? compact_layout(x->rank, x->shape, x->strides) : 0;
-    return compact_copy(x->framework, x->rank, x->shape, x->data, x->strides, layout ? layout : 1);
+      return view_result(x, x->rank, x->shape, x->data, x->strides);
+    /* clone's preserve_format: x's strides when x is dense, else dense in x's order; contiguous: row-major */
+    const int layout = how == KR_SHAPE_CLONE ? dense_order(x->framework, x->rank, x->shape, x->strides) : 1;
+    return compact_copy(x->framework, x->rank, x->shape, x->data, x->strides, layout);
   }
   if (!x || how < KR_SHAPE_RESHAPE || how > KR_SHAPE_UNSQUEEZE || ((squeeze || unsqueeze) && (dim < 0 || dim > 1)) ||
       (squeeze && x->rank != 2) || (unsqueeze && x->rank != 1) || (!squeeze && !unsqueeze && (n < 1 || n > 2))) {
@@ -1717,15 +1693,13 @@ KrTensor *kr_tensor_reshape(KrTensor *x, int how, int dim, int n, const int64_t 
     }
     shape[0] = x->shape[1 - dim];
     vs[0] = x->strides[1 - dim];
-    const int what[2] = {0, dim};
-    return view_result(x, 1, shape, x->data, vs, make_squeeze, what);
+    return view_result(x, 1, shape, x->data, vs);
   } else if (unsqueeze) {
     shape[dim] = 1;
     shape[1 - dim] = x->shape[0];
     vs[1 - dim] = x->strides[0];
     vs[dim] = dim == 0 ? x->shape[0] * x->strides[0] : 1; /* torch's stride for the new dim */
-    const int what[2] = {1, dim};
-    return view_result(x, 2, shape, x->data, vs, make_squeeze, what);
+    return view_result(x, 2, shape, x->data, vs);
   } else {
     const int rank = n;
     const char *name = how == KR_SHAPE_VIEW ? "view" : "reshape";
@@ -1740,50 +1714,12 @@ KrTensor *kr_tensor_reshape(KrTensor *x, int how, int dim, int n, const int64_t 
                    file, line);
       return NULL;
     }
-    if (viewable) { /* eager's result is that view */
-      const int64_t what[3] = {rank, shape[0], rank == 2 ? shape[1] : 0};
-      return view_result(x, rank, shape, x->data, vs, make_view, what);
-    }
+    if (viewable) return view_result(x, rank, shape, x->data, vs); /* eager's result is that view */
     /* no view has the shape: eager's reshape copies, row-major (TF's always is) */
     KrTensor *r = kr_tensor_new(x->framework, rank, shape);
     if (r) copy_row_major(as_mat(x), x->data, r->data);
     return r;
   }
-}
-
-typedef struct {
-  int n;
-  const KrIndex *ix;
-} IndexKey;
-
-/* x[ix] on x detached, the key as Python writes it: ints and slices. */
-static PyObject *make_index(PyObject *xd, const void *how) {
-  const IndexKey *k = how;
-  PyObject *key = PyTuple_New(k->n);
-  if (!key) return NULL;
-  for (int i = 0; i < k->n; i++) {
-    const KrIndex *ix = &k->ix[i];
-    PyObject *item;
-    if (ix->kind == KR_IX_INT) {
-      item = PyLong_FromLongLong(ix->start);
-    } else {
-      PyObject *a = ix->given & 1 ? PyLong_FromLongLong(ix->start) : Py_NewRef(Py_None);
-      PyObject *b = ix->given & 2 ? PyLong_FromLongLong(ix->stop) : Py_NewRef(Py_None);
-      PyObject *c = PyLong_FromLongLong(ix->step);
-      item = a && b && c ? PySlice_New(a, b, c) : NULL;
-      Py_XDECREF(a);
-      Py_XDECREF(b);
-      Py_XDECREF(c);
-    }
-    if (!item) {
-      Py_DECREF(key);
-      return NULL;
-    }
-    PyTuple_SET_ITEM(key, i, item);
-  }
-  PyObject *r = PyObject_GetItem(xd, key);
-  Py_DECREF(key);
-  return r;
 }
 
 /* x[ix...]: each dim's first place and step in x, and the places taken. */
@@ -1834,6 +1770,5 @@ KrTensor *kr_tensor_index(KrTensor *x, int n, const KrIndex *ix, const char *fil
     PyErr_Format(PyExc_SystemError, "kiln: an index to rank 0 (%s:%d)", file, line);
     return NULL;
   }
-  const IndexKey key = {n, ix};
-  return view_result(x, rank, shape, data, strides, make_index, &key);
+  return view_result(x, rank, shape, data, strides);
 }

@@ -260,6 +260,13 @@ def test_torch_copies(rmod):
             assert mod.contiguous(x).stride() == eager(mod, "contiguous")(x).stride()
     v = torch.randn(4)
     assert mod.same_cpu(v) is v and eager(mod, "same_cpu")(v) is v
+    for e in (torch.empty(3, 0), torch.empty(0, 4).t()):  # an empty tensor is contiguous: eager returns it
+        assert mod.contiguous(e) is e and eager(mod, "contiguous")(e) is e
+    b = torch.arange(100.0)
+    for x in (torch.arange(24.0).reshape(4, 6).t()[::2], torch.as_strided(b, (3, 4), (1, 1)),
+              torch.as_strided(b, (4, 3), (2, 2)), torch.as_strided(b, (3, 4), (0, 1)), torch.as_strided(b, (3, 4), (6, 2))):
+        for name in ("clone", "clone_view", "clone_add", "detach"):
+            agree(mod, name, x, where=(tuple(x.shape), x.stride()))
     for n in (0, 1, 7):
         x, w = torch.randn(n, 4), torch.randn(4, 6)
         torch.testing.assert_close(mod.noise(x, w), eager(mod, "noise")(x, w), rtol=1e-5, atol=1e-6)

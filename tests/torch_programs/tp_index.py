@@ -116,6 +116,10 @@ def scaled_then_view(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
     return (x[0:2] * 2.0).view(-1)
 
 
+def realloc_after(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x[:, 0] * len(x.resize_(4000, 4000).fill_(7.0))
+
+
 def n_scalar(v: TensorF32Cpu1D, i: int):
     return v[i]
 

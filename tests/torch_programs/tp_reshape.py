@@ -234,3 +234,12 @@ def n_contiguous_format(x: TensorF32Cpu2D):
 
 def n_clone_format(x: TensorF32Cpu2D):
     return x.clone(memory_format=torch.preserve_format)
+
+
+def clone_view(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    # eager's clone of a non-dense x is dense in x's stride order (review of 2026-12-05)
+    return x.clone().view(-1)
+
+
+def clone_add(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.clone() + 1.0
