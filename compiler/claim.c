@@ -57,8 +57,9 @@ static void add_arg(KlSite *s, KlNode *n) {
   s->nargs++;
 }
 
-/* Positional n (index i) written as a list or tuple display: its length and
- * its first elements' types, for the first such positional without `*x`. */
+/* Operand n (positional i, or keyword i - nargs) written as a list or tuple
+ * display: its length and its first elements' types, for the first such
+ * operand without `*x` (positionals first). */
 static void add_seq(KlSite *s, int i, KlNode *n) {
   if (s->seq_arg >= 0 || (n->kind != KL_N_LIST && n->kind != KL_N_TUPLE)) return;
   for (int k = 0; k < n->list.len; k++)
@@ -161,6 +162,7 @@ static bool build_site(KlNode *n, KlSite *s) {
       k->name = n->kw.items[i]->name;
       k->type = v->type;
       literal_of(v, &k->lit, &k->ival, &k->fval, &k->sval);
+      add_seq(s, s->nargs + i, v); /* when no positional is a display */
     }
     return true;
   }

@@ -985,10 +985,15 @@ static Val call_unpacking(E *e, Val callee, const Val *pre, int npre, KlNodeList
   return r;
 }
 
+/* The list or tuple display a site describes (KlSite.seq_arg): a positional, or a keyword's value. */
+static KlNode *seq_node(KlNode *n, const KlSite *s) {
+  return s->seq_arg < n->list.len ? n->list.items[s->seq_arg] : n->kw.items[s->seq_arg - n->list.len]->a;
+}
+
 /* torch.cat / tf.concat (and stack): the display's tensors, evaluated in
  * order (never a Python list), joined by the runtime. */
 static Val cat_op(E *e, KlNode *n, KlSiteInfo *s, int L) {
-  KlNode *seq = n->list.items[s->meta.seq_arg];
+  KlNode *seq = seq_node(n, &s->meta);
   int k = seq->list.len;
   Val *ts = kl_alloc(e->ctx, sizeof(Val) * (size_t)k);
   KlBuf b = {0};
@@ -1022,7 +1027,7 @@ static Val shape_op(E *e, KlNode *n, KlSiteInfo *s, int L) {
   KlNode *const *items = NULL;
   int k = 0;
   if (flags & KL_RESHAPE_SEQ) {
-    KlNode *seq = n->list.items[s->meta.seq_arg];
+    KlNode *seq = seq_node(n, &s->meta);
     items = seq->list.items;
     k = seq->list.len;
   } else if (op == KL_TOP_RESHAPE && !(flags & KL_RESHAPE_FLATTEN)) {

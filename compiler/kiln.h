@@ -584,7 +584,8 @@ bool kl_call_unpacks(const KlNode *call); /* a, b = x, y */
 /* 2: KlLowered.operands holds five (F.layer_norm's)
  * 3: KlSite.seq_arg / seq_len / seq (a list or tuple display), KlLowered.ival
  * (KL_TOP_RESHAPE / SQUEEZE / UNSQUEEZE are new ops, not a new interface)
- * 4: KL_SK_SUBSCRIPT sites (a tensor indexed), KlSite.slices / slice_part / slice_step */
+ * 4: KL_SK_SUBSCRIPT sites (a tensor indexed), KlSite.slices / slice_part / slice_step; KlSite.seq_arg
+ *    also names a keyword display */
 #define KL_PLUGIN_API_VERSION 4
 
 typedef enum { KL_SK_CALL, KL_SK_METHOD, KL_SK_BINOP, KL_SK_COMPARE, KL_SK_UNARYOP, KL_SK_SUBSCRIPT } KlSiteKind;
@@ -624,7 +625,8 @@ typedef struct KlSite {
   unsigned transposed; /* bit i: positional i is written `t.T` or `t.t()`, t a rank-2 tensor, and args[i] is t's
                           type; such sites go only to plugins with transposed_operands (claim.c) */
   int seq_arg;         /* the first positional written as a list or tuple display without `*x` (torch.cat's
-                          tensors), -1: none; its length, and its first KL_SITE_MAX_SEQ elements' types */
+                          tensors), else the first keyword so written (nargs + its index: tf.reshape's shape=),
+                          -1: none; its length, and its first KL_SITE_MAX_SEQ elements' types */
   int seq_len;
   KlType seq[KL_SITE_MAX_SEQ];
   /* KL_SK_SUBSCRIPT (`x[i]`, `x[a:b, j]` read, x a native tensor; target "__getitem__", reported as a

@@ -266,11 +266,13 @@ static KrTensor *krtensor_alloc(void) {
 
 KrTensor *kr_tensor_new(int framework, int rank, const int64_t *shape) {
   int64_t n = 1;
+  bool bad = false;
   for (int i = 0; i < rank; i++) /* no division: an idiv was half this function's time */
-    if (shape[i] < 0 || __builtin_mul_overflow(n, shape[i], &n) || n > INT64_MAX / 4) {
-      PyErr_SetString(PyExc_MemoryError, "kiln: tensor too large");
-      return NULL;
-    }
+    bad |= shape[i] < 0 || __builtin_mul_overflow(n, shape[i], &n);
+  if (bad || n > INT64_MAX / 4) { /* the count, not a dim: [2**62, 0] is empty, as eager's */
+    PyErr_SetString(PyExc_MemoryError, "kiln: tensor too large");
+    return NULL;
+  }
   KrBuffer *b = NULL;
 #if KR_STASH
   int cls = size_class((size_t)n * sizeof(float));

@@ -225,6 +225,7 @@ def test_torch_forms_left_to_eager(cmod):
     agree(mod, "n_mixed_ranks", a, torch.zeros(0))
     agree(mod, "n_seventeen", torch.from_numpy(salted((5,), 2)))
     agree(mod, "n_list_variable", a)
+    agree(mod, "n_keyword", a)
     o = torch.empty(6, 4)
     r = mod.n_out(a, o)
     assert r is o
@@ -316,6 +317,7 @@ def test_tf_errors_and_eager_forms(tfmod):
     for d in (0, 1, -1):
         tf_agree(mod, "n_axis_variable", x, d)
     tf_agree(mod, "n_name", x)
+    tf_agree(mod, "n_keyword", x)
     for fn, args in [("n_no_axis", (x,)), ("n_mixed_ranks", (x, tf.ones([4])))]:
         try:
             eager(mod, fn)(*args)

@@ -70,8 +70,8 @@ static inline bool pu_any_ours(const KlSite *s, const KlType *tids) {
  * (their rank in *rank, set only then), or -1. */
 static inline int pu_join_dim(const KlSite *s, const KlType *tids, const char *const *names, bool optional,
                               bool stack, int *rank) {
-  if (s->kind != KL_SK_CALL || s->seq_arg != 0 || s->seq_len < 1 || s->seq_len > KL_SITE_MAX_SEQ ||
-      s->nargs + s->nkw > 2)
+  if (s->kind != KL_SK_CALL || s->nargs < 1 || s->seq_arg != 0 || s->seq_len < 1 || s->seq_len > KL_SITE_MAX_SEQ ||
+      s->nargs + s->nkw > 2) /* the display positional (a keyword display is also seq_arg 0 when nargs is 0) */
     return -1;
   int r = pu_rank(s->seq[0], tids);
   for (int k = 1; k < s->seq_len; k++)
@@ -137,12 +137,14 @@ static inline bool pu_one_dim(const KlSite *s, int pos, const char *const *names
 
 /* The sizes of a reshape (x.view, x.reshape, torch.reshape, tf.reshape):
  * positional `pos` written as a list or tuple display of 1 or 2 native ints
- * and nothing after it, or (unless display_only) the positionals from `pos`
- * on, 1 or 2 native ints; no keywords. The result's rank (1 or 2), and in
- * *seq whether the sizes are the display; 0 for any other form. */
-static inline int pu_reshape_rank(const KlSite *s, int pos, bool display_only, bool *seq) {
-  if (s->nkw || s->nargs <= pos) return 0;
-  if (s->seq_arg == pos && s->nargs == pos + 1) {
+ * and nothing after it (or, with kw, that display as the only keyword, so
+ * named), or (unless display_only) the positionals from `pos` on, 1 or 2
+ * native ints; no other keywords. The result's rank (1 or 2), and in *seq
+ * whether the sizes are the display; 0 for any other form. */
+static inline int pu_reshape_rank(const KlSite *s, int pos, bool display_only, const char *kw, bool *seq) {
+  const bool by_kw = kw && s->nargs == pos && s->nkw == 1 && pu_eq(s->kw[0].name, kw) && s->seq_arg == pos;
+  if (!by_kw && (s->nkw || s->nargs <= pos)) return 0;
+  if (by_kw || (s->seq_arg == pos && s->nargs == pos + 1)) {
     if (s->seq_len < 1 || s->seq_len > 2) return 0;
     for (int k = 0; k < s->seq_len; k++)
       if (s->seq[k] != KL_T_INT) return 0;

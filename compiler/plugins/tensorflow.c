@@ -123,7 +123,7 @@ static bool shape_form(const KlSite *s, const KlType *tids, const char **rule, K
   int rank = s->nargs >= 1 ? pu_rank(s->args[0], tids) : 0, d;
   bool seq;
   if (reshape) {
-    int r = rank ? pu_reshape_rank(s, 1, true, &seq) : 0;
+    int r = rank ? pu_reshape_rank(s, 1, true, "shape", &seq) : 0;
     if (r) {
       *rule = r == 1 ? "kiln-tensorflow/reshape-f32-cpu-1d" : "kiln-tensorflow/reshape-f32-cpu-2d";
       *out = pu_lower_reshape(r, KL_RESHAPE_SEQ, tids[r - 1]);

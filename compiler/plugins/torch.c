@@ -482,7 +482,7 @@ static bool shape_form(const KlSite *s, const KlType *tids, ShapeForm *f) {
   }
   if (view || pu_eq(name, "reshape")) {
     bool seq = false;
-    int r = pu_reshape_rank(s, pos, !method, &seq);
+    int r = pu_reshape_rank(s, pos, !method, method ? NULL : "shape", &seq);
     if (r) *f = (ShapeForm){rules[view][r - 1], KL_TOP_RESHAPE, (view ? KL_RESHAPE_VIEW : 0) | (seq ? KL_RESHAPE_SEQ : 0), r, 0, x};
   } else if (pu_eq(name, "flatten")) {
     int start, end;

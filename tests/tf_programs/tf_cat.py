@@ -77,3 +77,8 @@ def n_mixed_ranks(a: TensorF32Cpu2D, b: TensorF32Cpu1D):
 
 def n_name(a: TensorF32Cpu2D):
     return tf.concat([a, a], 0, name="joined")
+
+
+def n_keyword(a: TensorF32Cpu2D):
+    # the tensors by keyword: reported (KILN-TF-007) and eager's, not silent (2026-12-05)
+    return tf.concat(values=[a, a], axis=1)

@@ -22,6 +22,10 @@ def r_n(v: TensorF32Cpu1D, n: int) -> TensorF32Cpu1D:
     return tf.reshape(v, (n,))
 
 
+def r_kw(x: TensorF32Cpu2D, a: int) -> TensorF32Cpu2D:
+    return tf.reshape(x, shape=(a, -1))
+
+
 def sq_1(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
     return tf.squeeze(x, 1)
 

@@ -121,3 +121,8 @@ def n_list_variable(a: TensorF32Cpu2D):
 
 def n_out(a: TensorF32Cpu2D, o: TensorF32Cpu2D):
     return torch.cat([a, a], 0, out=o)
+
+
+def n_keyword(a: TensorF32Cpu2D):
+    # the tensors by keyword: reported (KILN-TORCH-007) and eager's, not silent (2026-12-05)
+    return torch.cat(tensors=[a, a], dim=1)

@@ -43,6 +43,10 @@ def reshape_fn(x: TensorF32Cpu2D, a: int, b: int) -> TensorF32Cpu2D:
     return torch.reshape(x, (a, b))
 
 
+def reshape_fn_kw(x: TensorF32Cpu2D, a: int, b: int) -> TensorF32Cpu2D:
+    return torch.reshape(x, shape=[a, b])
+
+
 def reshape_fn_flat(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
     return torch.reshape(x, [-1])
 
