@@ -1464,8 +1464,13 @@ static KrTensor *compact_copy(int fw, int rank, const int64_t *shape, const floa
 }
 
 /* The [shape] tensor at src with strides vs copied to the same places in a
- * buffer of `span` floats (its extent): the copy has vs itself. */
-static KrTensor *span_copy(int fw, int rank, const int64_t *shape, const float *src, const int64_t *vs, int64_t span) {
+ * buffer of `span` floats (its extent, which lies inside x's memory): the
+ * copy has vs itself. An extent at most four times the elements is copied
+ * whole (eager's view shows x's floats in its gaps too; an overlapping or
+ * stretched view costs no more than its extent); a sparser one element by
+ * element, once per place (a stretched dim's places are one). */
+static KrTensor *span_copy(int fw, int rank, const int64_t *shape, const float *src, const int64_t *vs, int64_t span,
+                           bool whole) {
   KrTensor *r = kr_tensor_new(fw, 1, &span);
   if (!r) return NULL;
   r->rank = rank;
@@ -1477,15 +1482,14 @@ static KrTensor *span_copy(int fw, int rank, const int64_t *shape, const float *
     r->shape[1] = 1;
     r->strides[1] = 1;
   }
-  const int64_t m = rank == 2 ? shape[0] : 1, n = rank == 2 ? shape[1] : shape[0];
-  const int64_t v0 = rank == 2 ? vs[0] : 0, v1 = rank == 2 ? vs[1] : vs[0];
-  for (int64_t i = 0; i < m; i++) {
-    if (v1 == 1) {
-      memcpy(r->data + i * v0, src + i * v0, sizeof(float) * (size_t)n);
-      continue;
-    }
-    for (int64_t j = 0; j < n; j++) memcpy(r->data + i * v0 + j * v1, src + i * v0 + j * v1, sizeof(float));
+  if (whole) {
+    memcpy(r->data, src, sizeof(float) * (size_t)span);
+    return r;
   }
+  const int64_t v0 = rank == 2 ? vs[0] : 0, v1 = rank == 2 ? vs[1] : vs[0];
+  const int64_t m = rank == 2 && v0 ? shape[0] : 1, n = v1 ? (rank == 2 ? shape[1] : shape[0]) : 1;
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++) memcpy(r->data + i * v0 + j * v1, src + i * v0 + j * v1, sizeof(float));
   return r;
 }
 
@@ -1503,10 +1507,11 @@ static int dense_order(int fw, int rank, const int64_t *shape, const int64_t *vs
  * NaNs, an elementwise result's layout, its strides in Python). kiln's
  * result is a copy with eager's strides (kiln's tensors are values): dense
  * where a dense tensor can have them, else with eager's gaps (or overlaps)
- * in a buffer of the view's extent. Only a view spread over more than 4 MiB
- * and four times its elements (a column of a very wide matrix) is copied
- * densely, in eager's order: its strides, and what eager would decide from
- * them, may then differ. TF's tensors are dense row-major: always a copy. */
+ * in a buffer of the view's extent (virtual memory: a sparse view touches
+ * only its elements' pages). Only a view spread over more than 1 GiB and
+ * four times its elements is copied densely, in eager's order: its strides,
+ * and what eager would decide from them, then differ. TF's tensors are
+ * dense row-major: always a copy. */
 static KrTensor *view_result(KrTensor *x, int rank, const int64_t *shape, const float *src, const int64_t *vs) {
   const int fw = x->framework;
   const int layout = fw == KR_FW_TF ? 1 : compact_layout(rank, shape, vs);
@@ -1516,7 +1521,8 @@ static KrTensor *view_result(KrTensor *x, int rank, const int64_t *shape, const 
   for (int d = 0; d < rank; d++)
     ok = ok && vs[d] >= 0 && !__builtin_mul_overflow(shape[d] - 1, vs[d], &step) && !__builtin_add_overflow(span, step, &span);
   const int64_t numel = kr_numel(rank, shape);
-  if (ok && (span <= ((int64_t)1 << 20) || span <= 4 * numel + 4096)) return span_copy(fw, rank, shape, src, vs, span);
+  const bool whole = (span - 4096) / 4 <= numel; /* span <= 4 numel + 4096, without overflow */
+  if (ok && (whole || span <= ((int64_t)1 << 28))) return span_copy(fw, rank, shape, src, vs, span, whole);
   return compact_copy(fw, rank, shape, src, vs, dense_order(fw, rank, shape, vs));
 }
 

@@ -183,11 +183,28 @@ def test_torch_wide_views(imod):
     # rounding (tests/test_gelu.py); inf stays inf as eager's (not oneDNN's NaN)
     torch.testing.assert_close(mod.gelu_col(x), eager(mod, "gelu_col")(x), rtol=1e-6, atol=1e-7, equal_nan=True)
     agree(mod, "cols_then_view", x, 0, 3)
+    # review of 2026-12-05: past 4 MiB the copy was dense, and F.gelu / maximum took other paths
     wide = torch.zeros(3, 600_000)
-    wide[:, 7] = torch.tensor([1.0, -0.0, float("nan")])
+    wide[:, 7] = torch.tensor([float("inf"), float("-inf"), 1.0])
     got, want = mod.col(wide, 7), eager(mod, "col")(wide, 7)
-    assert got.stride() == (1,) and want.stride() == (600_000,)
+    assert got.stride() == want.stride() == (600_000,) and got.data_ptr() != want.data_ptr()
     assert (bits(got.numpy()) == bits(want.numpy())).all()
+    got, want = mod.gelu_col(wide[:, 7:]), eager(mod, "gelu_col")(wide[:, 7:])
+    assert torch.isinf(got[0]) and torch.isinf(want[0])
+    wide = torch.zeros(32, 100_000)
+    wide[:, 0] = torch.tensor([0.0, -0.0, float("nan"), 1.0] * 8)
+    agree(mod, "max_col", wide, torch.tensor([-0.0, 0.0, 2.0, float("nan")] * 8))
+
+
+def test_torch_stretched_views_cost_their_extent(imod):
+    """Review of 2026-12-05: a view of a stretched (stride-0) or overlapping
+    x was copied element by element, O(elements) where eager's view is O(1):
+    it is copied as its extent."""
+    mod, _ = imod
+    x = torch.randn(1, 1 << 16).expand(1 << 14, 1 << 16)  # 2**30 elements over 2**16 floats
+    got, want = mod.rows(x, 1, -1), eager(mod, "rows")(x, 1, -1)
+    assert got.stride() == want.stride() == (0, 1) and got.shape == want.shape
+    assert torch.equal(got[:3], want[:3]) and torch.equal(got[-1], want[-1])
 
 
 def test_torch_fallback_reallocating_x(imod):
