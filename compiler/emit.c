@@ -1013,6 +1013,14 @@ static Val cat_op(E *e, KlNode *n, KlSiteInfo *s, int L) {
   return r;
 }
 
+/* A size or index of a shape op, evaluated now as a native int into a C
+ * temporary of its own (a later operand may rebind a name this one read). */
+static const char *int_operand(E *e, KlNode *n, int L, const char *what) {
+  Val v = ev(e, n);
+  if (v.t != KL_T_INT) kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "a %s that is not a native int", what);
+  return kl_strdup(e->ctx, own(e, v).s);
+}
+
 /* view / reshape / flatten / squeeze / unsqueeze (and TF's): the tensor,
  * then its sizes (positionals or the display's elements) as native ints, in
  * Python's order; the runtime checks them and copies (kr->tensor_reshape).
@@ -1036,11 +1044,7 @@ static Val shape_op(E *e, KlNode *n, KlSiteInfo *s, int L) {
   }
   if (k > 2) kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "a reshape to more than two dims");
   const char *sz[2] = {"-1", "0"};
-  for (int i = 0; i < k; i++) {
-    Val v = ev(e, items[i]);
-    if (v.t != KL_T_INT) kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "a reshape size that is not a native int");
-    sz[i] = kl_strdup(e->ctx, own(e, v).s); /* a later size may rebind a name this one read */
-  }
+  for (int i = 0; i < k; i++) sz[i] = int_operand(e, items[i], L, "reshape size");
   static const char *const copies[] = {"KR_SHAPE_CONTIGUOUS", "KR_SHAPE_CLONE", "KR_SHAPE_DETACH"};
   if (op == KL_TOP_COPY && (s->lowered.ival < 0 || s->lowered.ival > 2))
     kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "a tensor copy of an unknown kind");
@@ -1077,9 +1081,7 @@ static Val index_op(E *e, KlNode *n, int L) {
     KlNode *part[2] = {x->kind == KL_N_SLICE ? x->a : x, x->kind == KL_N_SLICE ? x->b : NULL};
     for (int p = 0; p < 2; p++) {
       if (!part[p] || part[p]->kind == KL_N_NONE) continue;
-      Val iv = ev(e, part[p]);
-      if (iv.t != KL_T_INT) kl_fatal(e->ctx, KL_KILN041, (KlLoc){L, 1}, "a tensor index that is not a native int");
-      v[p] = kl_strdup(e->ctx, own(e, iv).s); /* a later index may rebind a name this one read */
+      v[p] = int_operand(e, part[p], L, "tensor index");
       given[p] = 1;
     }
     if (x->kind == KL_N_SLICE) {

@@ -72,14 +72,15 @@ static int tensor_nan_b(int op, int fw, bool b_one);
 
 
 
+/* "[a]" or "[a, b]": n sizes. */
+static void fmt_sizes(char *buf, size_t cap, int n, const int64_t *sizes) {
+  if (n == 1) snprintf(buf, cap, "[%lld]", (long long)sizes[0]);
+  else snprintf(buf, cap, "[%lld, %lld]", (long long)sizes[0], (long long)sizes[1]);
+}
+
 static void fmt_shape(char *buf, size_t n, const KrTensor *t) {
-  if (!t) {
-    snprintf(buf, n, "None");
-  } else if (t->rank == 1) {
-    snprintf(buf, n, "[%lld]", (long long)t->shape[0]);
-  } else {
-    snprintf(buf, n, "[%lld, %lld]", (long long)t->shape[0], (long long)t->shape[1]);
-  }
+  if (!t) snprintf(buf, n, "None");
+  else fmt_sizes(buf, n, t->rank, t->shape);
 }
 
 static KrTensor *shape_error(int op, const KrTensor *a, const KrTensor *b, const KrTensor *c, const char *file,
@@ -1524,11 +1525,6 @@ static KrTensor *view_result(KrTensor *x, int rank, const int64_t *shape, const 
   const bool whole = (span - 4096) / 4 <= numel; /* span <= 4 numel + 4096, without overflow */
   if (ok && (whole || span <= ((int64_t)1 << 28))) return span_copy(fw, rank, shape, src, vs, span, whole);
   return compact_copy(fw, rank, shape, src, vs, dense_order(fw, rank, shape, vs));
-}
-
-static void fmt_sizes(char *buf, size_t cap, int n, const int64_t *sizes) {
-  if (n == 1) snprintf(buf, cap, "[%lld]", (long long)sizes[0]);
-  else snprintf(buf, cap, "[%lld, %lld]", (long long)sizes[0], (long long)sizes[1]);
 }
 
 /* torch's infer_size: sizes with at most one -1, into shape; false with
